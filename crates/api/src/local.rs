@@ -1,0 +1,115 @@
+//! The local service's control plane under `/_local`: not part of the platform's API, but
+//! shared so the desktop app's Demo DNS panel and the tests speak it with types.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// `GET /_local/info`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct LocalInfo {
+    /// `host:port` of the HTTP API.
+    pub api: String,
+    /// `host:port` of the DNS server (UDP and TCP); null until it runs.
+    pub dns: Option<String>,
+    pub edge_https: Option<String>,
+    pub edge_http: Option<String>,
+    pub platform_domain: String,
+    pub platform_dns_target: String,
+    /// What CAA records must name for the local CA to issue.
+    pub ca_identity: String,
+    pub ca_certificate_pem: Option<String>,
+    /// One API key per plan: `free`, `pro`, `business`, `enterprise`.
+    pub demo_keys: BTreeMap<String, String>,
+}
+
+/// `GET|PUT /_local/clock`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ClockState {
+    pub now: DateTime<Utc>,
+    /// 0 freezes the clock, 1 is real time, 60 makes a minute pass in a second.
+    pub speed: f64,
+}
+
+/// `POST /_local/clock/advance`.
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ClockAdvance {
+    pub seconds: f64,
+}
+
+/// `GET|PUT /_local/faults`: applied to `/v1` only.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct Faults {
+    #[serde(default)]
+    pub latency_ms: u64,
+    /// Share of requests answered 503, 0 to 1.
+    #[serde(default)]
+    pub error_rate: f64,
+    /// Share of connections closed without an answer, 0 to 1.
+    #[serde(default)]
+    pub drop_rate: f64,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+pub enum ZoneRecordType {
+    A,
+    #[serde(rename = "AAAA")]
+    Aaaa,
+    #[serde(rename = "CNAME")]
+    Cname,
+    #[serde(rename = "ALIAS", alias = "ANAME")]
+    Alias,
+    #[serde(rename = "CAA")]
+    Caa,
+    #[serde(rename = "TXT")]
+    Txt,
+}
+
+impl ZoneRecordType {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ZoneRecordType::A => "A",
+            ZoneRecordType::Aaaa => "AAAA",
+            ZoneRecordType::Cname => "CNAME",
+            ZoneRecordType::Alias => "ALIAS",
+            ZoneRecordType::Caa => "CAA",
+            ZoneRecordType::Txt => "TXT",
+        }
+    }
+}
+
+/// A record in a demo zone, as the demo DNS provider lists it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ZoneRecord {
+    pub id: String,
+    /// Relative to the zone: `shop`, or `@` for the apex.
+    pub name: String,
+    #[serde(rename = "type")]
+    pub record_type: ZoneRecordType,
+    /// Presentation form: an address, a hostname, `0 issue "letsencrypt.org"`, text.
+    pub value: String,
+    pub ttl: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct NewZoneRecord {
+    pub name: String,
+    #[serde(rename = "type")]
+    pub record_type: ZoneRecordType,
+    pub value: String,
+    #[serde(default)]
+    pub ttl: Option<u32>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ZoneRecordList {
+    pub zone: String,
+    pub records: Vec<ZoneRecord>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct NewZone {
+    pub zone: String,
+}

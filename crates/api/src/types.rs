@@ -1,0 +1,407 @@
+//! Request and response bodies of `/v1`, exactly as `api-v1.md` shapes them.
+
+use std::collections::BTreeMap;
+
+use chrono::{DateTime, Utc};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// The plan an account is on; it decides the rate limits and whether custom domains exist.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum Plan {
+    Free,
+    Pro,
+    Business,
+    Enterprise,
+}
+
+impl Plan {
+    pub const ALL: [Plan; 4] = [Plan::Free, Plan::Pro, Plan::Business, Plan::Enterprise];
+
+    /// The contract's published limits. Enterprise limits are agreed per account; the values
+    /// here are the seeded demo account's.
+    pub fn default_limits(self) -> Limits {
+        let (per_minute, per_day, max_domains_per_project) = match self {
+            Plan::Free => (60, 1_000, 0),
+            Plan::Pro => (300, 10_000, 50),
+            Plan::Business => (1_000, 100_000, 250),
+            Plan::Enterprise => (100_000, 10_000_000, 10_000),
+        };
+        Limits {
+            per_minute,
+            per_day,
+            max_domains_per_project,
+        }
+    }
+
+    pub fn allows_custom_domains(self) -> bool {
+        self != Plan::Free
+    }
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Plan::Free => "free",
+            Plan::Pro => "pro",
+            Plan::Business => "business",
+            Plan::Enterprise => "enterprise",
+        }
+    }
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Limits {
+    pub per_minute: u64,
+    pub per_day: u64,
+    pub max_domains_per_project: u64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Account {
+    pub id: String,
+    pub name: String,
+    pub plan: Plan,
+    pub limits: Limits,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DeployStatus {
+    Succeeded,
+    Failed,
+}
+
+/// A deploy as it appears inside a project.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DeploySummary {
+    pub id: String,
+    pub status: DeployStatus,
+    pub created_at: DateTime<Utc>,
+}
+
+/// The answer to creating a deploy.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Deploy {
+    pub id: String,
+    pub project_id: String,
+    pub status: DeployStatus,
+    /// How many files the deploy carries; the edge serves them.
+    pub file_count: u64,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Project {
+    pub id: String,
+    pub name: String,
+    /// The auto-generated platform subdomain, `<slug>-<random>.<platform domain>`.
+    pub default_address: String,
+    pub primary_domain: Option<String>,
+    /// Where the project is served now: the primary domain once it is live, else the default
+    /// address.
+    pub url: String,
+    pub last_deploy: Option<DeploySummary>,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ProjectList {
+    pub projects: Vec<Project>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CreateProject {
+    pub name: String,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CreateDeploy {
+    /// Path to text content, e.g. `{"index.html": "<h1>Hi</h1>"}`.
+    #[serde(default)]
+    pub files: Option<BTreeMap<String, String>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DomainRole {
+    Primary,
+    Alias,
+    Redirect,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum DomainStatus {
+    PendingVerification,
+    Verified,
+    Live,
+}
+
+/// The record type the customer creates: CNAME for a subdomain, ALIAS (or ANAME) for an apex.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "UPPERCASE")]
+pub enum DnsRecordType {
+    #[serde(rename = "CNAME")]
+    Cname,
+    #[serde(rename = "ALIAS", alias = "ANAME")]
+    Alias,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DnsRecord {
+    #[serde(rename = "type")]
+    pub record_type: DnsRecordType,
+    /// Relative to the registrable domain: `shop`, `a.b`, or `@` for an apex.
+    pub name: String,
+    /// The platform DNS target.
+    pub value: String,
+    pub ttl: u32,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Redirect {
+    pub to: String,
+    /// Always 301.
+    pub status: u16,
+}
+
+/// A DNS record the verifier found, reported with a failed verification.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct FoundRecord {
+    #[serde(rename = "type")]
+    pub record_type: String,
+    pub value: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum VerificationErrorCode {
+    RecordMissing,
+    CnameMismatch,
+    ConflictingRecord,
+    /// The resolver could not get an answer (timeout or SERVFAIL); trying again may pass.
+    DnsLookupFailed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct VerificationError {
+    pub code: VerificationErrorCode,
+    pub message: String,
+    pub found: Vec<FoundRecord>,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Verification {
+    pub checked_at: Option<DateTime<Utc>>,
+    pub error: Option<VerificationError>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CertificateStatus {
+    None,
+    Issuing,
+    Issued,
+    Failed,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum CertificateErrorCode {
+    CaaForbidsIssuance,
+    DnsChanged,
+    DnsLookupFailed,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CertificateError {
+    pub code: CertificateErrorCode,
+    pub message: String,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Certificate {
+    pub status: CertificateStatus,
+    pub started_at: Option<DateTime<Utc>>,
+    pub issued_at: Option<DateTime<Utc>>,
+    pub expires_at: Option<DateTime<Utc>>,
+    pub error: Option<CertificateError>,
+}
+
+impl Default for Certificate {
+    fn default() -> Self {
+        Self {
+            status: CertificateStatus::None,
+            started_at: None,
+            issued_at: None,
+            expires_at: None,
+            error: None,
+        }
+    }
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Domain {
+    /// Lowercase A-label form.
+    pub hostname: String,
+    pub unicode_hostname: String,
+    pub project_id: String,
+    pub apex: bool,
+    pub role: DomainRole,
+    pub redirect: Option<Redirect>,
+    pub status: DomainStatus,
+    pub dns_record: DnsRecord,
+    pub verification: Verification,
+    pub certificate: Certificate,
+    pub created_at: DateTime<Utc>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DomainList {
+    pub domains: Vec<Domain>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AddDomain {
+    pub hostname: String,
+    /// Makes the new domain a 301 redirect to this hostname of the same project.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub redirect_to: Option<String>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RedirectRule {
+    pub from: String,
+    pub to: String,
+    /// Only 301 is supported.
+    pub status: u16,
+}
+
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DomainConfig {
+    pub primary: Option<String>,
+    #[serde(default)]
+    pub redirects: Vec<RedirectRule>,
+}
+
+/// One rate-limit window as `GET /v1/rate_limit` reports it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct WindowStatus {
+    pub limit: u64,
+    pub remaining: u64,
+    /// Unix timestamp (seconds) at which the window resets.
+    pub reset: i64,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RateLimitStatus {
+    pub minute: WindowStatus,
+    pub day: WindowStatus,
+    pub banned_until: Option<DateTime<Utc>>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RateWindow {
+    Minute,
+    Day,
+}
+
+/// Every error code the API answers with. Codes a newer platform adds arrive as `Unknown`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    InvalidJson,
+    Unauthorized,
+    KeyBanned,
+    PlanUpgradeRequired,
+    NotFound,
+    MethodNotAllowed,
+    DeployRequired,
+    DomainAlreadyAttached,
+    DomainTaken,
+    DomainLimitReached,
+    PayloadTooLarge,
+    UnsupportedMediaType,
+    InvalidHostname,
+    ValidationFailed,
+    UnsupportedRedirectStatus,
+    InvalidRedirect,
+    IdempotencyKeyReused,
+    RateLimited,
+    Internal,
+    ServiceUnavailable,
+    #[serde(other)]
+    Unknown,
+}
+
+/// The body of every error: `{"error": {...}}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErrorBody {
+    pub error: ErrorDetail,
+}
+
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, ToSchema)]
+pub struct ErrorDetail {
+    pub code: ErrorCode,
+    /// One sentence for a person.
+    pub message: String,
+    /// With `rate_limited` and `key_banned`: seconds until a request may be sent again.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retry_after_seconds: Option<u64>,
+    /// With `rate_limited`: which window is exhausted.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub window: Option<RateWindow>,
+    /// With `key_banned`: when the ban ends.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub banned_until: Option<DateTime<Utc>>,
+    /// With `validation_failed` and `invalid_hostname`: the field at fault.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub field: Option<String>,
+}
+
+impl ErrorDetail {
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self {
+            code,
+            message: message.into(),
+            retry_after_seconds: None,
+            window: None,
+            banned_until: None,
+            field: None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn record_types_accept_aname_as_alias() {
+        let t: DnsRecordType = serde_json::from_str("\"ANAME\"").unwrap();
+        assert_eq!(t, DnsRecordType::Alias);
+        assert_eq!(
+            serde_json::to_string(&DnsRecordType::Cname).unwrap(),
+            "\"CNAME\""
+        );
+    }
+
+    #[test]
+    fn unknown_error_codes_do_not_break_the_client() {
+        let body: ErrorBody =
+            serde_json::from_str(r#"{"error":{"code":"brand_new","message":"x"}}"#).unwrap();
+        assert_eq!(body.error.code, ErrorCode::Unknown);
+    }
+
+    #[test]
+    fn error_extras_are_left_out_when_empty() {
+        let body = ErrorBody {
+            error: ErrorDetail::new(ErrorCode::NotFound, "No such project."),
+        };
+        assert_eq!(
+            serde_json::to_value(&body).unwrap(),
+            serde_json::json!({"error": {"code": "not_found", "message": "No such project."}})
+        );
+    }
+}

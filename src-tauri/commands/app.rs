@@ -1,0 +1,23 @@
+//! About the app itself: version and folders.
+
+use serde::Serialize;
+use tauri::State;
+
+use crate::paths::AppPaths;
+
+#[derive(Debug, Serialize)]
+pub struct AppInfo {
+    pub version: &'static str,
+    pub data_dir: String,
+    pub log_dir: String,
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(paths))]
+pub fn app_info(paths: State<'_, AppPaths>) -> AppInfo {
+    AppInfo {
+        version: env!("CARGO_PKG_VERSION"),
+        data_dir: paths.data_dir.display().to_string(),
+        log_dir: paths.log_dir.display().to_string(),
+    }
+}

@@ -1,0 +1,3 @@
+//! Tauri commands: each a few lines that hand over to a library crate.
+
+pub mod app;

@@ -1,0 +1,56 @@
+//! Where Domain Desk keeps its data and logs, from each OS's conventions.
+//!
+//! The window and the command line must agree on these folders, and the command line has no
+//! Tauri path resolver, so both read them from here. The layout matches Tauri's own
+//! `app_data_dir` and `app_log_dir` for the app's identifier.
+
+use std::path::PathBuf;
+
+use serde::Serialize;
+
+/// The bundle identifier from `tauri.conf.json`.
+pub const IDENTIFIER: &str = "dev.domaindesk.app";
+
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct AppPaths {
+    pub data_dir: PathBuf,
+    pub log_dir: PathBuf,
+}
+
+impl AppPaths {
+    pub fn from_os() -> Self {
+        let fallback = std::env::temp_dir();
+        let data_dir = dirs::data_dir()
+            .unwrap_or_else(|| fallback.clone())
+            .join(IDENTIFIER);
+        let log_dir = if cfg!(target_os = "macos") {
+            dirs::home_dir()
+                .unwrap_or(fallback)
+                .join("Library/Logs")
+                .join(IDENTIFIER)
+        } else {
+            dirs::data_local_dir()
+                .unwrap_or(fallback)
+                .join(IDENTIFIER)
+                .join("logs")
+        };
+        Self { data_dir, log_dir }
+    }
+
+    /// The local service's database for the offline demo.
+    pub fn demo_database(&self) -> PathBuf {
+        self.data_dir.join("local-service.sqlite3")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn both_folders_are_named_for_the_app() {
+        let paths = AppPaths::from_os();
+        assert!(paths.data_dir.ends_with(IDENTIFIER));
+        assert!(paths.log_dir.to_string_lossy().contains(IDENTIFIER));
+    }
+}

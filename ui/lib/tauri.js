@@ -1,0 +1,6 @@
+// The one door to the Rust side. Errors arrive as {kind, message}.
+export function invoke(command, args = {}) {
+  const tauri = globalThis.__TAURI__;
+  if (!tauri) return Promise.reject({ kind: 'no_backend', message: 'Domain Desk is not running inside its window.' });
+  return tauri.core.invoke(command, args);
+}

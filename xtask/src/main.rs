@@ -1,0 +1,136 @@
+//! The project's task runner: `cargo xtask run | test | …`.
+//!
+//! One place knows how to set up a machine, build and test, so a newcomer, CI and every
+//! developer run exactly the same steps. It shells out to cargo, node and the system tools;
+//! it has no logic of the product.
+#![allow(clippy::print_stdout, clippy::print_stderr)]
+
+mod prereqs;
+mod session;
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+const USAGE: &str = "usage: cargo xtask <command>
+
+commands:
+  run          install what the app needs (Linux), build it and open the window
+  test         install the test tools, then fmt, clippy, every Rust test, the UI tests and
+               the end-to-end tests under Xvfb
+  e2e          only the end-to-end tests (under Xvfb when there is no display)
+  prereqs      only install what building and testing need (Linux)";
+
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let result = match args.first().map(String::as_str) {
+        Some("run") => run(&args[1..]),
+        Some("test") => test(),
+        Some("e2e") => e2e(),
+        Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
+        Some("-h" | "--help" | "help") | None => {
+            println!("{USAGE}");
+            Ok(())
+        }
+        Some(other) => Err(anyhow::anyhow!("unknown command `{other}`\n\n{USAGE}")),
+    };
+    if let Err(err) = result {
+        eprintln!("xtask: {err:#}");
+        std::process::exit(1);
+    }
+}
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .expect("xtask lives one folder below the workspace root")
+        .to_path_buf()
+}
+
+fn cargo() -> Command {
+    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
+    cmd.current_dir(root());
+    cmd
+}
+
+/// Runs a command to completion, failing with its name when it fails.
+fn step(title: &str, cmd: &mut Command) -> Result<()> {
+    println!("\n==> {title}");
+    let status = cmd
+        .status()
+        .with_context(|| format!("could not start: {title}"))?;
+    if !status.success() {
+        bail!("{title} failed ({status})");
+    }
+    Ok(())
+}
+
+fn run(app_args: &[String]) -> Result<()> {
+    prereqs::ensure(prereqs::Purpose::Run)?;
+    step(
+        "build the app",
+        cargo().args(["build", "--package", "domain-desk"]),
+    )?;
+    let binary = root().join("target/debug").join(exe("domain-desk"));
+    let display = session::Display::ensure()?;
+    let mut cmd = Command::new(&binary);
+    cmd.args(app_args);
+    display.apply(&mut cmd);
+    step("Domain Desk", &mut cmd)
+}
+
+fn test() -> Result<()> {
+    prereqs::ensure(prereqs::Purpose::Test)?;
+    step("rustfmt", cargo().args(["fmt", "--all", "--check"]))?;
+    step(
+        "clippy",
+        cargo().args([
+            "clippy",
+            "--workspace",
+            "--all-targets",
+            "--",
+            "-D",
+            "warnings",
+        ]),
+    )?;
+    step("Rust tests", cargo().args(["test", "--workspace"]))?;
+    step(
+        "UI tests",
+        Command::new("node")
+            .args(["--test", "tests/"])
+            .current_dir(root().join("ui")),
+    )?;
+    e2e()
+}
+
+/// The end-to-end tests drive the real window through tauri-driver, so they need a display,
+/// a D-Bus session and private XDG folders; `session` provides all three.
+fn e2e() -> Result<()> {
+    if cfg!(target_os = "linux") {
+        prereqs::ensure(prereqs::Purpose::Test)?;
+    }
+    step(
+        "build the app",
+        cargo().args(["build", "--package", "domain-desk"]),
+    )?;
+    let display = session::Display::ensure()?;
+    let sandbox = session::Sandbox::new()?;
+    let mut cmd = sandbox.command(cargo().get_program());
+    cmd.current_dir(root()).args([
+        "test",
+        "--package",
+        "domain-desk",
+        "--test",
+        "e2e",
+        "--",
+        "--ignored",
+        "--test-threads=1",
+    ]);
+    display.apply(&mut cmd);
+    step("end-to-end tests", &mut cmd)
+}
+
+fn exe(name: &str) -> String {
+    format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}

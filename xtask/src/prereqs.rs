@@ -1,0 +1,96 @@
+//! What a Linux machine needs to build, run and test the app, installed when we may.
+//!
+//! On Debian and Ubuntu the missing apt packages are installed when we are root or have sudo
+//! without a password; otherwise the exact command is printed. macOS and Windows have what
+//! Tauri needs already, so this is a no-op there.
+
+use std::process::{Command, Stdio};
+
+use anyhow::{Result, bail};
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Purpose {
+    Run,
+    Test,
+}
+
+const BUILD: &[&str] = &["libwebkit2gtk-4.1-dev", "pkg-config", "build-essential"];
+const RUN: &[&str] = &["xvfb", "gnome-keyring", "keyutils", "dbus"];
+const TEST: &[&str] = &[
+    "webkit2gtk-driver",
+    "imagemagick",
+    "xdotool",
+    "dnsutils",
+    "jq",
+    "curl",
+    "bc",
+];
+
+pub fn ensure(purpose: Purpose) -> Result<()> {
+    if !cfg!(target_os = "linux") || !std::path::Path::new("/usr/bin/dpkg-query").exists() {
+        return Ok(());
+    }
+    let mut wanted: Vec<&str> = BUILD.iter().chain(RUN).copied().collect();
+    if purpose == Purpose::Test {
+        wanted.extend(TEST);
+    }
+    let missing: Vec<&str> = wanted.into_iter().filter(|p| !installed(p)).collect();
+    if !missing.is_empty() {
+        install(&missing)?;
+    }
+    if purpose == Purpose::Test {
+        ensure_tauri_driver()?;
+    }
+    Ok(())
+}
+
+fn installed(package: &str) -> bool {
+    Command::new("dpkg-query")
+        .args(["-W", "-f=${Status}", package])
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("install ok installed"))
+}
+
+fn install(packages: &[&str]) -> Result<()> {
+    let list = packages.join(" ");
+    let command = format!(
+        "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {list}"
+    );
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).trim() == "0");
+    let sudo_ok = !is_root
+        && Command::new("sudo")
+            .args(["-n", "true"])
+            .stderr(Stdio::null())
+            .status()
+            .is_ok_and(|s| s.success());
+    let mut cmd = if is_root {
+        let mut c = Command::new("sh");
+        c.args(["-c", &command]);
+        c
+    } else if sudo_ok {
+        let mut c = Command::new("sudo");
+        c.args(["-n", "sh", "-c", &command]);
+        c
+    } else {
+        bail!("these packages are missing: {list}\ninstall them with:\n  sudo sh -c '{command}'");
+    };
+    println!("\n==> installing {list}");
+    if !cmd.status()?.success() {
+        bail!("installing {list} failed; run this yourself:\n  sudo sh -c '{command}'");
+    }
+    Ok(())
+}
+
+fn ensure_tauri_driver() -> Result<()> {
+    if crate::session::find_on_path("tauri-driver").is_some() {
+        return Ok(());
+    }
+    crate::step(
+        "install tauri-driver",
+        crate::cargo().args(["install", "tauri-driver", "--locked", "--version", "^2"]),
+    )
+}

@@ -1,0 +1,147 @@
+//! A display and a private desktop session for running the window headless.
+//!
+//! Under Xvfb with `dbus-run-session` and XDG folders in a temporary directory, GTK's session
+//! daemons end with the test and nothing is written into the user's home folder.
+
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+
+use anyhow::{Context, Result};
+
+/// The X display the window uses: the user's own, or an Xvfb we started and stop on drop.
+pub struct Display {
+    name: Option<String>,
+    xvfb: Option<Child>,
+}
+
+impl Display {
+    pub fn ensure() -> Result<Self> {
+        if !cfg!(target_os = "linux")
+            || std::env::var_os("DISPLAY").is_some()
+            || std::env::var_os("WAYLAND_DISPLAY").is_some()
+        {
+            return Ok(Self {
+                name: None,
+                xvfb: None,
+            });
+        }
+        let number = (90..200)
+            .find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists())
+            .context("no free X display number")?;
+        let name = format!(":{number}");
+        println!("\n==> no display: starting Xvfb on {name}");
+        let child = Command::new("Xvfb")
+            .args([
+                name.as_str(),
+                "-screen",
+                "0",
+                "1280x800x24",
+                "-nolisten",
+                "tcp",
+            ])
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .context("could not start Xvfb (apt-get install xvfb)")?;
+        let socket = PathBuf::from(format!("/tmp/.X11-unix/X{number}"));
+        for _ in 0..100 {
+            if socket.exists() {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        Ok(Self {
+            name: Some(name),
+            xvfb: Some(child),
+        })
+    }
+
+    pub fn apply(&self, cmd: &mut Command) {
+        if let Some(name) = &self.name {
+            cmd.env("DISPLAY", name);
+        }
+    }
+}
+
+impl Drop for Display {
+    fn drop(&mut self) {
+        if let Some(child) = &mut self.xvfb {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// Private XDG folders and a D-Bus session with an unlocked keyring, for one run.
+pub struct Sandbox {
+    dir: tempfile_dir::TempDir,
+}
+
+impl Sandbox {
+    pub fn new() -> Result<Self> {
+        Ok(Self {
+            dir: tempfile_dir::TempDir::new("domain-desk-e2e")?,
+        })
+    }
+
+    /// A command that runs `program` inside the sandbox's D-Bus session.
+    pub fn command(&self, program: &std::ffi::OsStr) -> Command {
+        let root = self.dir.path();
+        let mut cmd = if cfg!(target_os = "linux") && find_on_path("dbus-run-session").is_some() {
+            let mut c = Command::new("dbus-run-session");
+            c.args(["--", "sh", "-c", "echo | gnome-keyring-daemon --unlock --components=secrets >/dev/null 2>&1; exec \"$@\"", "sh"]);
+            c.arg(program);
+            c
+        } else {
+            Command::new(program)
+        };
+        for (var, sub) in [
+            ("XDG_DATA_HOME", "data"),
+            ("XDG_CONFIG_HOME", "config"),
+            ("XDG_CACHE_HOME", "cache"),
+            ("XDG_RUNTIME_DIR", "runtime"),
+        ] {
+            let path = root.join(sub);
+            let _ = std::fs::create_dir_all(&path);
+            cmd.env(var, path);
+        }
+        cmd
+    }
+}
+
+pub fn find_on_path(name: &str) -> Option<PathBuf> {
+    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
+        .map(|p| std::env::split_paths(&p).collect())
+        .unwrap_or_default();
+    if let Some(home) = std::env::var_os("CARGO_HOME") {
+        dirs.push(PathBuf::from(home).join("bin"));
+    } else if let Some(home) = std::env::var_os("HOME") {
+        dirs.push(PathBuf::from(home).join(".cargo/bin"));
+    }
+    dirs.into_iter().map(|d| d.join(name)).find(|p| p.is_file())
+}
+
+/// A temporary folder removed on drop, without pulling a crate into the task runner.
+mod tempfile_dir {
+    use std::path::{Path, PathBuf};
+
+    pub struct TempDir(PathBuf);
+
+    impl TempDir {
+        pub fn new(prefix: &str) -> std::io::Result<Self> {
+            let path = std::env::temp_dir().join(format!("{prefix}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&path);
+            std::fs::create_dir_all(&path)?;
+            Ok(Self(path))
+        }
+        pub fn path(&self) -> &Path {
+            &self.0
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+}
