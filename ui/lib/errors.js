@@ -1,0 +1,35 @@
+// Errors from the Rust side arrive as {kind, message}. This turns them into what the user
+// should read: the message, and what to do about it.
+
+const ACTIONS = {
+  plan_upgrade_required: 'Custom domains need the Pro plan or above. Upgrade the account, or switch to an account on a paid plan.',
+  deploy_required: 'Deploy the project successfully once; domains can be added after that.',
+  rate_limited: 'The request waits in the queue and is sent when the limit resets.',
+  key_banned: 'The API key is banned for a while after repeated requests while limited. Wait for the ban to end.',
+  unauthorized: 'The API key was refused. Check it, or connect again with a new key.',
+  domain_taken: 'Another project or account already uses this name. Remove it there first.',
+  domain_already_attached: 'This project already has the name; look for it in the table.',
+  domain_limit_reached: 'The project has as many domains as its plan allows. Remove one, or upgrade the plan.',
+  invalid_hostname: 'Correct the name and try again.',
+  invalid_redirect: 'Choose a target on this project that is not itself a redirect.',
+  network: 'Check that the platform is reachable and the base URL is right, then try again.',
+  keyring: 'The system keyring is not available. Unlock it (or start a keyring service) and try again.',
+  not_signed_in: 'Start the offline demo or connect to a platform first.',
+  not_found: 'It may have been removed elsewhere; the list has been refreshed.',
+  no_backend: 'Start Domain Desk from its application icon.',
+};
+
+/** {message, action} for an error of any shape. */
+export function describeError(err) {
+  if (err == null) return { kind: 'unknown', message: 'Something went wrong.', action: '' };
+  if (typeof err === 'string') return { kind: 'unknown', message: err, action: '' };
+  const kind = err.kind ?? 'unknown';
+  const message = err.message ?? String(err);
+  return { kind, message, action: ACTIONS[kind] ?? '' };
+}
+
+/** One line: the message and, when there is one, what to do. */
+export function errorText(err) {
+  const { message, action } = describeError(err);
+  return action ? `${message} ${action}` : message;
+}

@@ -1,0 +1,67 @@
+// The rate-limit meter's words: how much of the binding window is left, when it resets, a
+// countdown while the queue is paused after a 429 or a ban, and the queued work per class.
+//
+// Input is the queue's state as the `queue://changed` event and the `rate_limit_state` command
+// carry it:
+//   {limit, remaining, reset (Unix s), window: "minute"|"day"|null,
+//    paused_until: RFC 3339|null, banned_until: RFC 3339|null,
+//    queued: {interactive, background}}
+
+import { duration } from './format.js';
+
+function secondsUntil(iso, nowMs) {
+  if (!iso) return 0;
+  const t = typeof iso === 'number' ? iso * 1000 : Date.parse(iso);
+  if (Number.isNaN(t)) return 0;
+  return Math.max(0, Math.ceil((t - nowMs) / 1000));
+}
+
+/** The share of the budget left, 0 to 1, for the meter bar. */
+export function fraction(state) {
+  if (!state || !state.limit) return 1;
+  return Math.min(1, Math.max(0, state.remaining / state.limit));
+}
+
+/**
+ * {level: "unknown"|"ok"|"low"|"empty"|"paused"|"banned", budget, reset, pause, queued, label}.
+ * `label` is one sentence for screen readers and tooltips.
+ */
+export function meterView(state, nowMs) {
+  if (!state || state.limit == null) {
+    const queued = queuedText(state?.queued);
+    return { level: 'unknown', budget: 'Budget unknown until the first request', reset: '', pause: '', queued, label: 'Rate limit not known yet.', fraction: 1 };
+  }
+  const window = state.window === 'day' ? 'today' : 'this minute';
+  const budget = `${state.remaining} of ${state.limit} left ${window}`;
+  const resetIn = secondsUntil(state.reset, nowMs);
+  const reset = resetIn > 0 ? `resets in ${duration(resetIn)}` : 'resets now';
+  const bannedFor = secondsUntil(state.banned_until, nowMs);
+  const pausedFor = secondsUntil(state.paused_until, nowMs);
+  let level;
+  let pause = '';
+  if (bannedFor > 0) {
+    level = 'banned';
+    pause = `Key banned after repeated requests while limited — requests resume in ${duration(bannedFor)}`;
+  } else if (pausedFor > 0) {
+    level = 'paused';
+    pause = `Paused after a 429 — retrying in ${duration(pausedFor)}`;
+  } else if (state.remaining <= 0) {
+    level = 'empty';
+  } else if (state.remaining / state.limit < 0.1) {
+    level = 'low';
+  } else {
+    level = 'ok';
+  }
+  const queued = queuedText(state.queued);
+  const label = [budget, reset, pause, queued].filter(Boolean).join('; ') + '.';
+  return { level, budget, reset, pause, queued, label, fraction: fraction(state) };
+}
+
+/** "Nothing queued", "3 queued: 1 interactive, 2 background". */
+export function queuedText(queued) {
+  const interactive = queued?.interactive ?? 0;
+  const background = queued?.background ?? 0;
+  const total = interactive + background;
+  if (total === 0) return 'Nothing queued';
+  return `${total} queued: ${interactive} interactive, ${background} background`;
+}

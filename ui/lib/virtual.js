@@ -1,0 +1,57 @@
+// Windowing for long tables: only the rows in view (plus a margin) exist in the page, so 5,000
+// domains scroll and filter as smoothly as 5. Pure arithmetic and indexing, tested in Node.
+
+/**
+ * Rows to render for a viewport: `{start, end}` (end exclusive), `offset` (px of the first
+ * rendered row) and `total` (px of all rows).
+ */
+export function visibleRange({ scrollTop, viewportHeight, rowHeight, count, overscan = 6 }) {
+  const total = count * rowHeight;
+  if (count === 0 || rowHeight <= 0) return { start: 0, end: 0, offset: 0, total: 0 };
+  const top = Math.min(Math.max(0, scrollTop), Math.max(0, total - viewportHeight));
+  const first = Math.floor(top / rowHeight);
+  const inView = Math.ceil(viewportHeight / rowHeight) + 1;
+  const start = Math.max(0, first - overscan);
+  const end = Math.min(count, first + inView + overscan);
+  return { start, end, offset: start * rowHeight, total };
+}
+
+/** The scrollTop that brings row `index` into view, or the current one if it already is. */
+export function scrollToReveal({ index, scrollTop, viewportHeight, rowHeight }) {
+  const top = index * rowHeight;
+  const bottom = top + rowHeight;
+  if (top < scrollTop) return top;
+  if (bottom > scrollTop + viewportHeight) return bottom - viewportHeight;
+  return scrollTop;
+}
+
+/**
+ * Indices of the rows whose `search` text contains every word of the query (case-insensitive),
+ * in their original order. An empty query keeps all rows.
+ */
+export function filterRows(rows, query) {
+  const words = String(query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
+  const out = [];
+  for (let i = 0; i < rows.length; i++) {
+    const text = rows[i].search;
+    if (words.every((w) => text.includes(w))) out.push(i);
+  }
+  return out;
+}
+
+const ORDER = { live: 3, issuing: 2, waiting: 1, cert_failed: 0 };
+
+/** Sorts row indices by a column: "hostname" (A-Z), "status" (problems first), "role". */
+export function sortIndices(rows, indices, column) {
+  const copy = [...indices];
+  const byName = (a, b) => (rows[a].unicode < rows[b].unicode ? -1 : rows[a].unicode > rows[b].unicode ? 1 : 0);
+  if (column === 'status') {
+    copy.sort((a, b) => ORDER[rows[a].status.key] - ORDER[rows[b].status.key] || byName(a, b));
+  } else if (column === 'role') {
+    const rank = { primary: 0, alias: 1, redirect: 2 };
+    copy.sort((a, b) => rank[rows[a].roleKey] - rank[rows[b].roleKey] || byName(a, b));
+  } else {
+    copy.sort(byName);
+  }
+  return copy;
+}

@@ -1,0 +1,48 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { pollDelay, pollClass, PollSchedule } from '../lib/backoff.js';
+import { domain } from './fixtures.js';
+
+test('the delay grows as the state ages', () => {
+  assert.equal(pollDelay(0), 5_000);
+  assert.equal(pollDelay(119_999), 5_000);
+  assert.equal(pollDelay(120_000), 15_000);
+  assert.equal(pollDelay(30 * 60_000), 60_000);
+  assert.equal(pollDelay(2 * 3_600_000), 300_000);
+  assert.equal(pollDelay(3 * 86_400_000), 1_800_000);
+});
+
+test('live domains are not polled; issuing ones are polled actively', () => {
+  assert.equal(pollClass(domain({ status: 'live' })), 'none');
+  assert.equal(pollClass(domain({ status: 'verified', certificate: { status: 'issuing' } })), 'active');
+  assert.equal(pollClass(domain({ status: 'verified', certificate: { status: 'failed' } })), 'slow');
+  assert.equal(pollClass(domain()), 'slow');
+});
+
+test('the schedule backs off with age and restarts when the state changes', () => {
+  let t = 0;
+  const s = new PollSchedule(() => t);
+  const issuing = domain({ status: 'verified', certificate: { status: 'issuing' } });
+  assert.equal(s.observe(issuing), false, 'first sight is not a change');
+  assert.deepEqual(s.due(), []);
+  assert.equal(s.nextIn(), 5_000);
+  t = 5_000;
+  assert.deepEqual(s.due(), ['shop.example.com']);
+  // same state seen again three minutes in: now every 15 s
+  t = 180_000;
+  s.observe(issuing);
+  assert.equal(s.nextIn(), 15_000);
+  // it went live: a change, and it leaves the schedule
+  t = 181_000;
+  assert.equal(s.observe(domain({ status: 'live', certificate: { status: 'issued' } })), true);
+  assert.equal(s.nextIn(), null);
+});
+
+test('slow domains are polled at most once a minute', () => {
+  let t = 0;
+  const s = new PollSchedule(() => t);
+  s.observe(domain());
+  assert.equal(s.nextIn(), 60_000);
+  s.forget('shop.example.com');
+  assert.equal(s.nextIn(), null);
+});

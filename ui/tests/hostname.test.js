@@ -1,0 +1,54 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { checkHostname } from '../lib/hostname.js';
+
+test('accepts ordinary names and normalises case and the trailing dot', () => {
+  assert.deepEqual(checkHostname('WWW.Example.COM.'), { ok: true, ascii: 'www.example.com', changed: true });
+  assert.deepEqual(checkHostname('shop.example.co.uk'), { ok: true, ascii: 'shop.example.co.uk', changed: false });
+});
+
+test('converts Unicode to A-labels like the service', () => {
+  const r = checkHostname('Bücher.example.com');
+  assert.equal(r.ok, true);
+  assert.equal(r.ascii, 'xn--bcher-kva.example.com');
+  assert.equal(checkHostname('xn--bcher-kva.example.com').ok, true);
+});
+
+test('refuses what the contract refuses, with a sentence that says why', () => {
+  const cases = {
+    '': /Enter a hostname/,
+    'exa mple.com': /spaces/,
+    '*.example.com': /Wildcard/,
+    '127.0.0.1': /IP address/,
+    '::1': /IP address/,
+    '[::1]': /IP address/,
+    'a..b.com': /empty label/,
+    '.example.com': /empty label/,
+    '-bad-.example.com': /letters, digits and hyphens/,
+    'under_score.example.com': /letters, digits and hyphens/,
+    'ab--cd.example.com': /letters, digits and hyphens/,
+    'https://www.example.com': /without http/,
+    'example.com/path': /letters, digits and hyphens/,
+    'localhost': /full name/,
+    'example.123': /all digits/,
+  };
+  for (const [input, why] of Object.entries(cases)) {
+    const r = checkHostname(input);
+    assert.equal(r.ok, false, `accepted ${JSON.stringify(input)}`);
+    assert.match(r.message, why, input);
+  }
+});
+
+test('enforces label and name lengths', () => {
+  assert.match(checkHostname(`${'x'.repeat(64)}.example.com`).message, /1 to 63|letters, digits/);
+  assert.equal(checkHostname(`${'x'.repeat(63)}.example.com`).ok, true);
+  const long = `${'abcdefghi.'.repeat(26)}example.com`;
+  assert.match(checkHostname(long).message, /253/);
+});
+
+test('refuses names under the platform domain when it is known', () => {
+  const r = checkHostname('my-site-abc.Platform.test', { platformDomain: 'platform.test' });
+  assert.equal(r.ok, false);
+  assert.match(r.message, /belong to the platform/);
+  assert.equal(checkHostname('platform.test.example.com', { platformDomain: 'platform.test' }).ok, true);
+});

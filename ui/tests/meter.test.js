@@ -1,0 +1,44 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { meterView, queuedText, fraction } from '../lib/meter.js';
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+const nowS = NOW / 1000;
+
+test('before any request the budget is unknown', () => {
+  assert.equal(meterView(null, NOW).level, 'unknown');
+});
+
+test('remaining of limit for the binding window, with time to reset', () => {
+  const v = meterView({ limit: 300, remaining: 287, reset: nowS + 42, window: 'minute', queued: { interactive: 0, background: 0 } }, NOW);
+  assert.equal(v.budget, '287 of 300 left this minute');
+  assert.equal(v.reset, 'resets in 42 s');
+  assert.equal(v.level, 'ok');
+  assert.equal(v.queued, 'Nothing queued');
+  const day = meterView({ limit: 1000, remaining: 50, reset: nowS + 7200, window: 'day' }, NOW);
+  assert.equal(day.budget, '50 of 1000 left today');
+  assert.equal(day.level, 'low');
+});
+
+test('a 429 pause counts down', () => {
+  const state = { limit: 60, remaining: 0, reset: nowS + 12, window: 'minute', paused_until: new Date(NOW + 12_000).toISOString(), queued: { interactive: 1, background: 4 } };
+  const v = meterView(state, NOW);
+  assert.equal(v.level, 'paused');
+  assert.equal(v.pause, 'Paused after a 429 — retrying in 12 s');
+  assert.equal(meterView(state, NOW + 5_000).pause, 'Paused after a 429 — retrying in 7 s');
+  assert.equal(meterView(state, NOW + 13_000).level, 'empty');
+  assert.equal(v.queued, '5 queued: 1 interactive, 4 background');
+  assert.match(v.label, /287|0 of 60 left this minute; resets in 12 s; Paused/);
+});
+
+test('a ban wins over a pause', () => {
+  const v = meterView({ limit: 60, remaining: 0, reset: nowS + 30, banned_until: new Date(NOW + 900_000).toISOString(), paused_until: new Date(NOW + 5000).toISOString() }, NOW);
+  assert.equal(v.level, 'banned');
+  assert.match(v.pause, /15 min 00 s/);
+});
+
+test('fraction is clamped', () => {
+  assert.equal(fraction({ limit: 10, remaining: 20 }), 1);
+  assert.equal(fraction({ limit: 10, remaining: 5 }), 0.5);
+  assert.equal(queuedText(undefined), 'Nothing queued');
+});

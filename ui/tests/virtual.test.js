@@ -1,0 +1,58 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { visibleRange, scrollToReveal, filterRows, sortIndices } from '../lib/virtual.js';
+import { domainRow } from '../lib/domain-view.js';
+import { domain } from './fixtures.js';
+
+test('only the rows in view and a margin are rendered', () => {
+  const r = visibleRange({ scrollTop: 4400, viewportHeight: 440, rowHeight: 44, count: 5000, overscan: 5 });
+  assert.deepEqual(r, { start: 95, end: 116, offset: 95 * 44, total: 5000 * 44 });
+  assert.ok(r.end - r.start < 30);
+});
+
+test('the range is clamped at both ends and empty tables are fine', () => {
+  assert.equal(visibleRange({ scrollTop: -50, viewportHeight: 400, rowHeight: 40, count: 100 }).start, 0);
+  const end = visibleRange({ scrollTop: 1e9, viewportHeight: 400, rowHeight: 40, count: 100 });
+  assert.equal(end.end, 100);
+  assert.deepEqual(visibleRange({ scrollTop: 0, viewportHeight: 400, rowHeight: 40, count: 0 }), { start: 0, end: 0, offset: 0, total: 0 });
+});
+
+test('keyboard focus scrolls just enough to reveal a row', () => {
+  assert.equal(scrollToReveal({ index: 0, scrollTop: 400, viewportHeight: 200, rowHeight: 40 }), 0);
+  assert.equal(scrollToReveal({ index: 20, scrollTop: 0, viewportHeight: 200, rowHeight: 40 }), 640);
+  assert.equal(scrollToReveal({ index: 2, scrollTop: 0, viewportHeight: 200, rowHeight: 40 }), 0);
+});
+
+function manyRows(n) {
+  const now = Date.parse('2026-11-21T12:00:00Z');
+  const statuses = ['pending_verification', 'verified', 'live'];
+  return Array.from({ length: n }, (_, i) => domainRow(domain({
+    hostname: `site-${i}.example.com`,
+    unicode_hostname: `site-${i}.example.com`,
+    role: i === 0 ? 'primary' : 'alias',
+    status: statuses[i % 3],
+    certificate: { status: i % 3 === 2 ? 'issued' : 'none', expires_at: null },
+  }), now));
+}
+
+test('filtering 5,000 domains by words is fast and exact', () => {
+  const rows = manyRows(5000);
+  const t0 = performance.now();
+  const hits = filterRows(rows, 'site-42 live');
+  const elapsed = performance.now() - t0;
+  const expected = [];
+  for (let i = 0; i < 5000; i++) if (String(i).startsWith('42') && i % 3 === 2) expected.push(`site-${i}.example.com`);
+  assert.deepEqual(hits.map((i) => rows[i].hostname), expected);
+  assert.deepEqual(filterRows(rows, 'SITE-4242.').map((i) => rows[i].hostname), ['site-4242.example.com']);
+  assert.ok(elapsed < 50, `filter took ${elapsed} ms`);
+  assert.equal(filterRows(rows, '').length, 5000);
+  assert.equal(filterRows(rows, 'WAITING').length, 1667);
+});
+
+test('sorting by status puts problems first', () => {
+  const rows = manyRows(6);
+  const order = sortIndices(rows, [0, 1, 2, 3, 4, 5], 'status').map((i) => rows[i].status.key);
+  assert.deepEqual(order, ['waiting', 'waiting', 'issuing', 'issuing', 'live', 'live']);
+  assert.deepEqual(sortIndices(rows, [5, 0, 3], 'hostname'), [0, 3, 5]);
+  assert.equal(sortIndices(rows, [3, 0], 'role')[0], 0);
+});
