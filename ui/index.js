@@ -1,17 +1,39 @@
-import { html } from './lib/html.js';
-import { invoke } from './lib/tauri.js';
+// Registers the custom elements; the page's markup (index.html) places them.
+import { AppShell } from './components/app-shell/app-shell.js';
+import { FirstRun } from './components/first-run/first-run.js';
+import { ProjectList } from './components/project-list/project-list.js';
+import { ProjectView } from './components/project-view/project-view.js';
+import { DomainsTable } from './components/domains-table/domains-table.js';
+import { DomainDetail } from './components/domain-detail/domain-detail.js';
+import { AddDomain } from './components/add-domain/add-domain.js';
+import { ConfirmDialog, RedirectDialog } from './components/dialogs/dialogs.js';
+import { DiagnosePanel } from './components/diagnose-panel/diagnose-panel.js';
+import { RateMeter } from './components/rate-meter/rate-meter.js';
+import { DemoControls } from './components/demo-controls/demo-controls.js';
+import { DemoDns } from './components/demo-dns/demo-dns.js';
+import { AboutDialog } from './components/about-dialog/about-dialog.js';
+import { AccountSwitcher } from './components/account-switcher/account-switcher.js';
+import { Toasts } from './components/toasts/toasts.js';
 
-async function showAbout() {
-  const target = document.getElementById('about');
-  try {
-    const info = await invoke('app_info');
-    target.innerHTML = html`<dl class="about" id="about-info">
-      <dt>Version</dt><dd id="about-version">${info.version}</dd>
-      <dt>Data</dt><dd>${info.data_dir}</dd>
-      <dt>Logs</dt><dd>${info.log_dir}</dd></dl>`;
-  } catch (err) {
-    target.textContent = err.message ?? String(err);
-  }
-}
+const ELEMENTS = {
+  'dd-toasts': Toasts,
+  'dd-confirm': ConfirmDialog,
+  'dd-redirect-dialog': RedirectDialog,
+  'dd-add-domain': AddDomain,
+  'dd-diagnose': DiagnosePanel,
+  'dd-demo-dns': DemoDns,
+  'dd-about': AboutDialog,
+  'dd-rate-meter': RateMeter,
+  'dd-demo-controls': DemoControls,
+  'dd-account-switcher': AccountSwitcher,
+  'dd-first-run': FirstRun,
+  'dd-project-list': ProjectList,
+  'dd-domains-table': DomainsTable,
+  'dd-domain-detail': DomainDetail,
+  'dd-project-view': ProjectView,
+  'dd-app': AppShell,
+};
 
-document.getElementById('about-button').addEventListener('click', showAbout);
+for (const [name, element] of Object.entries(ELEMENTS)) customElements.define(name, element);
+
+document.getElementById('about-button').addEventListener('click', () => document.getElementById('about-host').open());

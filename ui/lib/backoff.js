@@ -81,3 +81,23 @@ export class PollSchedule {
     return Math.max(0, min);
   }
 }
+
+/**
+ * How to refresh the domains that are due: one by one when few are due, else one list request
+ * for the whole project, so that thousands of pending domains cost one request, not thousands.
+ */
+export function pollPlan(dueHostnames, threshold = 5) {
+  if (dueHostnames.length === 0) return { kind: 'idle' };
+  if (dueHostnames.length > threshold) return { kind: 'list' };
+  return { kind: 'each', hostnames: dueHostnames };
+}
+
+/** The transition worth a desktop notification, or null: went live, or the certificate failed. */
+export function notableChange(before, after) {
+  if (!before || !after) return null;
+  if (before.status !== 'live' && after.status === 'live') return 'live';
+  const failedBefore = before.certificate?.status === 'failed';
+  const failedAfter = after.certificate?.status === 'failed';
+  if (!failedBefore && failedAfter) return 'certificate_failed';
+  return null;
+}

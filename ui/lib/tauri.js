@@ -4,3 +4,10 @@ export function invoke(command, args = {}) {
   if (!tauri) return Promise.reject({ kind: 'no_backend', message: 'Domain Desk is not running inside its window.' });
   return tauri.core.invoke(command, args);
 }
+
+/** Subscribes to a namespaced event such as `queue://changed`; resolves to the unlisten function. */
+export async function listen(event, handler) {
+  const tauri = globalThis.__TAURI__;
+  if (!tauri?.event) return () => {};
+  return tauri.event.listen(event, (e) => handler(e.payload));
+}

@@ -1,0 +1,56 @@
+// About and settings: the version and folders (from `app_info`), the theme, background
+// polling, and the accounts kept in the keyring.
+import { html } from '../../lib/html.js';
+import { render, openDialog } from '../../lib/dom.js';
+import { api } from '../../lib/api.js';
+import { store } from '../../lib/state.js';
+import { THEMES } from '../../lib/theme.js';
+import { errorText } from '../../lib/errors.js';
+import { toast } from '../../lib/toast.js';
+
+export class AboutDialog extends HTMLElement {
+  connectedCallback() {
+    render(this, html`<dialog id="about-dialog" aria-labelledby="about-title">
+      <div class="panel-head"><h3 id="about-title">About Domain Desk</h3><button type="button" id="about-close">Close</button></div>
+      <section id="about" aria-live="polite"></section>
+      <h4>Settings</h4>
+      <div class="settings">
+        <label for="theme-select">Appearance</label>
+        <select id="theme-select">${THEMES.map((t) => html`<option value="${t}">${t === 'system' ? 'Follow the system' : t === 'light' ? 'Light' : 'Dark'}</option>`)}</select>
+        <label for="polling-toggle">Watch domains that are not live</label>
+        <input type="checkbox" id="polling-toggle">
+      </div>
+    </dialog>`);
+    this.dialog = this.querySelector('dialog');
+    this.querySelector('#about-close').addEventListener('click', () => this.dialog.close());
+    this.querySelector('#theme-select').addEventListener('change', (e) => this.save({ theme: e.target.value }));
+    this.querySelector('#polling-toggle').addEventListener('change', (e) => this.save({ polling: e.target.checked }));
+  }
+
+  async open() {
+    const settings = store.get().settings;
+    this.querySelector('#theme-select').value = settings.theme ?? 'system';
+    this.querySelector('#polling-toggle').checked = settings.polling !== false;
+    openDialog(this.dialog, '#about-close');
+    const target = this.querySelector('#about');
+    try {
+      const info = await api.appInfo();
+      render(target, html`<dl class="about facts" id="about-info">
+        <dt>Version</dt><dd id="about-version">${info.version}</dd>
+        <dt>Data</dt><dd class="mono">${info.data_dir}</dd>
+        <dt>Logs</dt><dd class="mono">${info.log_dir}</dd></dl>`);
+    } catch (err) {
+      target.textContent = errorText(err);
+    }
+  }
+
+  async save(patch) {
+    const settings = { ...store.get().settings, ...patch };
+    store.set({ settings });
+    try {
+      store.set({ settings: await api.saveSettings(settings) });
+    } catch (err) {
+      toast(errorText(err), 'error');
+    }
+  }
+}

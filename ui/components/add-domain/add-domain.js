@@ -1,0 +1,139 @@
+// Add domain: the name is checked as it is typed (syntax here, the Public Suffix List on the
+// Rust side), the role is chosen (primary, alias or a redirect to another domain), then the
+// DNS record to create is shown with copy buttons and the warnings.
+import { html } from '../../lib/html.js';
+import { render, openDialog } from '../../lib/dom.js';
+import { api } from '../../lib/api.js';
+import { store, loadProjects } from '../../lib/state.js';
+import { upsertDomain } from '../../lib/store.js';
+import { checkHostname } from '../../lib/hostname.js';
+import { describeError } from '../../lib/errors.js';
+import * as actions from '../../lib/actions.js';
+import { recordCard, wireCopyButtons } from '../domain-detail/record-card.js';
+
+export class AddDomain extends HTMLElement {
+  connectedCallback() {
+    render(this, html`<dialog id="add-domain-dialog" aria-labelledby="add-domain-title"><div id="add-domain-body"></div></dialog>`);
+    this.dialog = this.querySelector('dialog');
+    this.body = this.querySelector('#add-domain-body');
+  }
+
+  open() {
+    const { domains } = store.get();
+    const targets = domains.filter((d) => d.role !== 'redirect');
+    render(this.body, html`
+      <form id="add-domain-form" method="dialog" novalidate>
+        <h3 id="add-domain-title">Add domain</h3>
+        <label for="add-hostname">Domain or subdomain</label>
+        <input id="add-hostname" name="hostname" type="text" autocomplete="off" spellcheck="false" placeholder="www.example.com" aria-describedby="add-hostname-message" required>
+        <p id="add-hostname-message" class="field-message" aria-live="polite"></p>
+        <fieldset class="roles">
+          <legend>Use it as</legend>
+          <label><input type="radio" name="role" value="primary" id="add-role-primary" ${domains.length === 0 ? html`checked` : ''}> Primary — the project is served here</label>
+          <label><input type="radio" name="role" value="alias" id="add-role-alias" ${domains.length > 0 ? html`checked` : ''}> Alias — serves the project too</label>
+          <label><input type="radio" name="role" value="redirect" id="add-role-redirect" ${targets.length === 0 ? html`disabled` : ''}> Redirect to…</label>
+          <select id="add-redirect-to" aria-label="Redirect target" disabled>
+            ${targets.map((d) => html`<option value="${d.hostname}">${d.unicode_hostname}</option>`)}
+          </select>
+          ${targets.length === 0 ? html`<p class="muted small">A redirect needs another domain of this project to point to.</p>` : ''}
+        </fieldset>
+        <p id="add-domain-error" class="error" role="alert" hidden></p>
+        <div class="dialog-buttons">
+          <button type="button" id="add-cancel">Cancel</button>
+          <button type="submit" id="add-submit" class="primary" disabled>Add domain</button>
+        </div>
+      </form>`);
+    const input = this.body.querySelector('#add-hostname');
+    input.addEventListener('input', () => this.check(input.value));
+    this.body.querySelectorAll('input[name=role]').forEach((r) => r.addEventListener('change', () => {
+      this.body.querySelector('#add-redirect-to').disabled = r.value !== 'redirect' || !r.checked;
+    }));
+    this.body.querySelector('#add-cancel').addEventListener('click', () => this.dialog.close());
+    this.body.querySelector('#add-domain-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.submit();
+    });
+    openDialog(this.dialog, '#add-hostname');
+  }
+
+  /** Instant syntax feedback, then the Rust side's verdict (apex or subdomain) for the latest input. */
+  check(value) {
+    const message = this.body.querySelector('#add-hostname-message');
+    const submit = this.body.querySelector('#add-submit');
+    const local = checkHostname(value, { platformDomain: store.get().session?.platform_domain });
+    this.valid = false;
+    submit.disabled = true;
+    clearTimeout(this.debounce);
+    if (!local.ok) {
+      message.textContent = value.trim() === '' ? '' : local.message;
+      message.className = 'field-message error';
+      this.body.querySelector('#add-hostname').setAttribute('aria-invalid', String(value.trim() !== ''));
+      return;
+    }
+    this.body.querySelector('#add-hostname').setAttribute('aria-invalid', 'false');
+    message.className = 'field-message';
+    message.textContent = local.changed ? `Will be added as ${local.ascii}` : '';
+    const seq = (this.seq = (this.seq ?? 0) + 1);
+    this.debounce = setTimeout(async () => {
+      try {
+        const info = await api.checkHostname(value);
+        if (seq !== this.seq) return;
+        this.valid = true;
+        submit.disabled = false;
+        message.className = 'field-message ok';
+        message.textContent = info.apex
+          ? `${info.unicode} is an apex domain: you will create an ALIAS (or ANAME) record at @.`
+          : `${info.unicode} is a subdomain of ${info.registrable_domain}: you will create a CNAME named “${info.relative_name}”.`;
+      } catch (err) {
+        if (seq !== this.seq) return;
+        message.className = 'field-message error';
+        message.textContent = describeError(err).message;
+      }
+    }, 200);
+  }
+
+  async submit() {
+    if (!this.valid) return;
+    const project = store.get().project;
+    const hostname = this.body.querySelector('#add-hostname').value.trim();
+    const role = this.body.querySelector('input[name=role]:checked')?.value ?? 'alias';
+    const redirectTo = role === 'redirect' ? this.body.querySelector('#add-redirect-to').value : null;
+    const error = this.body.querySelector('#add-domain-error');
+    const submit = this.body.querySelector('#add-submit');
+    submit.disabled = true;
+    error.hidden = true;
+    try {
+      let domain = await api.addDomain(project.id, hostname, redirectTo);
+      store.set((s) => ({ domains: upsertDomain(s.domains, domain), selected: domain.hostname }));
+      if (role === 'primary' && domain.role !== 'primary') {
+        await actions.makePrimary(domain.hostname);
+        domain = actions.findDomain(domain.hostname) ?? domain;
+      }
+      loadProjects().catch(() => {});
+      this.showRecord(domain);
+    } catch (err) {
+      const { message, action } = describeError(err);
+      error.textContent = action ? `${message} ${action}` : message;
+      error.hidden = false;
+      submit.disabled = false;
+    }
+  }
+
+  showRecord(domain) {
+    render(this.body, html`
+      <h3 id="add-domain-title">Create this DNS record</h3>
+      <p>At the DNS provider of <strong>${domain.unicode_hostname}</strong>, create:</p>
+      ${recordCard(domain, 'add-record')}
+      <div class="dialog-buttons">
+        <button type="button" id="add-done">Done</button>
+        <button type="button" id="add-verify-now" class="primary">Verify now</button>
+      </div>`);
+    wireCopyButtons(this.body);
+    this.body.querySelector('#add-done').addEventListener('click', () => this.dialog.close());
+    this.body.querySelector('#add-verify-now').addEventListener('click', async () => {
+      this.dialog.close();
+      await actions.verify(domain.hostname);
+    });
+    this.body.querySelector('#add-done').focus();
+  }
+}

@@ -1,0 +1,73 @@
+// The window's main area: picks the screen from the store (first run, projects, a project),
+// starts the session from the saved settings, and keeps the queue state fresh.
+import { html } from '../../lib/html.js';
+import { render } from '../../lib/dom.js';
+import { api } from '../../lib/api.js';
+import { listen } from '../../lib/tauri.js';
+import { store, loadProjects, openProject, refreshClock } from '../../lib/state.js';
+import { errorText } from '../../lib/errors.js';
+import { applyTheme } from '../../lib/theme.js';
+
+export class AppShell extends HTMLElement {
+  connectedCallback() {
+    this.route = null;
+    this.unsubscribe = store.subscribe((state, changed) => {
+      if (changed.includes('route')) this.show(state.route);
+      if (changed.includes('settings')) applyTheme(document.documentElement, state.settings.theme);
+    });
+    this.show(store.get().route);
+    this.boot();
+  }
+
+  disconnectedCallback() {
+    this.unsubscribe?.();
+    this.unlisten?.();
+  }
+
+  async boot() {
+    this.unlisten = await listen('queue://changed', (queue) => store.set({ queue }));
+    try {
+      const settings = await api.settings();
+      store.set({ settings });
+      const session = await api.session();
+      if (!session) {
+        store.set({ route: 'first-run' });
+        return;
+      }
+      await startSession(session, settings.last_project);
+    } catch (err) {
+      store.set({ route: 'first-run' });
+      this.querySelector('dd-first-run')?.showError(err);
+    }
+  }
+
+  show(route) {
+    if (route === this.route) return;
+    this.route = route;
+    if (route === 'first-run') render(this, html`<dd-first-run></dd-first-run>`);
+    else if (route === 'projects') render(this, html`<dd-project-list></dd-project-list>`);
+    else if (route === 'project') render(this, html`<dd-project-view></dd-project-view>`);
+    else render(this, html`<p class="loading" id="loading">Starting…</p>`);
+  }
+}
+
+/** After signing in: the projects, the queue state, and the last project when there is one. */
+export async function startSession(session, lastProject) {
+  store.set({ session, project: null, domains: [], selected: null, projects: null });
+  api.accounts().then((accounts) => store.set({ accounts })).catch(() => {});
+  api.queueState().then((queue) => store.set({ queue })).catch(() => {});
+  refreshClock().catch(() => {});
+  try {
+    const projects = await loadProjects();
+    const last = projects.find((p) => p.id === lastProject);
+    if (last) {
+      store.set({ route: 'project' });
+      await openProject(last);
+    } else {
+      store.set({ route: 'projects' });
+    }
+  } catch (err) {
+    store.set({ route: 'projects' });
+    document.dispatchEvent(new CustomEvent('dd-toast', { detail: { message: errorText(err), tone: 'error' } }));
+  }
+}

@@ -1,0 +1,94 @@
+// Offline demo extras in the header: the Demo DNS panel, the clock's speed, and reset.
+import { html } from '../../lib/html.js';
+import { render } from '../../lib/dom.js';
+import { api } from '../../lib/api.js';
+import { store, loadProjects, refreshDomains, refreshClock } from '../../lib/state.js';
+import { errorText } from '../../lib/errors.js';
+import { toast } from '../../lib/toast.js';
+import * as actions from '../../lib/actions.js';
+
+export const SPEEDS = [
+  { value: 0, label: 'Paused' },
+  { value: 1, label: 'Real time' },
+  { value: 10, label: '10× (a minute in 6 s)' },
+  { value: 60, label: '60× (a minute in 1 s)' },
+  { value: 600, label: '600× (an hour in 6 s)' },
+];
+
+export class DemoControls extends HTMLElement {
+  connectedCallback() {
+    this.unsubscribe = store.subscribe((state, changed) => {
+      if (changed.includes('session')) this.draw(state.session);
+    });
+    this.draw(store.get().session);
+  }
+
+  disconnectedCallback() {
+    this.unsubscribe?.();
+  }
+
+  async draw(session) {
+    const demo = session?.mode === 'demo';
+    this.hidden = !demo;
+    if (!demo) {
+      render(this, html``);
+      return;
+    }
+    render(this, html`<div class="demo-controls" role="group" aria-label="Offline demo">
+      <span class="demo-tag">Offline demo</span>
+      <button type="button" id="demo-dns-button">Demo DNS</button>
+      <label for="clock-speed" class="muted">Clock</label>
+      <select id="clock-speed">${SPEEDS.map((s) => html`<option value="${s.value}">${s.label}</option>`)}</select>
+      <button type="button" id="demo-reset-button">Reset demo</button>
+    </div>`);
+    this.querySelector('#demo-dns-button').addEventListener('click', () => document.getElementById('demo-dns-host').open());
+    const select = this.querySelector('#clock-speed');
+    select.addEventListener('change', async () => {
+      try {
+        await api.setClockSpeed(Number(select.value));
+        await refreshClock();
+        toast(`Demo clock: ${select.selectedOptions[0].textContent}.`, 'ok');
+      } catch (err) {
+        toast(errorText(err), 'error');
+      }
+    });
+    this.querySelector('#demo-reset-button').addEventListener('click', () => this.reset());
+    try {
+      const clock = await api.clock();
+      const known = SPEEDS.find((s) => s.value === clock.speed);
+      if (!known) select.append(new Option(`${clock.speed}×`, String(clock.speed)));
+      select.value = String(clock.speed);
+    } catch {
+      // The clock shows its default until the service answers.
+    }
+  }
+
+  async reset() {
+    const ok = await actions.confirmDialog({
+      title: 'Reset the offline demo?',
+      body: 'Every project, domain, DNS record and certificate goes back to the seed data. Your own accounts are not touched.',
+      confirm: 'Reset demo',
+    });
+    if (!ok) return;
+    try {
+      await api.resetDemo();
+      store.set({ selected: null });
+      await loadProjects();
+      const project = store.get().project;
+      if (project) {
+        const fresh = store.get().projects.find((p) => p.id === project.id);
+        if (fresh) {
+          store.set({ project: fresh });
+          await refreshDomains();
+        } else {
+          store.set({ route: 'projects', project: null, domains: [] });
+        }
+      }
+      await refreshClock();
+      this.draw(store.get().session);
+      toast('The demo is back to its seed data.', 'ok');
+    } catch (err) {
+      toast(errorText(err), 'error');
+    }
+  }
+}

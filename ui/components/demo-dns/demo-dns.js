@@ -1,0 +1,154 @@
+// The Demo DNS panel plays the customer's DNS provider for the demo zones: list, add and
+// delete records. Changes reach the platform's resolvers after the demo's propagation delay.
+import { html } from '../../lib/html.js';
+import { render, openDialog } from '../../lib/dom.js';
+import { api } from '../../lib/api.js';
+import { store } from '../../lib/state.js';
+import { RECORD_TYPES, checkZoneRecord, zoneFor } from '../../lib/zone-record.js';
+import { describeError, errorText } from '../../lib/errors.js';
+import { toast } from '../../lib/toast.js';
+
+export class DemoDns extends HTMLElement {
+  connectedCallback() {
+    render(this, html`<dialog id="demo-dns-panel" aria-labelledby="demo-dns-title" class="wide">
+      <div class="panel-head">
+        <h3 id="demo-dns-title">Demo DNS</h3>
+        <button type="button" id="demo-dns-close" aria-label="Close Demo DNS">Close</button>
+      </div>
+      <p class="muted">This panel plays your DNS provider for the demo zones. The platform sees a change after the demo’s propagation delay.</p>
+      <div class="zone-bar">
+        <label for="dns-zone">Zone</label>
+        <select id="dns-zone"></select>
+        <form id="dns-zone-form" class="inline" novalidate>
+          <label for="dns-new-zone" class="visually-hidden">New zone</label>
+          <input id="dns-new-zone" placeholder="new-zone.example" autocomplete="off">
+          <button type="submit" id="dns-add-zone">Add zone</button>
+        </form>
+      </div>
+      <table class="dns-records" id="dns-records" aria-label="Records in the zone">
+        <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Value</th><th scope="col">TTL</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
+        <tbody></tbody>
+      </table>
+      <form id="dns-add-form" class="dns-add" novalidate>
+        <label><span>Name</span><input id="dns-new-name" placeholder="shop or @" autocomplete="off"></label>
+        <label><span>Type</span><select id="dns-new-type">${RECORD_TYPES.map((t) => html`<option>${t}</option>`)}</select></label>
+        <label class="grow"><span>Value</span><input id="dns-new-value" autocomplete="off" spellcheck="false"></label>
+        <label><span>TTL</span><input id="dns-new-ttl" inputmode="numeric" value="3600"></label>
+        <button type="submit" id="dns-add" class="primary">Add record</button>
+      </form>
+      <p id="dns-error" class="error" role="alert" hidden></p>
+    </dialog>`);
+    this.dialog = this.querySelector('dialog');
+    this.querySelector('#demo-dns-close').addEventListener('click', () => this.dialog.close());
+    this.querySelector('#dns-zone').addEventListener('change', () => this.loadRecords());
+    this.querySelector('#dns-add-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.add();
+    });
+    this.querySelector('#dns-zone-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      this.addZone();
+    });
+    this.querySelector('#dns-records').addEventListener('click', (e) => {
+      const button = e.target.closest('.dns-delete');
+      if (button) this.remove(button.dataset.recordId, button.dataset.label);
+    });
+  }
+
+  async open(zone) {
+    openDialog(this.dialog, '#dns-zone');
+    this.error('');
+    try {
+      this.zones = await api.zones();
+      const select = this.querySelector('#dns-zone');
+      const wanted = zone ?? zoneFor(store.get().selected, this.zones) ?? select.value ?? this.zones[0];
+      render(select, html`${this.zones.map((z) => html`<option value="${z}">${z}</option>`)}`);
+      select.value = this.zones.includes(wanted) ? wanted : this.zones[0] ?? '';
+      await this.loadRecords();
+    } catch (err) {
+      this.error(errorText(err));
+    }
+  }
+
+  zone() {
+    return this.querySelector('#dns-zone').value;
+  }
+
+  async loadRecords() {
+    const zone = this.zone();
+    const body = this.querySelector('#dns-records tbody');
+    if (!zone) {
+      render(body, html``);
+      return;
+    }
+    try {
+      const list = await api.zoneRecords(zone);
+      if (zone !== this.zone()) return;
+      render(body, list.records.length === 0
+        ? html`<tr><td colspan="5" class="muted">No records in ${zone}.</td></tr>`
+        : html`${list.records.map((r) => html`<tr data-record-id="${r.id}" data-name="${r.name}" data-type="${r.type}">
+            <td class="mono">${r.name}</td><td>${r.type}</td><td class="mono value">${r.value}</td><td>${r.ttl}</td>
+            <td><button type="button" class="dns-delete" data-record-id="${r.id}" data-label="${r.type} ${r.name}" aria-label="Delete ${r.type} record ${r.name} ${r.value}">Delete</button></td>
+          </tr>`)}`);
+    } catch (err) {
+      this.error(errorText(err));
+    }
+  }
+
+  async add() {
+    const zone = this.zone();
+    const checked = checkZoneRecord({
+      name: this.querySelector('#dns-new-name').value,
+      type: this.querySelector('#dns-new-type').value,
+      value: this.querySelector('#dns-new-value').value,
+      ttl: this.querySelector('#dns-new-ttl').value,
+    }, zone);
+    if (!checked.ok) {
+      this.error(checked.message);
+      this.querySelector(`#dns-new-${checked.field}`)?.focus();
+      return;
+    }
+    try {
+      await api.addZoneRecord(zone, checked.record);
+      this.error('');
+      this.querySelector('#dns-new-name').value = '';
+      this.querySelector('#dns-new-value').value = '';
+      toast(`Added ${checked.record.type} ${checked.record.name} in ${zone}.`, 'ok');
+      await this.loadRecords();
+      this.querySelector('#dns-new-name').focus();
+    } catch (err) {
+      const { message, action } = describeError(err);
+      this.error(action ? `${message} ${action}` : message);
+    }
+  }
+
+  async remove(id, label) {
+    try {
+      await api.deleteZoneRecord(this.zone(), id);
+      toast(`Deleted ${label}.`, 'ok');
+      await this.loadRecords();
+      this.querySelector('#dns-new-name').focus();
+    } catch (err) {
+      this.error(errorText(err));
+    }
+  }
+
+  async addZone() {
+    const input = this.querySelector('#dns-new-zone');
+    const zone = input.value.trim().toLowerCase().replace(/\.$/, '');
+    if (!zone) return this.error('Enter a zone name such as example.io.');
+    try {
+      await api.addZone(zone);
+      input.value = '';
+      await this.open(zone);
+    } catch (err) {
+      this.error(errorText(err));
+    }
+  }
+
+  error(text) {
+    const box = this.querySelector('#dns-error');
+    box.textContent = text;
+    box.hidden = !text;
+  }
+}

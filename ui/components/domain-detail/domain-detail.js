@@ -1,0 +1,74 @@
+// The selected domain in full: status and reason, Verify / Re-verify, the record to create
+// next to what the verifier found (add, remove, keep), the certificate, and the actions.
+import { html } from '../../lib/html.js';
+import { render } from '../../lib/dom.js';
+import { store, platformNow } from '../../lib/state.js';
+import { statusView, roleLabel, verifyLabel, recordPlan } from '../../lib/domain-view.js';
+import { dateTime, relativeTime } from '../../lib/format.js';
+import * as actions from '../../lib/actions.js';
+import { recordCard, wireCopyButtons } from './record-card.js';
+
+export class DomainDetail extends HTMLElement {
+  connectedCallback() {
+    this.unsubscribe = store.subscribe((_s, changed) => {
+      if (changed.includes('selected') || changed.includes('domains')) this.draw();
+    });
+    this.draw();
+  }
+
+  disconnectedCallback() {
+    this.unsubscribe?.();
+  }
+
+  draw() {
+    const hostname = store.get().selected;
+    const domain = hostname && actions.findDomain(hostname);
+    if (!domain) {
+      render(this, html`<aside class="detail empty" aria-label="Domain details"><p class="muted">Select a domain to see its DNS record, why it is not live yet, and what to do.</p></aside>`);
+      return;
+    }
+    const now = platformNow();
+    const status = statusView(domain, now, { caIdentity: store.get().session?.ca_identity });
+    const plan = recordPlan(domain);
+    const cert = domain.certificate ?? {};
+    render(this, html`<aside class="detail" aria-labelledby="detail-title" id="detail-panel" data-hostname="${domain.hostname}">
+      <h4 id="detail-title">${domain.unicode_hostname}</h4>
+      ${domain.unicode_hostname !== domain.hostname ? html`<p class="mono small muted">${domain.hostname}</p>` : ''}
+      <p><span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span></p>
+      <p id="domain-reason" class="reason-full" role="status">${status.reason}</p>
+      <p class="muted small">Last checked: <span id="detail-checked">${domain.verification?.checked_at ? `${relativeTime(domain.verification.checked_at, now)} (${dateTime(domain.verification.checked_at)})` : 'never'}</span></p>
+      <div class="detail-actions">
+        <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
+        <button type="button" id="detail-diagnose">Diagnose</button>
+        <button type="button" id="detail-remove" class="danger">Remove…</button>
+      </div>
+      <h5>DNS record to create</h5>
+      ${recordCard(domain, 'record')}
+      <h5>Records at “${domain.dns_record.name}”</h5>
+      <table class="plan" id="record-plan">
+        <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
+        <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono">${p.value}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
+      </table>
+      <h5>Certificate</h5>
+      <dl class="facts" id="detail-certificate">
+        <dt>Status</dt><dd>${cert.status ?? 'none'}</dd>
+        ${cert.started_at ? html`<dt>Requested</dt><dd>${dateTime(cert.started_at)}</dd>` : ''}
+        ${cert.issued_at ? html`<dt>Issued</dt><dd>${dateTime(cert.issued_at)}</dd>` : ''}
+        ${cert.expires_at ? html`<dt>Expires</dt><dd>${dateTime(cert.expires_at)}</dd>` : ''}
+        ${cert.error ? html`<dt>Problem</dt><dd>${cert.error.message}</dd>` : ''}
+      </dl>
+    </aside>`);
+    const verifyButton = this.querySelector('#verify-button');
+    verifyButton.addEventListener('click', async () => {
+      verifyButton.disabled = true;
+      verifyButton.textContent = 'Checking…';
+      await actions.verify(domain.hostname);
+      const again = this.querySelector('#verify-button');
+      if (again) again.disabled = false;
+      if (again && again.textContent === 'Checking…') again.textContent = verifyLabel(actions.findDomain(domain.hostname) ?? domain);
+    });
+    this.querySelector('#detail-diagnose').addEventListener('click', () => actions.diagnose(domain.hostname));
+    this.querySelector('#detail-remove').addEventListener('click', () => actions.remove(domain.hostname));
+    wireCopyButtons(this);
+  }
+}

@@ -1,0 +1,250 @@
+// The Domains table: hostname (Unicode), role, status with its reason, certificate expiry and
+// last check, and a menu per row. Only the rows in view exist in the page (lib/virtual.js),
+// so thousands of domains scroll and filter smoothly. Keyboard: arrows, Page Up/Down,
+// Home/End move between rows; Enter shows the details; the context-menu key or Shift+F10
+// opens the row's menu.
+import { html } from '../../lib/html.js';
+import { render } from '../../lib/dom.js';
+import { store, platformNow } from '../../lib/state.js';
+import { domainRow } from '../../lib/domain-view.js';
+import { visibleRange, scrollToReveal, filterRows, sortIndices } from '../../lib/virtual.js';
+import * as actions from '../../lib/actions.js';
+
+const ROW_HEIGHT = 56;
+
+export class DomainsTable extends HTMLElement {
+  connectedCallback() {
+    this.rows = [];
+    this.order = [];
+    this.query = '';
+    this.sort = 'status';
+    this.active = 0;
+    this.range = null;
+    render(this, html`
+      <div class="table-tools">
+        <label for="domain-filter" class="visually-hidden">Filter domains</label>
+        <input id="domain-filter" type="search" placeholder="Filter by name, status or role" autocomplete="off">
+        <span id="domain-count" class="muted" aria-live="polite"></span>
+      </div>
+      <div class="vt" role="table" aria-label="Domains" id="domains-grid">
+        <div class="vt-head" role="rowgroup">
+          <div class="vt-row vt-header" role="row">
+            <span role="columnheader"><button type="button" class="sort" data-sort="hostname">Hostname</button></span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="role">Role</button></span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="status">Status</button></span>
+            <span role="columnheader">Certificate expires</span>
+            <span role="columnheader">Last checked</span>
+            <span role="columnheader"><span class="visually-hidden">Actions</span></span>
+          </div>
+        </div>
+        <div class="vt-viewport" id="domains-viewport">
+          <div class="vt-spacer" role="rowgroup"><div class="vt-window"></div></div>
+          <p class="vt-empty muted" id="domains-empty" hidden></p>
+        </div>
+      </div>
+      <div class="row-menu" role="menu" id="row-menu" hidden aria-label="Domain actions">
+        <button type="button" role="menuitem" id="menu-verify" data-action="verify">Verify</button>
+        <button type="button" role="menuitem" id="menu-make-primary" data-action="primary">Make primary</button>
+        <button type="button" role="menuitem" id="menu-redirect" data-action="redirect">Redirect to…</button>
+        <button type="button" role="menuitem" id="menu-open" data-action="open">Open in browser</button>
+        <button type="button" role="menuitem" id="menu-diagnose" data-action="diagnose">Diagnose</button>
+        <button type="button" role="menuitem" id="menu-remove" data-action="remove" class="danger">Remove…</button>
+      </div>`);
+    this.viewport = this.querySelector('.vt-viewport');
+    this.spacer = this.querySelector('.vt-spacer');
+    this.window = this.querySelector('.vt-window');
+    this.menu = this.querySelector('#row-menu');
+    this.querySelector('#domain-filter').addEventListener('input', (e) => {
+      this.query = e.target.value;
+      this.reorder();
+    });
+    this.querySelectorAll('.sort').forEach((b) => b.addEventListener('click', () => {
+      this.sort = b.dataset.sort;
+      this.reorder();
+    }));
+    this.viewport.addEventListener('scroll', () => this.schedule());
+    this.window.addEventListener('click', (e) => this.onClick(e));
+    this.window.addEventListener('keydown', (e) => this.onKey(e));
+    this.menu.addEventListener('click', (e) => this.onMenu(e));
+    this.menu.addEventListener('keydown', (e) => this.onMenuKey(e));
+    this.onOutside = (e) => { if (!this.menu.hidden && !this.menu.contains(e.target)) this.closeMenu(false); };
+    document.addEventListener('mousedown', this.onOutside);
+    this.resize = new ResizeObserver(() => this.paint(true));
+    this.resize.observe(this.viewport);
+    this.unsubscribe = store.subscribe((state, changed) => {
+      if (changed.includes('domains')) this.load(state.domains);
+      else if (changed.includes('selected')) this.paint(true);
+    });
+    this.ticker = setInterval(() => this.load(store.get().domains), 30_000);
+    this.load(store.get().domains);
+  }
+
+  disconnectedCallback() {
+    this.unsubscribe?.();
+    this.resize?.disconnect();
+    clearInterval(this.ticker);
+    document.removeEventListener('mousedown', this.onOutside);
+  }
+
+  load(domains) {
+    const now = platformNow();
+    const caIdentity = store.get().session?.ca_identity ?? undefined;
+    this.rows = domains.map((d) => domainRow(d, now, { caIdentity }));
+    this.reorder();
+  }
+
+  reorder() {
+    this.order = sortIndices(this.rows, filterRows(this.rows, this.query), this.sort);
+    this.active = Math.min(this.active, Math.max(0, this.order.length - 1));
+    const total = this.rows.length;
+    const shown = this.order.length;
+    this.querySelector('#domain-count').textContent = total === 0 ? '' : shown === total ? `${total} domain${total === 1 ? '' : 's'}` : `${shown} of ${total} domains`;
+    this.querySelectorAll('.sort').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.sort === this.sort)));
+    this.querySelector('#domains-grid').setAttribute('aria-rowcount', String(shown + 1));
+    const empty = this.querySelector('#domains-empty');
+    empty.hidden = shown > 0;
+    empty.textContent = total === 0 ? 'No custom domains yet. The project is served at its default address.' : 'No domain matches the filter.';
+    this.spacer.style.height = `${shown * ROW_HEIGHT}px`;
+    this.paint(true);
+  }
+
+  schedule() {
+    if (this.frame) return;
+    this.frame = requestAnimationFrame(() => {
+      this.frame = null;
+      this.paint(false);
+    });
+  }
+
+  paint(force) {
+    const range = visibleRange({
+      scrollTop: this.viewport.scrollTop,
+      viewportHeight: this.viewport.clientHeight || 480,
+      rowHeight: ROW_HEIGHT,
+      count: this.order.length,
+    });
+    if (!force && this.range && range.start === this.range.start && range.end === this.range.end) return;
+    this.range = range;
+    const hadFocus = this.window.contains(document.activeElement);
+    const focusedMenuButton = document.activeElement?.classList?.contains('row-menu-button');
+    const selected = store.get().selected;
+    const rows = [];
+    for (let i = range.start; i < range.end; i++) {
+      const row = this.rows[this.order[i]];
+      rows.push(html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${row.hostname === selected}">
+        <span role="cell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
+        <span role="cell" class="role role-${row.roleKey}">${row.role}</span>
+        <span role="cell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
+        <span role="cell" class="expires" title="${row.expiresTitle}">${row.expires || '—'}</span>
+        <span role="cell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
+        <span role="cell" class="actions"><button type="button" class="row-menu-button" aria-haspopup="menu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
+      </div>`);
+    }
+    render(this.window, html`${rows}`);
+    this.window.style.transform = `translateY(${range.offset}px)`;
+    if (hadFocus) {
+      const row = this.window.querySelector(`[data-index="${this.active}"]`);
+      (focusedMenuButton ? row?.querySelector('.row-menu-button') : row)?.focus({ preventScroll: true });
+    }
+  }
+
+  rowOf(target) {
+    return target.closest?.('.vt-row[data-hostname]');
+  }
+
+  onClick(e) {
+    const row = this.rowOf(e.target);
+    if (!row) return;
+    this.active = Number(row.dataset.index);
+    if (e.target.closest('.row-menu-button')) {
+      this.openMenu(row.dataset.hostname, e.target.closest('.row-menu-button'));
+      return;
+    }
+    store.set({ selected: row.dataset.hostname });
+  }
+
+  focusRow(index) {
+    if (this.order.length === 0) return;
+    this.active = Math.max(0, Math.min(this.order.length - 1, index));
+    this.viewport.scrollTop = scrollToReveal({ index: this.active, scrollTop: this.viewport.scrollTop, viewportHeight: this.viewport.clientHeight, rowHeight: ROW_HEIGHT });
+    this.paint(true);
+    this.window.querySelector(`[data-index="${this.active}"]`)?.focus({ preventScroll: true });
+  }
+
+  onKey(e) {
+    const row = this.rowOf(e.target);
+    if (!row) return;
+    const index = Number(row.dataset.index);
+    const page = Math.max(1, Math.floor(this.viewport.clientHeight / ROW_HEIGHT) - 1);
+    const moves = { ArrowDown: index + 1, ArrowUp: index - 1, PageDown: index + page, PageUp: index - page, Home: 0, End: this.order.length - 1 };
+    if (e.key in moves && e.target === row) {
+      e.preventDefault();
+      this.focusRow(moves[e.key]);
+    } else if (e.key === 'Enter' && e.target === row) {
+      e.preventDefault();
+      store.set({ selected: row.dataset.hostname });
+    } else if (e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) {
+      e.preventDefault();
+      this.openMenu(row.dataset.hostname, row.querySelector('.row-menu-button'));
+    }
+  }
+
+  openMenu(hostname, anchor) {
+    const domain = actions.findDomain(hostname);
+    if (!domain) return;
+    this.menuHost = hostname;
+    this.menuAnchor = anchor;
+    this.menu.querySelector('#menu-verify').textContent = domain.verification?.checked_at || domain.status !== 'pending_verification' ? 'Re-verify' : 'Verify';
+    this.menu.querySelector('#menu-make-primary').disabled = domain.role === 'primary';
+    this.menu.querySelector('#menu-open').disabled = domain.status !== 'live';
+    this.menu.hidden = false;
+    const box = anchor.getBoundingClientRect();
+    const host = this.getBoundingClientRect();
+    const menuHeight = this.menu.offsetHeight;
+    const below = box.bottom - host.top + 4;
+    const top = box.bottom + menuHeight > window.innerHeight ? box.top - host.top - menuHeight - 4 : below;
+    this.menu.style.top = `${Math.max(0, top)}px`;
+    this.menu.style.left = `${Math.max(0, box.right - host.left - this.menu.offsetWidth)}px`;
+    this.menu.querySelector('button:not([disabled])')?.focus();
+  }
+
+  closeMenu(restoreFocus = true) {
+    this.menu.hidden = true;
+    if (restoreFocus) this.menuAnchor?.focus();
+  }
+
+  onMenuKey(e) {
+    const items = [...this.menu.querySelectorAll('button:not([disabled])')];
+    const i = items.indexOf(document.activeElement);
+    if (e.key === 'Escape' || e.key === 'Tab') {
+      e.preventDefault();
+      this.closeMenu();
+    } else if (e.key === 'ArrowDown') {
+      e.preventDefault();
+      items[(i + 1) % items.length]?.focus();
+    } else if (e.key === 'ArrowUp') {
+      e.preventDefault();
+      items[(i - 1 + items.length) % items.length]?.focus();
+    } else if (e.key === 'Home' || e.key === 'End') {
+      e.preventDefault();
+      items[e.key === 'Home' ? 0 : items.length - 1]?.focus();
+    }
+  }
+
+  onMenu(e) {
+    const item = e.target.closest('[data-action]');
+    if (!item || item.disabled) return;
+    const hostname = this.menuHost;
+    this.closeMenu();
+    const run = {
+      verify: () => actions.verify(hostname),
+      primary: () => actions.makePrimary(hostname),
+      redirect: () => actions.redirectDialog(hostname),
+      open: () => actions.openInBrowser(hostname),
+      diagnose: () => actions.diagnose(hostname),
+      remove: () => actions.remove(hostname),
+    }[item.dataset.action];
+    store.set({ selected: hostname });
+    run?.();
+  }
+}

@@ -1,0 +1,54 @@
+// The projects of the signed-in account: name, plan, default address, primary domain and last
+// deploy. Opening one shows its settings with the Domains section.
+import { html } from '../../lib/html.js';
+import { render } from '../../lib/dom.js';
+import { store, openProject, loadProjects } from '../../lib/state.js';
+import { planName, deployText } from '../../lib/project.js';
+import { errorText } from '../../lib/errors.js';
+import { toast } from '../../lib/toast.js';
+
+export class ProjectList extends HTMLElement {
+  connectedCallback() {
+    this.unsubscribe = store.subscribe((_s, changed) => {
+      if (changed.includes('projects') || changed.includes('session')) this.draw();
+    });
+    this.draw();
+    if (!store.get().projects) loadProjects().catch((err) => toast(errorText(err), 'error'));
+  }
+
+  disconnectedCallback() {
+    this.unsubscribe?.();
+  }
+
+  draw() {
+    const { projects, session } = store.get();
+    const plan = planName(session?.account?.plan);
+    const now = Date.now();
+    render(this, html`
+      <section aria-labelledby="projects-title">
+        <div class="section-head">
+          <h2 id="projects-title">Projects</h2>
+          <span class="muted" id="account-plan">${session?.account?.name ?? ''} · ${plan} plan</span>
+          <button type="button" id="projects-refresh">Refresh</button>
+        </div>
+        ${projects == null ? html`<p class="muted">Loading projects…</p>` : projects.length === 0
+          ? html`<p class="muted">This account has no projects yet.</p>`
+          : html`<table class="projects" id="projects">
+              <thead><tr><th scope="col">Project</th><th scope="col">Plan</th><th scope="col">Default address</th><th scope="col">Primary domain</th><th scope="col">Last deploy</th></tr></thead>
+              <tbody>${projects.map((p) => html`<tr>
+                <td><button type="button" class="link project-open" data-project-id="${p.id}" data-testid="project-${p.name}">${p.name}</button></td>
+                <td>${plan}</td>
+                <td class="mono">${p.default_address}</td>
+                <td class="mono">${p.primary_domain ?? '—'}</td>
+                <td class="${p.last_deploy?.status === 'succeeded' ? '' : 'warn'}">${deployText(p, now)}</td>
+              </tr>`)}</tbody>
+            </table>`}
+      </section>`);
+    this.querySelector('#projects-refresh').addEventListener('click', () => loadProjects().catch((err) => toast(errorText(err), 'error')));
+    this.querySelectorAll('.project-open').forEach((button) => button.addEventListener('click', () => {
+      const project = store.get().projects.find((p) => p.id === button.dataset.projectId);
+      store.set({ route: 'project' });
+      openProject(project).catch((err) => toast(errorText(err), 'error'));
+    }));
+  }
+}

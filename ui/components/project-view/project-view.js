@@ -1,0 +1,129 @@
+// A project's settings with its Domains section: the table, the details of the selected
+// domain, Add domain (or why it is not possible), and the background polling that keeps the
+// statuses live.
+import { html } from '../../lib/html.js';
+import { render } from '../../lib/dom.js';
+import { api } from '../../lib/api.js';
+import { store, refreshDomains } from '../../lib/state.js';
+import { upsertDomain } from '../../lib/store.js';
+import { PollSchedule, pollPlan, notableChange } from '../../lib/backoff.js';
+import { deployText, planName, addBlockedReason } from '../../lib/project.js';
+
+export class ProjectView extends HTMLElement {
+  connectedCallback() {
+    this.schedule = new PollSchedule();
+    this.unsubscribe = store.subscribe((state, changed) => {
+      if (changed.includes('project') || changed.includes('session')) this.drawHeader();
+      if (changed.includes('domains')) {
+        this.watch(state.domains);
+        this.drawAddState();
+      }
+    });
+    this.draw();
+    this.watch(store.get().domains);
+  }
+
+  disconnectedCallback() {
+    this.unsubscribe?.();
+    clearTimeout(this.timer);
+  }
+
+  draw() {
+    render(this, html`
+      <nav class="crumbs" aria-label="Breadcrumb"><button type="button" class="link" id="back-to-projects">Projects</button> <span aria-hidden="true">/</span> <span id="project-crumb"></span></nav>
+      <section class="project-settings" aria-labelledby="project-title">
+        <h2 id="project-title">Project settings</h2>
+        <dl class="project-facts" id="project-facts"></dl>
+      </section>
+      <section class="domains" aria-labelledby="domains-title">
+        <div class="section-head">
+          <h3 id="domains-title">Domains</h3>
+          <button type="button" id="add-domain-button" class="primary">Add domain</button>
+          <button type="button" id="domains-refresh">Refresh</button>
+        </div>
+        <p id="add-domain-reason" class="blocked" hidden></p>
+        <div class="domains-layout">
+          <dd-domains-table id="domains-table"></dd-domains-table>
+          <dd-domain-detail id="domain-detail"></dd-domain-detail>
+        </div>
+      </section>`);
+    this.querySelector('#back-to-projects').addEventListener('click', () => store.set({ route: 'projects', project: null, domains: [], selected: null }));
+    this.querySelector('#add-domain-button').addEventListener('click', () => document.getElementById('add-domain-host').open());
+    this.querySelector('#domains-refresh').addEventListener('click', () => refreshDomains().catch(() => {}));
+    this.drawHeader();
+  }
+
+  drawHeader() {
+    const { project, session } = store.get();
+    if (!project) return;
+    this.querySelector('#project-crumb').textContent = project.name;
+    this.querySelector('#project-title').textContent = `${project.name} — settings`;
+    render(this.querySelector('#project-facts'), html`
+      <dt>Plan</dt><dd>${planName(session?.account?.plan)}</dd>
+      <dt>Default address</dt><dd class="mono" id="project-default-address">${project.default_address}</dd>
+      <dt>Served at</dt><dd class="mono" id="project-url">${project.url}</dd>
+      <dt>Last deploy</dt><dd>${deployText(project, Date.now())}</dd>`);
+    this.drawAddState();
+  }
+
+  drawAddState() {
+    const { project, session, domains } = store.get();
+    const reason = addBlockedReason(session, project, domains.length);
+    const button = this.querySelector('#add-domain-button');
+    const note = this.querySelector('#add-domain-reason');
+    if (!button) return;
+    button.disabled = Boolean(reason);
+    note.hidden = !reason;
+    note.textContent = reason ?? '';
+    if (reason) button.setAttribute('aria-describedby', 'add-domain-reason');
+    else button.removeAttribute('aria-describedby');
+  }
+
+  /** Puts every domain on the polling schedule and arms the timer for the next due poll. */
+  watch(domains) {
+    const seen = new Set();
+    for (const d of domains) {
+      seen.add(d.hostname);
+      this.schedule.observe(d);
+    }
+    for (const hostname of [...this.schedule.entries.keys()]) if (!seen.has(hostname)) this.schedule.forget(hostname);
+    this.arm();
+  }
+
+  arm() {
+    clearTimeout(this.timer);
+    if (store.get().settings.polling === false) return;
+    const wait = this.schedule.nextIn();
+    if (wait == null) return;
+    this.timer = setTimeout(() => this.poll(), Math.max(250, wait));
+  }
+
+  async poll() {
+    const project = store.get().project;
+    if (!project) return;
+    const plan = pollPlan(this.schedule.due());
+    const before = new Map(store.get().domains.map((d) => [d.hostname, d]));
+    try {
+      if (plan.kind === 'list') {
+        const domains = await api.domains(project.id, true);
+        if (store.get().project?.id === project.id) store.set({ domains });
+      } else if (plan.kind === 'each') {
+        for (const hostname of plan.hostnames) {
+          const domain = await api.domain(project.id, hostname, true);
+          if (store.get().project?.id !== project.id) return;
+          store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
+        }
+      }
+    } catch {
+      // A failed background poll is retried on the schedule; the meter shows why (429, ban).
+      for (const hostname of plan.hostnames ?? []) this.schedule.forget(hostname);
+      this.watch(store.get().domains);
+    }
+    for (const after of store.get().domains) {
+      const change = notableChange(before.get(after.hostname), after);
+      if (change === 'live') api.notify('Domain live', `${after.unicode_hostname} now serves ${project.name} over HTTPS.`).catch(() => {});
+      if (change === 'certificate_failed') api.notify('Certificate failed', `${after.unicode_hostname}: ${after.certificate?.error?.message ?? 'no certificate within 30 minutes'}`).catch(() => {});
+    }
+    this.arm();
+  }
+}

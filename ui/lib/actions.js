@@ -1,0 +1,99 @@
+// What the row menu and the detail panel do to a domain. Each action updates the store with
+// the API's answer, so the table changes in place, and reports failures in words.
+
+import { api } from './api.js';
+import { store, refreshDomains, loadProjects } from './state.js';
+import { upsertDomain, removeDomain } from './store.js';
+import { errorText } from './errors.js';
+import { toast } from './toast.js';
+
+function projectId() {
+  return store.get().project?.id;
+}
+
+function fail(err) {
+  toast(errorText(err), 'error');
+}
+
+export function findDomain(hostname) {
+  return store.get().domains.find((d) => d.hostname === hostname);
+}
+
+export async function verify(hostname) {
+  try {
+    const domain = await api.verify(projectId(), hostname);
+    store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
+    if (domain.status === 'pending_verification') toast(`${domain.unicode_hostname}: verification failed — see the reason.`, 'error');
+    else toast(`${domain.unicode_hostname} verified; the certificate is being issued.`, 'ok');
+    return domain;
+  } catch (err) {
+    fail(err);
+    return null;
+  }
+}
+
+export async function remove(hostname) {
+  const domain = findDomain(hostname);
+  const name = domain?.unicode_hostname ?? hostname;
+  const ok = await confirmDialog({
+    title: `Remove ${name}?`,
+    body: 'Traffic to this name stops at once, and redirects to it will point to the project’s current address. You can add it again later, but it must be verified again.',
+    confirm: 'Remove domain',
+  });
+  if (!ok) return false;
+  try {
+    await api.removeDomain(projectId(), hostname);
+    store.set((s) => ({ domains: removeDomain(s.domains, hostname), selected: s.selected === hostname ? null : s.selected }));
+    toast(`Removed ${name}.`, 'ok');
+    refreshDomains().catch(() => {});
+    loadProjects().catch(() => {});
+    return true;
+  } catch (err) {
+    fail(err);
+    return false;
+  }
+}
+
+export async function makePrimary(hostname) {
+  try {
+    await api.makePrimary(projectId(), hostname);
+    await refreshDomains();
+    loadProjects().catch(() => {});
+    toast(`${findDomain(hostname)?.unicode_hostname ?? hostname} is now the primary domain.`, 'ok');
+  } catch (err) {
+    fail(err);
+  }
+}
+
+export async function setRedirect(hostname, to) {
+  try {
+    await api.setRedirect(projectId(), hostname, to);
+    await refreshDomains();
+    toast(to ? `${hostname} now redirects to ${to} (301).` : `${hostname} no longer redirects.`, 'ok');
+    return true;
+  } catch (err) {
+    fail(err);
+    return false;
+  }
+}
+
+export async function openInBrowser(hostname) {
+  try {
+    await api.openInBrowser(hostname);
+  } catch (err) {
+    fail(err);
+  }
+}
+
+export function diagnose(hostname) {
+  document.getElementById('diagnose-panel-host')?.open(hostname);
+}
+
+export function redirectDialog(hostname) {
+  document.getElementById('redirect-dialog-host')?.open(hostname);
+}
+
+export function confirmDialog(options) {
+  const host = document.getElementById('confirm-dialog-host');
+  return host ? host.ask(options) : Promise.resolve(false);
+}

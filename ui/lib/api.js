@@ -1,0 +1,40 @@
+// Every Tauri command the window calls, in one place, with its argument names. Tauri maps the
+// camelCase keys here to the Rust commands' snake_case parameters.
+
+import { invoke } from './tauri.js';
+
+export const api = {
+  appInfo: () => invoke('app_info'),
+  session: () => invoke('session_get'),
+  startDemo: () => invoke('demo_start'),
+  connect: (baseUrl, apiKey) => invoke('connect', { baseUrl, apiKey }),
+  accounts: () => invoke('accounts_list'),
+  switchAccount: (id) => invoke('account_switch', { id }),
+  forgetAccount: (id) => invoke('account_forget', { id }),
+  projects: () => invoke('projects_list'),
+  project: (projectId) => invoke('project_get', { projectId }),
+  domains: (projectId, background = false) => invoke('domains_list', { projectId, background }),
+  domain: (projectId, hostname, background = false) => invoke('domain_get', { projectId, hostname, background }),
+  addDomain: (projectId, hostname, redirectTo = null) => invoke('domain_add', { projectId, hostname, redirectTo }),
+  verify: (projectId, hostname) => invoke('domain_verify', { projectId, hostname }),
+  removeDomain: (projectId, hostname) => invoke('domain_remove', { projectId, hostname }),
+  makePrimary: (projectId, hostname) => invoke('domain_make_primary', { projectId, hostname }),
+  setRedirect: (projectId, hostname, to) => invoke('domain_redirect', { projectId, hostname, to }),
+  domainConfig: (projectId) => invoke('domain_config_get', { projectId }),
+  checkHostname: (hostname) => invoke('hostname_check', { hostname }),
+  queueState: () => invoke('rate_limit_state'),
+  zones: () => invoke('demo_dns_zones'),
+  zoneRecords: (zone) => invoke('demo_dns_records', { zone }),
+  addZoneRecord: (zone, record) => invoke('demo_dns_add', { zone, record }),
+  deleteZoneRecord: (zone, id) => invoke('demo_dns_delete', { zone, id }),
+  addZone: (zone) => invoke('demo_dns_add_zone', { zone }),
+  clock: () => invoke('clock_get'),
+  setClockSpeed: (speed) => invoke('clock_set_speed', { speed }),
+  resetDemo: () => invoke('demo_reset'),
+  openInBrowser: (hostname) => invoke('open_in_browser', { hostname }),
+  diagnose: (hostname) => invoke('diagnose', { hostname }),
+  saveReport: (hostname, json) => invoke('report_save', { hostname, json }),
+  notify: (title, body) => invoke('notify', { title, body }),
+  settings: () => invoke('settings_get'),
+  saveSettings: (settings) => invoke('settings_set', { settings }),
+};

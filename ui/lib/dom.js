@@ -1,0 +1,41 @@
+// Small DOM helpers shared by the components: rendering through the escaping template,
+// clipboard with a fallback, and focus handling for dialogs.
+
+import { SafeHtml } from './html.js';
+
+/** Replaces an element's content with markup built by `html` (never a raw string). */
+export function render(element, markup) {
+  if (!(markup instanceof SafeHtml)) throw new TypeError('render() takes html`` output only');
+  element.innerHTML = markup.text;
+}
+
+/** Copies text; resolves true when it worked. */
+export async function copyText(text) {
+  try {
+    await navigator.clipboard.writeText(text);
+    return true;
+  } catch {
+    const area = document.createElement('textarea');
+    area.value = text;
+    area.setAttribute('readonly', '');
+    area.className = 'offscreen';
+    document.body.append(area);
+    area.select();
+    let ok = false;
+    try {
+      ok = document.execCommand('copy');
+    } catch {
+      ok = false;
+    }
+    area.remove();
+    return ok;
+  }
+}
+
+/** Opens a <dialog> modally and focuses its first field (or the element matching `focus`). */
+export function openDialog(dialog, focus) {
+  if (!dialog.open) dialog.showModal();
+  const target = (focus && dialog.querySelector(focus))
+    ?? dialog.querySelector('input:not([type=hidden]):not([disabled]), select, textarea, button:not([disabled])');
+  target?.focus();
+}

@@ -1,0 +1,54 @@
+// The one store instance of the window, and the actions that change it through the Rust side.
+
+import { createStore } from './store.js';
+import { api } from './api.js';
+
+export const store = createStore({
+  /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
+  /** Which screen shows: boot, first-run, projects or project. */
+  route: 'boot',
+  session: null,
+  accounts: [],
+  projects: null,
+  /** The open project, or null for the list. */
+  project: null,
+  /** Domains of the open project, as the API returns them. */
+  domains: [],
+  /** The hostname whose details are shown. */
+  selected: null,
+  queue: null,
+  settings: { theme: 'system', polling: true },
+  /** Wall-clock offset of the demo's clock, for "3 min ago" on sped-up time. */
+  clockOffsetMs: 0,
+});
+
+/** "Now" as the platform sees it: the demo's clock may run ahead of the wall clock. */
+export function platformNow() {
+  return Date.now() + store.get().clockOffsetMs;
+}
+
+export async function loadProjects() {
+  const projects = await api.projects();
+  store.set({ projects });
+  return projects;
+}
+
+export async function openProject(project) {
+  store.set({ project, domains: [], selected: null });
+  const [fresh, domains] = await Promise.all([api.project(project.id), api.domains(project.id)]);
+  if (store.get().project?.id === project.id) store.set({ project: fresh, domains });
+  api.saveSettings({ ...store.get().settings, last_project: project.id }).catch(() => {});
+}
+
+export async function refreshDomains(background = false) {
+  const project = store.get().project;
+  if (!project) return;
+  const domains = await api.domains(project.id, background);
+  if (store.get().project?.id === project.id) store.set({ domains });
+}
+
+export async function refreshClock() {
+  if (store.get().session?.mode !== 'demo') return;
+  const clock = await api.clock();
+  store.set({ clockOffsetMs: Date.parse(clock.now) - Date.now() });
+}
