@@ -8,4 +8,7 @@ pub enum Error {
     /// The text is not a hostname a custom domain can use; the message says why, for a person.
     #[error("{0}")]
     InvalidHostname(String),
+    /// The text is not a CAA record in presentation form; the message says why, for a person.
+    #[error("{0}")]
+    InvalidCaaRecord(String),
 }

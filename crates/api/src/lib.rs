@@ -4,6 +4,7 @@
 //! Both ends compile against these types, so a field renamed here breaks both at once instead
 //! of drifting silently; the local service derives its OpenAPI document from them.
 
+pub mod caa;
 pub mod error;
 pub mod hostname;
 pub mod local;
