@@ -1,1 +1,36 @@
-//! placeholder
+//! The platform API client: a typed call for every endpoint of API v1, all of them going
+//! through one rate-limit-aware scheduler per API key.
+//!
+//! The promise to the user: work gets done as fast as the plan allows, the app never earns a
+//! 429 it could have avoided, and it never does what gets a key banned. No general-purpose
+//! crate paces itself from the platform's Remaining/Reset headers, so this one does:
+//!
+//! ```no_run
+//! # async fn demo() -> domain_desk_client::Result<()> {
+//! use domain_desk_client::{Client, ClientConfig};
+//! use domain_desk_api::Plan;
+//!
+//! let client = Client::new(ClientConfig::new("http://127.0.0.1:8787", "ddk_…").plan(Plan::Pro))?;
+//! let projects = client.projects().await?;            // interactive by default
+//! let meter = client.state();                            // watch::Receiver<QueueState>
+//! let bulk = client.bulk();                              // same queue, lowest priority
+//! # let _ = (projects, meter, bulk); Ok(()) }
+//! ```
+
+mod budget;
+mod client;
+mod config;
+mod error;
+pub mod headers;
+mod queue;
+mod secret;
+mod state;
+mod transport;
+
+pub use client::Client;
+pub use config::{ClientConfig, QueueConfig, RetryPolicy};
+pub use error::{Error, Result};
+pub use queue::JobId;
+pub use secret::ApiKey;
+pub use state::{Priority, QueueState, QueuedCounts, WindowState};
+pub use transport::{ApiRequest, HttpTransport, Transport, TransportError, WireResponse};

@@ -1,0 +1,400 @@
+//! The typed client for the whole of API v1, and the handle every caller holds.
+//!
+//! A [`Client`] is cheap to clone: it holds the sender of its key's scheduler
+//! ([`crate::queue`]), a receiver of the queue's state, and the priority and job its requests
+//! go under. `client.bulk().in_job(job)` is the same queue, just a different place in it.
+
+use std::collections::BTreeMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::time::Duration;
+
+use bytes::Bytes;
+use domain_desk_api::{
+    Account, AddDomain, CreateDeploy, CreateProject, Deploy, Domain, DomainConfig, DomainList,
+    ErrorBody, ErrorCode, Project, ProjectList, RateLimitStatus,
+};
+use reqwest::StatusCode;
+use serde::Serialize;
+use serde::de::DeserializeOwned;
+use tokio::sync::{mpsc, oneshot, watch};
+
+use crate::config::{ClientConfig, QueueConfig};
+use crate::error::{Error, Result};
+use crate::headers;
+use crate::queue::{self, Command, JobId, RATE_LIMIT_PATH};
+use crate::state::{Priority, QueueState};
+use crate::transport::{ApiRequest, HttpTransport, Transport, WireResponse};
+
+#[derive(Clone)]
+pub struct Client {
+    commands: mpsc::Sender<Command>,
+    state: watch::Receiver<QueueState>,
+    priority: Priority,
+    job: Option<JobId>,
+    job_ids: Arc<AtomicU64>,
+}
+
+impl std::fmt::Debug for Client {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Client")
+            .field("priority", &self.priority)
+            .field("job", &self.job)
+            .finish_non_exhaustive()
+    }
+}
+
+impl Client {
+    /// Starts the key's scheduler with the real HTTP transport. Must be called inside a Tokio
+    /// runtime; the scheduler lives as long as any clone of the returned handle.
+    pub fn new(config: ClientConfig) -> Result<Self> {
+        let transport =
+            HttpTransport::new(&config.base_url, &config.api_key, config.request_timeout)?;
+        Self::with_transport(config.queue, transport)
+    }
+
+    /// Starts a scheduler over any transport (tests, instrumented benchmarks).
+    pub fn with_transport(queue: QueueConfig, transport: impl Transport) -> Result<Self> {
+        if tokio::runtime::Handle::try_current().is_err() {
+            return Err(Error::Setup(
+                "the request queue needs a Tokio runtime to run on".into(),
+            ));
+        }
+        let (commands, state) = queue::spawn(queue, Arc::new(transport));
+        Ok(Self {
+            commands,
+            state,
+            priority: Priority::Interactive,
+            job: None,
+            job_ids: Arc::new(AtomicU64::new(1)),
+        })
+    }
+
+    /// The same queue, with requests sent at this priority.
+    pub fn with_priority(&self, priority: Priority) -> Self {
+        Self {
+            priority,
+            ..self.clone()
+        }
+    }
+
+    pub fn interactive(&self) -> Self {
+        self.with_priority(Priority::Interactive)
+    }
+
+    pub fn background(&self) -> Self {
+        self.with_priority(Priority::Background)
+    }
+
+    pub fn bulk(&self) -> Self {
+        self.with_priority(Priority::Bulk)
+    }
+
+    /// A new job id, for grouping requests that are cancelled together.
+    pub fn new_job(&self) -> JobId {
+        JobId(self.job_ids.fetch_add(1, Ordering::Relaxed))
+    }
+
+    /// The same queue, with requests filed under `job`.
+    pub fn in_job(&self, job: JobId) -> Self {
+        Self {
+            job: Some(job),
+            ..self.clone()
+        }
+    }
+
+    /// Withdraws every queued request of `job`; their callers get [`Error::Cancelled`].
+    /// Requests already sent finish normally.
+    pub async fn cancel_job(&self, job: JobId) -> Result<()> {
+        self.commands
+            .send(Command::CancelJob(job))
+            .await
+            .map_err(|_| Error::QueueClosed)
+    }
+
+    /// The queue's state, updated as it changes (for the rate-limit meter).
+    pub fn state(&self) -> watch::Receiver<QueueState> {
+        self.state.clone()
+    }
+
+    /// Queues a raw request and waits for the platform's answer, whatever its status. Dropping
+    /// the future withdraws the request if it has not been sent.
+    pub async fn send(&self, request: ApiRequest) -> Result<WireResponse> {
+        let (reply, answer) = oneshot::channel();
+        self.commands
+            .send(Command::Submit {
+                request,
+                priority: self.priority,
+                job: self.job,
+                reply,
+            })
+            .await
+            .map_err(|_| Error::QueueClosed)?;
+        answer.await.map_err(|_| Error::QueueClosed)?
+    }
+
+    async fn call<T: DeserializeOwned>(&self, request: ApiRequest) -> Result<T> {
+        let response = self.send(request).await?;
+        decode(&response)
+    }
+
+    async fn call_no_content(&self, request: ApiRequest) -> Result<()> {
+        let response = self.send(request).await?;
+        if response.status.is_success() {
+            Ok(())
+        } else {
+            Err(error_from(&response))
+        }
+    }
+
+    // ---- API v1 ----------------------------------------------------------------------
+
+    pub async fn account(&self) -> Result<Account> {
+        self.call(ApiRequest::get("/v1/account")).await
+    }
+
+    /// Both windows and any ban. The platform does not count this request.
+    pub async fn rate_limit(&self) -> Result<RateLimitStatus> {
+        let mut request = ApiRequest::get(RATE_LIMIT_PATH);
+        request.counted = false;
+        self.call(request).await
+    }
+
+    pub async fn projects(&self) -> Result<Vec<Project>> {
+        let list: ProjectList = self.call(ApiRequest::get("/v1/projects")).await?;
+        Ok(list.projects)
+    }
+
+    pub async fn create_project(&self, name: &str) -> Result<Project> {
+        let body = json(&CreateProject {
+            name: name.to_owned(),
+        })?;
+        self.call(ApiRequest::post("/v1/projects", body)).await
+    }
+
+    pub async fn project(&self, project_id: &str) -> Result<Project> {
+        let path = format!("/v1/projects/{}", segment(project_id, "project id")?);
+        self.call(ApiRequest::get(path)).await
+    }
+
+    /// Deploys `files` (path to text); `None` deploys the platform's placeholder page.
+    pub async fn deploy(
+        &self,
+        project_id: &str,
+        files: Option<BTreeMap<String, String>>,
+    ) -> Result<Deploy> {
+        let path = format!(
+            "/v1/projects/{}/deploys",
+            segment(project_id, "project id")?
+        );
+        self.call(ApiRequest::post(path, json(&CreateDeploy { files })?))
+            .await
+    }
+
+    pub async fn domains(&self, project_id: &str) -> Result<Vec<Domain>> {
+        let path = format!(
+            "/v1/projects/{}/domains",
+            segment(project_id, "project id")?
+        );
+        let list: DomainList = self.call(ApiRequest::get(path)).await?;
+        Ok(list.domains)
+    }
+
+    pub async fn add_domain(&self, project_id: &str, domain: &AddDomain) -> Result<Domain> {
+        let path = format!(
+            "/v1/projects/{}/domains",
+            segment(project_id, "project id")?
+        );
+        self.call(ApiRequest::post(path, json(domain)?)).await
+    }
+
+    pub async fn domain(&self, project_id: &str, hostname: &str) -> Result<Domain> {
+        self.call(ApiRequest::get(domain_path(project_id, hostname)?))
+            .await
+    }
+
+    /// Verify and Re-verify: the answer says whether it passed.
+    pub async fn verify_domain(&self, project_id: &str, hostname: &str) -> Result<Domain> {
+        let path = format!("{}/verify", domain_path(project_id, hostname)?);
+        self.call(ApiRequest::post(path, Bytes::from_static(b"{}")))
+            .await
+    }
+
+    pub async fn remove_domain(&self, project_id: &str, hostname: &str) -> Result<()> {
+        self.call_no_content(ApiRequest::delete(domain_path(project_id, hostname)?))
+            .await
+    }
+
+    pub async fn domain_config(&self, project_id: &str) -> Result<DomainConfig> {
+        let path = format!(
+            "/v1/projects/{}/domain_config",
+            segment(project_id, "project id")?
+        );
+        self.call(ApiRequest::get(path)).await
+    }
+
+    pub async fn set_domain_config(
+        &self,
+        project_id: &str,
+        config: &DomainConfig,
+    ) -> Result<DomainConfig> {
+        let path = format!(
+            "/v1/projects/{}/domain_config",
+            segment(project_id, "project id")?
+        );
+        self.call(ApiRequest::put(path, json(config)?)).await
+    }
+}
+
+fn domain_path(project_id: &str, hostname: &str) -> Result<String> {
+    Ok(format!(
+        "/v1/projects/{}/domains/{}",
+        segment(project_id, "project id")?,
+        segment(hostname, "hostname")?
+    ))
+}
+
+/// Percent-encodes one path segment (RFC 3986 unreserved characters stay as they are).
+fn segment(value: &str, what: &str) -> Result<String> {
+    if value.is_empty() {
+        return Err(Error::InvalidInput(format!("The {what} is empty.")));
+    }
+    let mut encoded = String::with_capacity(value.len());
+    for byte in value.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            encoded.push(char::from(byte));
+        } else {
+            encoded.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    if encoded == "." || encoded == ".." {
+        return Err(Error::InvalidInput(format!("The {what} is not valid.")));
+    }
+    Ok(encoded)
+}
+
+fn json<T: Serialize>(body: &T) -> Result<Bytes> {
+    serde_json::to_vec(body)
+        .map(Bytes::from)
+        .map_err(|err| Error::InvalidInput(format!("The request could not be encoded: {err}")))
+}
+
+/// A 2xx body as `T`, anything else as the matching error.
+pub(crate) fn decode<T: DeserializeOwned>(response: &WireResponse) -> Result<T> {
+    if !response.status.is_success() {
+        return Err(error_from(response));
+    }
+    serde_json::from_slice(&response.body).map_err(|err| {
+        Error::Decode(format!(
+            "a {} answer did not have the expected shape: {err}",
+            response.status.as_u16()
+        ))
+    })
+}
+
+/// Turns a non-2xx answer into the error its status and body describe.
+pub(crate) fn error_from(response: &WireResponse) -> Error {
+    let body: Option<ErrorBody> = serde_json::from_slice(&response.body).ok();
+    match (response.status, body) {
+        (StatusCode::TOO_MANY_REQUESTS, body) => {
+            let detail = body.map(|b| b.error);
+            let server_now = headers::parse_date_header(&response.headers)
+                .unwrap_or_else(std::time::SystemTime::now);
+            let retry_after = headers::parse_retry_after_header(&response.headers)
+                .map(|r| r.delay_from(server_now))
+                .or_else(|| {
+                    detail
+                        .as_ref()
+                        .and_then(|d| d.retry_after_seconds)
+                        .map(Duration::from_secs)
+                });
+            Error::RateLimited {
+                retry_after,
+                window: detail.and_then(|d| d.window),
+            }
+        }
+        (StatusCode::FORBIDDEN, Some(body)) if body.error.code == ErrorCode::KeyBanned => {
+            Error::Banned {
+                until: body.error.banned_until,
+            }
+        }
+        (status, Some(body)) => Error::Api {
+            status: status.as_u16(),
+            detail: Box::new(body.error),
+        },
+        (status, None) => Error::Decode(format!(
+            "the platform answered {} without an error body",
+            status.as_u16()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderMap;
+
+    fn response(status: u16, body: &str) -> WireResponse {
+        WireResponse {
+            status: StatusCode::from_u16(status).unwrap(),
+            headers: HeaderMap::new(),
+            body: Bytes::from(body.to_owned()),
+        }
+    }
+
+    #[test]
+    fn path_segments_are_percent_encoded() {
+        assert_eq!(
+            segment("shop.example.com", "hostname").unwrap(),
+            "shop.example.com"
+        );
+        assert_eq!(segment("a/b?c", "project id").unwrap(), "a%2Fb%3Fc");
+        assert_eq!(segment("bücher.de", "hostname").unwrap(), "b%C3%BCcher.de");
+        assert!(
+            segment("", "project id")
+                .unwrap_err()
+                .to_string()
+                .contains("project id")
+        );
+        assert!(segment("..", "project id").is_err());
+    }
+
+    #[test]
+    fn error_answers_become_errors_with_predicates() {
+        let not_found = error_from(&response(
+            404,
+            r#"{"error":{"code":"not_found","message":"No such project."}}"#,
+        ));
+        assert!(not_found.is_not_found());
+        let limited = error_from(&response(
+            429,
+            r#"{"error":{"code":"rate_limited","message":"Slow down.","retry_after_seconds":12,"window":"minute"}}"#,
+        ));
+        assert!(limited.is_rate_limited());
+        assert_eq!(limited.retry_after(), Some(Duration::from_secs(12)));
+        let banned = error_from(&response(
+            403,
+            r#"{"error":{"code":"key_banned","message":"Banned.","banned_until":"2030-01-01T00:15:00Z"}}"#,
+        ));
+        assert!(banned.is_banned());
+        let upgrade = error_from(&response(
+            403,
+            r#"{"error":{"code":"plan_upgrade_required","message":"Upgrade."}}"#,
+        ));
+        assert!(!upgrade.is_banned());
+        assert_eq!(upgrade.code(), Some(ErrorCode::PlanUpgradeRequired));
+        let unauthorized = error_from(&response(
+            401,
+            r#"{"error":{"code":"unauthorized","message":"Who?"}}"#,
+        ));
+        assert!(unauthorized.is_unauthorized());
+        let bare = error_from(&response(502, "<html>bad gateway</html>"));
+        assert!(matches!(bare, Error::Decode(_)));
+    }
+
+    #[test]
+    fn success_bodies_of_the_wrong_shape_are_decode_errors() {
+        let err = decode::<Account>(&response(200, r#"{"id": 5}"#)).unwrap_err();
+        assert!(matches!(err, Error::Decode(_)));
+    }
+}

@@ -1,0 +1,737 @@
+//! The per-key scheduler: one task that owns the budget and the transport, and decides when
+//! each request leaves.
+//!
+//! Every caller (the window, background polling, bulk jobs, the command line) sends its
+//! request here through a channel and waits on a oneshot for the answer. The task:
+//! - keeps three FIFO queues, served strictly by priority; background and bulk work leave a
+//!   share of the day budget to interactive work;
+//! - paces counted requests so the binding window's remaining budget is spread up to its
+//!   reset ([`crate::budget`]);
+//! - sends identical GETs once and gives every caller the same answer;
+//! - on a 429 pauses the whole key until Retry-After (else the reset, else a bounded
+//!   backoff), then lets exactly one request probe before opening again, and sends nothing
+//!   while paused: a key that keeps sending while limited gets banned;
+//! - retries network errors and 5xx answers of requests that are safe to repeat (idempotent
+//!   methods, and POSTs, which all carry an `Idempotency-Key`) with full-jitter exponential
+//!   backoff, within a key-wide retry budget;
+//! - drops queued work whose callers went away or whose job was cancelled;
+//! - publishes its state on a watch channel for the rate-limit meter.
+
+use std::collections::{HashMap, VecDeque};
+use std::sync::Arc;
+use std::time::{Duration, SystemTime};
+
+use chrono::{DateTime, Utc};
+use domain_desk_api::{ErrorBody, ErrorCode, RateLimitStatus, RateWindow};
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use futures::stream::FuturesUnordered;
+use rand::rngs::StdRng;
+use rand::{Rng, SeedableRng};
+use reqwest::StatusCode;
+use tokio::sync::{mpsc, oneshot, watch};
+use tokio::time::Instant;
+
+use crate::budget::{Budget, Observation, Pace};
+use crate::config::QueueConfig;
+use crate::error::{Error, Result};
+use crate::headers::{self, unix_seconds};
+use crate::state::{Priority, QueueState, QueuedCounts, WindowState};
+use crate::transport::{ApiRequest, Transport, TransportError, WireResponse};
+
+/// Groups queued requests so that a whole job can be cancelled at once.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub struct JobId(pub u64);
+
+pub(crate) type Reply = oneshot::Sender<Result<WireResponse>>;
+
+pub(crate) enum Command {
+    Submit {
+        request: ApiRequest,
+        priority: Priority,
+        job: Option<JobId>,
+        reply: Reply,
+    },
+    /// Withdraw every queued request of the job; requests already on the wire finish.
+    CancelJob(JobId),
+}
+
+/// The path of the one uncounted endpoint, whose body reports both windows.
+pub(crate) const RATE_LIMIT_PATH: &str = "/v1/rate_limit";
+
+/// Starts the scheduler task on the current Tokio runtime.
+pub(crate) fn spawn(
+    config: QueueConfig,
+    transport: Arc<dyn Transport>,
+) -> (mpsc::Sender<Command>, watch::Receiver<QueueState>) {
+    let (command_tx, command_rx) = mpsc::channel(1024);
+    let (state_tx, state_rx) = watch::channel(QueueState::default());
+    let scheduler = Scheduler::new(config, transport, state_tx);
+    tokio::spawn(scheduler.run(command_rx));
+    (command_tx, state_rx)
+}
+
+struct Waiter {
+    job: Option<JobId>,
+    reply: Reply,
+}
+
+struct Entry {
+    request: ApiRequest,
+    priority: Priority,
+    waiters: Vec<Waiter>,
+    /// Queued by the scheduler itself (the start-up sync); kept without waiters.
+    internal: bool,
+    /// Failed sends so far (network errors and 5xx).
+    failures: u32,
+    /// 429 answers so far.
+    rate_limited: u32,
+    /// On the wire or waiting out a retry backoff: not in any queue.
+    in_flight: bool,
+}
+
+impl Entry {
+    fn has_waiters(&self) -> bool {
+        self.internal || self.waiters.iter().any(|w| !w.reply.is_closed())
+    }
+}
+
+struct Completion {
+    id: u64,
+    /// The budget's send count after this request (or before it, when uncounted).
+    seq: u64,
+    counted: bool,
+    result: std::result::Result<WireResponse, TransportError>,
+}
+
+/// Maps the scheduler's instants to wall-clock time for the UI and for HTTP-dates.
+#[derive(Clone, Copy)]
+struct WallClock {
+    origin: Instant,
+    wall: SystemTime,
+}
+
+impl WallClock {
+    fn now() -> Self {
+        Self {
+            origin: Instant::now(),
+            wall: SystemTime::now(),
+        }
+    }
+
+    fn system_time(&self, at: Instant) -> SystemTime {
+        if at >= self.origin {
+            self.wall + at.duration_since(self.origin)
+        } else {
+            self.wall - self.origin.duration_since(at)
+        }
+    }
+
+    fn utc(&self, at: Instant) -> DateTime<Utc> {
+        DateTime::<Utc>::from(self.system_time(at))
+    }
+}
+
+struct Scheduler {
+    config: QueueConfig,
+    transport: Arc<dyn Transport>,
+    budget: Budget,
+    entries: HashMap<u64, Entry>,
+    queues: [VecDeque<u64>; 3],
+    /// Entries waiting out a retry backoff, with the instant they may go again.
+    delayed: Vec<(Instant, u64)>,
+    /// GET path to the entry that will answer it.
+    coalesced: HashMap<String, u64>,
+    in_flight: FuturesUnordered<BoxFuture<'static, Completion>>,
+    next_id: u64,
+    last_send: Option<Instant>,
+    paused_until: Option<Instant>,
+    banned_until: Option<Instant>,
+    /// The next request to leave after a pause is a probe.
+    probe_required: bool,
+    /// The probe on the wire; nothing else leaves until it is answered.
+    probing: Option<u64>,
+    consecutive_rate_limited: u32,
+    rate_limited_total: u64,
+    retry_tokens: f64,
+    rng: StdRng,
+    clock: WallClock,
+    state_tx: watch::Sender<QueueState>,
+}
+
+impl Scheduler {
+    fn new(
+        config: QueueConfig,
+        transport: Arc<dyn Transport>,
+        state_tx: watch::Sender<QueueState>,
+    ) -> Self {
+        let rng = match config.jitter_seed {
+            Some(seed) => StdRng::seed_from_u64(seed),
+            None => StdRng::from_entropy(),
+        };
+        Self {
+            budget: Budget::new(config.limits, config.platform_clock_speed),
+            retry_tokens: config.retry.budget_tokens,
+            config,
+            transport,
+            entries: HashMap::new(),
+            queues: Default::default(),
+            delayed: Vec::new(),
+            coalesced: HashMap::new(),
+            in_flight: FuturesUnordered::new(),
+            next_id: 0,
+            last_send: None,
+            paused_until: None,
+            banned_until: None,
+            probe_required: false,
+            probing: None,
+            consecutive_rate_limited: 0,
+            rate_limited_total: 0,
+            rng,
+            clock: WallClock::now(),
+            state_tx,
+        }
+    }
+
+    async fn run(mut self, mut commands: mpsc::Receiver<Command>) {
+        if self.config.sync_on_start {
+            let mut request = ApiRequest::get(RATE_LIMIT_PATH);
+            request.counted = false;
+            self.insert(request, Priority::Interactive, None, true);
+        }
+        let mut accepting = true;
+        loop {
+            let wake = self.dispatch(Instant::now());
+            self.publish(Instant::now());
+            if !accepting && self.entries.is_empty() && self.in_flight.is_empty() {
+                break;
+            }
+            tokio::select! {
+                Some(done) = self.in_flight.next(), if !self.in_flight.is_empty() => {
+                    self.on_completion(done);
+                }
+                command = commands.recv(), if accepting => match command {
+                    Some(command) => self.on_command(command),
+                    None => accepting = false,
+                },
+                () = sleep_until_or_forever(wake) => {}
+            }
+        }
+        tracing::debug!("request queue stopped");
+    }
+
+    fn on_command(&mut self, command: Command) {
+        match command {
+            Command::Submit {
+                request,
+                priority,
+                job,
+                reply,
+            } => self.submit(request, priority, job, reply),
+            Command::CancelJob(job) => self.cancel_job(job),
+        }
+    }
+
+    fn submit(
+        &mut self,
+        request: ApiRequest,
+        priority: Priority,
+        job: Option<JobId>,
+        reply: Reply,
+    ) {
+        if let Some(id) = request
+            .coalescing_key()
+            .and_then(|key| self.coalesced.get(key))
+            .copied()
+        {
+            if let Some(entry) = self.entries.get_mut(&id) {
+                entry.waiters.push(Waiter { job, reply });
+                if priority < entry.priority {
+                    let from = entry.priority;
+                    entry.priority = priority;
+                    if !entry.in_flight {
+                        self.queues[from.index()].retain(|queued| *queued != id);
+                        self.queues[priority.index()].push_back(id);
+                    }
+                }
+                tracing::trace!(path = %request.path, "coalesced with an identical GET");
+                return;
+            }
+        }
+        let id = self.insert(request, priority, job, false);
+        if let Some(entry) = self.entries.get_mut(&id) {
+            entry.waiters.push(Waiter { job, reply });
+        }
+    }
+
+    fn insert(
+        &mut self,
+        request: ApiRequest,
+        priority: Priority,
+        _job: Option<JobId>,
+        internal: bool,
+    ) -> u64 {
+        let id = self.next_id;
+        self.next_id += 1;
+        if let Some(key) = request.coalescing_key() {
+            self.coalesced.insert(key.to_owned(), id);
+        }
+        self.entries.insert(
+            id,
+            Entry {
+                request,
+                priority,
+                waiters: Vec::new(),
+                internal,
+                failures: 0,
+                rate_limited: 0,
+                in_flight: false,
+            },
+        );
+        self.queues[priority.index()].push_back(id);
+        id
+    }
+
+    fn cancel_job(&mut self, job: JobId) {
+        let mut emptied = Vec::new();
+        for (id, entry) in &mut self.entries {
+            let (cancelled, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut entry.waiters)
+                .into_iter()
+                .partition(|w| w.job == Some(job));
+            entry.waiters = kept;
+            for waiter in cancelled {
+                let _ = waiter.reply.send(Err(Error::Cancelled));
+            }
+            if !entry.in_flight && !entry.has_waiters() {
+                emptied.push(*id);
+            }
+        }
+        for id in emptied {
+            self.remove(id);
+        }
+    }
+
+    /// Forgets a queued entry (cancelled, abandoned or answered).
+    fn remove(&mut self, id: u64) -> Option<Entry> {
+        let entry = self.entries.remove(&id)?;
+        self.queues[entry.priority.index()].retain(|queued| *queued != id);
+        self.delayed.retain(|(_, delayed)| *delayed != id);
+        if let Some(key) = entry.request.coalescing_key() {
+            if self.coalesced.get(key) == Some(&id) {
+                self.coalesced.remove(key);
+            }
+        }
+        Some(entry)
+    }
+
+    /// Queued entries whose every caller has gone away are not worth sending.
+    fn drop_abandoned(&mut self) {
+        let abandoned: Vec<u64> = self
+            .entries
+            .iter()
+            .filter(|(_, entry)| !entry.in_flight && !entry.has_waiters())
+            .map(|(id, _)| *id)
+            .collect();
+        for id in abandoned {
+            tracing::debug!("dropping a queued request nobody waits for");
+            self.remove(id);
+        }
+    }
+
+    /// Backoffs that have run out go back to the front of their queue.
+    fn release_delayed(&mut self, now: Instant) {
+        let mut due: Vec<(Instant, u64)> = Vec::new();
+        self.delayed.retain(|&(at, id)| {
+            if at <= now {
+                due.push((at, id));
+                false
+            } else {
+                true
+            }
+        });
+        due.sort();
+        for (_, id) in due.into_iter().rev() {
+            if let Some(entry) = self.entries.get_mut(&id) {
+                entry.in_flight = false;
+                self.queues[entry.priority.index()].push_front(id);
+            }
+        }
+    }
+
+    /// Sends whatever may go now; returns when to look again (`None`: on the next event).
+    fn dispatch(&mut self, now: Instant) -> Option<Instant> {
+        self.release_delayed(now);
+        self.drop_abandoned();
+        let mut wake = self.delayed.iter().map(|(at, _)| *at).min();
+        loop {
+            let Some(priority) = Priority::ALL
+                .into_iter()
+                .find(|p| !self.queues[p.index()].is_empty())
+            else {
+                return wake;
+            };
+            if let Some(until) = self.paused_until {
+                if now < until {
+                    return earliest(wake, until);
+                }
+                self.paused_until = None;
+            }
+            if self.banned_until.is_some_and(|until| until <= now) {
+                self.banned_until = None;
+            }
+            if self.probing.is_some()
+                || self.in_flight.len() >= self.config.max_in_flight.max(1)
+                || (self.probe_required && !self.in_flight.is_empty())
+            {
+                return wake;
+            }
+            let Some(&id) = self.queues[priority.index()].front() else {
+                return wake;
+            };
+            let counted = self.entries.get(&id).is_some_and(|e| e.request.counted);
+            if counted {
+                let reserve = self.day_reserve(priority);
+                if let Pace::Wait(at) = self.budget.pace(now, self.last_send, reserve) {
+                    wake = earliest(wake, at);
+                    return wake;
+                }
+            }
+            self.queues[priority.index()].pop_front();
+            self.send(id, now);
+        }
+    }
+
+    fn day_reserve(&self, priority: Priority) -> u64 {
+        if priority == Priority::Interactive {
+            return 0;
+        }
+        let share = self.config.interactive_day_reserve.clamp(0.0, 1.0);
+        (self.budget.day.limit as f64 * share).ceil() as u64
+    }
+
+    fn send(&mut self, id: u64, now: Instant) {
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return;
+        };
+        entry.in_flight = true;
+        let counted = entry.request.counted;
+        let seq = if counted {
+            self.last_send = Some(now);
+            self.budget.record_send(now)
+        } else {
+            self.budget.sends()
+        };
+        if entry.failures == 0 && entry.rate_limited == 0 {
+            self.retry_tokens = (self.retry_tokens + self.config.retry.budget_ratio)
+                .min(self.config.retry.budget_tokens);
+        }
+        if self.probe_required {
+            self.probe_required = false;
+            self.probing = Some(id);
+            tracing::debug!(path = %entry.request.path, "probing after a pause");
+        }
+        tracing::trace!(method = %entry.request.method, path = %entry.request.path, "sending");
+        let response = self.transport.send(&entry.request);
+        self.in_flight.push(Box::pin(async move {
+            Completion {
+                id,
+                seq,
+                counted,
+                result: response.await,
+            }
+        }));
+    }
+
+    fn on_completion(&mut self, done: Completion) {
+        let now = Instant::now();
+        if done.counted {
+            self.budget.record_done();
+        }
+        if self.probing == Some(done.id) {
+            self.probing = None;
+        }
+        match done.result {
+            Ok(response) => {
+                let reports_both_windows = self
+                    .entries
+                    .get(&done.id)
+                    .is_some_and(|e| e.request.path == RATE_LIMIT_PATH);
+                self.learn(&response, done.seq, now, reports_both_windows);
+                let status = response.status;
+                if status == StatusCode::TOO_MANY_REQUESTS {
+                    self.on_rate_limited(done.id, response, now);
+                    return;
+                }
+                self.consecutive_rate_limited = 0;
+                if status == StatusCode::FORBIDDEN
+                    && error_code(&response) == Some(ErrorCode::KeyBanned)
+                {
+                    self.on_banned(&response, now);
+                } else if status.is_server_error() && self.retry(done.id, now) {
+                    return;
+                }
+                self.finish(done.id, Ok(response));
+            }
+            Err(err) => {
+                tracing::debug!(error = %err, "request failed on the wire");
+                if !self.retry(done.id, now) {
+                    self.finish(done.id, Err(err.into()));
+                }
+            }
+        }
+    }
+
+    /// Hands the answer to every caller waiting for it.
+    fn finish(&mut self, id: u64, result: Result<WireResponse>) {
+        let Some(entry) = self.remove(id) else {
+            return;
+        };
+        for waiter in entry.waiters {
+            let _ = waiter.reply.send(result.clone());
+        }
+    }
+
+    /// Schedules another attempt after a network error or 5xx, if the request is safe to
+    /// repeat and both its own attempts and the key's retry budget allow.
+    fn retry(&mut self, id: u64, now: Instant) -> bool {
+        let policy = &self.config.retry;
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return false;
+        };
+        entry.failures += 1;
+        if !entry.request.is_retryable() || !entry.has_waiters() {
+            return false;
+        }
+        if entry.failures >= policy.max_attempts {
+            tracing::debug!(path = %entry.request.path, attempts = entry.failures, "giving up: attempts used");
+            return false;
+        }
+        if self.retry_tokens < 1.0 {
+            tracing::debug!(path = %entry.request.path, "giving up: retry budget spent");
+            return false;
+        }
+        self.retry_tokens -= 1.0;
+        let ceiling = policy
+            .base_delay
+            .saturating_mul(1u32 << (entry.failures - 1).min(20))
+            .min(policy.max_delay);
+        let delay = ceiling.mul_f64(self.rng.r#gen::<f64>());
+        tracing::debug!(path = %entry.request.path, ?delay, "retrying after backoff");
+        self.delayed.push((now + delay, id));
+        true
+    }
+
+    fn on_rate_limited(&mut self, id: u64, response: WireResponse, now: Instant) {
+        self.consecutive_rate_limited += 1;
+        self.rate_limited_total += 1;
+        let body = error_body(&response);
+        let server_now = headers::parse_date_header(&response.headers)
+            .unwrap_or_else(|| self.clock.system_time(now));
+        let hinted = headers::parse_retry_after_header(&response.headers)
+            .map(|retry_after| retry_after.delay_from(server_now))
+            .or_else(|| {
+                body.as_ref()
+                    .and_then(|b| b.error.retry_after_seconds)
+                    .map(Duration::from_secs)
+            })
+            .or_else(|| {
+                let reset = headers::parse_rate_limit_headers(&response.headers)?.reset;
+                let left = reset.checked_sub(unix_seconds(server_now))?;
+                (left > 0).then(|| Duration::from_secs(left.unsigned_abs()))
+            });
+        let wait = match hinted {
+            Some(wait) => wait.min(Duration::from_secs(86_400)),
+            None => Duration::from_secs(1)
+                .saturating_mul(1u32 << (self.consecutive_rate_limited - 1).min(16))
+                .min(self.config.max_pause_without_hint),
+        };
+        let until = now + self.budget.to_local(wait);
+        self.paused_until = Some(self.paused_until.map_or(until, |t| t.max(until)));
+        self.probe_required = true;
+        let window = body
+            .as_ref()
+            .and_then(|b| b.error.window)
+            .unwrap_or_else(|| self.budget.binding());
+        self.budget.exhaust(window);
+        tracing::warn!(?wait, ?window, "rate limited: pausing the key");
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return;
+        };
+        entry.rate_limited += 1;
+        if entry.rate_limited >= self.config.max_rate_limited_attempts.max(1) {
+            self.finish(id, Ok(response));
+        } else {
+            entry.in_flight = false;
+            self.queues[entry.priority.index()].push_front(id);
+        }
+    }
+
+    fn on_banned(&mut self, response: &WireResponse, now: Instant) {
+        let server_now = headers::parse_date_header(&response.headers)
+            .unwrap_or_else(|| self.clock.system_time(now));
+        let from_body = error_body(response)
+            .and_then(|b| b.error.banned_until)
+            .and_then(|until| SystemTime::from(until).duration_since(server_now).ok());
+        let wait = from_body
+            .or_else(|| {
+                headers::parse_retry_after_header(&response.headers)
+                    .map(|r| r.delay_from(server_now))
+            })
+            .unwrap_or(self.config.max_pause_without_hint)
+            .min(Duration::from_secs(86_400));
+        let until = now + self.budget.to_local(wait);
+        tracing::error!(?wait, "the API key is banned: pausing the key");
+        self.banned_until = Some(until);
+        self.paused_until = Some(self.paused_until.map_or(until, |t| t.max(until)));
+        self.probe_required = true;
+    }
+
+    /// Updates the budget from a response's headers (and from `/v1/rate_limit`'s body).
+    fn learn(
+        &mut self,
+        response: &WireResponse,
+        seq: u64,
+        now: Instant,
+        reports_both_windows: bool,
+    ) {
+        let date = headers::parse_date_header(&response.headers);
+        let server_now = date.map(unix_seconds);
+        let local_now = unix_seconds(self.clock.system_time(now));
+        if let Some(trio) = headers::parse_rate_limit_headers(&response.headers) {
+            let ietf = headers::parse_ietf_ratelimit_header(&response.headers);
+            let named = ietf
+                .iter()
+                .find(|item| item.param("r") == Some(trio.remaining as i64));
+            let window = named.and_then(|item| item.window());
+            let until_reset = named
+                .and_then(|item| item.param("t"))
+                .filter(|t| *t >= 0)
+                .map(|t| Duration::from_secs(t.unsigned_abs()))
+                .or_else(|| until_reset(trio.reset, server_now, local_now));
+            self.budget.observe(
+                Observation {
+                    window,
+                    limit: trio.limit,
+                    remaining: trio.remaining,
+                    reset_unix: trio.reset,
+                    until_reset,
+                },
+                seq,
+                now,
+            );
+        }
+        if response.status.is_success() && reports_both_windows {
+            if let Ok(status) = serde_json::from_slice::<RateLimitStatus>(&response.body) {
+                for (kind, window) in [
+                    (RateWindow::Minute, status.minute),
+                    (RateWindow::Day, status.day),
+                ] {
+                    self.budget.observe(
+                        Observation {
+                            window: Some(kind),
+                            limit: window.limit,
+                            remaining: window.remaining,
+                            reset_unix: window.reset,
+                            until_reset: until_reset(window.reset, server_now, local_now),
+                        },
+                        seq,
+                        now,
+                    );
+                }
+            }
+        }
+    }
+
+    fn publish(&mut self, now: Instant) {
+        let clock = self.clock;
+        let local_reset = |at: Option<Instant>| at.map(|at| unix_seconds(clock.system_time(at)));
+        let window_state = |w: &crate::budget::Window| WindowState {
+            limit: w.limit,
+            remaining: w.remaining,
+            reset: local_reset(w.reset_at),
+            learned: w.learned,
+        };
+        let minute = window_state(&self.budget.minute);
+        let day = window_state(&self.budget.day);
+        let learned = minute.learned || day.learned;
+        let binding = self.budget.binding();
+        let shown = if binding == RateWindow::Day {
+            day
+        } else {
+            minute
+        };
+        let queued_in = |p: Priority| self.queues[p.index()].len();
+        let delayed_in = |p: Priority| {
+            self.delayed
+                .iter()
+                .filter(|(_, id)| self.entries.get(id).is_some_and(|e| e.priority == p))
+                .count()
+        };
+        let state = QueueState {
+            window: learned.then_some(binding),
+            limit: learned.then_some(shown.limit),
+            remaining: learned.then_some(shown.remaining),
+            reset: if learned { shown.reset } else { None },
+            minute,
+            day,
+            paused_until: self
+                .paused_until
+                .filter(|until| *until > now)
+                .map(|until| clock.utc(until)),
+            banned_until: self
+                .banned_until
+                .filter(|until| *until > now)
+                .map(|until| clock.utc(until)),
+            probing: self.probing.is_some(),
+            queued: QueuedCounts {
+                interactive: queued_in(Priority::Interactive) + delayed_in(Priority::Interactive),
+                background: queued_in(Priority::Background) + delayed_in(Priority::Background),
+                bulk: queued_in(Priority::Bulk) + delayed_in(Priority::Bulk),
+            },
+            in_flight: self.in_flight.len(),
+            rate_limited_total: self.rate_limited_total,
+        };
+        self.state_tx.send_if_modified(|current| {
+            if *current == state {
+                false
+            } else {
+                *current = state;
+                true
+            }
+        });
+    }
+}
+
+/// Time left until `reset` on the platform's clock, measured from the response's `Date`.
+/// A `Date` that puts the reset more than a day away (or in the past) is not believed; the
+/// local clock is tried next; `None` means neither makes sense.
+fn until_reset(reset: i64, server_now: Option<i64>, local_now: i64) -> Option<Duration> {
+    let plausible = |now: i64| {
+        let left = reset.checked_sub(now)?;
+        (0..=86_400)
+            .contains(&left)
+            .then(|| Duration::from_secs(left.unsigned_abs()))
+    };
+    server_now
+        .and_then(plausible)
+        .or_else(|| plausible(local_now))
+}
+
+fn error_body(response: &WireResponse) -> Option<ErrorBody> {
+    serde_json::from_slice(&response.body).ok()
+}
+
+fn error_code(response: &WireResponse) -> Option<ErrorCode> {
+    error_body(response).map(|b| b.error.code)
+}
+
+fn earliest(a: Option<Instant>, b: Instant) -> Option<Instant> {
+    Some(a.map_or(b, |a| a.min(b)))
+}
+
+async fn sleep_until_or_forever(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
