@@ -1,1 +1,126 @@
-//! placeholder
+//! The DNS doctor: local diagnostics that find why a custom domain is stuck, show the
+//! evidence (which server said what, with TTLs) and say the exact record to add or remove.
+//!
+//! For each hostname it works out whether the name is an apex or a subdomain (Public Suffix
+//! List and SOA), asks the zone's own nameservers and the system and public resolvers in
+//! parallel (or only the servers the caller names, for offline use against the local
+//! service), compares what they say, judges the records as the platform's verification does,
+//! climbs the CAA tree to the root as a CA does, and, once DNS is right, looks at the
+//! certificate and redirect the edge serves.
+//!
+//! The app's Diagnose panel and `domain-desk doctor` both call [`diagnose`] and render the
+//! same [`Report`]. This crate knows nothing of Tauri or of the local service.
+
+pub mod checks;
+pub mod dns;
+pub mod error;
+mod host;
+pub mod markdown;
+pub mod options;
+pub mod report;
+mod sources;
+
+use std::time::Instant;
+
+use futures::StreamExt;
+
+pub use error::{Error, Result};
+pub use options::{DEFAULT_CA_IDENTITY, DoctorOptions};
+pub use report::{
+    CaaClimb, CertificateInfo, Finding, FindingCode, HostReport, NameKind, Report, Severity,
+    SourceView, TlsProbe,
+};
+
+use crate::dns::{QueryEngine, QueryOptions, WireQuery};
+use crate::report::Severity as Level;
+
+/// Diagnoses `hostnames` (a batch, with at most `options.concurrency` at once) and returns
+/// the report, hostnames in the order given.
+pub async fn diagnose<S: AsRef<str>>(hostnames: &[S], options: &DoctorOptions) -> Result<Report> {
+    Ok(diagnose_logged(hostnames, options).await?.0)
+}
+
+/// As [`diagnose`], also returning every DNS question sent over the wire (for comparisons
+/// such as the benchmark against `dig`).
+pub async fn diagnose_logged<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+) -> Result<(Report, Vec<WireQuery>)> {
+    let started = Instant::now();
+    validate(options)?;
+    let servers = sources::fixed_servers(options)?;
+    let engine = QueryEngine::new(
+        QueryOptions {
+            timeout: options.timeout,
+            attempts: options.attempts,
+            ..QueryOptions::default()
+        },
+        options.max_in_flight,
+    );
+    let run = host::Run::new(engine.clone(), options.clone(), servers);
+    let hosts: Vec<HostReport> = futures::stream::iter(hostnames)
+        .map(|hostname| host::diagnose_host(&run, hostname.as_ref()))
+        .buffered(options.concurrency.max(1))
+        .collect()
+        .await;
+    let count = |level: Level| {
+        hosts
+            .iter()
+            .flat_map(|host| host.findings.iter())
+            .filter(|finding| finding.severity == level)
+            .count()
+    };
+    let report = Report {
+        generated_at: chrono::Utc::now(),
+        target: run.target.clone(),
+        ca_identity: options.ca_identity.clone(),
+        offline: options.is_offline(),
+        sources: run
+            .servers
+            .iter()
+            .map(|server| server.source.clone())
+            .collect(),
+        errors: count(Level::Error),
+        warnings: count(Level::Warning),
+        hosts,
+        elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
+    };
+    Ok((report, engine.wire_queries()))
+}
+
+impl Report {
+    /// The report as Markdown for a support ticket.
+    pub fn to_markdown(&self) -> String {
+        markdown::render(self)
+    }
+}
+
+fn validate(options: &DoctorOptions) -> Result<()> {
+    let target = options.target.trim().trim_end_matches('.');
+    let valid_target = !target.is_empty()
+        && target.len() <= 253
+        && target.split('.').all(|label| {
+            !label.is_empty()
+                && label.len() <= 63
+                && label
+                    .bytes()
+                    .all(|byte| byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_')
+        });
+    if !valid_target {
+        return Err(Error::InvalidOptions(format!(
+            "The platform target {:?} is not a DNS name.",
+            options.target
+        )));
+    }
+    if options.ca_identity.trim().is_empty() {
+        return Err(Error::InvalidOptions(
+            "The CA identity cannot be empty.".to_owned(),
+        ));
+    }
+    if options.timeout.is_zero() {
+        return Err(Error::InvalidOptions(
+            "The timeout must be longer than zero.".to_owned(),
+        ));
+    }
+    Ok(())
+}

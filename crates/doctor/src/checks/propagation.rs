@@ -1,0 +1,119 @@
+//! Where servers disagree: the zone's own nameservers have the new records, resolvers still
+//! hand out their cached copy until its TTL runs out. Shown with the time left.
+
+use std::collections::BTreeSet;
+
+use crate::checks::{evidence, human_duration};
+use crate::dns::{Answer, AnswerStatus};
+use crate::report::{Finding, FindingCode, Fix, Severity, Source, SourceKind, SourceView};
+
+/// One server's A and AAAA answers for the hostname.
+pub struct ServerView<'a> {
+    pub source: &'a Source,
+    pub a: &'a Answer,
+    pub aaaa: &'a Answer,
+}
+
+/// What an answer says, without TTLs: equal signatures mean the servers agree.
+fn signature(view: &ServerView<'_>) -> (AnswerStatus, BTreeSet<(String, String, String)>) {
+    let records = view
+        .a
+        .answers
+        .iter()
+        .chain(view.aaaa.answers.iter())
+        .map(|record| {
+            (
+                record.name.clone(),
+                record.record_type.clone(),
+                record.value.clone(),
+            )
+        })
+        .collect();
+    (view.a.status, records)
+}
+
+/// The views, each marked as agreeing or not with the reference (the first authoritative
+/// server that answered, else the first server that answered), and a finding when some
+/// disagree.
+pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Option<Finding>) {
+    let answered = |view: &&ServerView<'_>| view.a.status.is_answer();
+    let reference = views
+        .iter()
+        .filter(answered)
+        .find(|view| view.source.kind == SourceKind::Authoritative)
+        .or_else(|| views.iter().find(answered));
+    let reference_signature = reference.map(signature);
+    let mut disagreeing = Vec::new();
+    let source_views = views
+        .iter()
+        .map(|view| {
+            let agrees = match (&reference_signature, view.a.status.is_answer()) {
+                (Some(wanted), true) => Some(&signature(view) == wanted),
+                _ => None,
+            };
+            let expires = view.a.max_ttl().max(view.aaaa.max_ttl());
+            if agrees == Some(false) {
+                disagreeing.push((view, expires));
+            }
+            SourceView {
+                source: view.source.clone(),
+                status: view.a.status,
+                error: view.a.error.clone(),
+                records: view
+                    .a
+                    .answers
+                    .iter()
+                    .chain(view.aaaa.answers.iter())
+                    .cloned()
+                    .collect(),
+                cache_expires_in_seconds: expires,
+                agrees,
+                elapsed_ms: view.a.elapsed_ms.max(view.aaaa.elapsed_ms),
+            }
+        })
+        .collect();
+    let (Some(reference), false) = (reference, disagreeing.is_empty()) else {
+        return (source_views, None);
+    };
+    let longest = disagreeing
+        .iter()
+        .filter_map(|(_, expires)| *expires)
+        .max()
+        .unwrap_or(0);
+    let mut shown = vec![evidence(
+        &reference.source.label,
+        reference.a,
+        Some("reference answer".to_owned()),
+    )];
+    shown.extend(disagreeing.iter().map(|(view, expires)| {
+        evidence(
+            &view.source.label,
+            view.a,
+            expires.map(|seconds| format!("cached for up to {}", human_duration(seconds))),
+        )
+    }));
+    let finding = Finding {
+        code: FindingCode::PropagationPending,
+        severity: Severity::Warning,
+        title: format!(
+            "Servers disagree about {hostname}: {} of {} still give another answer",
+            disagreeing.len(),
+            views.len()
+        ),
+        detail: format!(
+            "{} says one thing and the others still hold an older answer in their caches. \
+             Every cached copy expires within {}; after that all servers agree.",
+            reference.source.label,
+            human_duration(longest)
+        ),
+        evidence: shown,
+        fix: Some(Fix {
+            summary: format!(
+                "Nothing to change: wait {} and check again.",
+                human_duration(longest)
+            ),
+            changes: Vec::new(),
+        }),
+    };
+    (source_views, Some(finding))
+}

@@ -1,0 +1,510 @@
+//! Once DNS is right: a TLS connection to the edge as a browser would make it (SNI = the
+//! hostname), to show which certificate is served (issuer, names, expiry) and what `GET /`
+//! answers (a 301 and its target for a redirect domain).
+//!
+//! The handshake accepts any certificate so that a wrong or untrusted one can be shown rather
+//! than only refused; whether it would be trusted is checked on the side and reported.
+
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use rustls::client::WebPkiServerVerifier;
+use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, ServerCertVerifier};
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
+use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
+
+use crate::dns::Answer;
+use crate::report::{CertificateInfo, Finding, FindingCode, Severity, TlsProbe};
+
+/// A certificate closer to expiry than this is worth a warning.
+const EXPIRY_WARNING_DAYS: i64 = 14;
+
+/// The most of an HTTP answer read to find its status and `Location`.
+const MAX_HEAD_BYTES: usize = 16 * 1024;
+
+/// Probes the edge for `hostname`: at `edge` when given, else at the first IPv4 address the
+/// servers returned, port 443.
+pub(crate) async fn probe(
+    hostname: &str,
+    address_answers: &[(Answer, Answer)],
+    edge: Option<SocketAddr>,
+    extra_roots_pem: Option<&str>,
+    timeout: Duration,
+) -> (TlsProbe, Vec<Finding>) {
+    let address = edge.or_else(|| {
+        address_answers.iter().find_map(|(a, _)| {
+            a.records_of_type("A")
+                .find_map(|record| record.value.parse::<std::net::Ipv4Addr>().ok())
+                .map(|ip| SocketAddr::from((ip, 443)))
+        })
+    });
+    let Some(address) = address else {
+        let probe = TlsProbe {
+            address: String::new(),
+            connected: false,
+            error: Some("no address to connect to".to_owned()),
+            certificate: None,
+            http_status: None,
+            location: None,
+        };
+        return (probe, Vec::new());
+    };
+    let outcome = tokio::time::timeout(
+        timeout * 3,
+        connect(hostname, address, extra_roots_pem, timeout),
+    )
+    .await
+    .unwrap_or_else(|_| {
+        Err(format!(
+            "no TLS handshake within {} ms",
+            (timeout * 3).as_millis()
+        ))
+    });
+    match outcome {
+        Ok(probe) => {
+            let findings = judge(hostname, &probe, Utc::now());
+            (probe, findings)
+        }
+        Err(error) => {
+            let finding = Finding {
+                code: FindingCode::TlsUnreachable,
+                severity: Severity::Warning,
+                title: format!("No TLS connection to the edge for {hostname}"),
+                detail: format!(
+                    "Connecting to {address} with the name {hostname} failed: {error}."
+                ),
+                evidence: Vec::new(),
+                fix: None,
+            };
+            let probe = TlsProbe {
+                address: address.to_string(),
+                connected: false,
+                error: Some(error),
+                certificate: None,
+                http_status: None,
+                location: None,
+            };
+            (probe, vec![finding])
+        }
+    }
+}
+
+/// Findings about a probe's certificate and HTTP answer, at the instant `now`.
+pub fn judge(hostname: &str, probe: &TlsProbe, now: DateTime<Utc>) -> Vec<Finding> {
+    let mut findings = Vec::new();
+    let finding = |code, severity, title: String, detail: String| Finding {
+        code,
+        severity,
+        title,
+        detail,
+        evidence: Vec::new(),
+        fix: None,
+    };
+    if let Some(certificate) = &probe.certificate {
+        let names = certificate.names.join(", ");
+        let expired = certificate.not_after.is_some_and(|end| end <= now);
+        let days_left = certificate
+            .not_after
+            .map(|end| (end - now).num_days())
+            .unwrap_or(i64::MAX);
+        if !certificate.covers_hostname {
+            findings.push(finding(
+                FindingCode::TlsNameMismatch,
+                Severity::Warning,
+                format!("The edge serves a certificate that does not cover {hostname}"),
+                format!(
+                    "It is for {names}, issued by {}. Browsers show a warning until the \
+                     certificate for {hostname} is issued (usually minutes after \
+                     verification).",
+                    certificate.issuer
+                ),
+            ));
+        } else if expired {
+            findings.push(finding(
+                FindingCode::TlsExpired,
+                Severity::Error,
+                format!("The certificate for {hostname} has expired"),
+                format!(
+                    "It expired at {}; renewal has failed.",
+                    certificate
+                        .not_after
+                        .map(|end| end.to_rfc3339())
+                        .unwrap_or_default()
+                ),
+            ));
+        } else if !certificate.trusted {
+            findings.push(finding(
+                FindingCode::TlsUntrusted,
+                Severity::Warning,
+                format!("The certificate for {hostname} is not trusted here"),
+                format!(
+                    "Issued by {}: {}.",
+                    certificate.issuer,
+                    certificate
+                        .trust_error
+                        .as_deref()
+                        .unwrap_or("no trusted root")
+                ),
+            ));
+        } else if days_left < EXPIRY_WARNING_DAYS {
+            findings.push(finding(
+                FindingCode::TlsExpiringSoon,
+                Severity::Warning,
+                format!("The certificate for {hostname} expires in {days_left} days"),
+                "It should have been renewed by now.".to_owned(),
+            ));
+        } else {
+            findings.push(finding(
+                FindingCode::TlsCertificateOk,
+                Severity::Ok,
+                format!("The edge serves a valid certificate for {hostname}"),
+                format!(
+                    "Issued by {} for {names}, valid for {days_left} more days.",
+                    certificate.issuer
+                ),
+            ));
+        }
+    }
+    if let (Some(status), Some(location)) = (probe.http_status, &probe.location) {
+        if (300..400).contains(&status) {
+            findings.push(finding(
+                FindingCode::Redirect,
+                Severity::Info,
+                format!("{hostname} redirects ({status}) to {location}"),
+                if status == 301 {
+                    "A permanent redirect, as configured for a redirect domain.".to_owned()
+                } else {
+                    format!("A {status} redirect; redirect domains on the platform answer 301.")
+                },
+            ));
+        }
+    }
+    findings
+}
+
+async fn connect(
+    hostname: &str,
+    address: SocketAddr,
+    extra_roots_pem: Option<&str>,
+    timeout: Duration,
+) -> Result<TlsProbe, String> {
+    let recorder = Arc::new(RecordingVerifier::new(extra_roots_pem)?);
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let config = rustls::ClientConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .map_err(|error| format!("TLS setup failed: {error}"))?
+        .dangerous()
+        .with_custom_certificate_verifier(recorder.clone())
+        .with_no_client_auth();
+    let server_name = ServerName::try_from(hostname.to_owned())
+        .map_err(|_| format!("{hostname} is not a valid TLS server name"))?;
+    let tcp = tokio::time::timeout(timeout, TcpStream::connect(address))
+        .await
+        .map_err(|_| "the connection timed out".to_owned())?
+        .map_err(|error| format!("cannot connect: {error}"))?;
+    let mut tls = TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await
+        .map_err(|error| format!("TLS handshake failed: {error}"))?;
+    let certificate = tls
+        .get_ref()
+        .1
+        .peer_certificates()
+        .and_then(|chain| chain.first())
+        .map(|der| describe(der, hostname, recorder.trust_error()));
+
+    let request = format!(
+        "GET / HTTP/1.1\r\nHost: {hostname}\r\nUser-Agent: domain-desk-doctor\r\nAccept: */*\r\nConnection: close\r\n\r\n"
+    );
+    let (http_status, location) = match tls.write_all(request.as_bytes()).await {
+        Ok(()) => read_head(&mut tls, timeout).await,
+        Err(_) => (None, None),
+    };
+    Ok(TlsProbe {
+        address: address.to_string(),
+        connected: true,
+        error: None,
+        certificate,
+        http_status,
+        location,
+    })
+}
+
+async fn read_head<S: tokio::io::AsyncRead + Unpin>(
+    stream: &mut S,
+    timeout: Duration,
+) -> (Option<u16>, Option<String>) {
+    let mut head = Vec::new();
+    let mut buffer = [0u8; 4096];
+    while head.len() < MAX_HEAD_BYTES && !head.windows(4).any(|window| window == b"\r\n\r\n") {
+        match tokio::time::timeout(timeout, stream.read(&mut buffer)).await {
+            Ok(Ok(0)) | Ok(Err(_)) | Err(_) => break,
+            Ok(Ok(read)) => head.extend_from_slice(&buffer[..read]),
+        }
+    }
+    parse_head(&String::from_utf8_lossy(&head))
+}
+
+/// The status code and `Location` of an HTTP/1.x response head.
+pub fn parse_head(head: &str) -> (Option<u16>, Option<String>) {
+    let mut lines = head.split("\r\n");
+    let status = lines
+        .next()
+        .filter(|line| line.starts_with("HTTP/"))
+        .and_then(|line| line.split_whitespace().nth(1))
+        .and_then(|code| code.parse().ok());
+    let location = lines.take_while(|line| !line.is_empty()).find_map(|line| {
+        let (name, value) = line.split_once(':')?;
+        name.trim()
+            .eq_ignore_ascii_case("location")
+            .then(|| value.trim().to_owned())
+    });
+    (status, location)
+}
+
+fn describe(
+    der: &CertificateDer<'_>,
+    hostname: &str,
+    trust_error: Option<String>,
+) -> CertificateInfo {
+    let Ok((_, certificate)) = X509Certificate::from_der(der.as_ref()) else {
+        return CertificateInfo {
+            subject: String::new(),
+            issuer: String::new(),
+            names: Vec::new(),
+            not_before: None,
+            not_after: None,
+            covers_hostname: false,
+            trusted: false,
+            trust_error: Some("the certificate could not be parsed".to_owned()),
+        };
+    };
+    let mut names: Vec<String> = certificate
+        .subject_alternative_name()
+        .ok()
+        .flatten()
+        .map(|extension| {
+            extension
+                .value
+                .general_names
+                .iter()
+                .filter_map(|name| match name {
+                    GeneralName::DNSName(dns) => Some(dns.to_ascii_lowercase()),
+                    _ => None,
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if names.is_empty() {
+        names.extend(
+            certificate
+                .subject()
+                .iter_common_name()
+                .filter_map(|name| name.as_str().ok())
+                .map(str::to_ascii_lowercase),
+        );
+    }
+    let time = |timestamp: i64| DateTime::<Utc>::from_timestamp(timestamp, 0);
+    CertificateInfo {
+        subject: certificate.subject().to_string(),
+        issuer: certificate.issuer().to_string(),
+        covers_hostname: names.iter().any(|name| name_covers(name, hostname)),
+        names,
+        not_before: time(certificate.validity().not_before.timestamp()),
+        not_after: time(certificate.validity().not_after.timestamp()),
+        trusted: trust_error.is_none(),
+        trust_error,
+    }
+}
+
+/// Whether a certificate name (`www.example.com`, `*.example.com`) covers `hostname`.
+pub fn name_covers(pattern: &str, hostname: &str) -> bool {
+    let pattern = pattern.trim_end_matches('.').to_ascii_lowercase();
+    let hostname = hostname.trim_end_matches('.').to_ascii_lowercase();
+    match pattern.strip_prefix("*.") {
+        Some(parent) => hostname
+            .split_once('.')
+            .is_some_and(|(label, rest)| !label.is_empty() && rest == parent),
+        None => pattern == hostname,
+    }
+}
+
+/// Lets every certificate through the handshake but remembers whether the real verifier
+/// (public roots plus the extra ones) would have accepted it.
+#[derive(Debug)]
+struct RecordingVerifier {
+    inner: Arc<WebPkiServerVerifier>,
+    outcome: Mutex<Option<String>>,
+}
+
+impl RecordingVerifier {
+    fn new(extra_roots_pem: Option<&str>) -> Result<Self, String> {
+        let mut roots = RootCertStore::empty();
+        roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
+        if let Some(pem) = extra_roots_pem {
+            for certificate in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+                let certificate =
+                    certificate.map_err(|error| format!("unreadable extra root: {error}"))?;
+                roots
+                    .add(certificate)
+                    .map_err(|error| format!("unusable extra root: {error}"))?;
+            }
+        }
+        let inner = WebPkiServerVerifier::builder_with_provider(
+            Arc::new(roots),
+            Arc::new(rustls::crypto::ring::default_provider()),
+        )
+        .build()
+        .map_err(|error| format!("TLS setup failed: {error}"))?;
+        Ok(Self {
+            inner,
+            outcome: Mutex::new(Some("the handshake did not reach verification".to_owned())),
+        })
+    }
+
+    fn trust_error(&self) -> Option<String> {
+        self.outcome
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl ServerCertVerifier for RecordingVerifier {
+    fn verify_server_cert(
+        &self,
+        end_entity: &CertificateDer<'_>,
+        intermediates: &[CertificateDer<'_>],
+        server_name: &ServerName<'_>,
+        ocsp_response: &[u8],
+        now: UnixTime,
+    ) -> Result<ServerCertVerified, rustls::Error> {
+        let verdict = self
+            .inner
+            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+            .err()
+            .map(|error| error.to_string());
+        *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = verdict;
+        Ok(ServerCertVerified::assertion())
+    }
+
+    fn verify_tls12_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls12_signature(message, cert, dss)
+    }
+
+    fn verify_tls13_signature(
+        &self,
+        message: &[u8],
+        cert: &CertificateDer<'_>,
+        dss: &DigitallySignedStruct,
+    ) -> Result<HandshakeSignatureValid, rustls::Error> {
+        self.inner.verify_tls13_signature(message, cert, dss)
+    }
+
+    fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
+        self.inner.supported_verify_schemes()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wildcard_names_cover_one_label() {
+        assert!(name_covers("*.example.com", "www.example.com"));
+        assert!(!name_covers("*.example.com", "a.b.example.com"));
+        assert!(!name_covers("*.example.com", "example.com"));
+        assert!(name_covers("WWW.example.com.", "www.example.com"));
+        assert!(!name_covers("www.example.com", "shop.example.com"));
+    }
+
+    #[test]
+    fn reads_status_and_location() {
+        let head = "HTTP/1.1 301 Moved Permanently\r\nlocation: https://www.example.com/a\r\n\r\n";
+        assert_eq!(
+            parse_head(head),
+            (Some(301), Some("https://www.example.com/a".to_owned()))
+        );
+        assert_eq!(parse_head("garbage"), (None, None));
+        assert_eq!(parse_head("HTTP/1.1 200 OK\r\n\r\n"), (Some(200), None));
+    }
+
+    #[test]
+    fn judges_expiry_names_and_redirects() {
+        let now = Utc::now();
+        let certificate = |names: &[&str], days: i64, trusted: bool| CertificateInfo {
+            subject: "CN=test".into(),
+            issuer: "CN=Local CA".into(),
+            names: names.iter().map(|name| (*name).to_owned()).collect(),
+            not_before: Some(now - chrono::Duration::days(1)),
+            not_after: Some(now + chrono::Duration::days(days)),
+            covers_hostname: names
+                .iter()
+                .any(|name| name_covers(name, "www.example.com")),
+            trusted,
+            trust_error: (!trusted).then(|| "unknown issuer".to_owned()),
+        };
+        let probe = |certificate, status, location: Option<&str>| TlsProbe {
+            address: "127.0.0.1:443".into(),
+            connected: true,
+            error: None,
+            certificate: Some(certificate),
+            http_status: status,
+            location: location.map(str::to_owned),
+        };
+        let codes = |probe: TlsProbe| {
+            judge("www.example.com", &probe, now)
+                .into_iter()
+                .map(|finding| (finding.code, finding.severity))
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            codes(probe(
+                certificate(&["www.example.com"], 60, true),
+                Some(200),
+                None
+            )),
+            vec![(FindingCode::TlsCertificateOk, Severity::Ok)]
+        );
+        assert_eq!(
+            codes(probe(certificate(&["other.example"], 60, true), None, None)),
+            vec![(FindingCode::TlsNameMismatch, Severity::Warning)]
+        );
+        assert_eq!(
+            codes(probe(certificate(&["*.example.com"], -1, true), None, None)),
+            vec![(FindingCode::TlsExpired, Severity::Error)]
+        );
+        assert_eq!(
+            codes(probe(
+                certificate(&["www.example.com"], 5, true),
+                None,
+                None
+            )),
+            vec![(FindingCode::TlsExpiringSoon, Severity::Warning)]
+        );
+        assert_eq!(
+            codes(probe(
+                certificate(&["www.example.com"], 60, false),
+                Some(301),
+                Some("https://example.com/")
+            )),
+            vec![
+                (FindingCode::TlsUntrusted, Severity::Warning),
+                (FindingCode::Redirect, Severity::Info)
+            ]
+        );
+    }
+}

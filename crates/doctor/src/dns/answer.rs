@@ -1,0 +1,307 @@
+//! One server's answer to one question, kept in a serialisable form so that every finding can
+//! show its evidence: which server, which records, which TTLs.
+
+use std::fmt;
+
+use domain_desk_api::caa::CaaRecord;
+use hickory_proto::op::{Message, ResponseCode};
+use hickory_proto::rr::{RData, Record};
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+/// How a question ended.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum AnswerStatus {
+    /// NOERROR: records, or none (NODATA).
+    NoError,
+    /// NXDOMAIN: the name does not exist.
+    NxDomain,
+    /// SERVFAIL: the server could not answer (often DNSSEC or a broken delegation).
+    ServFail,
+    /// REFUSED: the server will not answer for this name (not its zone, or no recursion).
+    Refused,
+    /// Any other response code; the answer's `error` names it.
+    OtherRcode,
+    /// No answer within the time allowed.
+    Timeout,
+    /// The server could not be reached, or sent something that is not a DNS answer.
+    Failed,
+}
+
+impl AnswerStatus {
+    /// The label `dig` would print.
+    pub fn label(self) -> &'static str {
+        match self {
+            AnswerStatus::NoError => "NOERROR",
+            AnswerStatus::NxDomain => "NXDOMAIN",
+            AnswerStatus::ServFail => "SERVFAIL",
+            AnswerStatus::Refused => "REFUSED",
+            AnswerStatus::OtherRcode => "error",
+            AnswerStatus::Timeout => "timeout",
+            AnswerStatus::Failed => "unreachable",
+        }
+    }
+
+    /// True when the server answered the question (positively or negatively).
+    pub fn is_answer(self) -> bool {
+        matches!(self, AnswerStatus::NoError | AnswerStatus::NxDomain)
+    }
+}
+
+impl fmt::Display for AnswerStatus {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.label())
+    }
+}
+
+/// A resource record in presentation form, the way a DNS provider shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema)]
+pub struct DnsRecord {
+    /// Owner name, lowercase, without the trailing dot.
+    pub name: String,
+    #[serde(rename = "type")]
+    pub record_type: String,
+    pub ttl: u32,
+    /// An address, a hostname without the trailing dot, `0 issue "letsencrypt.org"`, text.
+    pub value: String,
+}
+
+impl DnsRecord {
+    pub fn from_record(record: &Record) -> Self {
+        Self {
+            name: normalise_name(&record.name().to_ascii()),
+            record_type: record.record_type().to_string(),
+            ttl: record.ttl(),
+            value: present(record.data()),
+        }
+    }
+
+    /// True when the record is of `record_type` and owned by `name` (any case, dot or not).
+    pub fn is(&self, name: &str, record_type: &str) -> bool {
+        self.record_type == record_type && self.name == normalise_name(name)
+    }
+
+    /// The CAA record this is, when it is one.
+    pub fn caa(&self) -> Option<CaaRecord> {
+        if self.record_type == "CAA" {
+            CaaRecord::parse(&self.value).ok()
+        } else {
+            None
+        }
+    }
+}
+
+impl fmt::Display for DnsRecord {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}. {} IN {} {}",
+            self.name, self.ttl, self.record_type, self.value
+        )
+    }
+}
+
+/// One server's answer to one question.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Answer {
+    /// `address:port` of the server asked.
+    pub server: String,
+    pub question: String,
+    pub question_type: String,
+    pub status: AnswerStatus,
+    /// What went wrong, for a person, when the status is not an answer.
+    pub error: Option<String>,
+    /// The AA flag: the server answered from its own zone data.
+    pub authoritative: bool,
+    /// True when the UDP answer was truncated and the question was asked again over TCP.
+    pub via_tcp: bool,
+    pub answers: Vec<DnsRecord>,
+    /// The authority section: the SOA of a negative answer, or a referral.
+    pub authority: Vec<DnsRecord>,
+    pub elapsed_ms: u64,
+}
+
+impl Answer {
+    pub(crate) fn failed(
+        server: String,
+        question: &str,
+        question_type: &str,
+        status: AnswerStatus,
+        error: String,
+        elapsed_ms: u64,
+    ) -> Self {
+        Self {
+            server,
+            question: normalise_name(question),
+            question_type: question_type.to_owned(),
+            status,
+            error: Some(error),
+            authoritative: false,
+            via_tcp: false,
+            answers: Vec::new(),
+            authority: Vec::new(),
+            elapsed_ms,
+        }
+    }
+
+    pub(crate) fn from_message(
+        server: String,
+        question: &str,
+        question_type: &str,
+        message: &Message,
+        via_tcp: bool,
+        elapsed_ms: u64,
+    ) -> Self {
+        let (status, error) = match message.response_code() {
+            ResponseCode::NoError => (AnswerStatus::NoError, None),
+            ResponseCode::NXDomain => (AnswerStatus::NxDomain, None),
+            ResponseCode::ServFail => (
+                AnswerStatus::ServFail,
+                Some("the server answered SERVFAIL".to_owned()),
+            ),
+            ResponseCode::Refused => (
+                AnswerStatus::Refused,
+                Some("the server refused to answer".to_owned()),
+            ),
+            other => (
+                AnswerStatus::OtherRcode,
+                Some(format!("the server answered {other}")),
+            ),
+        };
+        Self {
+            server,
+            question: normalise_name(question),
+            question_type: question_type.to_owned(),
+            status,
+            error,
+            authoritative: message.authoritative(),
+            via_tcp,
+            answers: message
+                .answers()
+                .iter()
+                .map(DnsRecord::from_record)
+                .collect(),
+            authority: message
+                .name_servers()
+                .iter()
+                .map(DnsRecord::from_record)
+                .collect(),
+            elapsed_ms,
+        }
+    }
+
+    /// Records of `record_type` owned by `name`.
+    pub fn records<'a>(
+        &'a self,
+        name: &'a str,
+        record_type: &'a str,
+    ) -> impl Iterator<Item = &'a DnsRecord> + 'a {
+        self.answers
+            .iter()
+            .filter(move |record| record.is(name, record_type))
+    }
+
+    /// Records of `record_type` anywhere in the answer section (after a CNAME chain, too).
+    pub fn records_of_type<'a>(
+        &'a self,
+        record_type: &'a str,
+    ) -> impl Iterator<Item = &'a DnsRecord> + 'a {
+        self.answers
+            .iter()
+            .filter(move |record| record.record_type == record_type)
+    }
+
+    /// The CNAME owned by `name`, if the answer holds one.
+    pub fn cname_of(&self, name: &str) -> Option<&DnsRecord> {
+        let name = normalise_name(name);
+        self.answers
+            .iter()
+            .find(|record| record.record_type == "CNAME" && record.name == name)
+    }
+
+    /// The end of the CNAME chain that starts at the question, or the question itself.
+    pub fn chain_end(&self) -> String {
+        let mut current = self.question.clone();
+        for _ in 0..16 {
+            match self.cname_of(&current) {
+                Some(record) => current = record.value.clone(),
+                None => break,
+            }
+        }
+        current
+    }
+
+    /// The SOA record of a negative answer or of an answer at a zone apex.
+    pub fn soa(&self) -> Option<&DnsRecord> {
+        self.answers
+            .iter()
+            .chain(self.authority.iter())
+            .find(|record| record.record_type == "SOA")
+    }
+
+    /// How long a resolver may cache this negative answer (RFC 2308: the smaller of the SOA's
+    /// TTL and its minimum field).
+    pub fn negative_ttl(&self) -> Option<u32> {
+        let soa = self.soa()?;
+        let minimum = soa
+            .value
+            .split_whitespace()
+            .nth(6)
+            .and_then(|field| field.parse::<u32>().ok())?;
+        Some(minimum.min(soa.ttl))
+    }
+
+    /// The largest TTL in the answer section: how long until every cached copy has expired.
+    pub fn max_ttl(&self) -> Option<u32> {
+        if self.answers.is_empty() {
+            self.negative_ttl()
+        } else {
+            self.answers.iter().map(|record| record.ttl).max()
+        }
+    }
+}
+
+/// Lowercase, without the trailing dot.
+pub fn normalise_name(name: &str) -> String {
+    let name = name.trim();
+    let name = name.strip_suffix('.').unwrap_or(name);
+    name.to_ascii_lowercase()
+}
+
+fn present(data: &RData) -> String {
+    match data {
+        RData::A(address) => address.0.to_string(),
+        RData::AAAA(address) => address.0.to_string(),
+        RData::CNAME(name) => normalise_name(&name.0.to_ascii()),
+        RData::NS(name) => normalise_name(&name.0.to_ascii()),
+        RData::PTR(name) => normalise_name(&name.0.to_ascii()),
+        RData::MX(mx) => format!(
+            "{} {}",
+            mx.preference(),
+            normalise_name(&mx.exchange().to_ascii())
+        ),
+        RData::CAA(caa) => CaaRecord::new(
+            caa.flags(),
+            caa.tag().as_str(),
+            String::from_utf8_lossy(caa.raw_value()).into_owned(),
+        )
+        .to_presentation(),
+        RData::SOA(soa) => format!(
+            "{} {} {} {} {} {} {}",
+            normalise_name(&soa.mname().to_ascii()),
+            normalise_name(&soa.rname().to_ascii()),
+            soa.serial(),
+            soa.refresh(),
+            soa.retry(),
+            soa.expire(),
+            soa.minimum()
+        ),
+        RData::TXT(txt) => txt
+            .iter()
+            .map(|part| format!("\"{}\"", String::from_utf8_lossy(part)))
+            .collect::<Vec<_>>()
+            .join(" "),
+        other => other.to_string(),
+    }
+}

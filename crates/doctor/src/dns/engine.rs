@@ -1,0 +1,141 @@
+//! The questions of one doctor run, shared by all its checks and hostnames.
+//!
+//! Many checks ask the same thing (every name under `example.com` climbs through
+//! `example.com` and `com` for CAA; every hostname needs the platform target's addresses), so
+//! identical questions to the same server are asked once per run, even when they are asked
+//! concurrently, and in-flight questions are bounded so a batch of thousands of hostnames
+//! does not exhaust the machine's sockets. The log of questions actually sent lets the
+//! benchmark repeat exactly the same lookups with `dig`.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use hickory_proto::rr::RecordType;
+use tokio::sync::{OnceCell, Semaphore};
+
+use super::answer::{Answer, AnswerStatus, normalise_name};
+use super::query::{QueryOptions, ask};
+
+/// A question that went over the wire.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+pub struct WireQuery {
+    pub server: SocketAddr,
+    pub name: String,
+    pub record_type: RecordType,
+    pub recursion_desired: bool,
+    pub checking_disabled: bool,
+}
+
+type Slot = Arc<OnceCell<Answer>>;
+
+/// Asks questions with per-run de-duplication and a bound on questions in flight. Cheap to
+/// clone; clones share the cache.
+#[derive(Clone)]
+pub struct QueryEngine {
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    base: QueryOptions,
+    cache: Mutex<HashMap<WireQuery, Slot>>,
+    log: Mutex<Vec<WireQuery>>,
+    in_flight: Semaphore,
+}
+
+impl QueryEngine {
+    /// `base` gives the timeout and attempts; `max_in_flight` bounds concurrent questions.
+    pub fn new(base: QueryOptions, max_in_flight: usize) -> Self {
+        Self {
+            inner: Arc::new(Inner {
+                base,
+                cache: Mutex::new(HashMap::new()),
+                log: Mutex::new(Vec::new()),
+                in_flight: Semaphore::new(max_in_flight.max(1)),
+            }),
+        }
+    }
+
+    /// Asks `server`; `recursive` sets the RD flag (clear it for authoritative servers).
+    pub async fn ask(
+        &self,
+        server: SocketAddr,
+        recursive: bool,
+        name: &str,
+        record_type: RecordType,
+    ) -> Answer {
+        self.ask_with(server, recursive, false, name, record_type)
+            .await
+    }
+
+    /// As [`ask`](Self::ask), with the CD flag under the caller's control.
+    pub async fn ask_with(
+        &self,
+        server: SocketAddr,
+        recursive: bool,
+        checking_disabled: bool,
+        name: &str,
+        record_type: RecordType,
+    ) -> Answer {
+        let key = WireQuery {
+            server,
+            name: normalise_name(name),
+            record_type,
+            recursion_desired: recursive,
+            checking_disabled,
+        };
+        let slot = {
+            // A poisoned lock only means another task panicked mid-insert; the map is still
+            // a valid cache.
+            let mut cache = self
+                .inner
+                .cache
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner);
+            cache.entry(key.clone()).or_default().clone()
+        };
+        slot.get_or_init(|| self.send(key)).await.clone()
+    }
+
+    async fn send(&self, key: WireQuery) -> Answer {
+        let Ok(_permit) = self.inner.in_flight.acquire().await else {
+            return Answer::failed(
+                key.server.to_string(),
+                &key.name,
+                &key.record_type.to_string(),
+                AnswerStatus::Failed,
+                "the doctor is shutting down".to_owned(),
+                0,
+            );
+        };
+        self.inner
+            .log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(key.clone());
+        let options = QueryOptions {
+            recursion_desired: key.recursion_desired,
+            checking_disabled: key.checking_disabled,
+            ..self.inner.base
+        };
+        let answer = ask(key.server, &key.name, key.record_type, options).await;
+        tracing::debug!(
+            server = %key.server,
+            name = %key.name,
+            record_type = %key.record_type,
+            status = %answer.status,
+            elapsed_ms = answer.elapsed_ms,
+            "DNS question"
+        );
+        answer
+    }
+
+    /// Every question sent over the wire so far, in the order sent.
+    pub fn wire_queries(&self) -> Vec<WireQuery> {
+        self.inner
+            .log
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}

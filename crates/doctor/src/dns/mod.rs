@@ -1,0 +1,14 @@
+//! Asking DNS servers questions and keeping their answers as evidence.
+//!
+//! The doctor talks to each server itself (hickory-proto messages over UDP, TCP when the
+//! answer is truncated) instead of going through a caching stub resolver: it must know which
+//! server said what, with which TTL and which response code, and it must be able to ask an
+//! authoritative server without recursion or a validating resolver with checking disabled.
+
+pub mod answer;
+pub mod engine;
+pub mod query;
+
+pub use answer::{Answer, AnswerStatus, DnsRecord};
+pub use engine::{QueryEngine, WireQuery};
+pub use query::QueryOptions;

@@ -1,0 +1,337 @@
+//! One hostname's diagnosis: which questions are asked of which servers, in what order and
+//! in parallel, and how the checks' findings come together into its report.
+
+use std::time::Instant;
+
+use domain_desk_api::Hostname;
+use futures::future::join_all;
+use hickory_proto::rr::RecordType;
+use tokio::sync::OnceCell;
+
+use crate::checks::{self, health, kind, names, propagation, records};
+use crate::dns::{Answer, AnswerStatus, QueryEngine};
+use crate::options::DoctorOptions;
+use crate::report::{Finding, FindingCode, Fix, HostReport, Severity};
+use crate::sources::{self, Server};
+
+/// What every hostname of one run shares.
+pub(crate) struct Run {
+    pub engine: QueryEngine,
+    pub options: DoctorOptions,
+    /// Never empty: `diagnose` refuses to start without a server.
+    pub servers: Vec<Server>,
+    /// The platform target, lowercase, without the final dot.
+    pub target: String,
+    target_answers: OnceCell<(Answer, Answer)>,
+}
+
+impl Run {
+    pub fn new(engine: QueryEngine, options: DoctorOptions, servers: Vec<Server>) -> Self {
+        let target = crate::dns::answer::normalise_name(&options.target);
+        Self {
+            engine,
+            options,
+            servers,
+            target,
+            target_answers: OnceCell::new(),
+        }
+    }
+
+    fn primary(&self) -> &Server {
+        // `diagnose` checked that there is at least one server.
+        &self.servers[0]
+    }
+
+    /// The target's A and AAAA answers, asked once per run.
+    async fn target_answers(&self) -> &(Answer, Answer) {
+        self.target_answers
+            .get_or_init(|| async {
+                let primary = self.primary();
+                let (a, aaaa) = tokio::join!(
+                    self.engine.ask(
+                        primary.address,
+                        primary.recursive(),
+                        &self.target,
+                        RecordType::A
+                    ),
+                    self.engine.ask(
+                        primary.address,
+                        primary.recursive(),
+                        &self.target,
+                        RecordType::AAAA
+                    ),
+                );
+                (a, aaaa)
+            })
+            .await
+    }
+}
+
+pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
+    let started = Instant::now();
+    let hostname = match Hostname::parse(input) {
+        Ok(hostname) => hostname,
+        Err(error) => return invalid(input, &error.to_string(), started),
+    };
+    let name = hostname.as_str();
+    let primary = run.primary();
+    let engine = &run.engine;
+    let offline = run.options.is_offline();
+
+    let (soa, registrable_soa, target) = tokio::join!(
+        engine.ask(primary.address, primary.recursive(), name, RecordType::SOA),
+        engine.ask(
+            primary.address,
+            primary.recursive(),
+            hostname.registrable_domain(),
+            RecordType::SOA
+        ),
+        run.target_answers(),
+    );
+    let soa_zone = soa.soa().map(|record| record.name.clone());
+    let kind = kind::classify(&hostname, soa_zone.as_deref());
+    let expected = kind::expected_record(&kind, &run.target);
+
+    let (nameservers, authoritative) =
+        sources::authoritative_servers(engine, primary, &kind.zone, !offline).await;
+    let servers: Vec<&Server> = authoritative.iter().chain(run.servers.iter()).collect();
+    let reference = servers[0];
+
+    let address_answers = join_all(servers.iter().map(|server| async move {
+        tokio::join!(
+            engine.ask(server.address, server.recursive(), name, RecordType::A),
+            engine.ask(server.address, server.recursive(), name, RecordType::AAAA),
+        )
+    }));
+    let detail_answers = join_all([RecordType::CNAME, RecordType::TXT, RecordType::MX].map(
+        |record_type| engine.ask(reference.address, reference.recursive(), name, record_type),
+    ));
+    let caa_check = checks::caa::check(
+        engine,
+        primary,
+        name,
+        &kind,
+        &run.options.ca_identity,
+        offline,
+    );
+    let (address_answers, mut detail_answers, (caa, caa_findings)) =
+        tokio::join!(address_answers, detail_answers, caa_check);
+
+    // Ask failing servers again with checking disabled, to tell DNSSEC trouble apart.
+    let unchecked = join_all(servers.iter().zip(&address_answers).map(
+        |(server, (a, _))| async move {
+            if a.status == AnswerStatus::ServFail {
+                Some(
+                    engine
+                        .ask_with(
+                            server.address,
+                            server.recursive(),
+                            true,
+                            name,
+                            RecordType::A,
+                        )
+                        .await,
+                )
+            } else {
+                None
+            }
+        },
+    ))
+    .await;
+
+    let mut findings = vec![kind::finding(&hostname, &kind, &run.target)];
+    if let Some(meant) = names::meant_name(&hostname) {
+        findings.push(names::doubled_hostname_finding(&hostname, &meant));
+    }
+    findings.extend(health::check(
+        name,
+        offline,
+        &servers
+            .iter()
+            .zip(&address_answers)
+            .zip(&unchecked)
+            .map(|((server, (a, _)), unchecked)| health::ServerAnswer {
+                label: &server.source.label,
+                answer: a,
+                checking_disabled: unchecked.as_ref(),
+            })
+            .collect::<Vec<_>>(),
+    ));
+
+    let (target_a, target_aaaa) = target;
+    let target_resolves = target_a.records_of_type("A").next().is_some()
+        || target_aaaa.records_of_type("AAAA").next().is_some();
+    if !target_resolves {
+        findings.push(Finding {
+            code: FindingCode::TargetUnresolvable,
+            severity: Severity::Error,
+            title: format!("The platform target {} does not resolve", run.target),
+            detail: format!(
+                "{} has no address for {} ({}), so nothing can point at it. Check the target \
+                 name given to the doctor.",
+                primary.source.label, run.target, target_a.status
+            ),
+            evidence: vec![checks::evidence(&primary.source.label, target_a, None)],
+            fix: None,
+        });
+    }
+
+    // The zone's own answer (or the first server that answered) is the one judged.
+    let judged = servers
+        .iter()
+        .zip(&address_answers)
+        .position(|(_, (a, _))| a.status.is_answer());
+    if let Some(index) = judged.filter(|index| *index != 0) {
+        let server = servers[index];
+        detail_answers = join_all(
+            [RecordType::CNAME, RecordType::TXT, RecordType::MX].map(|record_type| {
+                engine.ask(server.address, server.recursive(), name, record_type)
+            }),
+        )
+        .await;
+    }
+    let registrable_missing = registrable_soa.status == AnswerStatus::NxDomain;
+    if registrable_missing {
+        findings.push(Finding {
+            code: FindingCode::DomainNotRegistered,
+            severity: Severity::Error,
+            title: format!("{} does not exist", hostname.registrable_domain()),
+            detail: format!(
+                "{} answers NXDOMAIN for the registrable domain {}: it is not registered, has \
+                 expired, or is misspelt. No record under it can work.",
+                primary.source.label,
+                hostname.registrable_domain()
+            ),
+            evidence: vec![checks::evidence(
+                &primary.source.label,
+                &registrable_soa,
+                None,
+            )],
+            fix: Some(Fix {
+                summary: format!(
+                    "Check the spelling, and that {} is registered and has nameservers at its \
+                     registrar.",
+                    hostname.registrable_domain()
+                ),
+                changes: Vec::new(),
+            }),
+        });
+    } else if let Some(index) = judged.filter(|_| target_resolves) {
+        let server = servers[index];
+        let (a, aaaa) = &address_answers[index];
+        let mut record_findings = records::check(
+            name,
+            &kind,
+            &run.target,
+            &expected,
+            &records::RecordAnswers {
+                server_label: &server.source.label,
+                a,
+                aaaa,
+                cname: &detail_answers[0],
+                others: &detail_answers[1..],
+                target_a,
+                target_aaaa,
+            },
+        );
+        if let Some(missing) = record_findings
+            .iter_mut()
+            .find(|finding| finding.code == FindingCode::RecordMissing)
+        {
+            let doubled_name = names::doubled(name, &kind.zone);
+            let doubled = engine
+                .ask(
+                    server.address,
+                    server.recursive(),
+                    &doubled_name,
+                    RecordType::A,
+                )
+                .await;
+            if doubled.status == AnswerStatus::NoError && !doubled.answers.is_empty() {
+                *missing = names::doubled_record_finding(
+                    name,
+                    &kind.zone,
+                    &kind.relative_name,
+                    &server.source.label,
+                    &doubled,
+                    &expected,
+                );
+            }
+        }
+        findings.extend(record_findings);
+    }
+
+    let views: Vec<propagation::ServerView<'_>> = servers
+        .iter()
+        .zip(&address_answers)
+        .map(|(server, (a, aaaa))| propagation::ServerView {
+            source: &server.source,
+            a,
+            aaaa,
+        })
+        .collect();
+    let (views, disagreement) = propagation::check(name, &views);
+    findings.extend(disagreement);
+    findings.extend(caa_findings);
+
+    let dns_is_right = !findings
+        .iter()
+        .any(|finding| finding.severity == Severity::Error);
+    let tls = if run.options.tls_probe && dns_is_right {
+        let (probe, tls_findings) = crate::checks::tls::probe(
+            name,
+            &address_answers,
+            run.options.edge,
+            run.options.extra_roots_pem.as_deref(),
+            run.options.timeout,
+        )
+        .await;
+        findings.extend(tls_findings);
+        Some(probe)
+    } else {
+        None
+    };
+
+    findings.sort_by_key(|finding| finding.severity);
+    HostReport {
+        input: input.to_owned(),
+        hostname: name.to_owned(),
+        unicode_hostname: hostname.unicode(),
+        expected_record: Some(expected),
+        name: Some(kind),
+        nameservers,
+        views,
+        caa: Some(caa),
+        tls,
+        findings,
+        elapsed_ms: elapsed_ms(started),
+    }
+}
+
+fn invalid(input: &str, message: &str, started: Instant) -> HostReport {
+    let trimmed = input.trim().to_owned();
+    HostReport {
+        input: input.to_owned(),
+        hostname: trimmed.clone(),
+        unicode_hostname: trimmed,
+        name: None,
+        expected_record: None,
+        nameservers: Vec::new(),
+        views: Vec::new(),
+        caa: None,
+        tls: None,
+        findings: vec![Finding {
+            code: FindingCode::InvalidHostname,
+            severity: Severity::Error,
+            title: format!("{:?} is not a hostname that can be attached", input.trim()),
+            detail: message.to_owned(),
+            evidence: Vec::new(),
+            fix: None,
+        }],
+        elapsed_ms: elapsed_ms(started),
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}

@@ -1,0 +1,237 @@
+//! The report as Markdown that pastes into a support ticket: findings first, each with its
+//! evidence and fix, then the raw views for whoever digs deeper.
+
+use std::fmt::Write;
+
+use crate::report::{ChangeAction, Finding, HostReport, Report, Severity};
+
+/// Renders the whole report.
+pub fn render(report: &Report) -> String {
+    let mut out = String::new();
+    // Writing to a String cannot fail; the results are ignored for that reason.
+    let _ = writeln!(out, "# DNS doctor report\n");
+    let _ = writeln!(
+        out,
+        "- Target: `{}`\n- CA: `{}`\n- Generated: {}\n- Servers: {}\n- Result: {} error(s), {} warning(s) in {} ms\n",
+        report.target,
+        report.ca_identity,
+        report.generated_at.to_rfc3339(),
+        report
+            .sources
+            .iter()
+            .map(|source| format!("{} (`{}`)", source.label, source.address))
+            .collect::<Vec<_>>()
+            .join(", "),
+        report.errors,
+        report.warnings,
+        report.elapsed_ms
+    );
+    for host in &report.hosts {
+        render_host(&mut out, host);
+    }
+    out
+}
+
+fn severity_label(severity: Severity) -> &'static str {
+    match severity {
+        Severity::Error => "ERROR",
+        Severity::Warning => "WARNING",
+        Severity::Info => "info",
+        Severity::Ok => "ok",
+    }
+}
+
+fn render_host(out: &mut String, host: &HostReport) {
+    let _ = write!(out, "## {}", host.hostname);
+    if host.unicode_hostname != host.hostname {
+        let _ = write!(out, " ({})", host.unicode_hostname);
+    }
+    let _ = writeln!(out, " — {}\n", severity_label(host.worst_severity()));
+    if let Some(kind) = &host.name {
+        let _ = writeln!(
+            out,
+            "- Kind: {} (registrable domain `{}`, zone `{}`, public suffix `{}`)",
+            if kind.apex { "apex" } else { "subdomain" },
+            kind.registrable_domain,
+            kind.zone,
+            kind.public_suffix
+        );
+    }
+    if let Some(record) = &host.expected_record {
+        let _ = writeln!(
+            out,
+            "- Needs: `{} {} {}` in zone `{}`",
+            record.name, record.record_type, record.value, record.zone
+        );
+    }
+    if !host.nameservers.is_empty() {
+        let _ = writeln!(out, "- Nameservers: {}", host.nameservers.join(", "));
+    }
+    let _ = writeln!(out);
+    for finding in &host.findings {
+        render_finding(out, finding);
+    }
+    if !host.views.is_empty() {
+        let _ = writeln!(
+            out,
+            "### What each server says\n\n| server | status | records | cache expires | agrees |\n|---|---|---|---|---|"
+        );
+        for view in &host.views {
+            let records = view
+                .records
+                .iter()
+                .map(|record| {
+                    format!(
+                        "{} {} {} ({} s)",
+                        record.name, record.record_type, record.value, record.ttl
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("<br>");
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} | {} |",
+                escape_cell(&view.source.label),
+                view.status,
+                escape_cell(&records),
+                view.cache_expires_in_seconds
+                    .map(|seconds| format!("{seconds} s"))
+                    .unwrap_or_default(),
+                match view.agrees {
+                    Some(true) => "yes",
+                    Some(false) => "no",
+                    None => "",
+                }
+            );
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(caa) = &host.caa {
+        let _ = writeln!(out, "### CAA climb (asked {})\n", caa.server);
+        for step in &caa.steps {
+            let records = step
+                .records
+                .iter()
+                .map(|record| format!("`{}`", record.value))
+                .collect::<Vec<_>>()
+                .join(", ");
+            let _ = writeln!(
+                out,
+                "- `{}`: {}{}{}{}",
+                step.name,
+                step.status,
+                if records.is_empty() {
+                    String::new()
+                } else {
+                    format!(" {records}")
+                },
+                step.via_cname
+                    .as_ref()
+                    .map(|end| format!(" (via CNAME to `{end}`)"))
+                    .unwrap_or_default(),
+                step.note
+                    .as_ref()
+                    .map(|note| format!(" — {note}"))
+                    .unwrap_or_default()
+            );
+        }
+        let _ = writeln!(out);
+    }
+    if let Some(tls) = &host.tls {
+        let _ = writeln!(out, "### TLS at the edge (`{}`)\n", tls.address);
+        match &tls.certificate {
+            Some(certificate) => {
+                let _ = writeln!(
+                    out,
+                    "- Certificate: {} issued by {}, names {}, valid until {}",
+                    certificate.subject,
+                    certificate.issuer,
+                    certificate.names.join(", "),
+                    certificate
+                        .not_after
+                        .map(|end| end.to_rfc3339())
+                        .unwrap_or_default()
+                );
+            }
+            None => {
+                let _ = writeln!(
+                    out,
+                    "- No certificate: {}",
+                    tls.error.as_deref().unwrap_or("no connection")
+                );
+            }
+        }
+        if let Some(status) = tls.http_status {
+            let _ = writeln!(
+                out,
+                "- `GET /`: {status}{}",
+                tls.location
+                    .as_ref()
+                    .map(|location| format!(" → {location}"))
+                    .unwrap_or_default()
+            );
+        }
+        let _ = writeln!(out);
+    }
+}
+
+fn render_finding(out: &mut String, finding: &Finding) {
+    let _ = writeln!(
+        out,
+        "**{}** {}\n\n{}\n",
+        severity_label(finding.severity),
+        finding.title,
+        finding.detail
+    );
+    if let Some(fix) = &finding.fix {
+        let _ = writeln!(out, "Fix: {}\n", fix.summary);
+        if !fix.changes.is_empty() {
+            let _ = writeln!(
+                out,
+                "| action | zone | name | type | value |\n|---|---|---|---|---|"
+            );
+            for change in &fix.changes {
+                let action = match change.action {
+                    ChangeAction::Add => "add",
+                    ChangeAction::Remove => "remove",
+                    ChangeAction::Keep => "keep",
+                };
+                let _ = writeln!(
+                    out,
+                    "| {action} | {} | {} | {} | `{}` |",
+                    change.zone,
+                    change.name,
+                    change.record_type,
+                    escape_cell(&change.value)
+                );
+            }
+            let _ = writeln!(out);
+        }
+    }
+    if !finding.evidence.is_empty() {
+        let _ = writeln!(out, "<details><summary>Evidence</summary>\n\n```");
+        for evidence in &finding.evidence {
+            let _ = writeln!(
+                out,
+                ";; {} asked {}: {}{}",
+                evidence.server,
+                evidence.question,
+                evidence.status,
+                evidence
+                    .note
+                    .as_ref()
+                    .map(|note| format!(" ({note})"))
+                    .unwrap_or_default()
+            );
+            for record in &evidence.records {
+                let _ = writeln!(out, "{record}");
+            }
+        }
+        let _ = writeln!(out, "```\n</details>\n");
+    }
+}
+
+/// Table cells cannot hold a bare `|`; resolver output is untrusted text.
+fn escape_cell(text: &str) -> String {
+    text.replace('|', "\\|").replace('\n', " ")
+}

@@ -1,0 +1,107 @@
+//! What the caller decides about a doctor run: which servers to ask, what the platform's DNS
+//! target and CA are, and how long to wait.
+//!
+//! The doctor knows nothing of the local service: when it is pointed at it, the caller passes
+//! the service's DNS address as a resolver and its `platform_dns_target` as the target.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+/// Well-known public resolvers asked beside the system resolver when no resolver is given.
+pub const PUBLIC_RESOLVERS: [(&str, &str); 3] = [
+    ("Cloudflare", "1.1.1.1:53"),
+    ("Google", "8.8.8.8:53"),
+    ("Quad9", "9.9.9.9:53"),
+];
+
+/// The CA identity most platforms (and the local service by default) use.
+pub const DEFAULT_CA_IDENTITY: &str = "letsencrypt.org";
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DoctorOptions {
+    /// The platform DNS target customers point their names at.
+    pub target: String,
+    /// What CAA records must name for the platform's CA to issue.
+    pub ca_identity: String,
+    /// Servers to ask instead of the system and public resolvers. When not empty the run is
+    /// offline: no other server is contacted, not even the zone's nameservers.
+    pub resolvers: Vec<SocketAddr>,
+    /// Ask the system resolver (online runs only).
+    pub use_system_resolver: bool,
+    /// Public resolvers to ask (online runs only).
+    pub public_resolvers: Vec<(String, SocketAddr)>,
+    /// How long one question may take.
+    pub timeout: Duration,
+    /// UDP attempts per question.
+    pub attempts: u8,
+    /// Hostnames diagnosed at once in a batch.
+    pub concurrency: usize,
+    /// DNS questions in flight at once.
+    pub max_in_flight: usize,
+    /// Probe the edge over TLS once DNS is right.
+    pub tls_probe: bool,
+    /// Where the edge listens, when not at the hostname's own address on port 443 (the local
+    /// service's edge, for example).
+    pub edge: Option<SocketAddr>,
+    /// Extra trusted roots for the probe, PEM (the local service's CA certificate).
+    pub extra_roots_pem: Option<String>,
+}
+
+impl DoctorOptions {
+    /// Defaults for an online run against `target`.
+    pub fn new(target: impl Into<String>) -> Self {
+        Self {
+            target: target.into(),
+            ca_identity: DEFAULT_CA_IDENTITY.to_owned(),
+            resolvers: Vec::new(),
+            use_system_resolver: true,
+            public_resolvers: PUBLIC_RESOLVERS
+                .iter()
+                .filter_map(|(label, address)| {
+                    address
+                        .parse()
+                        .ok()
+                        .map(|address| ((*label).to_owned(), address))
+                })
+                .collect(),
+            timeout: Duration::from_millis(1500),
+            attempts: 2,
+            concurrency: 32,
+            max_in_flight: 256,
+            tls_probe: true,
+            edge: None,
+            extra_roots_pem: None,
+        }
+    }
+
+    /// Ask only these servers (offline mode).
+    pub fn with_resolvers(mut self, resolvers: impl IntoIterator<Item = SocketAddr>) -> Self {
+        self.resolvers = resolvers.into_iter().collect();
+        self
+    }
+
+    pub fn with_ca_identity(mut self, ca_identity: impl Into<String>) -> Self {
+        self.ca_identity = ca_identity.into();
+        self
+    }
+
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
+    }
+
+    pub fn with_tls_probe(mut self, enabled: bool) -> Self {
+        self.tls_probe = enabled;
+        self
+    }
+
+    pub fn with_edge(mut self, edge: Option<SocketAddr>) -> Self {
+        self.edge = edge;
+        self
+    }
+
+    /// True when only the given resolvers are asked.
+    pub fn is_offline(&self) -> bool {
+        !self.resolvers.is_empty()
+    }
+}

@@ -1,0 +1,288 @@
+//! The doctor's report: one structure for the app's Diagnose panel, the JSON output and the
+//! Markdown that pastes into a support ticket, so all three always say the same thing.
+
+use chrono::{DateTime, Utc};
+use domain_desk_api::caa::CaaDecision;
+use serde::{Deserialize, Serialize};
+use utoipa::ToSchema;
+
+use crate::dns::{AnswerStatus, DnsRecord};
+
+/// The result of diagnosing one or more hostnames.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Report {
+    pub generated_at: DateTime<Utc>,
+    /// The platform DNS target customers must point their names at.
+    pub target: String,
+    /// What CAA records must name for the platform's CA to issue.
+    pub ca_identity: String,
+    /// True when only the servers the caller named were asked.
+    pub offline: bool,
+    /// The servers asked for every hostname (authoritative servers found per hostname are
+    /// listed in each hostname's views).
+    pub sources: Vec<Source>,
+    pub hosts: Vec<HostReport>,
+    pub errors: usize,
+    pub warnings: usize,
+    pub elapsed_ms: u64,
+}
+
+impl Report {
+    /// True when any finding is an error: the exit status of the command line.
+    pub fn has_errors(&self) -> bool {
+        self.errors > 0
+    }
+}
+
+/// Who a server is to the doctor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum SourceKind {
+    /// Named by the caller (`--resolver`).
+    Given,
+    /// From the system's resolver configuration.
+    System,
+    /// A public resolver.
+    Public,
+    /// One of the zone's own nameservers, asked without recursion.
+    Authoritative,
+}
+
+/// A DNS server the doctor asks.
+#[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+pub struct Source {
+    /// For a person: `Cloudflare 1.1.1.1`, `ns1.example.com (authoritative)`.
+    pub label: String,
+    /// `address:port`.
+    pub address: String,
+    pub kind: SourceKind,
+    /// Whether questions to it ask for recursion.
+    pub recursive: bool,
+}
+
+/// Everything found about one hostname.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct HostReport {
+    /// As the caller gave it.
+    pub input: String,
+    /// Lowercase A-label form (the input, trimmed, when it is not a valid hostname).
+    pub hostname: String,
+    pub unicode_hostname: String,
+    /// Apex or subdomain, and which record it needs; absent when the name is invalid.
+    pub name: Option<NameKind>,
+    /// The record the platform asks for, as the DNS provider asks for it.
+    pub expected_record: Option<RecordChange>,
+    /// The zone's nameservers (NS records).
+    pub nameservers: Vec<String>,
+    /// What each server says the name resolves to.
+    pub views: Vec<SourceView>,
+    pub caa: Option<CaaClimb>,
+    pub tls: Option<TlsProbe>,
+    /// Sorted: errors first.
+    pub findings: Vec<Finding>,
+    pub elapsed_ms: u64,
+}
+
+impl HostReport {
+    pub fn worst_severity(&self) -> Severity {
+        self.findings
+            .iter()
+            .map(|finding| finding.severity)
+            .min()
+            .unwrap_or(Severity::Ok)
+    }
+}
+
+/// What kind of name it is, and the evidence for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct NameKind {
+    /// True when the name needs an ALIAS/ANAME record instead of a CNAME.
+    pub apex: bool,
+    /// The Public Suffix List says the name is a registrable domain (`example.co.uk`).
+    pub registrable_apex: bool,
+    /// The name has its own SOA: it is the apex of a DNS zone (possibly a delegated one).
+    /// Absent when no server answered.
+    pub zone_apex: Option<bool>,
+    pub public_suffix: String,
+    pub registrable_domain: String,
+    /// The zone the name lives in, from the SOA servers return (the registrable domain when
+    /// no server said).
+    pub zone: String,
+    /// The name relative to its zone, as DNS providers ask for it (`@` for the apex).
+    pub relative_name: String,
+}
+
+/// One server's view of the hostname's addresses.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct SourceView {
+    pub source: Source,
+    pub status: AnswerStatus,
+    pub error: Option<String>,
+    /// The A and AAAA answers, CNAME chain included.
+    pub records: Vec<DnsRecord>,
+    /// Seconds until this server's cached answer expires (the largest TTL it returned, or
+    /// its negative-caching time for a missing name).
+    pub cache_expires_in_seconds: Option<u32>,
+    /// Whether it says the same as the zone's authoritative answer; absent when that is
+    /// unknown.
+    pub agrees: Option<bool>,
+    pub elapsed_ms: u64,
+}
+
+/// The RFC 8659 CAA climb from the name towards the root.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CaaClimb {
+    /// Server asked.
+    pub server: String,
+    /// Each name asked, in order, up to the one that decided.
+    pub steps: Vec<CaaStep>,
+    /// The name whose CAA records decide (`None` when no CAA exists on the climb).
+    pub deciding_name: Option<String>,
+    /// The verdict; absent when a lookup on the climb failed (a CA then refuses to issue).
+    pub decision: Option<CaaDecision>,
+}
+
+/// One name on the CAA climb.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CaaStep {
+    pub name: String,
+    pub status: AnswerStatus,
+    /// CAA records found for the name (after following its CNAME, when it has one).
+    pub records: Vec<DnsRecord>,
+    /// Where the name's CNAME chain led, when it has one.
+    pub via_cname: Option<String>,
+    pub note: Option<String>,
+}
+
+/// A TLS connection to the edge that serves the hostname.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct TlsProbe {
+    /// `address:port` connected to.
+    pub address: String,
+    pub connected: bool,
+    pub error: Option<String>,
+    pub certificate: Option<CertificateInfo>,
+    /// The answer to `GET /` over the connection.
+    pub http_status: Option<u16>,
+    pub location: Option<String>,
+}
+
+/// The certificate the edge served.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CertificateInfo {
+    pub subject: String,
+    pub issuer: String,
+    pub names: Vec<String>,
+    pub not_before: Option<DateTime<Utc>>,
+    pub not_after: Option<DateTime<Utc>>,
+    /// Whether one of the certificate's names covers the hostname.
+    pub covers_hostname: bool,
+    /// Whether it chains to a trusted root (the public roots, plus any extra given).
+    pub trusted: bool,
+    pub trust_error: Option<String>,
+}
+
+/// How bad a finding is. Ordered worst first.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, ToSchema,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Severity {
+    /// Verification or the certificate will fail until it is fixed.
+    Error,
+    /// Probably fine in time, or worth a look.
+    Warning,
+    /// Context.
+    Info,
+    /// A check that passed.
+    Ok,
+}
+
+/// Stable identifiers of findings, for the UI and for scripts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+#[non_exhaustive]
+pub enum FindingCode {
+    InvalidHostname,
+    NameKind,
+    DoubledZoneName,
+    DomainNotRegistered,
+    NotServed,
+    RecordMissing,
+    CnameMismatch,
+    CnameTargetDoubled,
+    ConflictingRecord,
+    CnameAtApex,
+    ApexAddressMismatch,
+    RecordCorrect,
+    TargetUnresolvable,
+    PropagationPending,
+    ServerTimeout,
+    ServerRefused,
+    Servfail,
+    DnssecFailure,
+    NoServerAnswered,
+    CaaForbidsIssuance,
+    CaaLookupFailed,
+    CaaAllowsIssuance,
+    TlsUnreachable,
+    TlsCertificateOk,
+    TlsNameMismatch,
+    TlsExpired,
+    TlsExpiringSoon,
+    TlsUntrusted,
+    Redirect,
+}
+
+/// One thing found, with its evidence and the fix.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Finding {
+    pub code: FindingCode,
+    pub severity: Severity,
+    /// One line for a person.
+    pub title: String,
+    /// One or two sentences: what is wrong and why it matters.
+    pub detail: String,
+    pub evidence: Vec<Evidence>,
+    pub fix: Option<Fix>,
+}
+
+/// What a server said, as proof.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Evidence {
+    /// Who said it: a source label.
+    pub server: String,
+    /// `name TYPE`.
+    pub question: String,
+    pub status: AnswerStatus,
+    pub records: Vec<DnsRecord>,
+    pub note: Option<String>,
+}
+
+/// What to change at the DNS provider.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Fix {
+    pub summary: String,
+    pub changes: Vec<RecordChange>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeAction {
+    Add,
+    Remove,
+    Keep,
+}
+
+/// A record as a DNS provider's form asks for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct RecordChange {
+    pub action: ChangeAction,
+    pub zone: String,
+    /// Relative to the zone: `shop`, `a.b`, or `@` for the apex.
+    pub name: String,
+    #[serde(rename = "type")]
+    pub record_type: String,
+    pub value: String,
+    pub ttl: Option<u32>,
+}
