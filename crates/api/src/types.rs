@@ -328,6 +328,10 @@ pub enum ErrorCode {
     UnsupportedRedirectStatus,
     InvalidRedirect,
     IdempotencyKeyReused,
+    /// The demo DNS provider refuses a CNAME beside other records at one name, or the reverse.
+    RecordConflict,
+    /// The demo DNS provider already has this zone.
+    ZoneExists,
     RateLimited,
     Internal,
     ServiceUnavailable,

@@ -1,0 +1,19 @@
+//! The platform's DNS: the zone store (platform zone and customer zones, with history), the
+//! demo DNS provider's rules and seed zones, and the authoritative server that answers from
+//! them over UDP and TCP.
+//!
+//! It exists so that verification, the CA's CAA check and the DNS doctor all run against real
+//! DNS messages rather than a table lookup: what `dig` shows is what the verifier sees (after
+//! the propagation delay).
+
+pub mod records;
+pub mod seed;
+pub mod server;
+pub mod zone;
+
+pub use seed::{DEMO_ZONES, demo_zones};
+pub use server::{ZoneHandler, ZoneView, bind_dns, serve_dns};
+pub use zone::{PlatformZone, Resolution, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore};
+
+#[cfg(test)]
+mod tests;

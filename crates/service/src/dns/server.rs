@@ -1,0 +1,199 @@
+//! The authoritative DNS server: hickory-server's UDP and TCP plumbing around our own request
+//! handler, which answers every question from the zone store at the moment it arrives.
+//!
+//! A zone change is therefore visible to the next query; there is no zone file to reload. The
+//! same handler type serves the live view on the public port and, on a second listener, the
+//! platform resolver's delayed view that the verifier and the CA query.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use hickory_proto::op::{Edns, Header, MessageType, OpCode, ResponseCode};
+use hickory_proto::rr::{DNSClass, Record};
+use hickory_server::ServerFuture;
+use hickory_server::authority::MessageResponseBuilder;
+use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
+use tokio::net::{TcpListener, UdpSocket};
+
+use super::zone::{Resolution, ZoneStore};
+use crate::clock::Clock;
+use crate::{Error, Result};
+
+/// How long an idle TCP connection stays open.
+const TCP_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// The EDNS payload size we offer when the client offers more (the DNS flag day 2020 value).
+const MAX_EDNS_PAYLOAD: u16 = 1232;
+
+/// Which instant of the zones' history a listener answers from.
+#[derive(Clone)]
+pub enum ZoneView {
+    /// The zones as they are now (the public port: what `dig` sees).
+    Live,
+    /// The zones as they were `delay()` ago on `clock`: the platform's resolvers, which see
+    /// changes only after the propagation delay.
+    Delayed {
+        clock: Clock,
+        delay: Arc<dyn Fn() -> TimeDelta + Send + Sync>,
+    },
+}
+
+impl ZoneView {
+    fn as_of(&self) -> Option<DateTime<Utc>> {
+        match self {
+            ZoneView::Live => None,
+            ZoneView::Delayed { clock, delay } => Some(clock.now() - delay()),
+        }
+    }
+}
+
+/// Answers DNS questions from a [`ZoneStore`] in one [`ZoneView`].
+#[derive(Clone)]
+pub struct ZoneHandler {
+    store: ZoneStore,
+    view: ZoneView,
+}
+
+impl ZoneHandler {
+    pub fn new(store: ZoneStore, view: ZoneView) -> Self {
+        Self { store, view }
+    }
+}
+
+/// Binds a UDP socket and a TCP listener on the same address. With port 0 it picks a port
+/// that is free for both, so `dig` and `dig +tcp` reach the server at one `host:port`.
+pub async fn bind_dns(address: std::net::SocketAddr) -> Result<(UdpSocket, TcpListener)> {
+    if address.port() != 0 {
+        let udp = UdpSocket::bind(address).await?;
+        let tcp = TcpListener::bind(address).await?;
+        return Ok((udp, tcp));
+    }
+    let mut last_error = None;
+    for _ in 0..20 {
+        let udp = UdpSocket::bind(address).await?;
+        let chosen = udp.local_addr()?;
+        match TcpListener::bind(chosen).await {
+            Ok(tcp) => return Ok((udp, tcp)),
+            Err(error) => last_error = Some(error),
+        }
+    }
+    Err(last_error
+        .map(Error::Io)
+        .unwrap_or_else(|| Error::Dns("no port free for both UDP and TCP".to_owned())))
+}
+
+/// Serves DNS on an already bound UDP socket and TCP listener until `shutdown` completes.
+pub async fn serve_dns(
+    handler: ZoneHandler,
+    udp: UdpSocket,
+    tcp: TcpListener,
+    shutdown: impl Future<Output = ()> + Send + 'static,
+) -> Result<()> {
+    let mut server = ServerFuture::new(handler);
+    server.register_socket(udp);
+    server.register_listener(tcp, TCP_IDLE_TIMEOUT);
+    let token = server.shutdown_token().clone();
+    tokio::spawn(async move {
+        shutdown.await;
+        token.cancel();
+    });
+    server
+        .block_until_done()
+        .await
+        .map_err(|error| Error::Dns(error.to_string()))
+}
+
+#[async_trait::async_trait]
+impl RequestHandler for ZoneHandler {
+    async fn handle_request<R: ResponseHandler>(
+        &self,
+        request: &Request,
+        mut response_handle: R,
+    ) -> ResponseInfo {
+        let mut builder = MessageResponseBuilder::from_message_request(request);
+        if let Some(asked) = request.edns() {
+            let mut edns = Edns::new();
+            edns.set_version(0);
+            edns.set_max_payload(asked.max_payload().clamp(512, MAX_EDNS_PAYLOAD));
+            builder.edns(edns);
+        }
+        let request_header = request.header();
+        let refuse = |code: ResponseCode| {
+            let mut header = Header::response_from_request(request_header);
+            header.set_response_code(code);
+            header
+        };
+
+        let outcome = if request_header.message_type() != MessageType::Query
+            || request_header.op_code() != OpCode::Query
+        {
+            Err(refuse(ResponseCode::NotImp))
+        } else {
+            match request.request_info() {
+                Err(_) => Err(refuse(ResponseCode::FormErr)),
+                Ok(info) if info.query.query_class() != DNSClass::IN => {
+                    Err(refuse(ResponseCode::Refused))
+                }
+                Ok(info) => {
+                    let name = info.query.name().to_string();
+                    let resolution =
+                        self.store
+                            .resolve(&name, info.query.query_type(), self.view.as_of());
+                    match resolution {
+                        Ok(Resolution::Refused) => Err(refuse(ResponseCode::Refused)),
+                        Ok(Resolution::Answer {
+                            answers,
+                            nxdomain,
+                            soa,
+                        }) => Ok((answers, nxdomain, soa)),
+                        Err(error) => {
+                            tracing::error!(%error, name, "DNS answer failed");
+                            Err(refuse(ResponseCode::ServFail))
+                        }
+                    }
+                }
+            }
+        };
+
+        let sent = match outcome {
+            Err(header) => {
+                let response = builder.build_no_records(header);
+                response_handle.send_response(response).await
+            }
+            Ok((answers, nxdomain, soa)) => {
+                let mut header = Header::response_from_request(request_header);
+                header.set_authoritative(true);
+                header.set_recursion_available(false);
+                header.set_response_code(if nxdomain {
+                    ResponseCode::NXDomain
+                } else {
+                    ResponseCode::NoError
+                });
+                let negative: Vec<Record> = if answers.is_empty() || nxdomain {
+                    vec![*soa]
+                } else {
+                    Vec::new()
+                };
+                let response = builder.build(
+                    header,
+                    answers.iter(),
+                    std::iter::empty(),
+                    negative.iter(),
+                    std::iter::empty(),
+                );
+                response_handle.send_response(response).await
+            }
+        };
+        match sent {
+            Ok(info) => info,
+            Err(error) => {
+                tracing::warn!(%error, "could not send a DNS response");
+                let mut header = Header::response_from_request(request_header);
+                header.set_response_code(ResponseCode::ServFail);
+                header.into()
+            }
+        }
+    }
+}

@@ -1,0 +1,509 @@
+//! The DNS server over real sockets on 127.0.0.1, asked with raw DNS messages (so flags and
+//! sections can be checked) and with hickory-resolver (so a truncated answer is retried over
+//! TCP the way clients do).
+
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+
+use chrono::{DateTime, TimeDelta, Utc};
+use domain_desk_api::ErrorCode;
+use domain_desk_api::local::{NewZoneRecord, ZoneRecordType};
+use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query, ResponseCode};
+use hickory_proto::rr::{Name, RData, RecordType};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::{TcpStream, UdpSocket};
+use tokio::sync::oneshot;
+
+use super::*;
+use crate::clock::Clock;
+use crate::verify::Verifier;
+
+pub(crate) const TARGET: &str = "edge.domaindesk.test";
+
+pub(crate) fn platform() -> PlatformZone {
+    PlatformZone {
+        domain: "domaindesk.test".to_owned(),
+        dns_target: TARGET.to_owned(),
+        edge_address: IpAddr::V4(Ipv4Addr::LOCALHOST),
+    }
+}
+
+pub(crate) fn seeded_store() -> ZoneStore {
+    let store = ZoneStore::new(platform());
+    store.restore(demo_zones(TARGET, "letsencrypt.org").unwrap());
+    store
+}
+
+pub(crate) fn at(text: &str) -> DateTime<Utc> {
+    text.parse().unwrap()
+}
+
+/// A running server; dropping it stops the server.
+pub(crate) struct RunningDns {
+    pub address: SocketAddr,
+    _stop: oneshot::Sender<()>,
+}
+
+pub(crate) async fn start(store: ZoneStore, view: ZoneView) -> RunningDns {
+    let (udp, tcp) = bind_dns("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let address = udp.local_addr().unwrap();
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(serve_dns(
+        ZoneHandler::new(store, view),
+        udp,
+        tcp,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    RunningDns {
+        address,
+        _stop: stop,
+    }
+}
+
+fn question(name: &str, record_type: RecordType, edns: bool) -> Vec<u8> {
+    let mut message = Message::new();
+    message
+        .set_id(4242)
+        .set_message_type(MessageType::Query)
+        .set_op_code(OpCode::Query)
+        .set_recursion_desired(true)
+        .add_query(Query::query(Name::from_ascii(name).unwrap(), record_type));
+    if edns {
+        let mut options = Edns::new();
+        options.set_max_payload(1232);
+        message.set_edns(options);
+    }
+    message.to_vec().unwrap()
+}
+
+async fn ask_udp(server: SocketAddr, name: &str, record_type: RecordType) -> Message {
+    let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    socket
+        .send_to(&question(name, record_type, false), server)
+        .await
+        .unwrap();
+    let mut buffer = vec![0u8; 65_535];
+    let (length, _) = socket.recv_from(&mut buffer).await.unwrap();
+    Message::from_vec(&buffer[..length]).unwrap()
+}
+
+async fn ask_tcp(server: SocketAddr, name: &str, record_type: RecordType) -> Message {
+    let mut stream = TcpStream::connect(server).await.unwrap();
+    let query = question(name, record_type, true);
+    stream
+        .write_all(&(query.len() as u16).to_be_bytes())
+        .await
+        .unwrap();
+    stream.write_all(&query).await.unwrap();
+    let length = stream.read_u16().await.unwrap();
+    let mut buffer = vec![0u8; usize::from(length)];
+    stream.read_exact(&mut buffer).await.unwrap();
+    Message::from_vec(&buffer).unwrap()
+}
+
+fn a_values(message: &Message) -> Vec<String> {
+    message
+        .answers()
+        .iter()
+        .filter_map(|record| match record.data() {
+            RData::A(a) => Some(a.0.to_string()),
+            _ => None,
+        })
+        .collect()
+}
+
+fn has_soa_authority(message: &Message) -> bool {
+    message
+        .name_servers()
+        .iter()
+        .any(|record| record.record_type() == RecordType::SOA)
+}
+
+fn record(name: &str, record_type: ZoneRecordType, value: &str) -> NewZoneRecord {
+    NewZoneRecord {
+        name: name.to_owned(),
+        record_type,
+        value: value.to_owned(),
+        ttl: Some(60),
+    }
+}
+
+#[tokio::test]
+async fn platform_target_answers_over_udp_and_tcp_with_the_aa_flag() {
+    let dns = start(seeded_store(), ZoneView::Live).await;
+    for answer in [
+        ask_udp(dns.address, "edge.domaindesk.test.", RecordType::A).await,
+        ask_tcp(dns.address, "EDGE.DomainDesk.test.", RecordType::A).await,
+    ] {
+        assert_eq!(answer.response_code(), ResponseCode::NoError);
+        assert!(answer.authoritative());
+        assert_eq!(a_values(&answer), ["127.0.0.1"]);
+    }
+}
+
+#[tokio::test]
+async fn default_addresses_resolve_once_registered() {
+    let store = seeded_store();
+    let dns = start(store.clone(), ZoneView::Live).await;
+    let name = "shop-abc123.domaindesk.test.";
+    assert_eq!(
+        ask_udp(dns.address, name, RecordType::A)
+            .await
+            .response_code(),
+        ResponseCode::NXDomain
+    );
+    store.add_platform_host("shop-abc123.domaindesk.test");
+    assert_eq!(
+        a_values(&ask_udp(dns.address, name, RecordType::A).await),
+        ["127.0.0.1"]
+    );
+}
+
+#[tokio::test]
+async fn nxdomain_and_nodata_are_told_apart_with_the_soa() {
+    let store = seeded_store();
+    store
+        .add_record(
+            "example.com",
+            &record("a.deep", ZoneRecordType::Txt, "hello"),
+            at("2026-01-01T00:00:00Z"),
+        )
+        .unwrap();
+    let dns = start(store, ZoneView::Live).await;
+
+    let missing = ask_udp(dns.address, "nothing-here.example.com.", RecordType::A).await;
+    assert_eq!(missing.response_code(), ResponseCode::NXDomain);
+    assert!(missing.authoritative() && missing.answers().is_empty() && has_soa_authority(&missing));
+
+    let no_data = ask_udp(dns.address, "shop.example.com.", RecordType::AAAA).await;
+    assert_eq!(no_data.response_code(), ResponseCode::NoError);
+    assert!(no_data.answers().is_empty() && has_soa_authority(&no_data));
+
+    // an empty non-terminal exists: NODATA, not NXDOMAIN
+    let between = ask_udp(dns.address, "deep.example.com.", RecordType::A).await;
+    assert_eq!(between.response_code(), ResponseCode::NoError);
+    assert!(has_soa_authority(&between));
+
+    let apex_soa = ask_udp(dns.address, "example.com.", RecordType::SOA).await;
+    assert_eq!(apex_soa.answers().len(), 1);
+    assert!(!has_soa_authority(&apex_soa));
+}
+
+#[tokio::test]
+async fn names_outside_our_zones_are_refused() {
+    let dns = start(seeded_store(), ZoneView::Live).await;
+    let answer = ask_udp(dns.address, "www.example.edu.", RecordType::A).await;
+    assert_eq!(answer.response_code(), ResponseCode::Refused);
+    assert!(!answer.authoritative());
+}
+
+#[tokio::test]
+async fn cname_is_chased_within_our_zones_and_alias_is_flattened() {
+    let store = seeded_store();
+    store
+        .add_zone("example.io", at("2026-01-01T00:00:00Z"))
+        .unwrap();
+    store
+        .add_record(
+            "example.io",
+            &record("@", ZoneRecordType::Alias, TARGET),
+            at("2026-01-01T00:00:00Z"),
+        )
+        .unwrap();
+    let dns = start(store, ZoneView::Live).await;
+
+    let chased = ask_udp(dns.address, "www.example.com.", RecordType::A).await;
+    let types: Vec<RecordType> = chased
+        .answers()
+        .iter()
+        .map(|record| record.record_type())
+        .collect();
+    assert_eq!(types, [RecordType::CNAME, RecordType::A]);
+    assert_eq!(a_values(&chased), ["127.0.0.1"]);
+    // asked for the CNAME itself, only the CNAME
+    assert_eq!(
+        ask_udp(dns.address, "www.example.com.", RecordType::CNAME)
+            .await
+            .answers()
+            .len(),
+        1
+    );
+
+    let flattened = ask_udp(dns.address, "example.io.", RecordType::A).await;
+    assert_eq!(a_values(&flattened), ["127.0.0.1"]);
+    assert_eq!(flattened.answers()[0].name().to_ascii(), "example.io.");
+    assert!(
+        flattened
+            .answers()
+            .iter()
+            .all(|record| record.record_type() == RecordType::A)
+    );
+}
+
+#[tokio::test]
+async fn zone_changes_are_served_at_once() {
+    let store = seeded_store();
+    let dns = start(store.clone(), ZoneView::Live).await;
+    let now = at("2026-01-01T00:00:00Z");
+    let added = store
+        .add_record(
+            "example.net",
+            &record("new", ZoneRecordType::A, "192.0.2.77"),
+            now,
+        )
+        .unwrap();
+    assert_eq!(
+        a_values(&ask_udp(dns.address, "new.example.net.", RecordType::A).await),
+        ["192.0.2.77"]
+    );
+    store.delete_record("example.net", &added.id, now).unwrap();
+    assert_eq!(
+        ask_udp(dns.address, "new.example.net.", RecordType::A)
+            .await
+            .response_code(),
+        ResponseCode::NXDomain
+    );
+}
+
+#[tokio::test]
+async fn a_big_udp_answer_is_truncated_and_the_resolver_retries_over_tcp() {
+    let store = seeded_store();
+    let now = at("2026-01-01T00:00:00Z");
+    for index in 0..40 {
+        let text = format!("{index:02}-{}", "x".repeat(200));
+        store
+            .add_record(
+                "example.com",
+                &record("big", ZoneRecordType::Txt, &text),
+                now,
+            )
+            .unwrap();
+    }
+    let dns = start(store, ZoneView::Live).await;
+    let over_udp = ask_udp(dns.address, "big.example.com.", RecordType::TXT).await;
+    assert!(
+        over_udp.truncated(),
+        "a 8 kB answer must not fit a UDP datagram"
+    );
+    let over_tcp = ask_tcp(dns.address, "big.example.com.", RecordType::TXT).await;
+    assert!(!over_tcp.truncated());
+    assert_eq!(over_tcp.answers().len(), 40);
+
+    let verifier = Verifier::new(dns.address, TARGET);
+    let records = verifier
+        .lookup("big.example.com", RecordType::TXT)
+        .await
+        .unwrap();
+    assert_eq!(
+        records.len(),
+        40,
+        "the resolver must retry the truncated answer over TCP"
+    );
+}
+
+#[tokio::test]
+async fn the_delayed_view_sees_changes_after_the_propagation_delay() {
+    let store = seeded_store();
+    let clock = Clock::frozen_at(at("2026-01-01T00:00:00Z"));
+    let delayed = ZoneView::Delayed {
+        clock: clock.clone(),
+        delay: Arc::new(|| TimeDelta::minutes(5)),
+    };
+    let live = start(store.clone(), ZoneView::Live).await;
+    let resolver_view = start(store.clone(), delayed).await;
+
+    let added = store
+        .add_record(
+            "example.net",
+            &record("late", ZoneRecordType::A, "192.0.2.5"),
+            clock.now(),
+        )
+        .unwrap();
+    assert_eq!(
+        a_values(&ask_udp(live.address, "late.example.net.", RecordType::A).await),
+        ["192.0.2.5"]
+    );
+    assert_eq!(
+        ask_udp(resolver_view.address, "late.example.net.", RecordType::A)
+            .await
+            .response_code(),
+        ResponseCode::NXDomain
+    );
+    clock.advance_seconds(299.0).unwrap();
+    assert!(
+        a_values(&ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await)
+            .is_empty()
+    );
+    clock.advance_seconds(1.0).unwrap();
+    assert_eq!(
+        a_values(&ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await),
+        ["192.0.2.5"]
+    );
+
+    store
+        .delete_record("example.net", &added.id, clock.now())
+        .unwrap();
+    assert_eq!(
+        a_values(&ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await),
+        ["192.0.2.5"]
+    );
+    clock.advance_seconds(300.0).unwrap();
+    assert!(
+        a_values(&ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await)
+            .is_empty()
+    );
+    // seed records count as old: visible to the delayed view at once
+    assert_eq!(
+        a_values(&ask_udp(resolver_view.address, "shop.example.com.", RecordType::A).await),
+        ["192.0.2.10"]
+    );
+}
+
+#[test]
+fn the_provider_refuses_a_cname_beside_other_records_and_the_reverse() {
+    let store = seeded_store();
+    let now = at("2026-01-01T00:00:00Z");
+    // shop.example.com has an A record from the seed
+    let error = store
+        .add_record(
+            "example.com",
+            &record("shop", ZoneRecordType::Cname, TARGET),
+            now,
+        )
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::RecordConflict);
+    assert_eq!(error.status().as_u16(), 409);
+    // www.example.com has a CNAME from the seed
+    let error = store
+        .add_record("example.com", &record("www", ZoneRecordType::Txt, "x"), now)
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::RecordConflict);
+    // not at the apex either
+    let error = store
+        .add_record(
+            "example.com",
+            &record("@", ZoneRecordType::Cname, TARGET),
+            now,
+        )
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::RecordConflict);
+    // the same record twice
+    store
+        .add_record(
+            "example.com",
+            &record("two", ZoneRecordType::A, "192.0.2.1"),
+            now,
+        )
+        .unwrap();
+    let error = store
+        .add_record(
+            "example.com",
+            &record("two", ZoneRecordType::A, "192.0.2.1"),
+            now,
+        )
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::RecordConflict);
+    // two A records at one name are fine
+    store
+        .add_record(
+            "example.com",
+            &record("two", ZoneRecordType::A, "192.0.2.2"),
+            now,
+        )
+        .unwrap();
+}
+
+#[test]
+fn the_provider_checks_values_zones_and_ids() {
+    let store = seeded_store();
+    let now = at("2026-01-01T00:00:00Z");
+    for (record_type, value) in [
+        (ZoneRecordType::A, "2001:db8::1"),
+        (ZoneRecordType::Aaaa, "192.0.2.1"),
+        (ZoneRecordType::Cname, "http://example.net/"),
+        (ZoneRecordType::Caa, "issue letsencrypt.org"),
+    ] {
+        let error = store
+            .add_record("example.com", &record("x", record_type, value), now)
+            .unwrap_err();
+        assert_eq!(error.code(), ErrorCode::ValidationFailed, "{value}");
+    }
+    let mut zero_ttl = record("x", ZoneRecordType::A, "192.0.2.1");
+    zero_ttl.ttl = Some(0);
+    assert_eq!(
+        store
+            .add_record("example.com", &zero_ttl, now)
+            .unwrap_err()
+            .code(),
+        ErrorCode::ValidationFailed
+    );
+    assert_eq!(
+        store
+            .add_record(
+                "example.edu",
+                &record("x", ZoneRecordType::A, "192.0.2.1"),
+                now
+            )
+            .unwrap_err()
+            .code(),
+        ErrorCode::NotFound
+    );
+    assert_eq!(
+        store
+            .delete_record("example.com", "rec_nope", now)
+            .unwrap_err()
+            .code(),
+        ErrorCode::NotFound
+    );
+    assert_eq!(
+        store.add_zone("example.com", now).unwrap_err().code(),
+        ErrorCode::ZoneExists
+    );
+    assert_eq!(
+        store
+            .add_zone("shop.domaindesk.test", now)
+            .unwrap_err()
+            .code(),
+        ErrorCode::ValidationFailed
+    );
+    assert_eq!(store.add_zone("example.io.", now).unwrap(), "example.io");
+    let with_default_ttl = NewZoneRecord {
+        ttl: None,
+        ..record("www", ZoneRecordType::Cname, "Edge.DomainDesk.test.")
+    };
+    let created = store
+        .add_record("example.io", &with_default_ttl, now)
+        .unwrap();
+    assert_eq!((created.ttl, created.value.as_str()), (3600, TARGET));
+    assert_eq!(store.records("example.io").unwrap(), vec![created]);
+}
+
+#[test]
+fn the_seed_zones_hold_the_classic_mistakes() {
+    let store = seeded_store();
+    let com = store.records("example.com").unwrap();
+    assert!(
+        com.iter()
+            .any(|r| r.name == "shop" && r.record_type == ZoneRecordType::A)
+    );
+    let net = store.records("example.net").unwrap();
+    assert!(
+        net.iter()
+            .any(|r| r.name == "blog" && r.value == format!("{TARGET}.example.net"))
+    );
+    assert!(
+        net.iter()
+            .any(|r| r.name == "@" && r.record_type == ZoneRecordType::A)
+    );
+    let org = store.records("example.org").unwrap();
+    assert!(
+        org.iter()
+            .any(|r| r.name == "locked" && r.value == "0 issue \"other-ca.example\"")
+    );
+    assert_eq!(
+        store.zone_names(),
+        ["example.co.uk", "example.com", "example.net", "example.org"]
+    );
+}

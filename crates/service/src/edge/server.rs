@@ -1,0 +1,269 @@
+//! The edge's two listeners: TLS (rustls, certificate chosen by SNI from the live routes) that
+//! serves projects' files and answers redirect domains with 301, and plain HTTP that sends every
+//! known name to its https address.
+
+use std::future::Future;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use http_body_util::Full;
+use hyper::body::Incoming;
+use hyper::header::{CONTENT_TYPE, HOST, LOCATION};
+use hyper::server::conn::http1;
+use hyper::service::service_fn;
+use hyper::{Method, Request, Response, StatusCode};
+use hyper_util::rt::TokioIo;
+use rustls::ServerConfig;
+use tokio::net::TcpListener;
+use tokio_rustls::TlsAcceptor;
+
+use super::routes::{EdgeRoutes, Route};
+use crate::Result;
+
+/// How long a client may take to complete the TLS handshake.
+const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where the edge reads a project's deployed files.
+pub trait SiteFiles: Send + Sync + 'static {
+    /// The file at `path` (no leading slash, e.g. `index.html`, `css/site.css`) of the
+    /// project's current deploy.
+    fn file(&self, project_id: &str, path: &str) -> Option<Vec<u8>>;
+}
+
+type Body = Full<Bytes>;
+
+/// The rustls configuration of the edge: certificates come from the live routes.
+pub fn tls_config(routes: &EdgeRoutes) -> Result<Arc<ServerConfig>> {
+    let mut config =
+        ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()?
+            .with_no_client_auth()
+            .with_cert_resolver(Arc::new(routes.clone()));
+    config.alpn_protocols = vec![b"http/1.1".to_vec()];
+    Ok(Arc::new(config))
+}
+
+/// Serves TLS on a bound listener until `shutdown` completes.
+pub async fn serve_https(
+    listener: TcpListener,
+    routes: EdgeRoutes,
+    files: Arc<dyn SiteFiles>,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<()> {
+    let acceptor = TlsAcceptor::from(tls_config(&routes)?);
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, peer) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    tracing::warn!(%error, "edge could not accept a connection");
+                    continue;
+                }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let acceptor = acceptor.clone();
+        let routes = routes.clone();
+        let files = files.clone();
+        tokio::spawn(async move {
+            let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
+                Ok(Ok(tls)) => tls,
+                Ok(Err(error)) => {
+                    tracing::debug!(%error, %peer, "edge TLS handshake failed");
+                    return;
+                }
+                Err(_) => return,
+            };
+            let Some(server_name) = tls.get_ref().1.server_name().map(str::to_owned) else {
+                return;
+            };
+            let service = service_fn(move |request: Request<Incoming>| {
+                let response = answer_https(&routes, files.as_ref(), &server_name, &request);
+                async move { Ok::<_, std::convert::Infallible>(response) }
+            });
+            if let Err(error) = http1::Builder::new()
+                .serve_connection(TokioIo::new(tls), service)
+                .await
+            {
+                tracing::debug!(%error, %peer, "edge connection ended with an error");
+            }
+        });
+    }
+}
+
+/// Serves plain HTTP on a bound listener until `shutdown` completes: 301 to https for every
+/// name the edge serves. `https_port` is added to the location unless it is 443.
+pub async fn serve_http(
+    listener: TcpListener,
+    routes: EdgeRoutes,
+    https_port: u16,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<()> {
+    tokio::pin!(shutdown);
+    loop {
+        let (stream, _) = tokio::select! {
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(error) => {
+                    tracing::warn!(%error, "edge could not accept a connection");
+                    continue;
+                }
+            },
+            () = &mut shutdown => return Ok(()),
+        };
+        let routes = routes.clone();
+        tokio::spawn(async move {
+            let service = service_fn(move |request: Request<Incoming>| {
+                let response = answer_http(&routes, https_port, &request);
+                async move { Ok::<_, std::convert::Infallible>(response) }
+            });
+            if let Err(error) = http1::Builder::new()
+                .serve_connection(TokioIo::new(stream), service)
+                .await
+            {
+                tracing::debug!(%error, "edge connection ended with an error");
+            }
+        });
+    }
+}
+
+fn answer_https(
+    routes: &EdgeRoutes,
+    files: &dyn SiteFiles,
+    server_name: &str,
+    request: &Request<Incoming>,
+) -> Response<Body> {
+    // The route is read again for every request, so a removed name stops at once even on a
+    // connection that was opened before.
+    let Some(host) = routes.get(server_name) else {
+        return text(
+            StatusCode::MISDIRECTED_REQUEST,
+            "This name is not served here.\n",
+        );
+    };
+    let path_and_query = request
+        .uri()
+        .path_and_query()
+        .map_or("/", |value| value.as_str());
+    match host.route {
+        Route::Redirect { to } => redirect(&format!("https://{to}{path_and_query}")),
+        Route::Project { project_id } => {
+            if request.method() != Method::GET && request.method() != Method::HEAD {
+                return text(
+                    StatusCode::METHOD_NOT_ALLOWED,
+                    "Only GET and HEAD are served.\n",
+                );
+            }
+            let Some(path) = file_path(request.uri().path()) else {
+                return text(StatusCode::NOT_FOUND, "Not found.\n");
+            };
+            match files.file(&project_id, &path) {
+                Some(content) => {
+                    let body = if request.method() == Method::HEAD {
+                        Bytes::new()
+                    } else {
+                        Bytes::from(content)
+                    };
+                    response(StatusCode::OK, content_type(&path), body)
+                }
+                None => text(StatusCode::NOT_FOUND, "Not found.\n"),
+            }
+        }
+    }
+}
+
+fn answer_http(
+    routes: &EdgeRoutes,
+    https_port: u16,
+    request: &Request<Incoming>,
+) -> Response<Body> {
+    let host = request
+        .headers()
+        .get(HOST)
+        .and_then(|value| value.to_str().ok())
+        .or_else(|| request.uri().host())
+        .unwrap_or_default();
+    let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+    if name.is_empty() || routes.get(name).is_none() {
+        return text(StatusCode::NOT_FOUND, "This name is not served here.\n");
+    }
+    let path_and_query = request
+        .uri()
+        .path_and_query()
+        .map_or("/", |value| value.as_str());
+    let port = if https_port == 443 {
+        String::new()
+    } else {
+        format!(":{https_port}")
+    };
+    redirect(&format!(
+        "https://{}{port}{path_and_query}",
+        name.to_ascii_lowercase()
+    ))
+}
+
+/// The file a request path names: `/` and `/dir/` serve `index.html`; `..` is refused.
+pub fn file_path(request_path: &str) -> Option<String> {
+    let trimmed = request_path.trim_start_matches('/');
+    if trimmed
+        .split('/')
+        .any(|segment| segment == ".." || segment == ".")
+    {
+        return None;
+    }
+    if trimmed.is_empty() || trimmed.ends_with('/') {
+        Some(format!("{trimmed}index.html"))
+    } else {
+        Some(trimmed.to_owned())
+    }
+}
+
+fn content_type(path: &str) -> &'static str {
+    match path
+        .rsplit_once('.')
+        .map(|(_, extension)| extension.to_ascii_lowercase())
+        .as_deref()
+    {
+        Some("html" | "htm") => "text/html; charset=utf-8",
+        Some("css") => "text/css; charset=utf-8",
+        Some("js" | "mjs") => "text/javascript; charset=utf-8",
+        Some("json") => "application/json",
+        Some("svg") => "image/svg+xml",
+        Some("txt") => "text/plain; charset=utf-8",
+        Some("png") => "image/png",
+        _ => "application/octet-stream",
+    }
+}
+
+fn response(status: StatusCode, content_type: &str, body: Bytes) -> Response<Body> {
+    let mut response = Response::new(Full::new(body));
+    *response.status_mut() = status;
+    if let Ok(value) = content_type.parse() {
+        response.headers_mut().insert(CONTENT_TYPE, value);
+    }
+    response
+}
+
+fn text(status: StatusCode, message: &'static str) -> Response<Body> {
+    response(
+        status,
+        "text/plain; charset=utf-8",
+        Bytes::from_static(message.as_bytes()),
+    )
+}
+
+fn redirect(location: &str) -> Response<Body> {
+    let mut response = text(StatusCode::MOVED_PERMANENTLY, "Moved permanently.\n");
+    match location.parse() {
+        Ok(value) => {
+            response.headers_mut().insert(LOCATION, value);
+            response
+        }
+        Err(_) => text(
+            StatusCode::BAD_REQUEST,
+            "The request's path cannot be redirected.\n",
+        ),
+    }
+}

@@ -1,0 +1,305 @@
+//! The verifier: decides whether a custom domain points at the platform, by asking the
+//! platform's resolver view of DNS through a real resolver (hickory-resolver), as the platform
+//! would. The CA uses the same lookups for its CAA climb and its last "still points here" check.
+//!
+//! Each check builds a fresh resolver with its cache off: the resolver view already answers as
+//! of `clock - propagation delay`, and a cache running on the wall clock would hide clock jumps.
+
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+use domain_desk_api::caa::{CaaRecord, climb};
+use domain_desk_api::{FoundRecord, Hostname, VerificationError, VerificationErrorCode};
+use hickory_proto::ProtoErrorKind;
+use hickory_proto::op::ResponseCode;
+use hickory_proto::rr::{Name, RData, Record, RecordType};
+use hickory_proto::xfer::Protocol;
+use hickory_resolver::config::{NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts};
+use hickory_resolver::name_server::TokioConnectionProvider;
+use hickory_resolver::{ResolveError, Resolver, TokioResolver};
+
+use crate::dns::records::caa_from_rdata;
+
+/// How long one DNS question may take on loopback before the check gives up.
+const LOOKUP_TIMEOUT: Duration = Duration::from_secs(2);
+
+/// A lookup the resolver could not complete (timeout, SERVFAIL): not an answer either way.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LookupFailed(pub String);
+
+/// What one name's CAA climb found: the relevant RRset and the name it was found at.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RelevantCaa {
+    /// The first name of the climb that had CAA records; `None` when none had any.
+    pub found_at: Option<String>,
+    pub records: Vec<CaaRecord>,
+}
+
+/// Looks DNS up through a resolver pointed at one server (the platform resolver view).
+#[derive(Debug, Clone)]
+pub struct Verifier {
+    resolver_address: SocketAddr,
+    /// The platform DNS target, lowercase without the final dot.
+    dns_target: String,
+}
+
+impl Verifier {
+    pub fn new(resolver_address: SocketAddr, dns_target: &str) -> Self {
+        Self {
+            resolver_address,
+            dns_target: dns_target.trim_end_matches('.').to_ascii_lowercase(),
+        }
+    }
+
+    pub fn dns_target(&self) -> &str {
+        &self.dns_target
+    }
+
+    /// A resolver that asks only our server, over UDP and (for truncated answers) TCP, and
+    /// caches nothing.
+    fn resolver(&self) -> TokioResolver {
+        let mut config = ResolverConfig::new();
+        config.add_name_server(NameServerConfig::new(self.resolver_address, Protocol::Udp));
+        config.add_name_server(NameServerConfig::new(self.resolver_address, Protocol::Tcp));
+        let mut options = ResolverOpts::default();
+        options.cache_size = 0;
+        options.timeout = LOOKUP_TIMEOUT;
+        options.attempts = 1;
+        options.use_hosts_file = ResolveHosts::Never;
+        options.preserve_intermediates = true;
+        options.edns0 = true;
+        Resolver::builder_with_config(config, TokioConnectionProvider::default())
+            .with_options(options)
+            .build()
+    }
+
+    /// The records answering `name`/`record_type` (CNAME chains included), or nothing when the
+    /// name or type does not exist (or lies outside the zones the platform's DNS knows).
+    pub async fn lookup(
+        &self,
+        name: &str,
+        record_type: RecordType,
+    ) -> Result<Vec<Record>, LookupFailed> {
+        let fqdn = Name::from_ascii(format!("{}.", name.trim_end_matches('.')))
+            .map_err(|error| LookupFailed(format!("{name} is not a DNS name: {error}")))?;
+        match self.resolver().lookup(fqdn, record_type).await {
+            Ok(lookup) => Ok(lookup.records().to_vec()),
+            Err(error) if is_negative(&error) => Ok(Vec::new()),
+            Err(error) => Err(LookupFailed(error.to_string())),
+        }
+    }
+
+    /// Checks that `hostname` points at the platform: a subdomain by a CNAME equal to the
+    /// target with no A/AAAA beside it, an apex by A/AAAA answers equal to the target's.
+    pub async fn verify(&self, hostname: &Hostname) -> Result<(), VerificationError> {
+        let outcome = if hostname.is_apex() {
+            self.verify_apex(hostname.as_str()).await
+        } else {
+            self.verify_subdomain(hostname.as_str()).await
+        };
+        outcome.unwrap_or_else(|LookupFailed(cause)| {
+            Err(failure(
+                VerificationErrorCode::DnsLookupFailed,
+                format!("The platform's resolver got no answer for {hostname} ({cause}); try again in a moment."),
+                Vec::new(),
+            ))
+        })
+    }
+
+    async fn verify_subdomain(
+        &self,
+        name: &str,
+    ) -> Result<Result<(), VerificationError>, LookupFailed> {
+        let cnames: Vec<String> = self
+            .lookup(name, RecordType::CNAME)
+            .await?
+            .iter()
+            .filter(|record| owned_by(record, name))
+            .filter_map(|record| match record.data() {
+                RData::CNAME(target) => Some(hostname_text(&target.0)),
+                _ => None,
+            })
+            .collect();
+        let mut beside = Vec::new();
+        for record_type in [RecordType::A, RecordType::AAAA] {
+            beside.extend(
+                self.lookup(name, record_type)
+                    .await?
+                    .iter()
+                    .filter(|record| owned_by(record, name))
+                    .filter_map(found_address),
+            );
+        }
+        let target = &self.dns_target;
+        let cname_found = || {
+            cnames
+                .iter()
+                .map(|value| FoundRecord {
+                    record_type: "CNAME".to_owned(),
+                    value: value.clone(),
+                })
+                .collect::<Vec<_>>()
+        };
+        Ok(match cnames.first() {
+            Some(value) if value != target => Err(failure(
+                VerificationErrorCode::CnameMismatch,
+                format!("{name} has a CNAME to {value}, but it must point to {target} exactly."),
+                [cname_found(), beside].concat(),
+            )),
+            Some(_) if !beside.is_empty() => Err(failure(
+                VerificationErrorCode::ConflictingRecord,
+                format!("{name} has A/AAAA records beside its CNAME; delete them."),
+                [cname_found(), beside].concat(),
+            )),
+            Some(_) => Ok(()),
+            None if !beside.is_empty() => {
+                let values: Vec<&str> = beside.iter().map(|found| found.value.as_str()).collect();
+                Err(failure(
+                    VerificationErrorCode::ConflictingRecord,
+                    format!(
+                        "{name} has {} {}, which blocks the CNAME to {target}; delete it and add the CNAME.",
+                        if beside.len() == 1 {
+                            "the record"
+                        } else {
+                            "the records"
+                        },
+                        values.join(", ")
+                    ),
+                    beside,
+                ))
+            }
+            None => Err(failure(
+                VerificationErrorCode::RecordMissing,
+                format!("{name} has no CNAME record yet; add a CNAME to {target}."),
+                Vec::new(),
+            )),
+        })
+    }
+
+    async fn verify_apex(&self, name: &str) -> Result<Result<(), VerificationError>, LookupFailed> {
+        let expected = self.addresses(&self.dns_target.clone()).await?;
+        let found = self.addresses(name).await?;
+        let target = &self.dns_target;
+        if found.is_empty() {
+            return Ok(Err(failure(
+                VerificationErrorCode::RecordMissing,
+                format!(
+                    "{name} has no A or AAAA answer; add an ALIAS (or ANAME) record to {target} at the apex."
+                ),
+                Vec::new(),
+            )));
+        }
+        if found == expected {
+            return Ok(Ok(()));
+        }
+        let found_records: Vec<FoundRecord> = found
+            .iter()
+            .map(|address| FoundRecord {
+                record_type: if address.is_ipv4() { "A" } else { "AAAA" }.to_owned(),
+                value: address.to_string(),
+            })
+            .collect();
+        let values: Vec<String> = found.iter().map(IpAddr::to_string).collect();
+        Ok(Err(failure(
+            VerificationErrorCode::ConflictingRecord,
+            format!(
+                "{name} answers {}, not the addresses of {target}; replace the A/AAAA records at the apex with an ALIAS record to {target}.",
+                values.join(", ")
+            ),
+            found_records,
+        )))
+    }
+
+    /// The sorted, deduplicated A and AAAA answers for a name.
+    async fn addresses(&self, name: &str) -> Result<Vec<IpAddr>, LookupFailed> {
+        let mut addresses = Vec::new();
+        for record_type in [RecordType::A, RecordType::AAAA] {
+            addresses.extend(
+                self.lookup(name, record_type)
+                    .await?
+                    .iter()
+                    .filter_map(|record| match record.data() {
+                        RData::A(a) => Some(IpAddr::V4(a.0)),
+                        RData::AAAA(aaaa) => Some(IpAddr::V6(aaaa.0)),
+                        _ => None,
+                    }),
+            );
+        }
+        addresses.sort();
+        addresses.dedup();
+        Ok(addresses)
+    }
+
+    /// RFC 8659 §3: from the name towards the root, ask for CAA (ordinary resolution follows
+    /// a CNAME at the name); the first non-empty answer is the relevant RRset.
+    pub async fn relevant_caa(&self, hostname: &str) -> Result<RelevantCaa, LookupFailed> {
+        for name in climb(hostname) {
+            let records: Vec<CaaRecord> = self
+                .lookup(&name, RecordType::CAA)
+                .await?
+                .iter()
+                .filter_map(|record| caa_from_rdata(record.data()))
+                .collect();
+            if !records.is_empty() {
+                return Ok(RelevantCaa {
+                    found_at: Some(name),
+                    records,
+                });
+            }
+        }
+        Ok(RelevantCaa {
+            found_at: None,
+            records: Vec::new(),
+        })
+    }
+}
+
+/// NXDOMAIN, NODATA, and REFUSED (a name outside every zone the platform's DNS serves, such as
+/// a top-level domain on the CAA climb) all mean "no records here".
+fn is_negative(error: &ResolveError) -> bool {
+    error.proto().is_some_and(|proto| {
+        matches!(
+            proto.kind(),
+            ProtoErrorKind::NoRecordsFound {
+                response_code: ResponseCode::NoError
+                    | ResponseCode::NXDomain
+                    | ResponseCode::Refused,
+                ..
+            }
+        )
+    })
+}
+
+fn owned_by(record: &Record, name: &str) -> bool {
+    hostname_text(record.name()) == name.trim_end_matches('.').to_ascii_lowercase()
+}
+
+fn hostname_text(name: &Name) -> String {
+    name.to_ascii().trim_end_matches('.').to_ascii_lowercase()
+}
+
+fn found_address(record: &Record) -> Option<FoundRecord> {
+    match record.data() {
+        RData::A(a) => Some(FoundRecord {
+            record_type: "A".to_owned(),
+            value: a.0.to_string(),
+        }),
+        RData::AAAA(aaaa) => Some(FoundRecord {
+            record_type: "AAAA".to_owned(),
+            value: aaaa.0.to_string(),
+        }),
+        _ => None,
+    }
+}
+
+fn failure(
+    code: VerificationErrorCode,
+    message: String,
+    found: Vec<FoundRecord>,
+) -> VerificationError {
+    VerificationError {
+        code,
+        message,
+        found,
+    }
+}
