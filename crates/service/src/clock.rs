@@ -149,7 +149,7 @@ impl Clock {
 
     /// Moves the clock forward by a number of (possibly fractional) seconds.
     pub fn advance_seconds(&self, secs: f64) -> Result<()> {
-        if !secs.is_finite() || secs < 0.0 || secs > MAX_ADVANCE_SECONDS {
+        if !secs.is_finite() || !(0.0..=MAX_ADVANCE_SECONDS).contains(&secs) {
             return Err(Error::InvalidClock(format!(
                 "seconds must be a number from 0 to {MAX_ADVANCE_SECONDS}"
             )));

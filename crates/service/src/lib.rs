@@ -1,9 +1,81 @@
 //! The platform on one machine, offline: the HTTP API of `api-v1.md` with plans, rate limits
 //! and bans, persisted in SQLite, on a virtual clock. The desktop app embeds it in-process for
 //! its offline demo; `domain-desk serve` runs it headless.
+//!
+//! Start it from a bound listener and a shutdown future ([`run`]), or take the router alone
+//! ([`app`]) and drive it with `tower::ServiceExt::oneshot`.
 
 pub mod clock;
 pub mod error;
+pub mod http;
+pub mod limiter;
+pub mod server;
+pub mod settings;
+pub mod state;
+pub mod store;
+
+use std::future::Future;
+
+use tokio::net::TcpListener;
 
 pub use clock::Clock;
 pub use error::{Error, Result};
+pub use http::{app, openapi_document};
+pub use settings::{ServiceSettings, Storage};
+pub use state::{AppState, World, WorldInfo};
+
+/// Opens the state the settings name (seeding a new database) on a clock running at the
+/// settings' speed from the wall clock's time.
+pub fn open(settings: ServiceSettings) -> Result<AppState> {
+    let clock = Clock::starting_at(chrono::Utc::now(), settings.clock_speed);
+    AppState::open(settings, clock)
+}
+
+/// Serves the API on `api_listener` until `shutdown` resolves. Every acknowledged change is
+/// already durable when its answer is sent, so stopping loses nothing.
+pub async fn run(
+    state: AppState,
+    api_listener: TcpListener,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<()> {
+    let addr = api_listener.local_addr()?;
+    state.set_api_addr(addr);
+    tracing::info!(%addr, "platform API listening");
+    server::serve(api_listener, app(state), shutdown).await
+}
+
+/// The service bound to its addresses and ready to run: what `domain-desk serve` and the
+/// desktop app's offline demo start.
+#[derive(Debug)]
+pub struct Service {
+    state: AppState,
+    api_listener: TcpListener,
+}
+
+impl Service {
+    /// Opens the state and binds the API's address (port 0 picks a free one).
+    pub async fn bind(settings: ServiceSettings) -> Result<Self> {
+        let api_addr = settings.api_addr;
+        let state = tokio::task::spawn_blocking(move || open(settings)).await??;
+        let api_listener = TcpListener::bind(api_addr).await?;
+        state.set_api_addr(api_listener.local_addr()?);
+        Ok(Self {
+            state,
+            api_listener,
+        })
+    }
+
+    pub fn state(&self) -> &AppState {
+        &self.state
+    }
+
+    /// Addresses, platform names and demo keys, as `GET /_local/info` answers them.
+    pub async fn info(&self) -> Result<domain_desk_api::local::LocalInfo> {
+        http::local::info::local_info(&self.state).await
+    }
+
+    /// Serves until `shutdown` resolves.
+    pub async fn run(self, shutdown: impl Future<Output = ()> + Send) -> Result<()> {
+        run(self.state, self.api_listener, shutdown).await
+    }
+}

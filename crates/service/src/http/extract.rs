@@ -1,0 +1,175 @@
+//! Request extractors that answer in the contract's error shape: a JSON body with the right
+//! status for each way it can be wrong, path parameters, and the authenticated caller.
+
+use axum::body::Body;
+use axum::extract::{FromRequest, FromRequestParts, Path, Request};
+use axum::http::request::Parts;
+use axum::http::{StatusCode, header};
+use bytes::Bytes;
+use domain_desk_api::{Account, ErrorCode};
+use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde::de::DeserializeOwned;
+
+use crate::state::AppState;
+use crate::{Error, Result};
+
+/// Reads a whole body, refusing one larger than `limit` with `413 payload_too_large`.
+pub async fn read_body(body: Body, limit: usize) -> Result<Bytes> {
+    match Limited::new(body, limit).collect().await {
+        Ok(collected) => Ok(collected.to_bytes()),
+        Err(err) if err.downcast_ref::<LengthLimitError>().is_some() => Err(too_large(limit)),
+        Err(err) => Err(Error::api(
+            StatusCode::BAD_REQUEST,
+            ErrorCode::InvalidJson,
+            format!("The request body could not be read: {err}."),
+        )),
+    }
+}
+
+pub fn too_large(limit: usize) -> Error {
+    Error::api(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        ErrorCode::PayloadTooLarge,
+        format!(
+            "The request body is larger than the limit of {} MB.",
+            limit / (1024 * 1024)
+        ),
+    )
+}
+
+/// Refuses a body whose declared length is already over the limit, before reading it.
+fn check_declared_length(parts_headers: &axum::http::HeaderMap, limit: usize) -> Result<()> {
+    let declared = parts_headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    match declared {
+        Some(length) if length > limit as u64 => Err(too_large(limit)),
+        _ => Ok(()),
+    }
+}
+
+fn is_json_content_type(headers: &axum::http::HeaderMap) -> bool {
+    let Some(value) = headers
+        .get(header::CONTENT_TYPE)
+        .and_then(|v| v.to_str().ok())
+    else {
+        return false;
+    };
+    let mime = value
+        .split(';')
+        .next()
+        .unwrap_or("")
+        .trim()
+        .to_ascii_lowercase();
+    mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
+}
+
+fn unsupported_media_type() -> Error {
+    Error::api(
+        StatusCode::UNSUPPORTED_MEDIA_TYPE,
+        ErrorCode::UnsupportedMediaType,
+        "Send the body as JSON with `Content-Type: application/json`.",
+    )
+}
+
+/// Parses JSON: broken JSON is `400 invalid_json`, JSON of the wrong shape `422
+/// validation_failed`.
+pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    serde_json::from_slice(bytes).map_err(|err| {
+        use serde_json::error::Category;
+        match err.classify() {
+            Category::Data => Error::validation(
+                "body",
+                format!("The request body does not have the expected fields: {err}."),
+            ),
+            Category::Syntax | Category::Eof | Category::Io => Error::api(
+                StatusCode::BAD_REQUEST,
+                ErrorCode::InvalidJson,
+                format!("The request body is not valid JSON: {err}."),
+            ),
+        }
+    })
+}
+
+/// A JSON request body, checked for type, size and shape.
+#[derive(Debug, Clone)]
+pub struct ApiJson<T>(pub T);
+
+impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self> {
+        let limit = state.settings().max_body_bytes;
+        check_declared_length(req.headers(), limit)?;
+        if !is_json_content_type(req.headers()) {
+            return Err(unsupported_media_type());
+        }
+        let bytes = read_body(req.into_body(), limit).await?;
+        parse_json(&bytes).map(ApiJson)
+    }
+}
+
+/// A JSON body that may be left out entirely (no body, no content type): then `T::default()`.
+#[derive(Debug, Clone)]
+pub struct OptionalJson<T>(pub T);
+
+impl<T: DeserializeOwned + Default> FromRequest<AppState> for OptionalJson<T> {
+    type Rejection = Error;
+
+    async fn from_request(req: Request, state: &AppState) -> Result<Self> {
+        let limit = state.settings().max_body_bytes;
+        check_declared_length(req.headers(), limit)?;
+        let has_type = req.headers().contains_key(header::CONTENT_TYPE);
+        if has_type && !is_json_content_type(req.headers()) {
+            return Err(unsupported_media_type());
+        }
+        let bytes = read_body(req.into_body(), limit).await?;
+        if bytes.iter().all(u8::is_ascii_whitespace) {
+            return Ok(OptionalJson(T::default()));
+        }
+        if !has_type {
+            return Err(unsupported_media_type());
+        }
+        parse_json(&bytes).map(OptionalJson)
+    }
+}
+
+/// Path parameters; ones that cannot be read name nothing that exists, so `404 not_found`.
+#[derive(Debug, Clone)]
+pub struct ApiPath<T>(pub T);
+
+impl<T, S> FromRequestParts<S> for ApiPath<T>
+where
+    T: DeserializeOwned + Send,
+    S: Send + Sync,
+{
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self> {
+        Path::<T>::from_request_parts(parts, state)
+            .await
+            .map(|Path(value)| ApiPath(value))
+            .map_err(|_| Error::not_found("No such resource."))
+    }
+}
+
+/// The authenticated caller of a `/v1` request, put there by the gate.
+#[derive(Debug, Clone)]
+pub struct Caller {
+    pub account: Account,
+    /// The API key the request was sent with. Never logged.
+    pub api_key: String,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for Caller {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self> {
+        parts
+            .extensions
+            .get::<Caller>()
+            .cloned()
+            .ok_or_else(Error::unauthorized)
+    }
+}

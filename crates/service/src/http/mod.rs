@@ -1,0 +1,130 @@
+//! The HTTP face of the service: `/v1` (the platform API), `/_local` (the control plane) and
+//! `GET /openapi.json`, all in one [`app`] router that tests drive without a socket.
+
+pub mod extract;
+pub mod gate;
+pub mod idempotency;
+pub mod local;
+pub mod openapi;
+pub mod v1;
+
+use axum::Json;
+use axum::extract::{Request, State};
+use axum::http::{StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use axum::routing::get;
+use axum::{Router, middleware};
+use domain_desk_api::ErrorCode;
+use utoipa::OpenApi;
+use utoipa_axum::router::OpenApiRouter;
+use utoipa_axum::routes;
+
+use crate::Error;
+use crate::state::AppState;
+
+/// Every documented route, with its document.
+pub fn api_router() -> OpenApiRouter<AppState> {
+    OpenApiRouter::with_openapi(openapi::ApiDoc::openapi())
+        .routes(routes!(v1::account::get_account))
+        .routes(routes!(v1::rate_limit::get_rate_limit))
+        .routes(routes!(
+            v1::projects::list_projects,
+            v1::projects::create_project
+        ))
+        .routes(routes!(v1::projects::get_project))
+        .routes(routes!(v1::deploys::create_deploy))
+        .routes(routes!(v1::domains::list_domains, v1::domains::add_domain))
+        .routes(routes!(v1::domains::get_domain, v1::domains::remove_domain))
+        .routes(routes!(v1::domains::verify_domain))
+        .routes(routes!(
+            v1::domain_config::get_domain_config,
+            v1::domain_config::put_domain_config
+        ))
+        .routes(routes!(local::info::get_info))
+        .routes(routes!(local::clock::get_clock, local::clock::put_clock))
+        .routes(routes!(local::clock::advance_clock))
+        .routes(routes!(
+            local::faults::get_faults,
+            local::faults::put_faults
+        ))
+        .routes(routes!(local::reset::post_reset))
+}
+
+/// The generated OpenAPI document, completed (see [`openapi`]).
+pub fn openapi_document() -> utoipa::openapi::OpenApi {
+    let (_, mut doc) = api_router().split_for_parts();
+    add_openapi_path(&mut doc);
+    openapi::complete(&mut doc);
+    doc
+}
+
+fn add_openapi_path(doc: &mut utoipa::openapi::OpenApi) {
+    use utoipa::openapi::path::{HttpMethod, OperationBuilder, PathItem};
+    use utoipa::openapi::{ContentBuilder, ResponseBuilder, schema::ObjectBuilder};
+    let operation = OperationBuilder::new()
+        .summary(Some("This OpenAPI document"))
+        .tag("local")
+        .response(
+            "200",
+            ResponseBuilder::new()
+                .description("The OpenAPI 3.1 document of this service")
+                .content(
+                    "application/json",
+                    ContentBuilder::new()
+                        .schema(Some(ObjectBuilder::new()))
+                        .build(),
+                ),
+        )
+        .build();
+    doc.paths.paths.insert(
+        "/openapi.json".into(),
+        PathItem::new(HttpMethod::Get, operation),
+    );
+}
+
+async fn serve_openapi(State(document): State<std::sync::Arc<serde_json::Value>>) -> Response {
+    (
+        [(header::CACHE_CONTROL, "no-cache")],
+        Json((*document).clone()),
+    )
+        .into_response()
+}
+
+async fn not_found(req: Request) -> Error {
+    Error::not_found(format!("No such path: {}.", req.uri().path()))
+}
+
+async fn method_not_allowed(req: Request) -> Error {
+    Error::api(
+        StatusCode::METHOD_NOT_ALLOWED,
+        ErrorCode::MethodNotAllowed,
+        format!("{} is not allowed on {}.", req.method(), req.uri().path()),
+    )
+}
+
+/// The whole HTTP service for `state`.
+pub fn app(state: AppState) -> Router {
+    let (router, _) = api_router().split_for_parts();
+    let document = match serde_json::to_value(openapi_document()) {
+        Ok(value) => value,
+        Err(err) => {
+            tracing::error!(error = %err, "the OpenAPI document does not serialise");
+            serde_json::json!({})
+        }
+    };
+    let openapi = Router::new()
+        .route("/openapi.json", get(serve_openapi))
+        .with_state(std::sync::Arc::new(document));
+    router
+        .fallback(not_found)
+        .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(state.clone(), gate::gate))
+        .with_state(state)
+        .merge(openapi)
+        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
+            |_: Box<dyn std::any::Any + Send>| {
+                tracing::error!("a request handler panicked");
+                Error::Internal("a request handler panicked".into()).into_response()
+            },
+        ))
+}

@@ -1,0 +1,274 @@
+//! A project's custom domains: list, add, get, verify, remove.
+//!
+//! Adding needs a paid plan and a successful deploy. The first domain added without
+//! `redirect_to` while the project has no primary becomes primary, later ones are aliases; with
+//! `redirect_to` the domain 301-redirects to another domain of the project (or to its default
+//! address), never to itself and never to a domain that redirects (no chains).
+//! Removing is always allowed; redirects that pointed at the removed domain re-point to the
+//! project's current address (its live primary domain, else its default address).
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use domain_desk_api::{AddDomain, Domain, DomainList, DomainRole, ErrorBody, ErrorCode, Hostname};
+use rusqlite::Connection;
+
+use super::path_hostname;
+use crate::http::extract::{ApiJson, ApiPath, Caller};
+use crate::state::AppState;
+use crate::store::{deploys, domains, projects};
+use crate::{Error, Result};
+
+#[utoipa::path(
+    get,
+    path = "/v1/projects/{project_id}/domains",
+    tag = "domains",
+    summary = "The project's domains, in the order they were added",
+    params(("project_id" = String, Path, description = "The project's id")),
+    responses((status = 200, description = "The domains", body = DomainList)),
+)]
+pub async fn list_domains(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(project_id): ApiPath<String>,
+) -> Result<Json<DomainList>> {
+    let account_id = caller.account.id;
+    let domains = state
+        .store()
+        .run(move |conn| {
+            let project = projects::require(conn, &account_id, &project_id)?;
+            domains::of_project(conn, &project.id)
+        })
+        .await?;
+    Ok(Json(DomainList { domains }))
+}
+
+/// Resolves a redirect target: the project's default address, or a domain of this project
+/// that does not itself redirect.
+pub(crate) fn redirect_target(
+    conn: &Connection,
+    project: &projects::ProjectRow,
+    from: &str,
+    to: &str,
+) -> Result<String> {
+    let lowered = to.trim().trim_end_matches('.').to_ascii_lowercase();
+    if lowered == project.default_address {
+        return Ok(lowered);
+    }
+    let target = Hostname::parse(to).map_err(|_| {
+        Error::invalid_redirect(format!("The redirect target {to:?} is not a hostname."))
+    })?;
+    if target.as_str() == from {
+        return Err(Error::invalid_redirect(
+            "A domain cannot redirect to itself.",
+        ));
+    }
+    match domains::get(conn, target.as_str())? {
+        Some(domain) if domain.project_id == project.id => {
+            if domain.role == DomainRole::Redirect {
+                Err(Error::invalid_redirect(format!(
+                    "{} redirects itself; point the redirect at the domain it leads to (no chains).",
+                    domain.hostname
+                )))
+            } else {
+                Ok(domain.hostname)
+            }
+        }
+        _ => Err(Error::invalid_redirect(format!(
+            "The redirect target {} is not a domain of this project; add it first.",
+            target.as_str()
+        ))),
+    }
+}
+
+#[utoipa::path(
+    post,
+    path = "/v1/projects/{project_id}/domains",
+    tag = "domains",
+    summary = "Add a domain: primary if the project has none, else an alias, or a 301 redirect with `redirect_to`",
+    params(("project_id" = String, Path, description = "The project's id")),
+    request_body = AddDomain,
+    responses(
+        (status = 201, description = "The new domain, pending verification, with the DNS record to create", body = Domain),
+        (status = 403, description = "`plan_upgrade_required` (Free plan) or `key_banned`", body = ErrorBody),
+        (status = 409, description = "`deploy_required`, `domain_already_attached`, `domain_taken` or `domain_limit_reached`", body = ErrorBody),
+        (status = 422, description = "`invalid_hostname`, `invalid_redirect` or `validation_failed`", body = ErrorBody),
+    ),
+)]
+pub async fn add_domain(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(project_id): ApiPath<String>,
+    ApiJson(body): ApiJson<AddDomain>,
+) -> Result<(StatusCode, Json<Domain>)> {
+    let now = state.now();
+    let platform_domain = state.settings().platform_domain.clone();
+    let platform_target = state.settings().platform_dns_target.clone();
+    let account = caller.account;
+    let domain = state
+        .store()
+        .write(move |tx| {
+            let project = projects::require(tx, &account.id, &project_id)?;
+            if !account.plan.allows_custom_domains() {
+                return Err(Error::api(
+                    StatusCode::FORBIDDEN,
+                    ErrorCode::PlanUpgradeRequired,
+                    "Custom domains need a paid plan (Pro or above); upgrade the account to add one.",
+                ));
+            }
+            if deploys::current_succeeded(tx, &project.id)?.is_none() {
+                return Err(Error::conflict(
+                    ErrorCode::DeployRequired,
+                    "Deploy the project successfully before adding a domain.",
+                ));
+            }
+            let hostname = Hostname::parse(&body.hostname)?;
+            if hostname.is_within(&platform_domain) {
+                return Err(Error::invalid_hostname(
+                    "hostname",
+                    format!("Names under the platform's own domain {platform_domain} cannot be added."),
+                ));
+            }
+            let redirect_to = body
+                .redirect_to
+                .as_deref()
+                .map(|to| redirect_target(tx, &project, hostname.as_str(), to))
+                .transpose()?;
+            match domains::get(tx, hostname.as_str())? {
+                Some(existing) if existing.project_id == project.id => {
+                    return Err(Error::conflict(
+                        ErrorCode::DomainAlreadyAttached,
+                        format!("{hostname} is already a domain of this project."),
+                    ));
+                }
+                Some(_) => {
+                    return Err(Error::conflict(
+                        ErrorCode::DomainTaken,
+                        format!("{hostname} is attached to another project; remove it there first."),
+                    ));
+                }
+                None => {}
+            }
+            let limit = account.limits.max_domains_per_project;
+            if domains::count_of_project(tx, &project.id)? >= limit {
+                return Err(Error::conflict(
+                    ErrorCode::DomainLimitReached,
+                    format!("This project has the plan's maximum of {limit} domains; remove one first."),
+                ));
+            }
+            let role = if redirect_to.is_some() {
+                DomainRole::Redirect
+            } else if domains::primary(tx, &project.id)?.is_none() {
+                DomainRole::Primary
+            } else {
+                DomainRole::Alias
+            };
+            let domain =
+                domains::new_domain(&hostname, &project.id, role, redirect_to, &platform_target, now);
+            domains::insert(tx, &domain)?;
+            Ok(domain)
+        })
+        .await?;
+    tracing::info!(hostname = %domain.hostname, project = %domain.project_id, "domain added");
+    Ok((StatusCode::CREATED, Json(domain)))
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/projects/{project_id}/domains/{hostname}",
+    tag = "domains",
+    summary = "One domain with its DNS record, verification and certificate",
+    params(
+        ("project_id" = String, Path, description = "The project's id"),
+        ("hostname" = String, Path, description = "The domain, as A-labels or Unicode"),
+    ),
+    responses((status = 200, description = "The domain", body = Domain)),
+)]
+pub async fn get_domain(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath((project_id, hostname)): ApiPath<(String, String)>,
+) -> Result<Json<Domain>> {
+    let hostname = path_hostname(&hostname)?;
+    let account_id = caller.account.id;
+    let domain = state
+        .store()
+        .run(move |conn| {
+            let project = projects::require(conn, &account_id, &project_id)?;
+            domains::require_in_project(conn, &project.id, hostname.as_str())
+        })
+        .await?;
+    Ok(Json(domain))
+}
+
+#[utoipa::path(
+    post,
+    path = "/v1/projects/{project_id}/domains/{hostname}/verify",
+    tag = "domains",
+    summary = "Verify (or Re-verify) the domain's DNS; on success certificate issuance starts",
+    params(
+        ("project_id" = String, Path, description = "The project's id"),
+        ("hostname" = String, Path, description = "The domain, as A-labels or Unicode"),
+    ),
+    responses(
+        (status = 200, description = "The domain after the check; `verification.error` says why it failed", body = Domain),
+        (status = 501, description = "`internal`: this service runs without its DNS world", body = ErrorBody),
+    ),
+)]
+pub async fn verify_domain(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath((project_id, hostname)): ApiPath<(String, String)>,
+) -> Result<Json<Domain>> {
+    let hostname = path_hostname(&hostname)?;
+    let account = caller.account;
+    {
+        let (account_id, project_id, hostname) =
+            (account.id.clone(), project_id.clone(), hostname.clone());
+        state
+            .store()
+            .run(move |conn| {
+                let project = projects::require(conn, &account_id, &project_id)?;
+                domains::require_in_project(conn, &project.id, hostname.as_str())
+            })
+            .await?;
+    }
+    let world = state.require_world()?;
+    let domain = world
+        .verify(&state, &account, &project_id, &hostname)
+        .await?;
+    Ok(Json(domain))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/v1/projects/{project_id}/domains/{hostname}",
+    tag = "domains",
+    summary = "Remove a domain; serving stops at once and redirects to it re-point to the project's current address",
+    params(
+        ("project_id" = String, Path, description = "The project's id"),
+        ("hostname" = String, Path, description = "The domain, as A-labels or Unicode"),
+    ),
+    responses((status = 204, description = "Removed")),
+)]
+pub async fn remove_domain(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath((project_id, hostname)): ApiPath<(String, String)>,
+) -> Result<StatusCode> {
+    let hostname = path_hostname(&hostname)?;
+    let account_id = caller.account.id;
+    let removed = hostname.as_str().to_owned();
+    state
+        .store()
+        .write(move |tx| {
+            let project = projects::require(tx, &account_id, &project_id)?;
+            let domain = domains::require_in_project(tx, &project.id, hostname.as_str())?;
+            domains::delete(tx, &domain.hostname)?;
+            let current = projects::current_address(tx, &project)?;
+            domains::repoint_redirects(tx, &project.id, &domain.hostname, &current)
+        })
+        .await?;
+    tracing::info!(hostname = %removed, "domain removed");
+    Ok(StatusCode::NO_CONTENT)
+}

@@ -1,0 +1,77 @@
+//! The local service's settings: where it listens, the platform's names, and every timing
+//! (ban, propagation, issuance, deadline). All timings are virtual: they are measured on the
+//! service's [`Clock`](crate::Clock).
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+
+use chrono::TimeDelta;
+
+/// Where the state lives.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Storage {
+    /// A SQLite file, created on first use; survives restarts and kill -9.
+    File(PathBuf),
+    /// A private in-memory database, for tests; gone when the service stops.
+    Memory,
+}
+
+#[derive(Debug, Clone)]
+pub struct ServiceSettings {
+    pub storage: Storage,
+    /// The HTTP API and `/_local` (default 127.0.0.1:8787).
+    pub api_addr: SocketAddr,
+    /// The authoritative DNS server, UDP and TCP (default 127.0.0.1:8853).
+    pub dns_addr: SocketAddr,
+    /// The TLS edge (default 127.0.0.1:8443).
+    pub edge_https_addr: SocketAddr,
+    /// The plain-HTTP edge that redirects to TLS (default 127.0.0.1:8080).
+    pub edge_http_addr: SocketAddr,
+    /// Speed of the virtual clock at start (1 = real time, 0 = frozen).
+    pub clock_speed: f64,
+    /// The domain every project's default address lives under.
+    pub platform_domain: String,
+    /// The name customers point their CNAME or ALIAS at.
+    pub platform_dns_target: String,
+    /// What CAA records must name for the local CA to issue.
+    pub ca_identity: String,
+    /// A key is banned after MORE than this many requests while rate limited.
+    pub ban_threshold: u32,
+    pub ban_duration: TimeDelta,
+    /// How long an `Idempotency-Key` is remembered.
+    pub idempotency_ttl: TimeDelta,
+    /// Largest request body accepted (`413 payload_too_large` above).
+    pub max_body_bytes: usize,
+    /// How late the platform's resolver sees DNS changes.
+    pub dns_propagation_delay: TimeDelta,
+    /// How long the CA takes to issue once verification passed.
+    pub certificate_issuance_time: TimeDelta,
+    /// No certificate this long after the start: the attempt fails.
+    pub certificate_deadline: TimeDelta,
+}
+
+pub const DEFAULT_PLATFORM_DOMAIN: &str = "pages.local-platform.test";
+
+impl Default for ServiceSettings {
+    fn default() -> Self {
+        let loopback = |port| SocketAddr::from(([127, 0, 0, 1], port));
+        Self {
+            storage: Storage::Memory,
+            api_addr: loopback(8787),
+            dns_addr: loopback(8853),
+            edge_https_addr: loopback(8443),
+            edge_http_addr: loopback(8080),
+            clock_speed: 1.0,
+            platform_domain: DEFAULT_PLATFORM_DOMAIN.to_owned(),
+            platform_dns_target: format!("cname.{DEFAULT_PLATFORM_DOMAIN}"),
+            ca_identity: "letsencrypt.org".to_owned(),
+            ban_threshold: 10,
+            ban_duration: TimeDelta::minutes(15),
+            idempotency_ttl: TimeDelta::hours(24),
+            max_body_bytes: 2 * 1024 * 1024,
+            dns_propagation_delay: TimeDelta::seconds(60),
+            certificate_issuance_time: TimeDelta::minutes(2),
+            certificate_deadline: TimeDelta::minutes(30),
+        }
+    }
+}

@@ -1,0 +1,419 @@
+//! Custom domains as stored: every field of the contract's Domain object has a column, so the
+//! verifier and the CA only update them ([`set_verification`], [`set_certificate`]).
+
+use chrono::{DateTime, Utc};
+use domain_desk_api::{
+    Certificate, CertificateError, CertificateStatus, DnsRecord, DnsRecordType, Domain, DomainRole,
+    DomainStatus, Redirect, Verification, VerificationError,
+};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use super::time::{from_sql, opt_from_sql, to_sql};
+use crate::{Error, Result};
+
+/// Domains keep the TTL the contract asks customers to use.
+pub const DNS_TTL: u32 = 3600;
+
+/// The only redirect status the platform supports.
+pub const REDIRECT_STATUS: u16 = 301;
+
+pub fn role_to_sql(role: DomainRole) -> &'static str {
+    match role {
+        DomainRole::Primary => "primary",
+        DomainRole::Alias => "alias",
+        DomainRole::Redirect => "redirect",
+    }
+}
+
+fn role_from_sql(text: &str) -> Result<DomainRole> {
+    match text {
+        "primary" => Ok(DomainRole::Primary),
+        "alias" => Ok(DomainRole::Alias),
+        "redirect" => Ok(DomainRole::Redirect),
+        other => Err(Error::Corrupt(format!("domain role {other:?}"))),
+    }
+}
+
+pub fn status_to_sql(status: DomainStatus) -> &'static str {
+    match status {
+        DomainStatus::PendingVerification => "pending_verification",
+        DomainStatus::Verified => "verified",
+        DomainStatus::Live => "live",
+    }
+}
+
+fn status_from_sql(text: &str) -> Result<DomainStatus> {
+    match text {
+        "pending_verification" => Ok(DomainStatus::PendingVerification),
+        "verified" => Ok(DomainStatus::Verified),
+        "live" => Ok(DomainStatus::Live),
+        other => Err(Error::Corrupt(format!("domain status {other:?}"))),
+    }
+}
+
+pub fn certificate_status_to_sql(status: CertificateStatus) -> &'static str {
+    match status {
+        CertificateStatus::None => "none",
+        CertificateStatus::Issuing => "issuing",
+        CertificateStatus::Issued => "issued",
+        CertificateStatus::Failed => "failed",
+    }
+}
+
+fn certificate_status_from_sql(text: &str) -> Result<CertificateStatus> {
+    match text {
+        "none" => Ok(CertificateStatus::None),
+        "issuing" => Ok(CertificateStatus::Issuing),
+        "issued" => Ok(CertificateStatus::Issued),
+        "failed" => Ok(CertificateStatus::Failed),
+        other => Err(Error::Corrupt(format!("certificate status {other:?}"))),
+    }
+}
+
+fn record_type_to_sql(record_type: DnsRecordType) -> &'static str {
+    match record_type {
+        DnsRecordType::Cname => "CNAME",
+        DnsRecordType::Alias => "ALIAS",
+    }
+}
+
+fn record_type_from_sql(text: &str) -> Result<DnsRecordType> {
+    match text {
+        "CNAME" => Ok(DnsRecordType::Cname),
+        "ALIAS" => Ok(DnsRecordType::Alias),
+        other => Err(Error::Corrupt(format!("dns record type {other:?}"))),
+    }
+}
+
+const COLUMNS: &str = "hostname, project_id, apex, role, redirect_to, status, dns_type, dns_name, \
+    dns_value, dns_ttl, verification_checked_at, verification_error, certificate_status, \
+    certificate_started_at, certificate_issued_at, certificate_expires_at, certificate_error, \
+    created_at";
+
+/// The text columns of one row, read before they are parsed (parsing can fail with our
+/// error type, which `query_map` cannot carry).
+struct RawDomain {
+    text: [Option<String>; 16],
+    apex: bool,
+    ttl: u32,
+}
+
+fn raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDomain> {
+    let mut text: [Option<String>; 16] = Default::default();
+    // Columns 0,1,3..8,10..17 are text; 2 is apex and 9 is the TTL.
+    for (slot, column) in [0, 1, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17]
+        .into_iter()
+        .enumerate()
+    {
+        text[slot] = row.get(column)?;
+    }
+    Ok(RawDomain {
+        text,
+        apex: row.get(2)?,
+        ttl: row.get(9)?,
+    })
+}
+
+fn parse(raw: RawDomain) -> Result<Domain> {
+    let [
+        hostname,
+        project_id,
+        role,
+        redirect_to,
+        status,
+        dns_type,
+        dns_name,
+        dns_value,
+        checked_at,
+        verification_error,
+        certificate_status,
+        started_at,
+        issued_at,
+        expires_at,
+        certificate_error,
+        created_at,
+    ] = raw.text;
+    let required = |value: Option<String>, what: &str| {
+        value.ok_or_else(|| Error::Corrupt(format!("domain without {what}")))
+    };
+    let hostname = required(hostname, "hostname")?;
+    let role = role_from_sql(&required(role, "role")?)?;
+    let verification_error: Option<VerificationError> = verification_error
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()?;
+    let certificate_error: Option<CertificateError> = certificate_error
+        .as_deref()
+        .map(serde_json::from_str)
+        .transpose()?;
+    Ok(Domain {
+        unicode_hostname: idna::domain_to_unicode(&hostname).0,
+        hostname,
+        project_id: required(project_id, "project")?,
+        apex: raw.apex,
+        role,
+        redirect: match (role, redirect_to) {
+            (DomainRole::Redirect, Some(to)) => Some(Redirect {
+                to,
+                status: REDIRECT_STATUS,
+            }),
+            _ => None,
+        },
+        status: status_from_sql(&required(status, "status")?)?,
+        dns_record: DnsRecord {
+            record_type: record_type_from_sql(&required(dns_type, "record type")?)?,
+            name: required(dns_name, "record name")?,
+            value: required(dns_value, "record value")?,
+            ttl: raw.ttl,
+        },
+        verification: Verification {
+            checked_at: opt_from_sql(checked_at)?,
+            error: verification_error,
+        },
+        certificate: Certificate {
+            status: certificate_status_from_sql(&required(
+                certificate_status,
+                "certificate status",
+            )?)?,
+            started_at: opt_from_sql(started_at)?,
+            issued_at: opt_from_sql(issued_at)?,
+            expires_at: opt_from_sql(expires_at)?,
+            error: certificate_error,
+        },
+        created_at: from_sql(&required(created_at, "creation time")?)?,
+    })
+}
+
+pub fn insert(conn: &Connection, domain: &Domain) -> Result<()> {
+    conn.execute(
+        &format!(
+            "INSERT INTO domains ({COLUMNS}) VALUES \
+             (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+        ),
+        params![
+            domain.hostname,
+            domain.project_id,
+            domain.apex,
+            role_to_sql(domain.role),
+            domain.redirect.as_ref().map(|r| r.to.clone()),
+            status_to_sql(domain.status),
+            record_type_to_sql(domain.dns_record.record_type),
+            domain.dns_record.name,
+            domain.dns_record.value,
+            domain.dns_record.ttl,
+            domain.verification.checked_at.map(to_sql),
+            domain
+                .verification
+                .error
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()?,
+            certificate_status_to_sql(domain.certificate.status),
+            domain.certificate.started_at.map(to_sql),
+            domain.certificate.issued_at.map(to_sql),
+            domain.certificate.expires_at.map(to_sql),
+            domain
+                .certificate
+                .error
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()?,
+            to_sql(domain.created_at),
+        ],
+    )?;
+    Ok(())
+}
+
+/// A domain by hostname, whichever project holds it.
+pub fn get(conn: &Connection, hostname: &str) -> Result<Option<Domain>> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM domains WHERE hostname = ?1"),
+        params![hostname],
+        raw,
+    )
+    .optional()?
+    .map(parse)
+    .transpose()
+}
+
+/// A domain of this project, or the contract's `404 not_found`.
+pub fn require_in_project(conn: &Connection, project_id: &str, hostname: &str) -> Result<Domain> {
+    match get(conn, hostname)? {
+        Some(domain) if domain.project_id == project_id => Ok(domain),
+        _ => Err(Error::not_found(format!(
+            "No domain {hostname} on project {project_id}."
+        ))),
+    }
+}
+
+/// The project's domains in the order they were added.
+pub fn of_project(conn: &Connection, project_id: &str) -> Result<Vec<Domain>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM domains WHERE project_id = ?1 ORDER BY rowid"
+    ))?;
+    let raws = stmt
+        .query_map(params![project_id], raw)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    raws.into_iter().map(parse).collect()
+}
+
+/// Every domain in a given status (for the verifier and the CA's background work).
+pub fn with_status(conn: &Connection, status: DomainStatus) -> Result<Vec<Domain>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM domains WHERE status = ?1 ORDER BY rowid"
+    ))?;
+    let raws = stmt
+        .query_map(params![status_to_sql(status)], raw)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    raws.into_iter().map(parse).collect()
+}
+
+/// Every domain whose certificate is in a given status.
+pub fn with_certificate_status(
+    conn: &Connection,
+    status: CertificateStatus,
+) -> Result<Vec<Domain>> {
+    let mut stmt = conn.prepare(&format!(
+        "SELECT {COLUMNS} FROM domains WHERE certificate_status = ?1 ORDER BY rowid"
+    ))?;
+    let raws = stmt
+        .query_map(params![certificate_status_to_sql(status)], raw)?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    raws.into_iter().map(parse).collect()
+}
+
+pub fn primary(conn: &Connection, project_id: &str) -> Result<Option<Domain>> {
+    conn.query_row(
+        &format!("SELECT {COLUMNS} FROM domains WHERE project_id = ?1 AND role = 'primary'"),
+        params![project_id],
+        raw,
+    )
+    .optional()?
+    .map(parse)
+    .transpose()
+}
+
+pub fn count_of_project(conn: &Connection, project_id: &str) -> Result<u64> {
+    let count: i64 = conn.query_row(
+        "SELECT COUNT(*) FROM domains WHERE project_id = ?1",
+        params![project_id],
+        |row| row.get(0),
+    )?;
+    Ok(u64::try_from(count).unwrap_or(0))
+}
+
+pub fn set_role(
+    conn: &Connection,
+    hostname: &str,
+    role: DomainRole,
+    redirect_to: Option<&str>,
+) -> Result<()> {
+    conn.execute(
+        "UPDATE domains SET role = ?2, redirect_to = ?3 WHERE hostname = ?1",
+        params![hostname, role_to_sql(role), redirect_to],
+    )?;
+    Ok(())
+}
+
+/// Points every redirect of the project that targets `from` at `to` instead.
+pub fn repoint_redirects(conn: &Connection, project_id: &str, from: &str, to: &str) -> Result<()> {
+    conn.execute(
+        "UPDATE domains SET redirect_to = ?3
+         WHERE project_id = ?1 AND role = 'redirect' AND redirect_to = ?2",
+        params![project_id, from, to],
+    )?;
+    Ok(())
+}
+
+pub fn delete(conn: &Connection, hostname: &str) -> Result<bool> {
+    Ok(conn.execute("DELETE FROM domains WHERE hostname = ?1", params![hostname])? == 1)
+}
+
+/// Records a verification result and the domain's resulting status.
+pub fn set_verification(
+    conn: &Connection,
+    hostname: &str,
+    status: DomainStatus,
+    verification: &Verification,
+) -> Result<()> {
+    conn.execute(
+        "UPDATE domains SET status = ?2, verification_checked_at = ?3, verification_error = ?4
+         WHERE hostname = ?1",
+        params![
+            hostname,
+            status_to_sql(status),
+            verification.checked_at.map(to_sql),
+            verification
+                .error
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()?,
+        ],
+    )?;
+    Ok(())
+}
+
+/// Records the certificate's state and the domain's resulting status.
+pub fn set_certificate(
+    conn: &Connection,
+    hostname: &str,
+    status: DomainStatus,
+    certificate: &Certificate,
+) -> Result<()> {
+    conn.execute(
+        "UPDATE domains SET status = ?2, certificate_status = ?3, certificate_started_at = ?4,
+             certificate_issued_at = ?5, certificate_expires_at = ?6, certificate_error = ?7
+         WHERE hostname = ?1",
+        params![
+            hostname,
+            status_to_sql(status),
+            certificate_status_to_sql(certificate.status),
+            certificate.started_at.map(to_sql),
+            certificate.issued_at.map(to_sql),
+            certificate.expires_at.map(to_sql),
+            certificate
+                .error
+                .as_ref()
+                .map(serde_json::to_string)
+                .transpose()?,
+        ],
+    )?;
+    Ok(())
+}
+
+/// A new domain as the contract creates it: pending verification, no certificate.
+pub fn new_domain(
+    hostname: &domain_desk_api::Hostname,
+    project_id: &str,
+    role: DomainRole,
+    redirect_to: Option<String>,
+    platform_dns_target: &str,
+    now: DateTime<Utc>,
+) -> Domain {
+    let apex = hostname.is_apex();
+    Domain {
+        hostname: hostname.as_str().to_owned(),
+        unicode_hostname: hostname.unicode(),
+        project_id: project_id.to_owned(),
+        apex,
+        role,
+        redirect: redirect_to.map(|to| Redirect {
+            to,
+            status: REDIRECT_STATUS,
+        }),
+        status: DomainStatus::PendingVerification,
+        dns_record: DnsRecord {
+            record_type: if apex {
+                DnsRecordType::Alias
+            } else {
+                DnsRecordType::Cname
+            },
+            name: hostname.relative_name().to_owned(),
+            value: platform_dns_target.to_owned(),
+            ttl: DNS_TTL,
+        },
+        verification: Verification::default(),
+        certificate: Certificate::default(),
+        created_at: now,
+    }
+}

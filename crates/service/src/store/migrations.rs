@@ -1,0 +1,211 @@
+//! The schema as an ordered list of steps. The database records how many it has applied in
+//! SQLite's `user_version`; opening a database applies the rest, each in its own transaction.
+//!
+//! To change the schema, append a step with the next version; never edit a step that shipped.
+//! The world behind the API (zones, CA, certificates) appends its own steps here too.
+
+use rusqlite::Connection;
+
+use crate::{Error, Result};
+
+#[derive(Debug, Clone, Copy)]
+pub struct Migration {
+    /// 1, 2, 3, … without gaps.
+    pub version: u32,
+    pub name: &'static str,
+    pub sql: &'static str,
+}
+
+pub const MIGRATIONS: &[Migration] = &[Migration {
+    version: 1,
+    name: "accounts, keys, projects, deploys, domains, idempotency, bans",
+    sql: r#"
+        CREATE TABLE meta (
+            key   TEXT PRIMARY KEY,
+            value TEXT NOT NULL
+        );
+        CREATE TABLE accounts (
+            id                      TEXT PRIMARY KEY,
+            name                    TEXT NOT NULL,
+            plan                    TEXT NOT NULL,
+            per_minute              INTEGER NOT NULL,
+            per_day                 INTEGER NOT NULL,
+            max_domains_per_project INTEGER NOT NULL,
+            created_at              TEXT NOT NULL
+        );
+        CREATE TABLE api_keys (
+            key        TEXT PRIMARY KEY,
+            account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            created_at TEXT NOT NULL
+        );
+        CREATE TABLE projects (
+            id              TEXT PRIMARY KEY,
+            account_id      TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            name            TEXT NOT NULL,
+            default_address TEXT NOT NULL UNIQUE,
+            created_at      TEXT NOT NULL
+        );
+        CREATE INDEX projects_by_account ON projects(account_id);
+        CREATE TABLE deploys (
+            id         TEXT PRIMARY KEY,
+            project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            status     TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        );
+        CREATE INDEX deploys_by_project ON deploys(project_id);
+        CREATE TABLE deploy_files (
+            deploy_id TEXT NOT NULL REFERENCES deploys(id) ON DELETE CASCADE,
+            path      TEXT NOT NULL,
+            content   TEXT NOT NULL,
+            PRIMARY KEY (deploy_id, path)
+        );
+        CREATE TABLE domains (
+            hostname                TEXT PRIMARY KEY,
+            project_id              TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            apex                    INTEGER NOT NULL,
+            role                    TEXT NOT NULL,
+            redirect_to             TEXT,
+            status                  TEXT NOT NULL,
+            dns_type                TEXT NOT NULL,
+            dns_name                TEXT NOT NULL,
+            dns_value               TEXT NOT NULL,
+            dns_ttl                 INTEGER NOT NULL,
+            verification_checked_at TEXT,
+            verification_error      TEXT,
+            certificate_status      TEXT NOT NULL,
+            certificate_started_at  TEXT,
+            certificate_issued_at   TEXT,
+            certificate_expires_at  TEXT,
+            certificate_error       TEXT,
+            created_at              TEXT NOT NULL
+        );
+        CREATE INDEX domains_by_project ON domains(project_id);
+        CREATE TABLE idempotency (
+            api_key     TEXT NOT NULL,
+            idem_key    TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            status      INTEGER NOT NULL,
+            body        BLOB NOT NULL,
+            created_at  TEXT NOT NULL,
+            PRIMARY KEY (api_key, idem_key)
+        );
+        CREATE TABLE bans (
+            api_key      TEXT PRIMARY KEY,
+            banned_until TEXT NOT NULL
+        );
+    "#,
+}];
+
+/// Applies the steps of `migrations` the database has not seen yet.
+pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<()> {
+    for (index, step) in migrations.iter().enumerate() {
+        if step.version as usize != index + 1 {
+            return Err(Error::Schema(format!(
+                "migration {:?} has version {}, expected {}",
+                step.name,
+                step.version,
+                index + 1
+            )));
+        }
+    }
+    let current: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
+    let latest = migrations.len() as u32;
+    if current > latest {
+        return Err(Error::Schema(format!(
+            "the database has schema version {current}, newer than this build's {latest}; \
+             use a newer Domain Desk or another database file"
+        )));
+    }
+    for step in &migrations[current as usize..] {
+        let tx = conn.transaction()?;
+        tx.execute_batch(step.sql).map_err(|err| {
+            Error::Schema(format!(
+                "step {} ({}) failed: {err}",
+                step.version, step.name
+            ))
+        })?;
+        // PRAGMA takes no bound parameters; the version is a number we control.
+        tx.execute_batch(&format!("PRAGMA user_version = {}", step.version))?;
+        tx.commit()?;
+        tracing::info!(
+            version = step.version,
+            name = step.name,
+            "database migrated"
+        );
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn version(conn: &Connection) -> u32 {
+        conn.query_row("PRAGMA user_version", [], |row| row.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn applies_every_step_once() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, MIGRATIONS).unwrap();
+        assert_eq!(version(&conn), MIGRATIONS.len() as u32);
+        migrate(&mut conn, MIGRATIONS).unwrap();
+        assert_eq!(version(&conn), MIGRATIONS.len() as u32);
+    }
+
+    #[test]
+    fn applies_only_the_new_steps() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, &MIGRATIONS[..1]).unwrap();
+        conn.execute("INSERT INTO meta (key, value) VALUES ('kept', 'yes')", [])
+            .unwrap();
+        let mut longer = MIGRATIONS.to_vec();
+        longer.push(Migration {
+            version: MIGRATIONS.len() as u32 + 1,
+            name: "test step",
+            sql: "CREATE TABLE added_later (x INTEGER);",
+        });
+        migrate(&mut conn, &longer).unwrap();
+        assert_eq!(version(&conn), longer.len() as u32);
+        let kept: String = conn
+            .query_row("SELECT value FROM meta WHERE key = 'kept'", [], |r| {
+                r.get(0)
+            })
+            .unwrap();
+        assert_eq!(kept, "yes");
+    }
+
+    #[test]
+    fn refuses_a_newer_database() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA user_version = 999").unwrap();
+        assert!(matches!(
+            migrate(&mut conn, MIGRATIONS),
+            Err(Error::Schema(_))
+        ));
+    }
+
+    #[test]
+    fn refuses_gaps_in_the_list() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        let gap = [Migration {
+            version: 2,
+            name: "gap",
+            sql: "",
+        }];
+        assert!(migrate(&mut conn, &gap).is_err());
+    }
+
+    #[test]
+    fn a_failed_step_leaves_the_version_unchanged() {
+        let mut conn = Connection::open_in_memory().unwrap();
+        let broken = [Migration {
+            version: 1,
+            name: "broken",
+            sql: "CREATE TABLE ok (x); THIS IS NOT SQL;",
+        }];
+        assert!(migrate(&mut conn, &broken).is_err());
+        assert_eq!(version(&conn), 0);
+    }
+}
