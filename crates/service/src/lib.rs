@@ -5,7 +5,10 @@
 //! Start it from a bound listener and a shutdown future ([`run`]), or take the router alone
 //! ([`app`]) and drive it with `tower::ServiceExt::oneshot`.
 
+pub mod ca;
 pub mod clock;
+pub mod dns;
+pub mod edge;
 pub mod error;
 pub mod http;
 pub mod limiter;
@@ -13,6 +16,7 @@ pub mod server;
 pub mod settings;
 pub mod state;
 pub mod store;
+pub mod verify;
 
 use std::future::Future;
 
