@@ -16,4 +16,4 @@ pub use server::{ZoneHandler, ZoneView, bind_dns, serve_dns};
 pub use zone::{PlatformZone, Resolution, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore};
 
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

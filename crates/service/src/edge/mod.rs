@@ -7,3 +7,6 @@ pub mod server;
 
 pub use routes::{EdgeHost, EdgeRoutes, Route, certified_key};
 pub use server::{SiteFiles, file_path, serve_http, serve_https, tls_config};
+
+#[cfg(test)]
+mod tests;

@@ -303,3 +303,6 @@ fn failure(
         found,
     }
 }
+
+#[cfg(test)]
+mod tests;
