@@ -1,0 +1,131 @@
+//! `Idempotency-Key` on POST: replay within 24 hours, refusal on a different request, scope
+//! per API key, expiry on the service clock.
+
+use axum::body::Body;
+use axum::http::{Method, Request};
+use domain_desk_api::Plan;
+
+use crate::common::{Reply, TestService};
+
+async fn post_with_key(service: &TestService, key: &str, idem: &str, body: &str) -> Reply {
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/v1/projects")
+        .header("authorization", format!("Bearer {key}"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", idem)
+        .body(Body::from(body.to_owned()))
+        .unwrap();
+    service.request(request).await
+}
+
+async fn count_named(service: &TestService, key: &str, name: &str) -> usize {
+    service.get("/v1/projects", key).await.body["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["name"] == name)
+        .count()
+}
+
+#[tokio::test]
+async fn the_same_request_gets_the_first_answer_again() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    let first = post_with_key(&service, &key, "k-1", r#"{"name":"idem"}"#).await;
+    first.expect(201);
+    assert_eq!(first.header("idempotent-replayed"), None);
+    // the same JSON written differently is the same request
+    let second = post_with_key(&service, &key, "k-1", r#"{ "name" : "idem" }"#).await;
+    second.expect(201);
+    assert_eq!(second.body, first.body);
+    assert_eq!(second.header("idempotent-replayed"), Some("true"));
+    assert!(second.header("x-ratelimit-remaining").is_some());
+    assert_eq!(count_named(&service, &key, "idem").await, 1);
+}
+
+#[tokio::test]
+async fn errors_are_replayed_too() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    let first = post_with_key(&service, &key, "bad-1", r#"{"name":""}"#).await;
+    first.expect_error(422, "validation_failed");
+    let again = post_with_key(&service, &key, "bad-1", r#"{"name":""}"#).await;
+    again.expect_error(422, "validation_failed");
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+}
+
+#[tokio::test]
+async fn a_different_request_under_the_same_key_is_refused() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    post_with_key(&service, &key, "k-2", r#"{"name":"one"}"#)
+        .await
+        .expect(201);
+    post_with_key(&service, &key, "k-2", r#"{"name":"two"}"#)
+        .await
+        .expect_error(422, "idempotency_key_reused");
+    assert_eq!(count_named(&service, &key, "two").await, 0);
+}
+
+#[tokio::test]
+async fn keys_are_scoped_per_api_key() {
+    let service = TestService::new();
+    let pro = service.key(Plan::Pro).await;
+    let business = service.key(Plan::Business).await;
+    let a = post_with_key(&service, &pro, "shared", r#"{"name":"scoped"}"#).await;
+    let b = post_with_key(&service, &business, "shared", r#"{"name":"scoped"}"#).await;
+    a.expect(201);
+    b.expect(201);
+    assert_ne!(a.body["id"], b.body["id"]);
+}
+
+#[tokio::test]
+async fn answers_are_remembered_for_24_hours_of_the_clock() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    let first = post_with_key(&service, &key, "k-3", r#"{"name":"daily"}"#).await;
+    service.advance(24.0 * 3600.0 - 1.0);
+    let replay = post_with_key(&service, &key, "k-3", r#"{"name":"daily"}"#).await;
+    assert_eq!(replay.body["id"], first.body["id"]);
+    service.advance(2.0);
+    let fresh = post_with_key(&service, &key, "k-3", r#"{"name":"daily"}"#).await;
+    fresh.expect(201);
+    assert_ne!(fresh.body["id"], first.body["id"]);
+    assert_eq!(count_named(&service, &key, "daily").await, 2);
+}
+
+#[tokio::test]
+async fn a_malformed_key_is_refused() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    let long = "k".repeat(256);
+    for bad in ["", "  ", long.as_str(), "has space"] {
+        post_with_key(&service, &key, bad, r#"{"name":"x"}"#)
+            .await
+            .expect_error(422, "validation_failed");
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn simultaneous_copies_act_once() {
+    let service = std::sync::Arc::new(TestService::new());
+    let key = std::sync::Arc::new(service.key(Plan::Pro).await);
+    let mut tasks = Vec::new();
+    for _ in 0..8 {
+        let (service, key) = (service.clone(), key.clone());
+        tasks.push(tokio::spawn(async move {
+            post_with_key(&service, &key, "race", r#"{"name":"race"}"#)
+                .await
+                .body["id"]
+                .clone()
+        }));
+    }
+    let mut ids = Vec::new();
+    for task in tasks {
+        ids.push(task.await.unwrap());
+    }
+    ids.dedup();
+    assert_eq!(ids.len(), 1);
+    assert_eq!(count_named(&service, &key, "race").await, 1);
+}

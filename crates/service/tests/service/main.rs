@@ -1,0 +1,17 @@
+//! Integration tests of the local service: the API contract driven through the router (and a
+//! few over real loopback), on a frozen virtual clock.
+
+mod common;
+
+mod auth;
+mod concurrency;
+mod domain_config;
+mod domains;
+mod errors;
+mod faults;
+mod idempotency;
+mod local;
+mod openapi;
+mod persistence;
+mod projects;
+mod rate_limits;
