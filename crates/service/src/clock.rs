@@ -46,7 +46,9 @@ impl Anchor {
             return self.virtual_at;
         }
         let real = self.real_at.elapsed().as_secs_f64();
-        self.virtual_at + seconds(real * self.speed)
+        self.virtual_at
+            .checked_add_signed(seconds(real * self.speed))
+            .map_or(latest(), |now| now.min(latest()))
     }
 }
 
@@ -112,12 +114,18 @@ impl Clock {
         self.anchor().speed
     }
 
-    /// Sets the virtual time and speed. Refuses a negative, non-finite or absurd speed.
+    /// Sets the virtual time and speed. Refuses a negative, non-finite or absurd speed, and a
+    /// time before 1970 or after 9999.
     pub fn set(&self, now: DateTime<Utc>, speed: f64) -> Result<()> {
         if !valid_speed(speed) {
             return Err(Error::InvalidClock(format!(
                 "speed must be a number from 0 to {MAX_SPEED}"
             )));
+        }
+        if now < DateTime::UNIX_EPOCH || now > latest() {
+            return Err(Error::InvalidClock(
+                "now must be between 1970-01-01 and 9999-12-31".into(),
+            ));
         }
         self.replace(|_| Anchor {
             virtual_at: now,
@@ -139,11 +147,27 @@ impl Clock {
                 "the clock can only be advanced forwards; set it to go back".into(),
             ));
         }
-        self.replace(|anchor| Anchor {
-            virtual_at: anchor.now() + by,
-            real_at: Instant::now(),
-            speed: anchor.speed,
+        let mut too_far = false;
+        self.replace(|anchor| {
+            let now = anchor.now();
+            let virtual_at = match now.checked_add_signed(by) {
+                Some(next) if next <= latest() => next,
+                _ => {
+                    too_far = true;
+                    now
+                }
+            };
+            Anchor {
+                virtual_at,
+                real_at: Instant::now(),
+                speed: anchor.speed,
+            }
         });
+        if too_far {
+            return Err(Error::InvalidClock(
+                "the clock cannot go past 9999-12-31".into(),
+            ));
+        }
         Ok(())
     }
 
@@ -220,6 +244,12 @@ pub const MAX_ADVANCE_SECONDS: f64 = 10.0 * 366.0 * 86_400.0;
 /// A real wait is cut into pieces of at most a day, so rounding never oversleeps for long.
 const MAX_REAL_WAIT_SECONDS: f64 = 86_400.0;
 
+/// The latest instant the clock shows, far enough from chrono's limit that adding any of the
+/// service's durations (at most years) cannot overflow.
+pub fn latest() -> DateTime<Utc> {
+    DateTime::from_timestamp(253_402_300_799, 0).unwrap_or(DateTime::<Utc>::MAX_UTC)
+}
+
 fn valid_speed(speed: f64) -> bool {
     speed.is_finite() && (0.0..=MAX_SPEED).contains(&speed)
 }
@@ -255,6 +285,11 @@ mod tests {
         assert!(clock.advance_seconds(-5.0).is_err());
         assert!(clock.advance_seconds(f64::NAN).is_err());
         assert_eq!(clock.now(), at("2026-01-01T00:00:00Z"));
+        assert!(clock.set(at("1969-12-31T23:59:59Z"), 1.0).is_err());
+        assert!(clock.set(at("+10000-01-01T00:00:00Z"), 1.0).is_err());
+        clock.set(at("9999-12-31T00:00:00Z"), 0.0).unwrap();
+        assert!(clock.advance_seconds(2.0 * 86_400.0).is_err());
+        assert_eq!(clock.now(), at("9999-12-31T00:00:00Z"));
     }
 
     #[tokio::test(start_paused = true)]

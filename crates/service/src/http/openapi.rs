@@ -34,7 +34,10 @@ use super::idempotency::{MAX_KEY_LEN, REPLAYED};
             `X-RateLimit-Remaining: 0` and `X-RateLimit-Reset` at the end of the ban. More \
             than 10 requests sent while limited (after a 429 and before its Retry-After time) \
             ban the key for 15 minutes; `GET /v1/rate_limit` neither counts nor counts towards \
-            the ban.\n\n\
+            the ban. When both windows are used up at once, `Retry-After` counts to the later \
+            reset (when a request will be admitted again) and `window` names that window. The \
+            local service keeps window counters in memory (a restart opens fresh windows) and \
+            persists bans.\n\n\
             Idempotency: a `POST` with `Idempotency-Key` sent again with the same method, path \
             and JSON body within 24 hours gets the first answer again (with \
             `Idempotent-Replayed: true`); with a different request, `422 \
