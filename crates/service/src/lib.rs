@@ -17,6 +17,7 @@ pub mod settings;
 pub mod state;
 pub mod store;
 pub mod verify;
+pub mod world;
 
 use std::future::Future;
 
@@ -54,18 +55,27 @@ pub async fn run(
 pub struct Service {
     state: AppState,
     api_listener: TcpListener,
+    world: std::sync::Arc<world::LocalWorld>,
 }
 
 impl Service {
     /// Opens the state and binds the API's address (port 0 picks a free one).
     pub async fn bind(settings: ServiceSettings) -> Result<Self> {
         let api_addr = settings.api_addr;
+        let world_addresses = world::WorldAddresses {
+            dns: settings.dns_addr,
+            edge_https: settings.edge_https_addr,
+            edge_http: settings.edge_http_addr,
+        };
         let state = tokio::task::spawn_blocking(move || open(settings)).await??;
         let api_listener = TcpListener::bind(api_addr).await?;
         state.set_api_addr(api_listener.local_addr()?);
+        let world = world::LocalWorld::start(&state, world_addresses).await?;
+        state.set_world(world.clone());
         Ok(Self {
             state,
             api_listener,
+            world,
         })
     }
 
@@ -80,6 +90,8 @@ impl Service {
 
     /// Serves until `shutdown` resolves.
     pub async fn run(self, shutdown: impl Future<Output = ()> + Send) -> Result<()> {
-        run(self.state, self.api_listener, shutdown).await
+        let served = run(self.state, self.api_listener, shutdown).await;
+        self.world.stop();
+        served
     }
 }

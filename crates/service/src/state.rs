@@ -43,6 +43,9 @@ pub trait World: Send + Sync + 'static {
 
     /// Called by `POST /_local/reset` after the API data went back to the seed.
     fn reset<'a>(&'a self, state: &'a AppState) -> BoxFuture<'a, Result<()>>;
+
+    /// The world as `Any`, so its own routes can reach the concrete type.
+    fn as_any_arc(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
 }
 
 #[derive(Clone)]

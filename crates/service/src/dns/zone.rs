@@ -188,6 +188,15 @@ impl ZoneStore {
         zones.serial = zones.serial.wrapping_add(1);
     }
 
+    /// Replaces the set of default addresses the platform zone answers for.
+    pub fn set_platform_hosts(&self, hosts: BTreeSet<String>) {
+        let mut zones = self.write();
+        if zones.platform_hosts != hosts {
+            zones.platform_hosts = hosts;
+            zones.serial = zones.serial.wrapping_add(1);
+        }
+    }
+
     pub fn remove_platform_host(&self, hostname: &str) {
         let mut zones = self.write();
         zones

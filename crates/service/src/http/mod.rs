@@ -48,6 +48,9 @@ pub fn api_router() -> OpenApiRouter<AppState> {
             local::faults::put_faults
         ))
         .routes(routes!(local::reset::post_reset))
+        .routes(routes!(local::dns::add_zone))
+        .routes(routes!(local::dns::list_records, local::dns::add_record))
+        .routes(routes!(local::dns::delete_record))
 }
 
 /// The generated OpenAPI document, completed (see [`openapi`]).
@@ -118,6 +121,10 @@ pub fn app(state: AppState) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            crate::world::keep_world_current,
+        ))
         .layer(middleware::from_fn_with_state(state.clone(), gate::gate))
         .with_state(state)
         .merge(openapi)

@@ -16,10 +16,11 @@ pub struct Migration {
     pub sql: &'static str,
 }
 
-pub const MIGRATIONS: &[Migration] = &[Migration {
-    version: 1,
-    name: "accounts, keys, projects, deploys, domains, idempotency, bans",
-    sql: r#"
+pub const MIGRATIONS: &[Migration] = &[
+    Migration {
+        version: 1,
+        name: "accounts, keys, projects, deploys, domains, idempotency, bans",
+        sql: r#"
         CREATE TABLE meta (
             key   TEXT PRIMARY KEY,
             value TEXT NOT NULL
@@ -94,7 +95,13 @@ pub const MIGRATIONS: &[Migration] = &[Migration {
             banned_until TEXT NOT NULL
         );
     "#,
-}];
+    },
+    Migration {
+        version: 2,
+        name: "demo DNS zones with record history, the local CA, issued certificates",
+        sql: crate::world::persist::MIGRATION_SQL,
+    },
+];
 
 /// Applies the steps of `migrations` the database has not seen yet.
 pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<()> {

@@ -2,6 +2,7 @@
 //! The demo DNS provider's endpoints belong to the DNS world and are added with it.
 
 pub mod clock;
+pub mod dns;
 pub mod faults;
 pub mod info;
 pub mod reset;

@@ -1,0 +1,119 @@
+//! The demo DNS provider under `/_local/dns`: list, add and delete records of the demo zones,
+//! and add a zone. Changes are served by the DNS server at once; the platform's resolver sees
+//! them after the propagation delay.
+
+use axum::Json;
+use axum::extract::State;
+use axum::http::StatusCode;
+use domain_desk_api::ErrorBody;
+use domain_desk_api::local::{NewZone, NewZoneRecord, ZoneRecord, ZoneRecordList};
+
+use crate::Result;
+use crate::http::extract::{ApiJson, ApiPath};
+use crate::state::AppState;
+use crate::world::require_local_world;
+
+#[utoipa::path(
+    post,
+    path = "/_local/dns",
+    tag = "local",
+    summary = "Add a zone to the demo DNS provider",
+    request_body = NewZone,
+    responses(
+        (status = 201, description = "The new, empty zone", body = ZoneRecordList),
+        (status = 409, description = "`zone_exists`", body = ErrorBody),
+        (status = 422, description = "`validation_failed`: not a domain, or inside the platform's zone", body = ErrorBody),
+    ),
+)]
+pub async fn add_zone(
+    State(state): State<AppState>,
+    ApiJson(body): ApiJson<NewZone>,
+) -> Result<(StatusCode, Json<ZoneRecordList>)> {
+    let world = require_local_world(&state)?;
+    let now = state.now();
+    let zones = world.zones().clone();
+    let zone = tokio::task::spawn_blocking(move || zones.add_zone(&body.zone, now)).await??;
+    tracing::info!(%zone, "demo zone added");
+    Ok((
+        StatusCode::CREATED,
+        Json(ZoneRecordList {
+            zone,
+            records: Vec::new(),
+        }),
+    ))
+}
+
+#[utoipa::path(
+    get,
+    path = "/_local/dns/{zone}/records",
+    tag = "local",
+    summary = "The records of a demo zone",
+    params(("zone" = String, Path, description = "The zone, e.g. example.com")),
+    responses(
+        (status = 200, description = "The zone's records", body = ZoneRecordList),
+        (status = 404, description = "`not_found`: no such zone", body = ErrorBody),
+    ),
+)]
+pub async fn list_records(
+    State(state): State<AppState>,
+    ApiPath(zone): ApiPath<String>,
+) -> Result<Json<ZoneRecordList>> {
+    let world = require_local_world(&state)?;
+    let records = world.zones().records(&zone)?;
+    Ok(Json(ZoneRecordList {
+        zone: zone.trim_end_matches('.').to_ascii_lowercase(),
+        records,
+    }))
+}
+
+#[utoipa::path(
+    post,
+    path = "/_local/dns/{zone}/records",
+    tag = "local",
+    summary = "Add a record; like real providers, a CNAME cannot stand beside other records",
+    params(("zone" = String, Path, description = "The zone, e.g. example.com")),
+    request_body = NewZoneRecord,
+    responses(
+        (status = 201, description = "The record as stored", body = ZoneRecord),
+        (status = 404, description = "`not_found`: no such zone", body = ErrorBody),
+        (status = 409, description = "`record_conflict`: a CNAME beside other records, or the reverse", body = ErrorBody),
+        (status = 422, description = "`validation_failed`: a value that does not fit its type", body = ErrorBody),
+    ),
+)]
+pub async fn add_record(
+    State(state): State<AppState>,
+    ApiPath(zone): ApiPath<String>,
+    ApiJson(body): ApiJson<NewZoneRecord>,
+) -> Result<(StatusCode, Json<ZoneRecord>)> {
+    let world = require_local_world(&state)?;
+    let now = state.now();
+    let zones = world.zones().clone();
+    let record = tokio::task::spawn_blocking(move || zones.add_record(&zone, &body, now)).await??;
+    tracing::info!(id = %record.id, name = %record.name, kind = record.record_type.as_str(), "demo DNS record added");
+    Ok((StatusCode::CREATED, Json(record)))
+}
+
+#[utoipa::path(
+    delete,
+    path = "/_local/dns/{zone}/records/{id}",
+    tag = "local",
+    summary = "Delete a record",
+    params(
+        ("zone" = String, Path, description = "The zone, e.g. example.com"),
+        ("id" = String, Path, description = "The record's id"),
+    ),
+    responses(
+        (status = 204, description = "Deleted"),
+        (status = 404, description = "`not_found`: no such zone or record", body = ErrorBody),
+    ),
+)]
+pub async fn delete_record(
+    State(state): State<AppState>,
+    ApiPath((zone, id)): ApiPath<(String, String)>,
+) -> Result<StatusCode> {
+    let world = require_local_world(&state)?;
+    let now = state.now();
+    let zones = world.zones().clone();
+    tokio::task::spawn_blocking(move || zones.delete_record(&zone, &id, now)).await??;
+    Ok(StatusCode::NO_CONTENT)
+}

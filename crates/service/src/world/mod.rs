@@ -1,0 +1,781 @@
+//! The world behind the API, plugged into the service: the DNS server (public view and the
+//! platform resolver's delayed view), the verifier, the local CA with the certificate lifecycle,
+//! and the TLS edge, all over the service's store and clock.
+//!
+//! Lifecycle deadlines are reconciled whenever they matter: before every API request (cheaply:
+//! only when the clock was changed, something changed, or a deadline is due), after every
+//! change, and in a background task while the clock runs. So a domain read right after a clock
+//! jump already shows the state the jump led to, and a removed domain is gone from the edge
+//! before the removal is acknowledged.
+
+pub mod files;
+pub mod persist;
+
+use std::collections::{BTreeSet, HashMap};
+use std::net::SocketAddr;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use axum::extract::{Request, State};
+use axum::http::Method;
+use axum::middleware::Next;
+use axum::response::Response;
+use chrono::{DateTime, TimeDelta, Utc};
+use domain_desk_api::caa::evaluate;
+use domain_desk_api::{
+    Account, Certificate, CertificateError, CertificateErrorCode, CertificateStatus, Domain,
+    DomainRole, DomainStatus, Hostname, Verification, VerificationErrorCode,
+};
+use futures::future::BoxFuture;
+use rustls::sign::CertifiedKey;
+use tokio::net::TcpListener;
+use tokio::sync::watch;
+
+use crate::ca::{CertificateAuthority, IssuedCertificate};
+use crate::clock::Clock;
+use crate::dns::{PlatformZone, ZoneHandler, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns};
+use crate::edge::{EdgeHost, EdgeRoutes, Route, certified_key, serve_http, serve_https};
+use crate::state::{AppState, World, WorldInfo};
+use crate::store::{Store, domains};
+use crate::verify::Verifier;
+use crate::{Error, Result};
+
+/// Renew a certificate this long before it expires (as ACME clients do at a third of 90 days).
+pub const RENEW_BEFORE: TimeDelta = TimeDelta::days(30);
+
+/// How often a failing issuance attempt is retried (virtual time) before its deadline.
+const RETRY_EVERY: TimeDelta = TimeDelta::minutes(1);
+
+/// How often the background task looks for due work while nothing else wakes it (real time).
+const BACKGROUND_TICK: Duration = Duration::from_secs(1);
+
+/// Where the world's servers listen.
+#[derive(Debug, Clone, Copy)]
+pub struct WorldAddresses {
+    pub dns: SocketAddr,
+    pub edge_https: SocketAddr,
+    pub edge_http: SocketAddr,
+}
+
+/// A certificate in use, with its rustls form.
+#[derive(Clone)]
+struct LoadedCertificate {
+    issued: IssuedCertificate,
+    key: Arc<CertifiedKey>,
+}
+
+/// The running world. Create it with [`LocalWorld::start`] and plug it in with
+/// `AppState::set_world`.
+pub struct LocalWorld {
+    clock: Clock,
+    store: Store,
+    zones: ZoneStore,
+    ca: CertificateAuthority,
+    edge: EdgeRoutes,
+    verifier: Verifier,
+    addresses: WorldAddresses,
+    propagation_delay: TimeDelta,
+    issuance_time: TimeDelta,
+    deadline: TimeDelta,
+    /// Certificates by hostname (domains and default addresses), as in the database.
+    certificates: Mutex<HashMap<String, LoadedCertificate>>,
+    /// The last cause an issuance attempt failed with, per hostname.
+    last_failure: Mutex<HashMap<String, CertificateError>>,
+    /// One reconciliation at a time.
+    reconciling: tokio::sync::Mutex<()>,
+    /// Set by every change; the next request reconciles fully.
+    dirty: AtomicBool,
+    /// The clock's change counter at the last reconciliation.
+    clock_generation: AtomicU64,
+    /// When the next deadline or retry is due (Unix microseconds; `i64::MAX` for none).
+    next_due_micros: std::sync::atomic::AtomicI64,
+    stop: watch::Sender<bool>,
+}
+
+impl std::fmt::Debug for LocalWorld {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("LocalWorld")
+            .field("addresses", &self.addresses)
+            .finish_non_exhaustive()
+    }
+}
+
+impl LocalWorld {
+    /// Binds the DNS server (public and resolver views) and the edge, loads or creates the
+    /// zones and the CA from the store, and starts serving. Port 0 picks free ports.
+    pub async fn start(state: &AppState, wanted: WorldAddresses) -> Result<Arc<Self>> {
+        let settings = state.settings().clone();
+        let store = state.store().clone();
+        let clock = state.clock().clone();
+
+        let (dns_udp, dns_tcp) = bind_dns(wanted.dns).await?;
+        let resolver_bind = SocketAddr::new(wanted.dns.ip(), 0);
+        let (resolver_udp, resolver_tcp) = bind_dns(resolver_bind).await?;
+        let https = TcpListener::bind(wanted.edge_https).await?;
+        let http = TcpListener::bind(wanted.edge_http).await?;
+        let addresses = WorldAddresses {
+            dns: dns_udp.local_addr()?,
+            edge_https: https.local_addr()?,
+            edge_http: http.local_addr()?,
+        };
+        let resolver_address = resolver_udp.local_addr()?;
+
+        let platform = PlatformZone {
+            domain: settings.platform_domain.clone(),
+            dns_target: settings.platform_dns_target.clone(),
+            edge_address: addresses.edge_https.ip(),
+        };
+        let identity = settings.ca_identity.clone();
+        let target = settings.platform_dns_target.clone();
+        let (snapshot, ca, certificates) = {
+            let store = store.clone();
+            tokio::task::spawn_blocking(move || -> Result<_> {
+                store.write_blocking(|tx| {
+                    if !persist::zones_seeded(tx)? {
+                        persist::write_zones(tx, &demo_zones(&target, &identity)?)?;
+                    }
+                    let ca = match persist::read_ca(tx)? {
+                        Some(material) => CertificateAuthority::load(&identity, material)?,
+                        None => {
+                            let ca = CertificateAuthority::generate(&identity)?;
+                            persist::write_ca(tx, ca.material())?;
+                            ca
+                        }
+                    };
+                    Ok((
+                        persist::read_zones(tx)?,
+                        ca,
+                        persist::read_certificates(tx)?,
+                    ))
+                })
+            })
+            .await??
+        };
+        let zones =
+            ZoneStore::new(platform).with_journal(Arc::new(persist::StoreJournal(store.clone())));
+        zones.restore(snapshot);
+        let mut loaded = HashMap::new();
+        for (hostname, issued) in certificates {
+            let key = certified_key(&issued, ca.certificate_pem())?;
+            loaded.insert(hostname, LoadedCertificate { issued, key });
+        }
+
+        let (stop, _) = watch::channel(false);
+        let world = Arc::new(Self {
+            clock: clock.clone(),
+            store: store.clone(),
+            zones: zones.clone(),
+            ca,
+            edge: EdgeRoutes::new(),
+            verifier: Verifier::new(resolver_address, &settings.platform_dns_target),
+            addresses,
+            propagation_delay: settings.dns_propagation_delay,
+            issuance_time: settings.certificate_issuance_time,
+            deadline: settings.certificate_deadline,
+            certificates: Mutex::new(loaded),
+            last_failure: Mutex::new(HashMap::new()),
+            reconciling: tokio::sync::Mutex::new(()),
+            dirty: AtomicBool::new(true),
+            clock_generation: AtomicU64::new(u64::MAX),
+            next_due_micros: std::sync::atomic::AtomicI64::new(i64::MIN),
+            stop,
+        });
+
+        let stopped = |world: &Arc<Self>| {
+            let mut receiver = world.stop.subscribe();
+            async move {
+                let _ = receiver.wait_for(|stop| *stop).await;
+            }
+        };
+        let delay = settings.dns_propagation_delay;
+        let resolver_view = ZoneView::Delayed {
+            clock: clock.clone(),
+            delay: Arc::new(move || delay),
+        };
+        spawn_logged(
+            "dns",
+            serve_dns(
+                ZoneHandler::new(zones.clone(), ZoneView::Live),
+                dns_udp,
+                dns_tcp,
+                stopped(&world),
+            ),
+        );
+        spawn_logged(
+            "platform resolver view",
+            serve_dns(
+                ZoneHandler::new(zones, resolver_view),
+                resolver_udp,
+                resolver_tcp,
+                stopped(&world),
+            ),
+        );
+        let files = Arc::new(files::StoreFiles(store));
+        spawn_logged(
+            "edge https",
+            serve_https(https, world.edge.clone(), files, stopped(&world)),
+        );
+        spawn_logged(
+            "edge http",
+            serve_http(
+                http,
+                world.edge.clone(),
+                addresses.edge_https.port(),
+                stopped(&world),
+            ),
+        );
+        world.reconcile(true).await?;
+        tokio::spawn(background(Arc::downgrade(&world), stopped(&world)));
+        tracing::info!(
+            dns = %addresses.dns,
+            resolver_view = %resolver_address,
+            edge_https = %addresses.edge_https,
+            edge_http = %addresses.edge_http,
+            "DNS server and edge listening"
+        );
+        Ok(world)
+    }
+
+    /// Stops the DNS server, the edge and the background task.
+    pub fn stop(&self) {
+        self.stop.send_replace(true);
+    }
+
+    pub fn addresses(&self) -> WorldAddresses {
+        self.addresses
+    }
+
+    pub fn zones(&self) -> &ZoneStore {
+        &self.zones
+    }
+
+    pub fn edge(&self) -> &EdgeRoutes {
+        &self.edge
+    }
+
+    pub fn ca(&self) -> &CertificateAuthority {
+        &self.ca
+    }
+
+    /// The propagation delay the platform resolver view applies.
+    pub fn propagation_delay(&self) -> TimeDelta {
+        self.propagation_delay
+    }
+
+    /// Marks the world out of date: the next request reconciles fully.
+    pub fn mark_changed(&self) {
+        self.dirty.store(true, Ordering::SeqCst);
+    }
+
+    fn is_due(&self) -> bool {
+        let generation = *self.clock.subscribe().borrow();
+        self.dirty.load(Ordering::SeqCst)
+            || generation != self.clock_generation.load(Ordering::SeqCst)
+            || self.clock.now().timestamp_micros() >= self.next_due_micros.load(Ordering::SeqCst)
+    }
+
+    /// Brings lifecycle, DNS platform names and the edge up to date with the store and the
+    /// clock. Without `force`, does nothing unless something changed or is due.
+    pub async fn reconcile(&self, force: bool) -> Result<()> {
+        if !force && !self.is_due() {
+            return Ok(());
+        }
+        let _one_at_a_time = self.reconciling.lock().await;
+        if !force && !self.is_due() {
+            return Ok(());
+        }
+        self.dirty.store(false, Ordering::SeqCst);
+        self.clock_generation
+            .store(*self.clock.subscribe().borrow(), Ordering::SeqCst);
+        let now = self.clock.now();
+        let mut next_due: Option<DateTime<Utc>> = None;
+        let mut due_at = |at: DateTime<Utc>| {
+            next_due = Some(next_due.map_or(at, |current| current.min(at)));
+        };
+
+        let all_domains = self.store.run(|conn| all_domains(conn)).await?;
+        for domain in &all_domains {
+            match domain.certificate.status {
+                CertificateStatus::Issuing => {
+                    if let Some(at) = self.advance_issuance(domain, now).await? {
+                        due_at(at);
+                    }
+                }
+                CertificateStatus::Issued => {
+                    if let Some(at) = self.advance_renewal(domain, now).await? {
+                        due_at(at);
+                    }
+                }
+                CertificateStatus::None | CertificateStatus::Failed => {}
+            }
+        }
+        self.sync_edge(now).await?;
+        self.next_due_micros.store(
+            next_due.map_or(i64::MAX, |at| at.timestamp_micros()),
+            Ordering::SeqCst,
+        );
+        Ok(())
+    }
+
+    /// An issuing certificate: attempt when the issuance time has passed; fail at the deadline.
+    /// Returns when to look again.
+    async fn advance_issuance(
+        &self,
+        domain: &Domain,
+        now: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>> {
+        let started = domain.certificate.started_at.unwrap_or(now);
+        let ready_at = started + self.issuance_time;
+        if now < ready_at {
+            return Ok(Some(ready_at));
+        }
+        let deadline = started + self.deadline;
+        match self.check_issuance(&domain.hostname).await {
+            Ok(()) => {
+                let issued = self.issue_and_keep(&domain.hostname, now).await?;
+                let certificate = Certificate {
+                    status: CertificateStatus::Issued,
+                    started_at: domain.certificate.started_at,
+                    issued_at: Some(issued.issued_at),
+                    expires_at: Some(issued.expires_at),
+                    error: None,
+                };
+                self.save_certificate(&domain.hostname, DomainStatus::Live, certificate)
+                    .await?;
+                self.lock_failures().remove(&domain.hostname);
+                tracing::info!(hostname = %domain.hostname, "certificate issued; domain live");
+                Ok(Some(issued.expires_at - RENEW_BEFORE))
+            }
+            Err(cause) if now >= deadline => {
+                tracing::info!(hostname = %domain.hostname, code = ?cause.code, "certificate failed at the deadline");
+                let certificate = Certificate {
+                    status: CertificateStatus::Failed,
+                    started_at: domain.certificate.started_at,
+                    issued_at: None,
+                    expires_at: None,
+                    error: Some(cause),
+                };
+                self.save_certificate(&domain.hostname, DomainStatus::Verified, certificate)
+                    .await?;
+                Ok(None)
+            }
+            Err(cause) => {
+                self.lock_failures().insert(domain.hostname.clone(), cause);
+                Ok(Some((now + RETRY_EVERY).min(deadline)))
+            }
+        }
+    }
+
+    /// An issued certificate: renew from `RENEW_BEFORE` before expiry; at expiry without a
+    /// renewal it fails and the domain stops being served.
+    async fn advance_renewal(
+        &self,
+        domain: &Domain,
+        now: DateTime<Utc>,
+    ) -> Result<Option<DateTime<Utc>>> {
+        let Some(expires_at) = domain.certificate.expires_at else {
+            return Ok(None);
+        };
+        let renew_at = expires_at - RENEW_BEFORE;
+        if now < renew_at {
+            return Ok(Some(renew_at));
+        }
+        match self.check_issuance(&domain.hostname).await {
+            Ok(()) => {
+                let issued = self.issue_and_keep(&domain.hostname, now).await?;
+                let certificate = Certificate {
+                    status: CertificateStatus::Issued,
+                    started_at: Some(now),
+                    issued_at: Some(issued.issued_at),
+                    expires_at: Some(issued.expires_at),
+                    error: None,
+                };
+                self.save_certificate(&domain.hostname, domain.status, certificate)
+                    .await?;
+                tracing::info!(hostname = %domain.hostname, "certificate renewed");
+                Ok(Some(issued.expires_at - RENEW_BEFORE))
+            }
+            Err(cause) if now >= expires_at => {
+                let certificate = Certificate {
+                    status: CertificateStatus::Failed,
+                    started_at: domain.certificate.started_at,
+                    issued_at: None,
+                    expires_at: None,
+                    error: Some(cause),
+                };
+                self.save_certificate(&domain.hostname, DomainStatus::Verified, certificate)
+                    .await?;
+                Ok(None)
+            }
+            Err(_) => Ok(Some((now + RETRY_EVERY).min(expires_at))),
+        }
+    }
+
+    fn lock_failures(&self) -> std::sync::MutexGuard<'_, HashMap<String, CertificateError>> {
+        self.last_failure
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    fn lock_certificates(&self) -> std::sync::MutexGuard<'_, HashMap<String, LoadedCertificate>> {
+        self.certificates
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// What the CA checks before it issues: the name still points at the platform, and CAA
+    /// (RFC 8659, through the platform resolver) allows this CA.
+    async fn check_issuance(&self, hostname: &str) -> std::result::Result<(), CertificateError> {
+        let name = Hostname::parse(hostname).map_err(|error| CertificateError {
+            code: CertificateErrorCode::DnsChanged,
+            message: error.to_string(),
+        })?;
+        if let Err(error) = self.verifier.verify(&name).await {
+            return Err(if error.code == VerificationErrorCode::DnsLookupFailed {
+                CertificateError {
+                    code: CertificateErrorCode::DnsLookupFailed,
+                    message: error.message,
+                }
+            } else {
+                CertificateError {
+                    code: CertificateErrorCode::DnsChanged,
+                    message: format!(
+                        "{hostname} no longer points at the platform: {}",
+                        error.message
+                    ),
+                }
+            });
+        }
+        let relevant = self
+            .verifier
+            .relevant_caa(hostname)
+            .await
+            .map_err(|failed| CertificateError {
+                code: CertificateErrorCode::DnsLookupFailed,
+                message: format!(
+                    "The CA could not look up CAA records for {hostname}: {}",
+                    failed.0
+                ),
+            })?;
+        let decision = evaluate(&relevant.records, self.ca.identity(), false);
+        if decision.allowed {
+            return Ok(());
+        }
+        let at = relevant.found_at.unwrap_or_else(|| hostname.to_owned());
+        Err(CertificateError {
+            code: CertificateErrorCode::CaaForbidsIssuance,
+            message: format!(
+                "CAA records at {at} forbid the platform's CA ({}): {}. Add `0 issue \"{}\"` there or remove the records.",
+                self.ca.identity(),
+                decision.reason,
+                self.ca.identity()
+            ),
+        })
+    }
+
+    async fn issue_and_keep(
+        &self,
+        hostname: &str,
+        now: DateTime<Utc>,
+    ) -> Result<IssuedCertificate> {
+        let issued = self.ca.issue(&[hostname.to_owned()], now)?;
+        let key = certified_key(&issued, self.ca.certificate_pem())?;
+        {
+            let (hostname, issued) = (hostname.to_owned(), issued.clone());
+            self.store
+                .write(move |tx| persist::write_certificate(tx, &hostname, &issued))
+                .await?;
+        }
+        self.lock_certificates().insert(
+            hostname.to_owned(),
+            LoadedCertificate {
+                issued: issued.clone(),
+                key,
+            },
+        );
+        Ok(issued)
+    }
+
+    async fn save_certificate(
+        &self,
+        hostname: &str,
+        status: DomainStatus,
+        certificate: Certificate,
+    ) -> Result<()> {
+        let hostname = hostname.to_owned();
+        self.store
+            .write(move |tx| domains::set_certificate(tx, &hostname, status, &certificate))
+            .await
+    }
+
+    /// The edge serves every project's default address and every live domain; nothing else.
+    /// The platform zone answers for every default address.
+    async fn sync_edge(&self, now: DateTime<Utc>) -> Result<()> {
+        let (projects, live) = self
+            .store
+            .run(|conn| {
+                Ok((
+                    persist::project_addresses(conn)?,
+                    domains::with_status(conn, DomainStatus::Live)?,
+                ))
+            })
+            .await?;
+        let mut wanted: HashMap<String, Route> = HashMap::new();
+        for (project_id, address) in &projects {
+            wanted.insert(
+                address.clone(),
+                Route::Project {
+                    project_id: project_id.clone(),
+                },
+            );
+        }
+        for domain in live {
+            let route = match (&domain.role, &domain.redirect) {
+                (DomainRole::Redirect, Some(redirect)) => Route::Redirect {
+                    to: redirect.to.clone(),
+                },
+                _ => Route::Project {
+                    project_id: domain.project_id.clone(),
+                },
+            };
+            wanted.insert(domain.hostname.clone(), route);
+        }
+        let hosts: BTreeSet<String> = projects
+            .iter()
+            .map(|(_, address)| address.clone())
+            .collect();
+        self.zones.set_platform_hosts(hosts.clone());
+
+        self.edge.retain(|name, _| wanted.contains_key(name));
+        for (hostname, route) in wanted {
+            let mut loaded = self.lock_certificates().get(&hostname).cloned();
+            let renewal_due = loaded
+                .as_ref()
+                .is_some_and(|loaded| now >= loaded.issued.expires_at - RENEW_BEFORE);
+            if hosts.contains(&hostname) && (loaded.is_none() || renewal_due) {
+                // a default address gets its certificate as soon as the project exists, and a
+                // fresh one before the old one expires (the platform's own names pass no checks)
+                self.issue_and_keep(&hostname, now).await?;
+                loaded = self.lock_certificates().get(&hostname).cloned();
+            }
+            let Some(loaded) = loaded else {
+                tracing::warn!(%hostname, "a live domain has no certificate; not served");
+                continue;
+            };
+            let current = self.edge.get(&hostname);
+            let unchanged = current.as_ref().is_some_and(|host| {
+                host.route == route && Arc::ptr_eq(&host.certificate, &loaded.key)
+            });
+            if !unchanged {
+                self.edge.insert(
+                    &hostname,
+                    EdgeHost {
+                        certificate: loaded.key.clone(),
+                        route,
+                    },
+                );
+            }
+        }
+        Ok(())
+    }
+
+    /// Verify or Re-verify: look the records up through the platform resolver, record the
+    /// result, and start a fresh issuance attempt when it passes.
+    async fn verify_domain(
+        &self,
+        state: &AppState,
+        project_id: &str,
+        hostname: &Hostname,
+    ) -> Result<Domain> {
+        let outcome = self.verifier.verify(hostname).await;
+        let now = self.clock.now();
+        let name = hostname.as_str().to_owned();
+        let project = project_id.to_owned();
+        let _one_at_a_time = self.reconciling.lock().await;
+        state
+            .store()
+            .write(move |tx| {
+                let domain = domains::require_in_project(tx, &project, &name)?;
+                let verification = Verification {
+                    checked_at: Some(now),
+                    error: outcome.as_ref().err().cloned(),
+                };
+                match outcome {
+                    Ok(()) => {
+                        let keep_certificate = matches!(
+                            domain.certificate.status,
+                            CertificateStatus::Issued | CertificateStatus::Issuing
+                        );
+                        let status = if domain.status == DomainStatus::Live {
+                            DomainStatus::Live
+                        } else {
+                            DomainStatus::Verified
+                        };
+                        domains::set_verification(tx, &name, status, &verification)?;
+                        if !keep_certificate {
+                            let fresh = Certificate {
+                                status: CertificateStatus::Issuing,
+                                started_at: Some(now),
+                                issued_at: None,
+                                expires_at: None,
+                                error: None,
+                            };
+                            domains::set_certificate(tx, &name, status, &fresh)?;
+                        }
+                    }
+                    Err(_) => domains::set_verification(tx, &name, domain.status, &verification)?,
+                }
+                Ok(())
+            })
+            .await?;
+        drop(_one_at_a_time);
+        self.mark_changed();
+        self.reconcile(true).await?;
+        let (name, project) = (hostname.as_str().to_owned(), project_id.to_owned());
+        state
+            .store()
+            .run(move |conn| domains::require_in_project(conn, &project, &name))
+            .await
+    }
+
+    /// Back to the seed zones; certificates of names that are gone are forgotten.
+    async fn reset_world(&self) -> Result<()> {
+        let settings_target = self.zones.platform().dns_target;
+        let seed = demo_zones(&settings_target, self.ca.identity())?;
+        {
+            let seed = seed.clone();
+            self.store
+                .write(move |tx| {
+                    persist::write_zones(tx, &seed)?;
+                    persist::prune_certificates(tx)
+                })
+                .await?;
+        }
+        self.zones.restore(seed);
+        let kept = self
+            .store
+            .run(|conn| persist::read_certificates(conn))
+            .await?;
+        self.lock_certificates()
+            .retain(|hostname, _| kept.contains_key(hostname));
+        self.lock_failures().clear();
+        self.mark_changed();
+        self.reconcile(true).await
+    }
+}
+
+fn all_domains(conn: &rusqlite::Connection) -> Result<Vec<Domain>> {
+    let mut all = Vec::new();
+    for status in [CertificateStatus::Issuing, CertificateStatus::Issued] {
+        all.extend(domains::with_certificate_status(conn, status)?);
+    }
+    Ok(all)
+}
+
+fn spawn_logged(
+    what: &'static str,
+    server: impl std::future::Future<Output = Result<()>> + Send + 'static,
+) {
+    tokio::spawn(async move {
+        if let Err(error) = server.await {
+            tracing::error!(%error, server = what, "server stopped with an error");
+        }
+    });
+}
+
+/// Reconciles when the clock changes or a deadline comes due, until stopped.
+async fn background(
+    world: std::sync::Weak<LocalWorld>,
+    stopped: impl std::future::Future<Output = ()>,
+) {
+    tokio::pin!(stopped);
+    let Some(mut changes) = world.upgrade().map(|world| world.clock.subscribe()) else {
+        return;
+    };
+    loop {
+        tokio::select! {
+            () = &mut stopped => return,
+            _ = changes.changed() => {}
+            () = tokio::time::sleep(BACKGROUND_TICK) => {}
+        }
+        let Some(world) = world.upgrade() else {
+            return;
+        };
+        if let Err(error) = world.reconcile(false).await {
+            tracing::error!(%error, "reconciling certificates and the edge failed");
+        }
+    }
+}
+
+impl World for LocalWorld {
+    fn info(&self) -> WorldInfo {
+        WorldInfo {
+            dns: Some(self.addresses.dns),
+            edge_https: Some(self.addresses.edge_https),
+            edge_http: Some(self.addresses.edge_http),
+            ca_certificate_pem: Some(self.ca.certificate_pem().to_owned()),
+        }
+    }
+
+    fn verify<'a>(
+        &'a self,
+        state: &'a AppState,
+        _account: &'a Account,
+        project_id: &'a str,
+        hostname: &'a Hostname,
+    ) -> BoxFuture<'a, Result<Domain>> {
+        Box::pin(self.verify_domain(state, project_id, hostname))
+    }
+
+    fn reset<'a>(&'a self, _state: &'a AppState) -> BoxFuture<'a, Result<()>> {
+        Box::pin(self.reset_world())
+    }
+
+    fn as_any_arc(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
+        self
+    }
+}
+
+/// The plugged-in world as a `LocalWorld`, if it is one.
+fn local_world(state: &AppState) -> Option<Arc<LocalWorld>> {
+    state.world()?.as_any_arc().downcast::<LocalWorld>().ok()
+}
+
+/// Middleware for the API router: reconcile before each request when something is due, and
+/// fully after each change, so reads never show a stale lifecycle and a removed domain is off
+/// the edge before its removal is answered.
+pub async fn keep_world_current(
+    State(state): State<AppState>,
+    request: Request,
+    next: Next,
+) -> Response {
+    let world = local_world(&state);
+    if let Some(world) = &world {
+        if let Err(error) = world.reconcile(false).await {
+            tracing::error!(%error, "reconciling before a request failed");
+        }
+    }
+    let changes = !matches!(
+        *request.method(),
+        Method::GET | Method::HEAD | Method::OPTIONS
+    );
+    let response = next.run(request).await;
+    if let (Some(world), true) = (&world, changes) {
+        world.mark_changed();
+        if let Err(error) = world.reconcile(true).await {
+            tracing::error!(%error, "reconciling after a change failed");
+        }
+    }
+    response
+}
+
+/// The world as `/_local/dns` sees it, or `501` when none is running.
+pub fn require_local_world(state: &AppState) -> Result<Arc<LocalWorld>> {
+    local_world(state).ok_or_else(|| {
+        Error::NotAvailable(
+            "The demo DNS provider is not available: this service runs without its DNS world."
+                .into(),
+        )
+    })
+}

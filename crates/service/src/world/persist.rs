@@ -1,0 +1,291 @@
+//! The world's tables (migration 2): demo zones with their record history, the local CA, and
+//! the certificates issued, so a restart keeps what `dig`, the verifier and the edge saw.
+
+use std::collections::HashMap;
+
+use chrono::{DateTime, Utc};
+use domain_desk_api::local::{ZoneRecord, ZoneRecordType};
+use rusqlite::{Connection, OptionalExtension, params};
+
+use crate::ca::{CaMaterial, IssuedCertificate};
+use crate::dns::{StoredRecord, ZoneJournal, ZoneSnapshot};
+use crate::store::Store;
+use crate::store::time::{from_sql, opt_from_sql, to_sql};
+use crate::{Error, Result};
+
+/// The schema step the world appends to the store's migrations.
+pub const MIGRATION_SQL: &str = r#"
+    CREATE TABLE dns_zones (
+        name       TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE dns_records (
+        id         TEXT PRIMARY KEY,
+        zone       TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        type       TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        ttl        INTEGER NOT NULL,
+        added_at   TEXT NOT NULL,
+        removed_at TEXT
+    );
+    CREATE INDEX dns_records_by_zone ON dns_records(zone);
+    CREATE TABLE local_ca (
+        id              INTEGER PRIMARY KEY CHECK (id = 1),
+        certificate_pem TEXT NOT NULL,
+        key_pem         TEXT NOT NULL
+    );
+    CREATE TABLE certificates (
+        hostname        TEXT PRIMARY KEY,
+        certificate_pem TEXT NOT NULL,
+        key_pem         TEXT NOT NULL,
+        issued_at       TEXT NOT NULL,
+        expires_at      TEXT NOT NULL
+    );
+"#;
+
+/// `meta` key set once the demo zones were written.
+const ZONES_SEEDED: &str = "dns_zones_seeded";
+
+fn record_type_to_sql(record_type: ZoneRecordType) -> &'static str {
+    record_type.as_str()
+}
+
+fn record_type_from_sql(text: &str) -> Result<ZoneRecordType> {
+    Ok(match text {
+        "A" => ZoneRecordType::A,
+        "AAAA" => ZoneRecordType::Aaaa,
+        "CNAME" => ZoneRecordType::Cname,
+        "ALIAS" => ZoneRecordType::Alias,
+        "CAA" => ZoneRecordType::Caa,
+        "TXT" => ZoneRecordType::Txt,
+        other => return Err(Error::Corrupt(format!("DNS record type {other:?}"))),
+    })
+}
+
+pub fn zones_seeded(conn: &Connection) -> Result<bool> {
+    Ok(conn
+        .query_row(
+            "SELECT 1 FROM meta WHERE key = ?1",
+            params![ZONES_SEEDED],
+            |_| Ok(()),
+        )
+        .optional()?
+        .is_some())
+}
+
+/// Replaces every zone and record with `snapshot` and marks the zones seeded.
+pub fn write_zones(conn: &Connection, snapshot: &ZoneSnapshot) -> Result<()> {
+    conn.execute("DELETE FROM dns_records", [])?;
+    conn.execute("DELETE FROM dns_zones", [])?;
+    for (zone, created_at) in &snapshot.zones {
+        insert_zone(conn, zone, *created_at)?;
+    }
+    for record in &snapshot.records {
+        insert_record(conn, record)?;
+    }
+    conn.execute(
+        "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, 'yes')",
+        params![ZONES_SEEDED],
+    )?;
+    Ok(())
+}
+
+fn insert_zone(conn: &Connection, zone: &str, created_at: DateTime<Utc>) -> Result<()> {
+    conn.execute(
+        "INSERT INTO dns_zones (name, created_at) VALUES (?1, ?2)",
+        params![zone, to_sql(created_at)],
+    )?;
+    Ok(())
+}
+
+fn insert_record(conn: &Connection, stored: &StoredRecord) -> Result<()> {
+    let record = &stored.record;
+    conn.execute(
+        "INSERT INTO dns_records (id, zone, name, type, value, ttl, added_at, removed_at)
+         VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+        params![
+            record.id,
+            stored.zone,
+            record.name,
+            record_type_to_sql(record.record_type),
+            record.value,
+            record.ttl,
+            to_sql(stored.added_at),
+            stored.removed_at.map(to_sql),
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn read_zones(conn: &Connection) -> Result<ZoneSnapshot> {
+    let mut zones = Vec::new();
+    let mut stmt = conn.prepare("SELECT name, created_at FROM dns_zones ORDER BY name")?;
+    let rows = stmt
+        .query_map([], |row| {
+            Ok((row.get::<_, String>(0)?, row.get::<_, String>(1)?))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    for (name, created_at) in rows {
+        zones.push((name, from_sql(&created_at)?));
+    }
+    let mut stmt = conn.prepare(
+        "SELECT id, zone, name, type, value, ttl, added_at, removed_at FROM dns_records ORDER BY rowid",
+    )?;
+    type Row = (
+        String,
+        String,
+        String,
+        String,
+        String,
+        u32,
+        String,
+        Option<String>,
+    );
+    let rows = stmt
+        .query_map([], |row| {
+            Ok((
+                row.get(0)?,
+                row.get(1)?,
+                row.get(2)?,
+                row.get(3)?,
+                row.get(4)?,
+                row.get(5)?,
+                row.get(6)?,
+                row.get(7)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<Row>>>()?;
+    let mut records = Vec::with_capacity(rows.len());
+    for (id, zone, name, record_type, value, ttl, added_at, removed_at) in rows {
+        records.push(StoredRecord {
+            zone,
+            record: ZoneRecord {
+                id,
+                name,
+                record_type: record_type_from_sql(&record_type)?,
+                value,
+                ttl,
+            },
+            added_at: from_sql(&added_at)?,
+            removed_at: opt_from_sql(removed_at)?,
+        });
+    }
+    Ok(ZoneSnapshot { zones, records })
+}
+
+/// Writes each zone change to the database as it happens.
+pub struct StoreJournal(pub Store);
+
+impl ZoneJournal for StoreJournal {
+    fn zone_added(&self, zone: &str, created_at: DateTime<Utc>) -> Result<()> {
+        self.0
+            .write_blocking(|tx| insert_zone(tx, zone, created_at))
+    }
+
+    fn record_added(&self, record: &StoredRecord) -> Result<()> {
+        self.0.write_blocking(|tx| insert_record(tx, record))
+    }
+
+    fn record_removed(&self, zone: &str, id: &str, removed_at: DateTime<Utc>) -> Result<()> {
+        self.0.write_blocking(|tx| {
+            tx.execute(
+                "UPDATE dns_records SET removed_at = ?3 WHERE zone = ?1 AND id = ?2",
+                params![zone, id, to_sql(removed_at)],
+            )?;
+            Ok(())
+        })
+    }
+}
+
+pub fn read_ca(conn: &Connection) -> Result<Option<CaMaterial>> {
+    Ok(conn
+        .query_row(
+            "SELECT certificate_pem, key_pem FROM local_ca WHERE id = 1",
+            [],
+            |row| {
+                Ok(CaMaterial {
+                    certificate_pem: row.get(0)?,
+                    key_pem: row.get(1)?,
+                })
+            },
+        )
+        .optional()?)
+}
+
+pub fn write_ca(conn: &Connection, material: &CaMaterial) -> Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO local_ca (id, certificate_pem, key_pem) VALUES (1, ?1, ?2)",
+        params![material.certificate_pem, material.key_pem],
+    )?;
+    Ok(())
+}
+
+pub fn write_certificate(
+    conn: &Connection,
+    hostname: &str,
+    issued: &IssuedCertificate,
+) -> Result<()> {
+    conn.execute(
+        "INSERT OR REPLACE INTO certificates (hostname, certificate_pem, key_pem, issued_at, expires_at)
+         VALUES (?1, ?2, ?3, ?4, ?5)",
+        params![
+            hostname,
+            issued.certificate_pem,
+            issued.key_pem,
+            to_sql(issued.issued_at),
+            to_sql(issued.expires_at),
+        ],
+    )?;
+    Ok(())
+}
+
+pub fn read_certificates(conn: &Connection) -> Result<HashMap<String, IssuedCertificate>> {
+    let mut stmt = conn.prepare(
+        "SELECT hostname, certificate_pem, key_pem, issued_at, expires_at FROM certificates",
+    )?;
+    let rows = stmt
+        .query_map([], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, String>(1)?,
+                row.get::<_, String>(2)?,
+                row.get::<_, String>(3)?,
+                row.get::<_, String>(4)?,
+            ))
+        })?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut certificates = HashMap::with_capacity(rows.len());
+    for (hostname, certificate_pem, key_pem, issued_at, expires_at) in rows {
+        certificates.insert(
+            hostname.clone(),
+            IssuedCertificate {
+                certificate_pem,
+                key_pem,
+                names: vec![hostname],
+                issued_at: from_sql(&issued_at)?,
+                expires_at: from_sql(&expires_at)?,
+            },
+        );
+    }
+    Ok(certificates)
+}
+
+/// Forgets certificates of names that are neither a domain nor a default address any more.
+pub fn prune_certificates(conn: &Connection) -> Result<()> {
+    conn.execute(
+        "DELETE FROM certificates WHERE hostname NOT IN (SELECT hostname FROM domains)
+             AND hostname NOT IN (SELECT default_address FROM projects)",
+        [],
+    )?;
+    Ok(())
+}
+
+/// Every project's id and default address.
+pub fn project_addresses(conn: &Connection) -> Result<Vec<(String, String)>> {
+    let mut stmt = conn.prepare("SELECT id, default_address FROM projects ORDER BY rowid")?;
+    let rows = stmt
+        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    Ok(rows)
+}
