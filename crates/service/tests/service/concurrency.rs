@@ -75,3 +75,50 @@ async fn concurrent_adds_of_one_name_attach_it_once() {
     assert_eq!(statuses.iter().filter(|s| **s == 201).count(), 1);
     assert_eq!(statuses.iter().filter(|s| **s == 409).count(), 15);
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn sixty_four_clients_over_loopback_get_exactly_the_limit() {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+    let service = TestService::new();
+    let key = Arc::new(service.key(Plan::Free).await);
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    let server = tokio::spawn(domain_desk_service::run(
+        service.state.clone(),
+        listener,
+        async move {
+            let _ = stopped.await;
+        },
+    ));
+    let mut clients = Vec::new();
+    for _ in 0..64 {
+        let key = key.clone();
+        clients.push(tokio::spawn(async move {
+            let mut statuses = Vec::new();
+            for _ in 0..3 {
+                let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+                let request = format!(
+                    "GET /v1/account HTTP/1.1\r\nHost: localhost\r\nAuthorization: Bearer {key}\r\nConnection: close\r\n\r\n"
+                );
+                stream.write_all(request.as_bytes()).await.unwrap();
+                let mut answer = String::new();
+                stream.read_to_string(&mut answer).await.unwrap();
+                statuses.push(answer.get(9..12).unwrap_or("").to_owned());
+            }
+            statuses
+        }));
+    }
+    let mut admitted = 0;
+    for client in clients {
+        for status in client.await.unwrap() {
+            assert!(["200", "429", "403"].contains(&status.as_str()), "{status}");
+            admitted += usize::from(status == "200");
+        }
+    }
+    // 192 requests against the Free plan's 60 a minute, on a frozen clock
+    assert_eq!(admitted, 60);
+    stop.send(()).unwrap();
+    server.await.unwrap().unwrap();
+}

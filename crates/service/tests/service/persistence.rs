@@ -82,3 +82,28 @@ async fn the_file_uses_wal_and_the_current_schema() {
     // 2 = FULL
     assert_eq!(sync, 2);
 }
+
+#[tokio::test]
+async fn an_acknowledged_change_is_in_the_file_before_anything_closes() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite3");
+    let service = TestService::with_file(&path);
+    let key = service.key(Plan::Pro).await;
+    let created = service
+        .post("/v1/projects", &key, json!({"name": "acknowledged"}))
+        .await;
+    created.expect(201);
+    // A second connection, as a process started after a crash would open, while the service
+    // still holds its own: the committed row is there.
+    let other = rusqlite::Connection::open(&path).unwrap();
+    let name: String = other
+        .query_row(
+            "SELECT name FROM projects WHERE id = ?1",
+            [created.body["id"].as_str().unwrap()],
+            |row| row.get(0),
+        )
+        .unwrap();
+    assert_eq!(name, "acknowledged");
+    // the service is dropped without any shutdown step
+    std::mem::forget(service);
+}
