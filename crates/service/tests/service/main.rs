@@ -15,3 +15,4 @@ mod openapi;
 mod persistence;
 mod projects;
 mod rate_limits;
+mod world;

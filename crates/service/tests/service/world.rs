@@ -1,0 +1,600 @@
+//! The world behind the API, end to end: the router with the DNS server, the platform resolver
+//! view, the CA and the TLS edge running on 127.0.0.1 port 0, on a frozen clock moved by hand.
+
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+use axum::http::Method;
+use domain_desk_api::Plan;
+use domain_desk_service::ServiceSettings;
+use domain_desk_service::world::{LocalWorld, WorldAddresses};
+use rustls::pki_types::ServerName;
+use rustls::{ClientConfig, RootCertStore};
+use serde_json::{Value, json};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::net::TcpStream;
+use tokio_rustls::TlsConnector;
+
+use crate::common::{Reply, TestService};
+
+struct WorldService {
+    service: TestService,
+    world: Arc<LocalWorld>,
+    key: String,
+    target: String,
+    ca_pem: String,
+}
+
+impl Drop for WorldService {
+    fn drop(&mut self) {
+        self.world.stop();
+    }
+}
+
+fn loopback() -> SocketAddr {
+    SocketAddr::from(([127, 0, 0, 1], 0))
+}
+
+async fn with_world(service: TestService) -> WorldService {
+    let world = LocalWorld::start(
+        &service.state,
+        WorldAddresses {
+            dns: loopback(),
+            edge_https: loopback(),
+            edge_http: loopback(),
+        },
+    )
+    .await
+    .expect("the world starts");
+    service.state.set_world(world.clone());
+    let key = service.key(Plan::Pro).await;
+    let info = service.call(Method::GET, "/_local/info", None, None).await;
+    info.expect(200);
+    WorldService {
+        key,
+        target: info.body["platform_dns_target"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+        ca_pem: info.body["ca_certificate_pem"].as_str().unwrap().to_owned(),
+        service,
+        world,
+    }
+}
+
+async fn started() -> WorldService {
+    with_world(TestService::with_settings(ServiceSettings::default())).await
+}
+
+impl WorldService {
+    async fn dns_add(&self, zone: &str, record: Value) -> Reply {
+        self.service
+            .call(
+                Method::POST,
+                &format!("/_local/dns/{zone}/records"),
+                None,
+                Some(record),
+            )
+            .await
+    }
+
+    async fn dns_delete(&self, zone: &str, id: &str) {
+        self.service
+            .call(
+                Method::DELETE,
+                &format!("/_local/dns/{zone}/records/{id}"),
+                None,
+                None,
+            )
+            .await
+            .expect(204);
+    }
+
+    async fn cname(&self, zone: &str, name: &str) -> String {
+        let added = self
+            .dns_add(
+                zone,
+                json!({"name": name, "type": "CNAME", "value": self.target, "ttl": 60}),
+            )
+            .await;
+        added.expect(201);
+        added.body["id"].as_str().unwrap().to_owned()
+    }
+
+    async fn add(&self, project: &str, body: Value) -> Reply {
+        self.service.add_domain(&self.key, project, body).await
+    }
+
+    async fn verify(&self, project: &str, hostname: &str) -> Reply {
+        let reply = self
+            .service
+            .post(
+                &format!("/v1/projects/{project}/domains/{hostname}/verify"),
+                &self.key,
+                json!({}),
+            )
+            .await;
+        reply.expect(200);
+        reply
+    }
+
+    async fn domain(&self, project: &str, hostname: &str) -> Reply {
+        let reply = self
+            .service
+            .get(
+                &format!("/v1/projects/{project}/domains/{hostname}"),
+                &self.key,
+            )
+            .await;
+        reply.expect(200);
+        reply
+    }
+
+    /// Moves the clock by `seconds` the way `POST /_local/clock/advance` does.
+    async fn advance(&self, seconds: f64) {
+        self.service
+            .call(
+                Method::POST,
+                "/_local/clock/advance",
+                None,
+                Some(json!({"seconds": seconds})),
+            )
+            .await
+            .expect(200);
+    }
+
+    async fn edge(&self, name: &str, path: &str) -> std::io::Result<String> {
+        https_get(self.world.addresses().edge_https, &self.ca_pem, name, path).await
+    }
+}
+
+/// GET over TLS with a client that trusts only `root_pem`; the raw answer or the handshake error.
+async fn https_get(
+    edge: SocketAddr,
+    root_pem: &str,
+    name: &str,
+    path: &str,
+) -> std::io::Result<String> {
+    let mut roots = RootCertStore::empty();
+    for certificate in rustls_pemfile::certs(&mut root_pem.as_bytes()) {
+        roots.add(certificate.unwrap()).unwrap();
+    }
+    let config =
+        ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    let tcp = TcpStream::connect(edge).await?;
+    let server_name = ServerName::try_from(name.to_owned()).unwrap();
+    let mut tls = TlsConnector::from(Arc::new(config))
+        .connect(server_name, tcp)
+        .await?;
+    tls.write_all(
+        format!("GET {path} HTTP/1.1\r\nHost: {name}\r\nConnection: close\r\n\r\n").as_bytes(),
+    )
+    .await?;
+    let mut answer = String::new();
+    tls.read_to_string(&mut answer).await?;
+    Ok(answer)
+}
+
+fn text<'a>(reply: &'a Reply, pointer: &str) -> &'a str {
+    reply
+        .body
+        .pointer(pointer)
+        .and_then(Value::as_str)
+        .unwrap_or("")
+}
+
+#[tokio::test]
+async fn conflicting_record_then_fix_then_live_then_redirect_then_removal() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "world").await;
+    let project_reply = world
+        .service
+        .get(&format!("/v1/projects/{project}"), &world.key)
+        .await;
+    let default_address = text(&project_reply, "/default_address").to_owned();
+    let served = world.edge(&default_address, "/").await.unwrap();
+    assert!(
+        served.starts_with("HTTP/1.1 200") && served.ends_with("<h1>hi</h1>"),
+        "{served}"
+    );
+
+    let a_record = world
+        .dns_add(
+            "example.com",
+            json!({"name": "bars1", "type": "A", "value": "192.0.2.10", "ttl": 60}),
+        )
+        .await;
+    a_record.expect(201);
+    world
+        .dns_add(
+            "example.com",
+            json!({"name": "bars1", "type": "CNAME", "value": world.target}),
+        )
+        .await
+        .expect_error(409, "record_conflict");
+    world
+        .add(&project, json!({"hostname": "bars1.example.com"}))
+        .await
+        .expect(201);
+    world.advance(61.0).await;
+    let failed = world.verify(&project, "bars1.example.com").await;
+    assert_eq!(text(&failed, "/status"), "pending_verification");
+    assert_eq!(
+        text(&failed, "/verification/error/code"),
+        "conflicting_record"
+    );
+    assert_eq!(
+        text(&failed, "/verification/error/found/0/value"),
+        "192.0.2.10"
+    );
+
+    world
+        .dns_delete("example.com", text(&a_record, "/id"))
+        .await;
+    world.cname("example.com", "bars1").await;
+    // the platform's resolver still sees the old records for the propagation delay
+    let too_soon = world.verify(&project, "bars1.example.com").await;
+    assert_eq!(
+        text(&too_soon, "/verification/error/code"),
+        "conflicting_record"
+    );
+    world.advance(61.0).await;
+    let verified = world.verify(&project, "bars1.example.com").await;
+    assert_eq!(text(&verified, "/status"), "verified");
+    assert_eq!(text(&verified, "/certificate/status"), "issuing");
+    assert!(verified.body["verification"]["error"].is_null());
+
+    world.advance(119.0).await;
+    assert_eq!(
+        text(
+            &world.domain(&project, "bars1.example.com").await,
+            "/certificate/status"
+        ),
+        "issuing"
+    );
+    assert!(
+        world.edge("bars1.example.com", "/").await.is_err(),
+        "no certificate yet"
+    );
+    world.advance(1.0).await;
+    let live = world.domain(&project, "bars1.example.com").await;
+    assert_eq!(text(&live, "/status"), "live");
+    assert_eq!(text(&live, "/certificate/status"), "issued");
+    let issued_at: chrono::DateTime<chrono::Utc> =
+        text(&live, "/certificate/issued_at").parse().unwrap();
+    let expires_at: chrono::DateTime<chrono::Utc> =
+        text(&live, "/certificate/expires_at").parse().unwrap();
+    assert_eq!(expires_at - issued_at, chrono::TimeDelta::days(90));
+    let served = world.edge("bars1.example.com", "/").await.unwrap();
+    assert!(served.starts_with("HTTP/1.1 200") && served.ends_with("<h1>hi</h1>"));
+    let project_reply = world
+        .service
+        .get(&format!("/v1/projects/{project}"), &world.key)
+        .await;
+    assert_eq!(text(&project_reply, "/url"), "https://bars1.example.com");
+
+    world.cname("example.com", "old1").await;
+    world
+        .add(
+            &project,
+            json!({"hostname": "old1.example.com", "redirect_to": "bars1.example.com"}),
+        )
+        .await
+        .expect(201);
+    world.advance(61.0).await;
+    world.verify(&project, "old1.example.com").await;
+    world.advance(120.0).await;
+    let redirect = world.edge("old1.example.com", "/a/b?c=1").await.unwrap();
+    assert!(redirect.starts_with("HTTP/1.1 301"), "{redirect}");
+    assert!(
+        redirect.contains("location: https://bars1.example.com/a/b?c=1"),
+        "{redirect}"
+    );
+
+    world
+        .service
+        .delete(
+            &format!("/v1/projects/{project}/domains/bars1.example.com"),
+            &world.key,
+        )
+        .await
+        .expect(204);
+    assert!(
+        world.edge("bars1.example.com", "/").await.is_err(),
+        "served after removal"
+    );
+}
+
+#[tokio::test]
+async fn caa_on_a_parent_fails_the_certificate_at_the_deadline_and_reverify_recovers() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "caa").await;
+    // seed: locked.example.org has CAA `0 issue "other-ca.example"`, www.locked a correct CNAME
+    world
+        .add(&project, json!({"hostname": "www.locked.example.org"}))
+        .await
+        .expect(201);
+    let verified = world.verify(&project, "www.locked.example.org").await;
+    assert_eq!(text(&verified, "/certificate/status"), "issuing");
+    let started_at = text(&verified, "/certificate/started_at").to_owned();
+
+    world.advance(600.0).await;
+    let waiting = world.domain(&project, "www.locked.example.org").await;
+    assert_eq!(text(&waiting, "/certificate/status"), "issuing");
+    world.advance(1199.0).await;
+    assert_eq!(
+        text(
+            &world.domain(&project, "www.locked.example.org").await,
+            "/certificate/status"
+        ),
+        "issuing"
+    );
+    world.advance(1.0).await;
+    let failed = world.domain(&project, "www.locked.example.org").await;
+    assert_eq!(text(&failed, "/status"), "verified");
+    assert_eq!(text(&failed, "/certificate/status"), "failed");
+    assert_eq!(
+        text(&failed, "/certificate/error/code"),
+        "caa_forbids_issuance"
+    );
+    assert!(text(&failed, "/certificate/error/message").contains("locked.example.org"));
+    assert!(world.edge("www.locked.example.org", "/").await.is_err());
+
+    world.dns_delete("example.org", "seed-org-locked-caa").await;
+    let fresh = world.verify(&project, "www.locked.example.org").await;
+    assert_eq!(text(&fresh, "/certificate/status"), "issuing");
+    assert_ne!(text(&fresh, "/certificate/started_at"), started_at);
+    assert!(fresh.body["certificate"]["error"].is_null());
+    world.advance(120.0).await;
+    let live = world.domain(&project, "www.locked.example.org").await;
+    assert_eq!(text(&live, "/status"), "live", "{}", live.body);
+    assert!(
+        world
+            .edge("www.locked.example.org", "/")
+            .await
+            .unwrap()
+            .starts_with("HTTP/1.1 200")
+    );
+}
+
+#[tokio::test]
+async fn a_name_that_stops_pointing_at_the_platform_fails_with_dns_changed() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "moved").await;
+    let cname = world.cname("example.net", "moved").await;
+    world
+        .add(&project, json!({"hostname": "moved.example.net"}))
+        .await
+        .expect(201);
+    world.advance(61.0).await;
+    assert_eq!(
+        text(
+            &world.verify(&project, "moved.example.net").await,
+            "/status"
+        ),
+        "verified"
+    );
+    world.dns_delete("example.net", &cname).await;
+    world.advance(1800.0).await;
+    let failed = world.domain(&project, "moved.example.net").await;
+    assert_eq!(text(&failed, "/certificate/status"), "failed");
+    assert_eq!(text(&failed, "/certificate/error/code"), "dns_changed");
+    assert_eq!(text(&failed, "/status"), "verified");
+}
+
+#[tokio::test]
+async fn an_apex_with_alias_goes_live() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "apex").await;
+    world.dns_delete("example.co.uk", "seed-couk-apex-a").await;
+    world
+        .dns_add(
+            "example.co.uk",
+            json!({"name": "@", "type": "ALIAS", "value": world.target}),
+        )
+        .await
+        .expect(201);
+    let added = world
+        .add(&project, json!({"hostname": "example.co.uk"}))
+        .await;
+    added.expect(201);
+    assert_eq!(text(&added, "/dns_record/type"), "ALIAS");
+    world.advance(61.0).await;
+    assert_eq!(
+        text(&world.verify(&project, "example.co.uk").await, "/status"),
+        "verified"
+    );
+    world.advance(120.0).await;
+    assert_eq!(
+        text(&world.domain(&project, "example.co.uk").await, "/status"),
+        "live"
+    );
+    assert!(
+        world
+            .edge("example.co.uk", "/")
+            .await
+            .unwrap()
+            .starts_with("HTTP/1.1 200")
+    );
+}
+
+#[tokio::test]
+async fn certificates_renew_before_they_expire() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "renew").await;
+    world
+        .add(&project, json!({"hostname": "www.example.com"}))
+        .await
+        .expect(201);
+    world.verify(&project, "www.example.com").await;
+    world.advance(120.0).await;
+    let first = world.domain(&project, "www.example.com").await;
+    assert_eq!(text(&first, "/status"), "live");
+    let first_expiry: chrono::DateTime<chrono::Utc> =
+        text(&first, "/certificate/expires_at").parse().unwrap();
+
+    world.advance(59.0 * 86_400.0).await;
+    let same = world.domain(&project, "www.example.com").await;
+    assert_eq!(
+        text(&same, "/certificate/expires_at"),
+        text(&first, "/certificate/expires_at")
+    );
+    world.advance(2.0 * 86_400.0).await;
+    let renewed = world.domain(&project, "www.example.com").await;
+    assert_eq!(text(&renewed, "/status"), "live");
+    assert_eq!(text(&renewed, "/certificate/status"), "issued");
+    let renewed_expiry: chrono::DateTime<chrono::Utc> =
+        text(&renewed, "/certificate/expires_at").parse().unwrap();
+    assert!(
+        renewed_expiry > first_expiry,
+        "{first_expiry} -> {renewed_expiry}"
+    );
+    assert!(
+        world
+            .edge("www.example.com", "/")
+            .await
+            .unwrap()
+            .starts_with("HTTP/1.1 200")
+    );
+}
+
+#[tokio::test]
+async fn verify_without_a_world_is_501_and_the_provider_too() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    let project = service.deployed_project(&key, "alone").await;
+    service
+        .add_domain(&key, &project, json!({"hostname": "www.example.com"}))
+        .await
+        .expect(201);
+    service
+        .post(
+            &format!("/v1/projects/{project}/domains/www.example.com/verify"),
+            &key,
+            json!({}),
+        )
+        .await
+        .expect(501);
+    service
+        .call(Method::GET, "/_local/dns/example.com/records", None, None)
+        .await
+        .expect(501);
+}
+
+#[tokio::test]
+async fn the_provider_lists_adds_zones_and_refuses_bad_records() {
+    let world = started().await;
+    let listed = world
+        .service
+        .call(Method::GET, "/_local/dns/example.com/records", None, None)
+        .await;
+    listed.expect(200);
+    assert!(
+        listed.body["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "shop")
+    );
+    world
+        .service
+        .call(Method::GET, "/_local/dns/example.edu/records", None, None)
+        .await
+        .expect_error(404, "not_found");
+    world
+        .dns_add(
+            "example.com",
+            json!({"name": "bad", "type": "A", "value": "not-an-address"}),
+        )
+        .await
+        .expect_error(422, "validation_failed");
+    world
+        .dns_add(
+            "example.com",
+            json!({"name": "bad", "type": "MX", "value": "x"}),
+        )
+        .await
+        .expect(422);
+    world
+        .service
+        .call(
+            Method::POST,
+            "/_local/dns",
+            None,
+            Some(json!({"zone": "example.io"})),
+        )
+        .await
+        .expect(201);
+    world
+        .service
+        .call(
+            Method::POST,
+            "/_local/dns",
+            None,
+            Some(json!({"zone": "example.io"})),
+        )
+        .await
+        .expect_error(409, "zone_exists");
+    world
+        .dns_add(
+            "example.io",
+            json!({"name": "www", "type": "CNAME", "value": world.target}),
+        )
+        .await
+        .expect(201);
+}
+
+#[tokio::test]
+async fn a_restart_keeps_the_ca_zones_domains_and_certificates() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("platform.sqlite");
+    let (ca_pem, project, expires_at) = {
+        let world = with_world(TestService::with_file(&path)).await;
+        let project = world.service.deployed_project(&world.key, "kept").await;
+        world.cname("example.net", "kept").await;
+        world
+            .add(&project, json!({"hostname": "kept.example.net"}))
+            .await
+            .expect(201);
+        world.advance(61.0).await;
+        world.verify(&project, "kept.example.net").await;
+        world.advance(120.0).await;
+        let live = world.domain(&project, "kept.example.net").await;
+        assert_eq!(text(&live, "/status"), "live");
+        (
+            world.ca_pem.clone(),
+            project,
+            text(&live, "/certificate/expires_at").to_owned(),
+        )
+    };
+
+    let again = with_world(TestService::with_file(&path)).await;
+    assert_eq!(again.ca_pem, ca_pem, "the CA is kept");
+    let records = again
+        .service
+        .call(Method::GET, "/_local/dns/example.net/records", None, None)
+        .await;
+    assert!(
+        records.body["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|r| r["name"] == "kept")
+    );
+    let live = again.domain(&project, "kept.example.net").await;
+    assert_eq!(text(&live, "/status"), "live");
+    assert_eq!(text(&live, "/certificate/expires_at"), expires_at);
+    let served = https_get(
+        again.world.addresses().edge_https,
+        &ca_pem,
+        "kept.example.net",
+        "/",
+    )
+    .await
+    .unwrap();
+    assert!(served.starts_with("HTTP/1.1 200"));
+}
