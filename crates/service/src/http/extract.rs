@@ -110,7 +110,8 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
     }
 }
 
-/// A JSON body that may be left out entirely (no body, no content type): then `T::default()`.
+/// A JSON body that may be left out entirely (no body, no content type) or be `null`: then
+/// `T::default()`.
 #[derive(Debug, Clone)]
 pub struct OptionalJson<T>(pub T);
 
@@ -131,7 +132,8 @@ impl<T: DeserializeOwned + Default> FromRequest<AppState> for OptionalJson<T> {
         if !has_type {
             return Err(unsupported_media_type());
         }
-        parse_json(&bytes).map(OptionalJson)
+        // `null` is the documented "no body" too.
+        parse_json::<Option<T>>(&bytes).map(|body| OptionalJson(body.unwrap_or_default()))
     }
 }
 

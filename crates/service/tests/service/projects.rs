@@ -169,6 +169,18 @@ async fn a_deploy_without_a_body_publishes_a_placeholder() {
         .await;
     reply.expect(201);
     assert_eq!(reply.body["file_count"], 1);
+    for body in [
+        serde_json::Value::Null,
+        json!({}),
+        json!({"files": null}),
+        json!({"files": {}}),
+    ] {
+        let reply = service
+            .post(&format!("/v1/projects/{id}/deploys"), &key, body)
+            .await;
+        reply.expect(201);
+        assert_eq!(reply.body["file_count"], 1);
+    }
 }
 
 #[tokio::test]
