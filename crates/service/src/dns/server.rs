@@ -10,8 +10,9 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use hickory_proto::op::{Edns, Header, MessageType, OpCode, ResponseCode};
+use hickory_proto::op::{Edns, Header, Message, MessageType, OpCode, ResponseCode};
 use hickory_proto::rr::{DNSClass, Record};
+use hickory_proto::xfer::Protocol;
 use hickory_server::ServerFuture;
 use hickory_server::authority::MessageResponseBuilder;
 use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
@@ -26,6 +27,18 @@ const TCP_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
 
 /// The EDNS payload size we offer when the client offers more (the DNS flag day 2020 value).
 const MAX_EDNS_PAYLOAD: u16 = 1232;
+
+/// The largest UDP answer for a client that did not offer EDNS (RFC 1035 §4.2.1).
+const CLASSIC_UDP_LIMIT: usize = 512;
+
+/// The size of an answer in wire form (no name compression assumed away: an upper bound).
+fn encoded_len(header: Header, answers: &[Record], authority: &[Record]) -> usize {
+    let mut message = Message::new();
+    message.set_header(header);
+    message.insert_answers(answers.to_vec());
+    message.insert_name_servers(authority.to_vec());
+    message.to_vec().map_or(usize::MAX, |bytes| bytes.len())
+}
 
 /// Which instant of the zones' history a listener answers from.
 #[derive(Clone)]
@@ -176,14 +189,25 @@ impl RequestHandler for ZoneHandler {
                 } else {
                     Vec::new()
                 };
-                let response = builder.build(
-                    header,
-                    answers.iter(),
-                    std::iter::empty(),
-                    negative.iter(),
-                    std::iter::empty(),
-                );
-                response_handle.send_response(response).await
+                if request.protocol() == Protocol::Udp
+                    && request.edns().is_none()
+                    && encoded_len(header, &answers, &negative) > CLASSIC_UDP_LIMIT
+                {
+                    // RFC 1035 §4.2.1: without EDNS a UDP answer holds at most 512 bytes;
+                    // send none of the records, with TC, so the client asks again over TCP.
+                    header.set_truncated(true);
+                    let response = builder.build_no_records(header);
+                    response_handle.send_response(response).await
+                } else {
+                    let response = builder.build(
+                        header,
+                        answers.iter(),
+                        std::iter::empty(),
+                        negative.iter(),
+                        std::iter::empty(),
+                    );
+                    response_handle.send_response(response).await
+                }
             }
         };
         match sent {

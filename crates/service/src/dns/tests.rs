@@ -89,6 +89,17 @@ async fn ask_udp(server: SocketAddr, name: &str, record_type: RecordType) -> Mes
     Message::from_vec(&buffer[..length]).unwrap()
 }
 
+async fn ask_udp_edns(server: SocketAddr, name: &str, record_type: RecordType) -> Message {
+    let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    socket
+        .send_to(&question(name, record_type, true), server)
+        .await
+        .unwrap();
+    let mut buffer = vec![0u8; 65_535];
+    let (length, _) = socket.recv_from(&mut buffer).await.unwrap();
+    Message::from_vec(&buffer[..length]).unwrap()
+}
+
 async fn ask_tcp(server: SocketAddr, name: &str, record_type: RecordType) -> Message {
     let mut stream = TcpStream::connect(server).await.unwrap();
     let query = question(name, record_type, true);
@@ -301,6 +312,28 @@ async fn a_big_udp_answer_is_truncated_and_the_resolver_retries_over_tcp() {
         40,
         "the resolver must retry the truncated answer over TCP"
     );
+}
+
+#[tokio::test]
+async fn without_edns_a_udp_answer_over_512_bytes_is_truncated() {
+    let store = seeded_store();
+    let now = at("2026-01-01T00:00:00Z");
+    for index in 0..4 {
+        let text = format!("{index}-{}", "y".repeat(200));
+        store
+            .add_record(
+                "example.com",
+                &record("mid", ZoneRecordType::Txt, &text),
+                now,
+            )
+            .unwrap();
+    }
+    let dns = start(store, ZoneView::Live).await;
+    let classic = ask_udp(dns.address, "mid.example.com.", RecordType::TXT).await;
+    assert!(classic.truncated() && classic.answers().is_empty());
+    let with_edns = ask_udp_edns(dns.address, "mid.example.com.", RecordType::TXT).await;
+    assert!(!with_edns.truncated());
+    assert_eq!(with_edns.answers().len(), 4);
 }
 
 #[tokio::test]
