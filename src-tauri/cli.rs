@@ -20,6 +20,9 @@ pub enum Command {
     Info,
     /// Run the local platform headless: the API, its DNS server and its TLS edge.
     Serve(ServeArgs),
+    /// Diagnose custom domains' DNS: find the mistake, show the evidence, say the fix.
+    /// Exits with status 1 when any finding is an error.
+    Doctor(DoctorArgs),
 }
 
 /// `domain-desk serve`: flags and defaults as the API contract gives them.
@@ -48,6 +51,50 @@ pub struct ServeArgs {
     pub clock_speed: f64,
 }
 
+/// `domain-desk doctor`: see `domain_desk_doctor::diagnose`.
+#[derive(Debug, clap::Args)]
+pub struct DoctorArgs {
+    /// Hostnames to diagnose (Unicode or Punycode).
+    #[arg(value_name = "HOSTNAME", required_unless_present = "file")]
+    pub hostnames: Vec<String>,
+    /// Read more hostnames from a file, one per line (`-` for standard input).
+    #[arg(long, value_name = "FILE")]
+    pub file: Option<std::path::PathBuf>,
+    /// Ask only this DNS server (repeatable). Offline mode: no public or system resolver,
+    /// no other nameserver is contacted.
+    #[arg(long = "resolver", value_name = "ADDR")]
+    pub resolvers: Vec<std::net::SocketAddr>,
+    /// The platform DNS target names must point at. Default with --resolver: what the local
+    /// service's /_local/info says (or its default target when it cannot be reached).
+    #[arg(long, value_name = "NAME")]
+    pub target: Option<String>,
+    /// What CAA records must name for the platform's CA (default: from /_local/info, else
+    /// letsencrypt.org).
+    #[arg(long = "ca", value_name = "NAME")]
+    pub ca_identity: Option<String>,
+    /// The local service's API, asked for /_local/info when --resolver is given.
+    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
+    pub local_api: std::net::SocketAddr,
+    /// Where the TLS edge listens, when not at the hostname's address on port 443.
+    #[arg(long, value_name = "ADDR")]
+    pub edge: Option<std::net::SocketAddr>,
+    /// Skip the TLS probe of the edge.
+    #[arg(long)]
+    pub no_tls: bool,
+    /// How long one DNS question may take, in milliseconds.
+    #[arg(long, value_name = "MS", default_value_t = 1500)]
+    pub timeout_ms: u64,
+    /// Hostnames diagnosed at once.
+    #[arg(long, value_name = "N", default_value_t = 32)]
+    pub concurrency: usize,
+    /// Print the report as JSON.
+    #[arg(long, conflicts_with = "markdown")]
+    pub json: bool,
+    /// Print the report as Markdown for a support ticket.
+    #[arg(long)]
+    pub markdown: bool,
+}
+
 /// Runs a headless subcommand and turns its outcome into the process's exit status.
 pub fn run(command: Command) -> ExitCode {
     match command {
@@ -58,6 +105,7 @@ pub fn run(command: Command) -> ExitCode {
             println!("logs: {}", paths.log_dir.display());
             ExitCode::SUCCESS
         }
+        Command::Doctor(args) => doctor(args),
         Command::Serve(args) => match serve(args) {
             Ok(()) => ExitCode::SUCCESS,
             Err(err) => {
@@ -66,6 +114,136 @@ pub fn run(command: Command) -> ExitCode {
             }
         },
     }
+}
+
+fn doctor(args: DoctorArgs) -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    let mut hostnames = args.hostnames.clone();
+    if let Some(file) = &args.file {
+        let text = if file.as_os_str() == "-" {
+            std::io::read_to_string(std::io::stdin())
+        } else {
+            std::fs::read_to_string(file)
+        };
+        match text {
+            Ok(text) => hostnames.extend(
+                text.lines()
+                    .map(str::trim)
+                    .filter(|line| !line.is_empty() && !line.starts_with('#'))
+                    .map(str::to_owned),
+            ),
+            Err(err) => {
+                report_error(&format!("cannot read {}: {err}", file.display()));
+                return ExitCode::from(2);
+            }
+        }
+    }
+    let runtime = match tokio::runtime::Runtime::new() {
+        Ok(runtime) => runtime,
+        Err(err) => {
+            report_error(&err);
+            return ExitCode::from(2);
+        }
+    };
+    let outcome = runtime.block_on(async {
+        let options = doctor_options(&args).await?;
+        domain_desk_doctor::diagnose(&hostnames, &options).await
+    });
+    let report = match outcome {
+        Ok(report) => report,
+        Err(err) => {
+            report_error(&err);
+            return ExitCode::from(2);
+        }
+    };
+    if args.json {
+        match serde_json::to_string_pretty(&report) {
+            Ok(json) => println!("{json}"),
+            Err(err) => {
+                report_error(&err);
+                return ExitCode::from(2);
+            }
+        }
+    } else if args.markdown {
+        print!("{}", report.to_markdown());
+    } else {
+        print!("{}", report.to_text());
+    }
+    if report.has_errors() {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    }
+}
+
+/// The doctor's options from the flags. With `--resolver` the run is offline and the target,
+/// CA, edge and CA certificate default to what the local service's `/_local/info` says, or
+/// to the service's defaults when it does not answer; the doctor itself knows nothing of the
+/// service.
+async fn doctor_options(
+    args: &DoctorArgs,
+) -> Result<domain_desk_doctor::DoctorOptions, domain_desk_doctor::Error> {
+    let offline = !args.resolvers.is_empty();
+    let needs_info =
+        offline && (args.target.is_none() || args.ca_identity.is_none() || !args.no_tls);
+    let info = if needs_info && args.local_api.ip().is_loopback() {
+        local_info(args.local_api).await
+    } else {
+        None
+    };
+    let service_defaults = domain_desk_service::ServiceSettings::default();
+    let target = match (&args.target, &info) {
+        (Some(target), _) => target.clone(),
+        (None, Some(info)) => info.platform_dns_target.clone(),
+        (None, None) if offline => service_defaults.platform_dns_target.clone(),
+        (None, None) => {
+            return Err(domain_desk_doctor::Error::InvalidOptions(
+                "Give the platform DNS target with --target NAME (or point --resolver at the local service).".to_owned(),
+            ));
+        }
+    };
+    let ca_identity = args
+        .ca_identity
+        .clone()
+        .or_else(|| info.as_ref().map(|info| info.ca_identity.clone()))
+        .unwrap_or_else(|| domain_desk_doctor::DEFAULT_CA_IDENTITY.to_owned());
+    let mut options = domain_desk_doctor::DoctorOptions::new(target)
+        .with_resolvers(args.resolvers.iter().copied())
+        .with_ca_identity(ca_identity)
+        .with_timeout(std::time::Duration::from_millis(args.timeout_ms))
+        .with_tls_probe(!args.no_tls)
+        .with_edge(args.edge.or_else(|| {
+            info.as_ref()
+                .and_then(|info| info.edge_https.as_deref())
+                .and_then(|edge| edge.parse().ok())
+        }));
+    options.concurrency = args.concurrency.max(1);
+    options.extra_roots_pem = info.and_then(|info| info.ca_certificate_pem);
+    Ok(options)
+}
+
+/// `GET /_local/info` from the local service, if one answers on loopback within a second.
+async fn local_info(api: std::net::SocketAddr) -> Option<domain_desk_api::local::LocalInfo> {
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(1))
+        .no_proxy()
+        .build()
+        .ok()?;
+    let response = client
+        .get(format!("http://{api}/_local/info"))
+        .send()
+        .await
+        .ok()?;
+    if !response.status().is_success() {
+        return None;
+    }
+    response.json().await.ok()
 }
 
 fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {

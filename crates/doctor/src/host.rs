@@ -284,6 +284,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             run.options.edge,
             run.options.extra_roots_pem.as_deref(),
             run.options.timeout,
+            offline,
         )
         .await;
         findings.extend(tls_findings);

@@ -19,7 +19,9 @@ pub mod markdown;
 pub mod options;
 pub mod report;
 mod sources;
+pub mod text;
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use futures::StreamExt;
@@ -57,9 +59,19 @@ pub async fn diagnose_logged<S: AsRef<str>>(
         },
         options.max_in_flight,
     );
-    let run = host::Run::new(engine.clone(), options.clone(), servers);
-    let hosts: Vec<HostReport> = futures::stream::iter(hostnames)
-        .map(|hostname| host::diagnose_host(&run, hostname.as_ref()))
+    let run = Arc::new(host::Run::new(engine.clone(), options.clone(), servers));
+    // Owned names and a shared `Run` keep the future `Send` for any caller (a Tauri command
+    // or a spawned task), which borrowing closures over the stream would not.
+    let owned: Vec<String> = hostnames
+        .iter()
+        .map(|hostname| hostname.as_ref().to_owned())
+        .collect();
+    let shared = Arc::clone(&run);
+    let hosts: Vec<HostReport> = futures::stream::iter(owned)
+        .map(move |hostname| {
+            let run = Arc::clone(&shared);
+            async move { host::diagnose_host(&run, &hostname).await }
+        })
         .buffered(options.concurrency.max(1))
         .collect()
         .await;
@@ -92,6 +104,11 @@ impl Report {
     /// The report as Markdown for a support ticket.
     pub fn to_markdown(&self) -> String {
         markdown::render(self)
+    }
+
+    /// The report as plain text for a terminal.
+    pub fn to_text(&self) -> String {
+        text::render(self)
     }
 }
 

@@ -46,7 +46,12 @@ fn render_host(out: &mut String, host: &HostReport) {
     if host.unicode_hostname != host.hostname {
         let _ = write!(out, " ({})", host.unicode_hostname);
     }
-    let _ = writeln!(out, " — {}\n", severity_label(host.worst_severity()));
+    let verdict = match host.worst_severity() {
+        Severity::Error => "ERROR",
+        Severity::Warning => "WARNING",
+        Severity::Info | Severity::Ok => "ok",
+    };
+    let _ = writeln!(out, " — {verdict}\n");
     if let Some(kind) = &host.name {
         let _ = writeln!(
             out,

@@ -59,13 +59,19 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
                 source: view.source.clone(),
                 status: view.a.status,
                 error: view.a.error.clone(),
-                records: view
-                    .a
-                    .answers
-                    .iter()
-                    .chain(view.aaaa.answers.iter())
-                    .cloned()
-                    .collect(),
+                records: {
+                    let mut records: Vec<_> = view
+                        .a
+                        .answers
+                        .iter()
+                        .chain(view.aaaa.answers.iter())
+                        .cloned()
+                        .collect();
+                    // The CNAME chain comes back in both the A and the AAAA answer.
+                    let mut seen = std::collections::HashSet::new();
+                    records.retain(|record| seen.insert(record.clone()));
+                    records
+                },
                 cache_expires_in_seconds: expires,
                 agrees,
                 elapsed_ms: view.a.elapsed_ms.max(view.aaaa.elapsed_ms),

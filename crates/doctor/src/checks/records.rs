@@ -292,8 +292,16 @@ fn missing(
         evidence: vec![evidence(answers.server_label, answers.a, None)],
         fix: Some(Fix {
             summary: format!(
-                "Add a {} record named {} with the value {} in the zone {}.",
-                expected.record_type, expected.name, expected.value, kind.zone
+                "Add {} {} record named {} with the value {} in the zone {}.",
+                if expected.record_type.starts_with('A') {
+                    "an"
+                } else {
+                    "a"
+                },
+                expected.record_type,
+                expected.name,
+                expected.value,
+                kind.zone
             ),
             changes: vec![expected.clone()],
         }),

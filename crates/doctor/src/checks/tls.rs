@@ -30,13 +30,15 @@ const EXPIRY_WARNING_DAYS: i64 = 14;
 const MAX_HEAD_BYTES: usize = 16 * 1024;
 
 /// Probes the edge for `hostname`: at `edge` when given, else at the first IPv4 address the
-/// servers returned, port 443.
+/// servers returned, port 443. An offline run connects to nothing but loopback unless the
+/// caller named the edge.
 pub(crate) async fn probe(
     hostname: &str,
     address_answers: &[(Answer, Answer)],
     edge: Option<SocketAddr>,
     extra_roots_pem: Option<&str>,
     timeout: Duration,
+    offline: bool,
 ) -> (TlsProbe, Vec<Finding>) {
     let address = edge.or_else(|| {
         address_answers.iter().find_map(|(a, _)| {
@@ -56,6 +58,19 @@ pub(crate) async fn probe(
         };
         return (probe, Vec::new());
     };
+    if offline && edge.is_none() && !address.ip().is_loopback() {
+        let probe = TlsProbe {
+            address: address.to_string(),
+            connected: false,
+            error: Some(
+                "offline run: the edge is not on this machine; name it to probe it".to_owned(),
+            ),
+            certificate: None,
+            http_status: None,
+            location: None,
+        };
+        return (probe, Vec::new());
+    }
     let outcome = tokio::time::timeout(
         timeout * 3,
         connect(hostname, address, extra_roots_pem, timeout),
@@ -73,12 +88,18 @@ pub(crate) async fn probe(
             (probe, findings)
         }
         Err(error) => {
+            let hint = if error.contains("AccessDenied") || error.contains("UnrecognisedName") {
+                " The edge refused the name: no project serves it yet (attach it to a project \
+                 and verify it), or it was removed."
+            } else {
+                ""
+            };
             let finding = Finding {
                 code: FindingCode::TlsUnreachable,
                 severity: Severity::Warning,
                 title: format!("No TLS connection to the edge for {hostname}"),
                 detail: format!(
-                    "Connecting to {address} with the name {hostname} failed: {error}."
+                    "Connecting to {address} with the name {hostname} failed: {error}.{hint}"
                 ),
                 evidence: Vec::new(),
                 fix: None,

@@ -84,3 +84,16 @@ async fn a_batch_keeps_the_order_given_and_asks_shared_questions_once() {
         "the climb through example.com is asked once per run"
     );
 }
+
+#[tokio::test]
+async fn the_diagnosis_runs_in_a_spawned_task() {
+    // Tauri commands and background tasks need a `Send + 'static` future.
+    let server = ZoneServer::start(&world()).await;
+    let names = vec!["www.example.com".to_owned()];
+    let opts = options(&[server.address]);
+    let report = tokio::spawn(async move { diagnose(&names, &opts).await })
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(report.hosts.len(), 1);
+}

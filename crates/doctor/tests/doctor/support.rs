@@ -272,9 +272,18 @@ pub struct ZoneServer {
 
 impl ZoneServer {
     pub async fn start(zones: &Zones) -> Self {
-        let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-        let address = udp.local_addr().unwrap();
-        let tcp = TcpListener::bind(address).await.unwrap();
+        // UDP picks a free port; TCP must get the same one, which another process may hold:
+        // try again with another port then.
+        let mut attempt = 0;
+        let (udp, tcp, address) = loop {
+            let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+            let address = udp.local_addr().unwrap();
+            match TcpListener::bind(address).await {
+                Ok(tcp) => break (udp, tcp, address),
+                Err(_) if attempt < 50 => attempt += 1,
+                Err(error) => panic!("no port free for UDP and TCP: {error}"),
+            }
+        };
         let mut server = ServerFuture::new(Handler {
             zones: Arc::new(zones.clone()),
         });
