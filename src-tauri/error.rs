@@ -14,14 +14,65 @@ pub enum Error {
     Tauri(#[from] tauri::Error),
     #[error("file system: {0}")]
     Io(#[from] std::io::Error),
+    /// The platform (or the queue in front of it) refused or failed; the message is the
+    /// platform's sentence and never contains the API key.
+    #[error(transparent)]
+    Api(#[from] domain_desk_client::Error),
+    #[error("Not signed in.")]
+    NotSignedIn,
+    #[error("This works in the offline demo only.")]
+    NotDemo,
+    /// The user's input cannot be used; the message says why, for a person.
+    #[error("{0}")]
+    InvalidInput(String),
+    /// The OS keyring refused; the message comes from the keyring, never holds the key.
+    #[error("the system keyring: {0}")]
+    Keyring(String),
+    #[error("the settings could not be saved: {0}")]
+    Settings(String),
+    /// The offline demo's control plane answered with an error; `code` is its snake_case code.
+    #[error("{message}")]
+    Demo { code: String, message: String },
+    #[error("the offline demo could not start: {0}")]
+    DemoStart(String),
+    #[error("could not open the browser: {0}")]
+    Open(String),
+    #[error("could not show a desktop notification: {0}")]
+    Notification(String),
+    #[error("the DNS doctor: {0}")]
+    Doctor(#[from] domain_desk_doctor::Error),
+    /// A task of the app stopped unexpectedly (a bug); the message is for the log.
+    #[error("something went wrong inside Domain Desk: {0}")]
+    Internal(String),
 }
 
 impl Error {
-    fn kind(&self) -> &'static str {
+    /// The stable name the UI switches on: for the platform's refusals its error code
+    /// (`plan_upgrade_required`, `deploy_required`, …), otherwise the kind of failure.
+    pub fn kind(&self) -> String {
         match self {
-            Error::Logging(_) => "logging",
-            Error::Tauri(_) => "internal",
-            Error::Io(_) => "io",
+            Error::Logging(_) => "logging".into(),
+            Error::Tauri(_) => "internal".into(),
+            Error::Io(_) => "io".into(),
+            Error::Api(err) => match err.code() {
+                Some(code) => serde_json::to_value(code)
+                    .ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_else(|| err.kind().into()),
+                None if err.is_network() => "network".into(),
+                None => err.kind().into(),
+            },
+            Error::NotSignedIn => "not_signed_in".into(),
+            Error::NotDemo => "not_demo".into(),
+            Error::InvalidInput(_) => "invalid_input".into(),
+            Error::Keyring(_) => "keyring".into(),
+            Error::Settings(_) => "settings".into(),
+            Error::Demo { code, .. } => code.clone(),
+            Error::DemoStart(_) => "demo_start".into(),
+            Error::Open(_) => "open".into(),
+            Error::Notification(_) => "notification".into(),
+            Error::Doctor(_) => "doctor".into(),
+            Error::Internal(_) => "internal".into(),
         }
     }
 }
@@ -30,7 +81,7 @@ impl Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
         let mut s = serializer.serialize_struct("Error", 2)?;
-        s.serialize_field("kind", self.kind())?;
+        s.serialize_field("kind", &self.kind())?;
         s.serialize_field("message", &self.to_string())?;
         s.end()
     }
@@ -47,5 +98,25 @@ mod tests {
             serde_json::to_value(&err).unwrap(),
             serde_json::json!({"kind": "logging", "message": "could not set up logging: disk full"})
         );
+    }
+
+    #[test]
+    fn platform_refusals_use_the_error_code_as_kind() {
+        use domain_desk_api::{ErrorCode, ErrorDetail};
+        let err = Error::from(domain_desk_client::Error::Api {
+            status: 403,
+            detail: Box::new(ErrorDetail::new(
+                ErrorCode::PlanUpgradeRequired,
+                "Custom domains need a paid plan.",
+            )),
+        });
+        assert_eq!(
+            serde_json::to_value(&err).unwrap(),
+            serde_json::json!({"kind": "plan_upgrade_required", "message": "Custom domains need a paid plan."})
+        );
+        let offline = Error::from(domain_desk_client::Error::Network(
+            "connection refused".into(),
+        ));
+        assert_eq!(offline.kind(), "network");
     }
 }

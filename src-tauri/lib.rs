@@ -5,18 +5,69 @@
 
 pub mod cli;
 pub mod commands;
+pub mod demo;
+pub mod domain_config;
 pub mod error;
+pub mod local_control;
 pub mod logs;
 pub mod paths;
+pub mod secrets;
+pub mod settings;
+pub mod signin;
+pub mod state;
 
 pub use error::{Error, Result};
 
 /// Builds the Tauri application with every plugin, command and piece of state it needs, on
 /// any runtime, so tests can drive it with the mock runtime.
 pub fn builder<R: tauri::Runtime>() -> tauri::Builder<R> {
-    tauri::Builder::<R>::new()
+    configure(tauri::Builder::<R>::new())
+}
+
+/// Adds Domain Desk's plugins, state and commands to `builder`; tests pass
+/// `tauri::test::mock_builder()` to drive the same app on the mock runtime.
+pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builder<R> {
+    builder
         .plugin(tauri_plugin_store::Builder::default().build())
-        .invoke_handler(tauri::generate_handler![commands::app::app_info])
+        .plugin(tauri_plugin_notification::init())
+        .manage(state::AppState::default())
+        .manage(demo::DemoSlot::default())
+        .invoke_handler(tauri::generate_handler![
+            commands::app::app_info,
+            commands::session::session_get,
+            commands::session::demo_start,
+            commands::session::connect,
+            commands::session::accounts_list,
+            commands::session::account_switch,
+            commands::session::account_forget,
+            commands::session::rate_limit_state,
+            commands::projects::projects_list,
+            commands::projects::project_get,
+            commands::domains::domains_list,
+            commands::domains::domain_get,
+            commands::domains::domain_add,
+            commands::domains::domain_verify,
+            commands::domains::domain_remove,
+            commands::domains::domain_config_get,
+            commands::domains::domain_make_primary,
+            commands::domains::domain_redirect,
+            commands::domains::hostname_check,
+            commands::demo::demo_dns_zones,
+            commands::demo::demo_dns_records,
+            commands::demo::demo_dns_add,
+            commands::demo::demo_dns_delete,
+            commands::demo::demo_dns_add_zone,
+            commands::demo::clock_get,
+            commands::demo::clock_set_speed,
+            commands::demo::clock_advance,
+            commands::demo::demo_reset,
+            commands::diagnose::diagnose,
+            commands::system::settings_get,
+            commands::system::settings_set,
+            commands::system::open_in_browser,
+            commands::system::report_save,
+            commands::system::notify,
+        ])
 }
 
 /// Opens the main window and runs until it closes.

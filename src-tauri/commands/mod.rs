@@ -1,3 +1,10 @@
-//! Tauri commands: each a few lines that hand over to a library crate.
+//! Tauri commands: each a few lines that hand over to a library crate or to the shell's own
+//! modules ([`crate::signin`], [`crate::demo`], [`crate::domain_config`]).
 
 pub mod app;
+pub mod demo;
+pub mod diagnose;
+pub mod domains;
+pub mod projects;
+pub mod session;
+pub mod system;

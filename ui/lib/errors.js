@@ -12,6 +12,7 @@ const ACTIONS = {
   domain_limit_reached: 'The project has as many domains as its plan allows. Remove one, or upgrade the plan.',
   invalid_hostname: 'Correct the name and try again.',
   invalid_redirect: 'Choose a target on this project that is not itself a redirect.',
+  timeout: 'The platform is slow to answer. Try again in a moment.',
   network: 'Check that the platform is reachable and the base URL is right, then try again.',
   keyring: 'The system keyring is not available. Unlock it (or start a keyring service) and try again.',
   not_signed_in: 'Start the offline demo or connect to a platform first.',
@@ -23,7 +24,8 @@ const ACTIONS = {
 export function describeError(err) {
   if (err == null) return { kind: 'unknown', message: 'Something went wrong.', action: '' };
   if (typeof err === 'string') return { kind: 'unknown', message: err, action: '' };
-  const kind = err.kind ?? 'unknown';
+  // The platform's own code (when it sent one) is more precise than the kind of failure.
+  const kind = err.code ?? err.kind ?? 'unknown';
   const message = err.message ?? String(err);
   return { kind, message, action: ACTIONS[kind] ?? '' };
 }

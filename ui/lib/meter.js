@@ -3,9 +3,10 @@
 //
 // Input is the queue's state as the `queue://changed` event and the `rate_limit_state` command
 // carry it:
-//   {limit, remaining, reset (Unix s), window: "minute"|"day"|null,
+//   {limit, remaining, reset (Unix s, local clock), window: "minute"|"day"|null,
 //    paused_until: RFC 3339|null, banned_until: RFC 3339|null,
-//    queued: {interactive, background}}
+//    queued: {interactive, background, bulk}}
+// (domain_desk_client::QueueState). limit is null until the platform has answered once.
 
 import { duration } from './format.js';
 
@@ -57,11 +58,12 @@ export function meterView(state, nowMs) {
   return { level, budget, reset, pause, queued, label, fraction: fraction(state) };
 }
 
-/** "Nothing queued", "3 queued: 1 interactive, 2 background". */
+/** "Nothing queued", "3 queued: 1 interactive, 2 background" (bulk named only when there is some). */
 export function queuedText(queued) {
   const interactive = queued?.interactive ?? 0;
   const background = queued?.background ?? 0;
-  const total = interactive + background;
+  const bulk = queued?.bulk ?? 0;
+  const total = interactive + background + bulk;
   if (total === 0) return 'Nothing queued';
-  return `${total} queued: ${interactive} interactive, ${background} background`;
+  return `${total} queued: ${interactive} interactive, ${background} background${bulk ? `, ${bulk} bulk` : ''}`;
 }

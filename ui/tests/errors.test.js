@@ -13,3 +13,8 @@ test('unknown shapes still give a message', () => {
   assert.equal(describeError(null).message, 'Something went wrong.');
   assert.equal(errorText({ kind: 'brand_new', message: 'Odd.' }), 'Odd.');
 });
+
+test('the platform code wins over the kind of failure', () => {
+  assert.equal(describeError({ kind: 'api', code: 'domain_taken', message: 'Taken.' }).kind, 'domain_taken');
+  assert.match(errorText({ kind: 'network', message: 'Refused.' }), /base URL is right/);
+});

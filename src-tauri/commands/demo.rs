@@ -1,0 +1,77 @@
+//! The offline demo's extras: the Demo DNS provider, the clock and reset.
+
+use domain_desk_api::local::{ClockState, NewZoneRecord, ZoneRecord, ZoneRecordList};
+use tauri::{AppHandle, Runtime, State};
+
+use crate::Result;
+use crate::state::AppState;
+
+#[tauri::command]
+#[tracing::instrument(skip_all, err(Debug))]
+pub async fn demo_dns_zones(state: State<'_, AppState>) -> Result<Vec<String>> {
+    state.session().await?.local()?.zones().await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn demo_dns_records(state: State<'_, AppState>, zone: String) -> Result<ZoneRecordList> {
+    state.session().await?.local()?.records(&zone).await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn demo_dns_add(
+    state: State<'_, AppState>,
+    zone: String,
+    record: NewZoneRecord,
+) -> Result<ZoneRecord> {
+    state
+        .session()
+        .await?
+        .local()?
+        .add_record(&zone, &record)
+        .await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn demo_dns_delete(state: State<'_, AppState>, zone: String, id: String) -> Result<()> {
+    state
+        .session()
+        .await?
+        .local()?
+        .delete_record(&zone, &id)
+        .await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn demo_dns_add_zone(state: State<'_, AppState>, zone: String) -> Result<()> {
+    state.session().await?.local()?.add_zone(&zone).await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip_all, err(Debug))]
+pub async fn clock_get(state: State<'_, AppState>) -> Result<ClockState> {
+    state.session().await?.local()?.clock().await
+}
+
+/// Sets the demo clock's speed; the request queue is told, so its windows follow the clock.
+#[tauri::command]
+#[tracing::instrument(skip(app), err(Debug))]
+pub async fn clock_set_speed<R: Runtime>(app: AppHandle<R>, speed: f64) -> Result<ClockState> {
+    crate::demo::set_clock_speed(&app, speed).await
+}
+
+/// Moves the demo clock forward, as if that much time had passed.
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn clock_advance(state: State<'_, AppState>, seconds: f64) -> Result<ClockState> {
+    state.session().await?.local()?.advance_clock(seconds).await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip_all, err(Debug))]
+pub async fn demo_reset(state: State<'_, AppState>) -> Result<()> {
+    state.session().await?.local()?.reset().await
+}

@@ -1,0 +1,74 @@
+//! The Diagnose panel: the DNS doctor's report for one hostname.
+//!
+//! In the offline demo the doctor asks only the demo's DNS server, probes the demo's edge and
+//! trusts the demo's CA; connected to a platform it asks the zone's nameservers and public
+//! resolvers, against the DNS target the domain names.
+
+use std::net::SocketAddr;
+
+use domain_desk_doctor::{DoctorOptions, Report};
+use serde::Serialize;
+use tauri::State;
+
+use crate::state::{AppState, Session};
+use crate::{Error, Result};
+
+/// The report, and the same report as Markdown for "Copy report".
+#[derive(Debug, Clone, Serialize)]
+pub struct Diagnosis {
+    pub report: Report,
+    pub markdown: String,
+}
+
+fn address(text: Option<&str>, what: &str) -> Result<Option<SocketAddr>> {
+    text.map(|t| {
+        t.parse().map_err(|_| {
+            Error::InvalidInput(format!("the demo's {what} address {t} is not host:port"))
+        })
+    })
+    .transpose()
+}
+
+async fn options(session: &Session, target: Option<String>) -> Result<DoctorOptions> {
+    if let Some(local) = session.local.as_ref() {
+        let info = local.info().await?;
+        let dns = address(info.dns.as_deref(), "DNS")?.ok_or_else(|| {
+            Error::InvalidInput(
+                "The demo's DNS server is not running, so there is nothing to ask.".into(),
+            )
+        })?;
+        let mut options = DoctorOptions::new(info.platform_dns_target)
+            .with_resolvers([dns])
+            .with_ca_identity(info.ca_identity)
+            .with_edge(address(info.edge_https.as_deref(), "edge")?);
+        options.extra_roots_pem = info.ca_certificate_pem;
+        return Ok(options);
+    }
+    let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+        Error::InvalidInput(
+            "Diagnose needs the platform DNS target the domain should point to.".into(),
+        )
+    })?;
+    Ok(DoctorOptions::new(target))
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn diagnose(
+    state: State<'_, AppState>,
+    hostname: String,
+    target: Option<String>,
+) -> Result<Diagnosis> {
+    let session = state.session().await?;
+    let options = options(&session, target).await?;
+    // The doctor's future is not `Send` for every lifetime the command's future needs, so it
+    // runs on a blocking thread of the same runtime.
+    let runtime = tokio::runtime::Handle::current();
+    let report = tokio::task::spawn_blocking(move || {
+        runtime.block_on(domain_desk_doctor::diagnose(&[hostname], &options))
+    })
+    .await
+    .map_err(|err| Error::Internal(format!("the diagnosis stopped: {err}")))??;
+    let markdown = report.to_markdown();
+    Ok(Diagnosis { report, markdown })
+}

@@ -1,0 +1,164 @@
+//! A project's domains: list, add, verify, remove, make primary, redirect, and the hostname
+//! check the Add domain dialog runs as the user types.
+//!
+//! Background refreshes (the window's polling) go in the queue's background class, so they
+//! never delay what the user clicked.
+
+use domain_desk_api::{AddDomain, Domain, DomainConfig, Hostname};
+use domain_desk_client::Client;
+use serde::Serialize;
+use tauri::State;
+
+use crate::state::AppState;
+use crate::{Error, Result, domain_config};
+
+fn class(client: &Client, background: Option<bool>) -> Client {
+    if background.unwrap_or(false) {
+        client.background()
+    } else {
+        client.interactive()
+    }
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domains_list(
+    state: State<'_, AppState>,
+    project_id: String,
+    background: Option<bool>,
+) -> Result<Vec<Domain>> {
+    let session = state.session().await?;
+    Ok(class(&session.client, background)
+        .domains(&project_id)
+        .await?)
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_get(
+    state: State<'_, AppState>,
+    project_id: String,
+    hostname: String,
+    background: Option<bool>,
+) -> Result<Domain> {
+    let session = state.session().await?;
+    Ok(class(&session.client, background)
+        .domain(&project_id, &hostname)
+        .await?)
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_add(
+    state: State<'_, AppState>,
+    project_id: String,
+    hostname: String,
+    redirect_to: Option<String>,
+) -> Result<Domain> {
+    let request = AddDomain {
+        hostname,
+        redirect_to,
+    };
+    Ok(state
+        .session()
+        .await?
+        .client
+        .add_domain(&project_id, &request)
+        .await?)
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_verify(
+    state: State<'_, AppState>,
+    project_id: String,
+    hostname: String,
+) -> Result<Domain> {
+    Ok(state
+        .session()
+        .await?
+        .client
+        .verify_domain(&project_id, &hostname)
+        .await?)
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_remove(
+    state: State<'_, AppState>,
+    project_id: String,
+    hostname: String,
+) -> Result<()> {
+    Ok(state
+        .session()
+        .await?
+        .client
+        .remove_domain(&project_id, &hostname)
+        .await?)
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_config_get(
+    state: State<'_, AppState>,
+    project_id: String,
+) -> Result<DomainConfig> {
+    Ok(state
+        .session()
+        .await?
+        .client
+        .domain_config(&project_id)
+        .await?)
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_make_primary(
+    state: State<'_, AppState>,
+    project_id: String,
+    hostname: String,
+) -> Result<DomainConfig> {
+    let client = state.session().await?.client.clone();
+    let config = domain_config::make_primary(client.domain_config(&project_id).await?, &hostname);
+    Ok(client.set_domain_config(&project_id, &config).await?)
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_redirect(
+    state: State<'_, AppState>,
+    project_id: String,
+    hostname: String,
+    to: Option<String>,
+) -> Result<DomainConfig> {
+    let client = state.session().await?.client.clone();
+    let config = domain_config::set_redirect(
+        client.domain_config(&project_id).await?,
+        &hostname,
+        to.as_deref(),
+    )?;
+    Ok(client.set_domain_config(&project_id, &config).await?)
+}
+
+/// What the Add domain dialog shows under the field once the name is valid.
+#[derive(Debug, Clone, Serialize, PartialEq, Eq)]
+pub struct HostnameInfo {
+    pub ascii: String,
+    pub unicode: String,
+    pub apex: bool,
+    pub relative_name: String,
+    pub registrable_domain: String,
+}
+
+/// The contract's hostname rules, with the Public Suffix List, as the service applies them.
+#[tauri::command]
+pub fn hostname_check(hostname: String) -> Result<HostnameInfo> {
+    let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    Ok(HostnameInfo {
+        ascii: name.as_str().to_owned(),
+        unicode: name.unicode(),
+        apex: name.is_apex(),
+        relative_name: name.relative_name().to_owned(),
+        registrable_domain: name.registrable_domain().to_owned(),
+    })
+}

@@ -1,0 +1,75 @@
+//! The app's own services to the window: settings, opening a domain in the browser, saving a
+//! report, and desktop notifications.
+
+use std::path::PathBuf;
+
+use domain_desk_api::Hostname;
+use tauri::{AppHandle, Runtime, State};
+use tauri_plugin_notification::NotificationExt;
+
+use crate::paths::AppPaths;
+use crate::settings::{self, AccountMode, Settings};
+use crate::state::AppState;
+use crate::{Error, Result};
+
+#[tauri::command]
+#[tracing::instrument(skip_all, err(Debug))]
+pub async fn settings_get<R: Runtime>(app: AppHandle<R>) -> Result<Settings> {
+    settings::load(&app)
+}
+
+/// Saves what the window may change (theme, polling, last project); the account and base URL
+/// change only by signing in.
+#[tauri::command]
+#[tracing::instrument(skip_all, err(Debug))]
+pub async fn settings_set<R: Runtime>(app: AppHandle<R>, settings: Settings) -> Result<Settings> {
+    settings::update(&app, |s| {
+        s.theme = settings.theme;
+        s.polling = settings.polling;
+        s.last_project = settings.last_project;
+    })
+}
+
+/// Opens `https://<hostname>/` in the default browser.
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn open_in_browser(state: State<'_, AppState>, hostname: String) -> Result<()> {
+    let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    if state.session().await?.mode == AccountMode::Demo {
+        return Err(Error::InvalidInput(format!(
+            "{} exists only inside the offline demo, so a browser cannot reach it. Diagnose shows the certificate the demo's edge serves for it.",
+            name.unicode()
+        )));
+    }
+    open::that_detached(format!("https://{name}/")).map_err(|err| Error::Open(err.to_string()))
+}
+
+/// Saves a Diagnose report as JSON in the Downloads folder (or the app's data folder) and
+/// returns where.
+#[tauri::command]
+#[tracing::instrument(skip(paths, json), err(Debug))]
+pub fn report_save(paths: State<'_, AppPaths>, hostname: String, json: String) -> Result<String> {
+    let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    let value: serde_json::Value = serde_json::from_str(&json)
+        .map_err(|err| Error::InvalidInput(format!("The report is not JSON: {err}")))?;
+    let folder: PathBuf = dirs::download_dir().unwrap_or_else(|| paths.data_dir.join("reports"));
+    std::fs::create_dir_all(&folder)?;
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let path = folder.join(format!("dns-report-{name}-{stamp}.json"));
+    let text =
+        serde_json::to_string_pretty(&value).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    std::fs::write(&path, text)?;
+    Ok(path.display().to_string())
+}
+
+/// A desktop notification (a domain went live, a certificate failed).
+#[tauri::command]
+#[tracing::instrument(skip(app), err(Debug))]
+pub fn notify<R: Runtime>(app: AppHandle<R>, title: String, body: String) -> Result<()> {
+    app.notification()
+        .builder()
+        .title(title)
+        .body(body)
+        .show()
+        .map_err(|err| Error::Notification(err.to_string()))
+}

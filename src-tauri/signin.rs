@@ -1,0 +1,189 @@
+//! Signing in: to a platform with a base URL and an API key (the key goes to the keyring),
+//! switching between the accounts kept on this computer, and the offline demo.
+//!
+//! The commands in [`crate::commands::session`] are one call into here each.
+
+use domain_desk_client::{ApiKey, Client, ClientConfig};
+use tauri::{Manager, Runtime};
+
+use crate::settings::{self, AccountEntry, AccountMode};
+use crate::state::{AppState, Session, SessionDto};
+use crate::{Error, Result, secrets};
+
+/// Checks the base URL a person typed: http(s), a host, no credentials or query.
+pub fn normalise_base_url(input: &str) -> Result<String> {
+    let trimmed = input.trim().trim_end_matches('/');
+    let bad = || {
+        Error::InvalidInput(
+            "Enter the API base URL, such as https://api.example.com (http:// only for a local service).".into(),
+        )
+    };
+    let rest = trimmed
+        .strip_prefix("https://")
+        .or_else(|| trimmed.strip_prefix("http://"))
+        .ok_or_else(bad)?;
+    if rest.is_empty()
+        || rest.contains(['@', '?', '#', ' '])
+        || rest.starts_with('/')
+        || rest.starts_with(':')
+    {
+        return Err(bad());
+    }
+    Ok(trimmed.strip_suffix("/v1").unwrap_or(trimmed).to_owned())
+}
+
+fn host_of(base_url: &str) -> &str {
+    let rest = base_url.split_once("://").map_or(base_url, |(_, r)| r);
+    rest.split('/').next().unwrap_or(rest)
+}
+
+/// Starts a client for `base_url` and asks for the account, which proves the key works.
+async fn open(base_url: &str, key: ApiKey) -> Result<(Client, domain_desk_api::Account)> {
+    let client = Client::new(ClientConfig::new(base_url, key))?;
+    let account = client.account().await?;
+    Ok((client, account))
+}
+
+/// Connects with a key, keeps the key in the keyring and the account in the list, and makes it
+/// the current session.
+pub async fn connect<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    base_url: &str,
+    api_key: &str,
+) -> Result<SessionDto> {
+    let base_url = normalise_base_url(base_url)?;
+    let key = ApiKey::new(api_key);
+    if key.is_empty() {
+        return Err(Error::InvalidInput("Enter the API key.".into()));
+    }
+    let (client, account) = open(&base_url, key.clone()).await?;
+    let id = format!("{}@{}", account.id, host_of(&base_url));
+    secrets::store_key(&id, &key)?;
+    settings::remember_account(
+        app,
+        AccountEntry {
+            id: id.clone(),
+            label: format!(
+                "{} · {} · {}",
+                account.name,
+                account.plan.as_str(),
+                host_of(&base_url)
+            ),
+            mode: AccountMode::Connected,
+            base_url: base_url.clone(),
+        },
+    )?;
+    let session = Session::new(id, AccountMode::Connected, base_url, client, account);
+    activate(app, session).await
+}
+
+/// Switches to an account kept on this computer (the demo starts if it is not running).
+pub async fn switch<R: Runtime>(app: &tauri::AppHandle<R>, id: &str) -> Result<SessionDto> {
+    if let Some(plan) = crate::demo::plan_of(id) {
+        return crate::demo::start(app, plan).await;
+    }
+    let entry = settings::accounts(app)?
+        .into_iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| {
+            Error::InvalidInput("This account is no longer kept here; connect again.".into())
+        })?;
+    let key = secrets::load_key(&entry.id)?;
+    let (client, account) = open(&entry.base_url, key).await?;
+    let session = Session::new(
+        entry.id,
+        AccountMode::Connected,
+        entry.base_url,
+        client,
+        account,
+    );
+    activate(app, session).await
+}
+
+/// Forgets an account: its key leaves the keyring, its entry the list.
+pub async fn forget<R: Runtime>(app: &tauri::AppHandle<R>, id: &str) -> Result<()> {
+    if crate::demo::plan_of(id).is_none() {
+        secrets::delete_key(id)?;
+    }
+    settings::forget_account(app, id)?;
+    let state = app.state::<AppState>();
+    if state.current().await.is_some_and(|s| s.account_id == id) {
+        state.clear().await;
+    }
+    Ok(())
+}
+
+/// Makes `session` the current one, forwards its queue to the window and remembers it.
+pub async fn activate<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    mut session: Session,
+) -> Result<SessionDto> {
+    session.forward_queue_events(app.clone());
+    let dto = session.dto();
+    let id = session.account_id.clone();
+    let base_url = (session.mode == AccountMode::Connected).then(|| session.base_url.clone());
+    let same_account = app
+        .state::<AppState>()
+        .current()
+        .await
+        .is_some_and(|s| s.account_id == id);
+    app.state::<AppState>().replace(session).await;
+    settings::update(app, |s| {
+        if !same_account && s.last_account.as_deref() != Some(id.as_str()) {
+            s.last_project = None;
+        }
+        s.last_account = Some(id);
+        if let Some(url) = base_url {
+            s.base_url = Some(url);
+        }
+    })?;
+    tracing::info!(account = %dto.account.id, mode = ?dto.mode, "signed in");
+    Ok(dto)
+}
+
+/// On start: signs in again to the last account, if there was one and it still works.
+pub async fn resume<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<Option<SessionDto>> {
+    if let Some(session) = app.state::<AppState>().current().await {
+        return Ok(Some(session.dto()));
+    }
+    let Some(last) = settings::load(app)?.last_account else {
+        return Ok(None);
+    };
+    match switch(app, &last).await {
+        Ok(dto) => Ok(Some(dto)),
+        Err(err) => {
+            tracing::warn!(%err, "could not sign in to the last account again");
+            Ok(None)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn base_urls_are_checked_and_normalised() {
+        assert_eq!(
+            normalise_base_url(" https://api.example.com/ ").unwrap(),
+            "https://api.example.com"
+        );
+        assert_eq!(
+            normalise_base_url("http://127.0.0.1:8787/v1").unwrap(),
+            "http://127.0.0.1:8787"
+        );
+        for bad in [
+            "api.example.com",
+            "ftp://x",
+            "https://",
+            "https://user:pw@host",
+            "https://h?x=1",
+        ] {
+            assert!(normalise_base_url(bad).is_err(), "{bad}");
+        }
+        assert_eq!(
+            host_of("https://api.example.com:8443/x"),
+            "api.example.com:8443"
+        );
+    }
+}

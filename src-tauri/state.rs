@@ -1,0 +1,134 @@
+//! What the window's commands share: the signed-in session (API client, account, and for the
+//! offline demo its control plane), kept in Tauri's managed state.
+//!
+//! A session is replaced whole when the user switches account or starts the demo; commands
+//! clone the `Arc` and never hold the lock across a request.
+
+use std::sync::Arc;
+
+use domain_desk_api::Account;
+use domain_desk_client::{Client, QueueState};
+use serde::Serialize;
+use tauri::{Emitter, Runtime};
+use tokio::sync::RwLock;
+
+use crate::local_control::LocalControl;
+use crate::settings::AccountMode;
+use crate::{Error, Result};
+
+/// The event that carries the queue's state to the rate-limit meter.
+pub const QUEUE_CHANGED: &str = "queue://changed";
+
+#[derive(Debug)]
+pub struct Session {
+    /// The account entry (see [`crate::settings::AccountEntry`]).
+    pub account_id: String,
+    pub mode: AccountMode,
+    pub base_url: String,
+    pub client: Client,
+    pub account: Account,
+    /// The control plane, for the offline demo.
+    pub local: Option<LocalControl>,
+    pub platform_domain: Option<String>,
+    pub ca_identity: Option<String>,
+    /// Forwards queue changes to the window; stopped when the session is dropped.
+    queue_events: Option<tauri::async_runtime::JoinHandle<()>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        if let Some(task) = self.queue_events.take() {
+            task.abort();
+        }
+    }
+}
+
+/// The session as the window sees it: no client, no key.
+#[derive(Debug, Clone, Serialize)]
+pub struct SessionDto {
+    pub account_id: String,
+    pub mode: AccountMode,
+    pub base_url: String,
+    pub account: Account,
+    pub platform_domain: Option<String>,
+    pub ca_identity: Option<String>,
+}
+
+impl Session {
+    pub fn new(
+        account_id: String,
+        mode: AccountMode,
+        base_url: String,
+        client: Client,
+        account: Account,
+    ) -> Self {
+        Self {
+            account_id,
+            mode,
+            base_url,
+            client,
+            account,
+            local: None,
+            platform_domain: None,
+            ca_identity: None,
+            queue_events: None,
+        }
+    }
+
+    /// Sends every change of the queue's state to the window as `queue://changed`.
+    pub fn forward_queue_events<R: Runtime>(&mut self, app: tauri::AppHandle<R>) {
+        let mut changes = self.client.state();
+        self.queue_events = Some(tauri::async_runtime::spawn(async move {
+            loop {
+                let state: QueueState = changes.borrow_and_update().clone();
+                if let Err(err) = app.emit(QUEUE_CHANGED, &state) {
+                    tracing::warn!(%err, "could not send the queue state to the window");
+                }
+                if changes.changed().await.is_err() {
+                    break;
+                }
+            }
+        }));
+    }
+
+    pub fn dto(&self) -> SessionDto {
+        SessionDto {
+            account_id: self.account_id.clone(),
+            mode: self.mode,
+            base_url: self.base_url.clone(),
+            account: self.account.clone(),
+            platform_domain: self.platform_domain.clone(),
+            ca_identity: self.ca_identity.clone(),
+        }
+    }
+
+    /// The demo's control plane, or a clear error outside the demo.
+    pub fn local(&self) -> Result<&LocalControl> {
+        self.local.as_ref().ok_or(Error::NotDemo)
+    }
+}
+
+#[derive(Debug, Default)]
+pub struct AppState {
+    session: RwLock<Option<Arc<Session>>>,
+}
+
+impl AppState {
+    pub async fn session(&self) -> Result<Arc<Session>> {
+        self.session.read().await.clone().ok_or(Error::NotSignedIn)
+    }
+
+    pub async fn current(&self) -> Option<Arc<Session>> {
+        self.session.read().await.clone()
+    }
+
+    pub async fn replace(&self, session: Session) -> Arc<Session> {
+        let session = Arc::new(session);
+        *self.session.write().await = Some(session.clone());
+        session
+    }
+
+    pub async fn clear(&self) {
+        *self.session.write().await = None;
+    }
+}

@@ -1,0 +1,483 @@
+//! The window's commands through Tauri's IPC on the mock runtime, with the real capabilities
+//! (`tauri.conf.json` and `capabilities/`), against the local service embedded in-process —
+//! exactly what the window does, without a display.
+
+use std::sync::mpsc;
+use std::time::Duration;
+
+use domain_desk::paths::AppPaths;
+use serde_json::{Value, json};
+use tauri::Listener;
+use tauri::ipc::{CallbackFn, InvokeBody};
+use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
+use tauri::webview::InvokeRequest;
+use tauri::{App, WebviewWindow, WebviewWindowBuilder};
+
+struct Harness {
+    _dir: tempfile::TempDir,
+    app: App<MockRuntime>,
+    window: WebviewWindow<MockRuntime>,
+}
+
+impl Harness {
+    fn new() -> Self {
+        let dir = tempfile::tempdir().expect("a temporary folder");
+        let paths = AppPaths {
+            data_dir: dir.path().join("data"),
+            log_dir: dir.path().join("logs"),
+        };
+        let app = domain_desk::configure(mock_builder())
+            .manage(paths)
+            .build(tauri::generate_context!())
+            .expect("the app builds on the mock runtime");
+        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
+            .build()
+            .expect("the main window");
+        Self {
+            _dir: dir,
+            app,
+            window,
+        }
+    }
+
+    /// Calls a command as the window would; `Err` holds the serialised error.
+    fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
+        let request = InvokeRequest {
+            cmd: cmd.into(),
+            callback: CallbackFn(0),
+            error: CallbackFn(1),
+            url: "tauri://localhost".parse().expect("the app's origin"),
+            body: InvokeBody::Json(args),
+            headers: Default::default(),
+            invoke_key: INVOKE_KEY.to_string(),
+        };
+        get_ipc_response(&self.window, request).map(|body| {
+            body.deserialize::<Value>()
+                .expect("command answers are JSON")
+        })
+    }
+
+    fn ok(&self, cmd: &str, args: Value) -> Value {
+        self.invoke(cmd, args)
+            .unwrap_or_else(|err| panic!("{cmd} failed: {err}"))
+    }
+
+    fn err(&self, cmd: &str, args: Value) -> Value {
+        match self.invoke(cmd, args) {
+            Ok(value) => panic!("{cmd} should have failed, answered {value}"),
+            Err(err) => err,
+        }
+    }
+
+    fn project_with_deploy(&self, status: Option<&str>) -> Value {
+        let projects = self.ok("projects_list", json!({}));
+        projects
+            .as_array()
+            .expect("a list of projects")
+            .iter()
+            .find(|p| p["last_deploy"]["status"].as_str() == status)
+            .cloned()
+            .unwrap_or_else(|| panic!("a seeded project with last deploy {status:?}: {projects}"))
+    }
+}
+
+#[test]
+fn before_signing_in_there_is_no_session_and_commands_say_so() {
+    let h = Harness::new();
+    assert_eq!(h.ok("session_get", json!({})), Value::Null);
+    let err = h.err("projects_list", json!({}));
+    assert_eq!(err["kind"], "not_signed_in");
+    assert_eq!(err["message"], "Not signed in.");
+    assert_eq!(h.err("demo_dns_zones", json!({}))["kind"], "not_signed_in");
+}
+
+#[test]
+fn the_about_flow_still_reports_the_version() {
+    let h = Harness::new();
+    let info = h.ok("app_info", json!({}));
+    assert_eq!(info["version"], env!("CARGO_PKG_VERSION"));
+}
+
+#[test]
+fn the_window_cannot_call_what_its_capability_does_not_grant() {
+    let h = Harness::new();
+    // The store plugin is registered but not granted to the window: settings go through the
+    // app's own commands, which never accept a key.
+    let err = h.err("plugin:store|load", json!({"path": "settings.json"}));
+    assert!(err.to_string().contains("not allowed"), "{err}");
+}
+
+#[test]
+fn hostnames_are_checked_with_the_public_suffix_list() {
+    let h = Harness::new();
+    let sub = h.ok("hostname_check", json!({"hostname": "Shop.Example.co.uk."}));
+    assert_eq!(
+        sub,
+        json!({"ascii": "shop.example.co.uk", "unicode": "shop.example.co.uk", "apex": false,
+               "relative_name": "shop", "registrable_domain": "example.co.uk"})
+    );
+    let apex = h.ok("hostname_check", json!({"hostname": "bücher.de"}));
+    assert_eq!(apex["ascii"], "xn--bcher-kva.de");
+    assert_eq!(apex["apex"], true);
+    assert_eq!(apex["relative_name"], "@");
+    let err = h.err("hostname_check", json!({"hostname": "co.uk"}));
+    assert_eq!(err["kind"], "invalid_input");
+    assert!(
+        err["message"].as_str().unwrap().contains("public suffix"),
+        "{err}"
+    );
+}
+
+#[test]
+fn settings_persist_and_never_take_a_key() {
+    let h = Harness::new();
+    let saved = h.ok(
+        "settings_set",
+        json!({"settings": {"theme": "dark", "polling": false, "last_project": "prj_1", "api_key": "dd_pro_secret"}}),
+    );
+    assert_eq!(saved["theme"], "dark");
+    assert_eq!(saved["polling"], false);
+    let loaded = h.ok("settings_get", json!({}));
+    assert_eq!(loaded, saved);
+    let file = h._dir.path().join("data/settings.json");
+    let text = std::fs::read_to_string(&file).expect("the settings file");
+    assert!(!text.contains("dd_pro_secret"), "{text}");
+    assert!(
+        text.contains("\"theme\": \"dark\"") || text.contains("\"theme\":\"dark\""),
+        "{text}"
+    );
+}
+
+#[test]
+fn the_offline_demo_signs_in_with_its_pro_key_and_manages_domains() {
+    let h = Harness::new();
+    let (events, received) = mpsc::channel::<String>();
+    h.app.listen_any("queue://changed", move |event| {
+        let _ = events.send(event.payload().to_owned());
+    });
+
+    let session = h.ok("demo_start", json!({}));
+    assert_eq!(session["mode"], "demo");
+    assert_eq!(session["account"]["plan"], "pro");
+    assert_eq!(session["account_id"], "offline-demo:pro");
+    assert!(
+        session["platform_domain"]
+            .as_str()
+            .is_some_and(|d| !d.is_empty())
+    );
+    let session_text = session.to_string();
+    assert!(
+        !session_text.contains("dd_pro_"),
+        "the session must not carry the key: {session_text}"
+    );
+    // Signing in again on the next start goes to the same account.
+    assert_eq!(
+        h.ok("session_get", json!({}))["account_id"],
+        "offline-demo:pro"
+    );
+
+    // Every demo plan can be switched to.
+    let accounts = h.ok("accounts_list", json!({}));
+    let ids: Vec<&str> = accounts
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| a["id"].as_str().unwrap())
+        .collect();
+    for plan in ["free", "pro", "business", "enterprise"] {
+        assert!(
+            ids.contains(&format!("offline-demo:{plan}").as_str()),
+            "{ids:?}"
+        );
+    }
+
+    let project = h.project_with_deploy(Some("succeeded"));
+    let project_id = project["id"].as_str().unwrap().to_owned();
+    assert_eq!(
+        h.ok("project_get", json!({"projectId": project_id}))["id"],
+        project["id"]
+    );
+
+    let added = h.ok(
+        "domain_add",
+        json!({"projectId": project_id, "hostname": "Shop.Example.com", "redirectTo": null}),
+    );
+    assert_eq!(added["hostname"], "shop.example.com");
+    assert_eq!(added["status"], "pending_verification");
+    assert_eq!(added["role"], "primary");
+    assert_eq!(added["dns_record"]["type"], "CNAME");
+    assert_eq!(added["dns_record"]["name"], "shop");
+    assert_eq!(added["dns_record"]["ttl"], 3600);
+
+    let apex = h.ok(
+        "domain_add",
+        json!({"projectId": project_id, "hostname": "example.com"}),
+    );
+    assert_eq!(apex["role"], "alias");
+    assert_eq!(apex["dns_record"]["type"], "ALIAS");
+    assert_eq!(apex["dns_record"]["name"], "@");
+
+    // Make the apex primary, then redirect the old primary to it.
+    let config = h.ok(
+        "domain_make_primary",
+        json!({"projectId": project_id, "hostname": "example.com"}),
+    );
+    assert_eq!(config["primary"], "example.com");
+    let config = h.ok(
+        "domain_redirect",
+        json!({"projectId": project_id, "hostname": "shop.example.com", "to": "example.com"}),
+    );
+    assert_eq!(
+        config["redirects"],
+        json!([{"from": "shop.example.com", "to": "example.com", "status": 301}])
+    );
+    let shop = h.ok(
+        "domain_get",
+        json!({"projectId": project_id, "hostname": "shop.example.com", "background": true}),
+    );
+    assert_eq!(shop["role"], "redirect");
+    assert_eq!(
+        shop["redirect"],
+        json!({"to": "example.com", "status": 301})
+    );
+    // The primary cannot redirect: the window is told what to do instead.
+    let err = h.err(
+        "domain_redirect",
+        json!({"projectId": project_id, "hostname": "example.com", "to": "shop.example.com"}),
+    );
+    assert_eq!(err["kind"], "invalid_input");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("Make another domain primary first")
+    );
+
+    // Adding the same name twice is the platform's refusal, by its code.
+    let err = h.err(
+        "domain_add",
+        json!({"projectId": project_id, "hostname": "shop.example.com"}),
+    );
+    assert_eq!(err["kind"], "domain_already_attached", "{err}");
+
+    let err = h.err(
+        "domain_add",
+        json!({"projectId": project_id, "hostname": "*.example.com"}),
+    );
+    assert_eq!(err["kind"], "invalid_hostname", "{err}");
+
+    h.ok(
+        "domain_remove",
+        json!({"projectId": project_id, "hostname": "shop.example.com"}),
+    );
+    let domains = h.ok(
+        "domains_list",
+        json!({"projectId": project_id, "background": false}),
+    );
+    let names: Vec<&str> = domains
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["hostname"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["example.com"]);
+    assert_eq!(
+        h.ok("domain_config_get", json!({"projectId": project_id}))["redirects"],
+        json!([])
+    );
+
+    // The meter knows the budget after these requests, and the window was told.
+    let queue = h.ok("rate_limit_state", json!({}));
+    assert_eq!(queue["limit"], 300, "{queue}");
+    assert!(queue["remaining"].as_u64().unwrap() < 300, "{queue}");
+    let event = received
+        .recv_timeout(Duration::from_secs(5))
+        .expect("a queue://changed event");
+    let event: Value = serde_json::from_str(&event).unwrap();
+    assert!(event.get("queued").is_some(), "{event}");
+}
+
+#[test]
+fn the_free_plan_cannot_add_domains_and_a_project_without_deploy_says_so() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    let never_deployed = h.project_with_deploy(None);
+    let err = h.err(
+        "domain_add",
+        json!({"projectId": never_deployed["id"], "hostname": "new.example.org"}),
+    );
+    assert_eq!(err["kind"], "deploy_required", "{err}");
+
+    let free = h.ok("account_switch", json!({"id": "offline-demo:free"}));
+    assert_eq!(free["account"]["plan"], "free");
+    let project = h.project_with_deploy(Some("succeeded"));
+    let err = h.err(
+        "domain_add",
+        json!({"projectId": project["id"], "hostname": "free.example.org"}),
+    );
+    assert_eq!(err["kind"], "plan_upgrade_required", "{err}");
+    assert!(!err["message"].as_str().unwrap().is_empty());
+}
+
+#[test]
+fn the_demo_clock_can_be_sped_up() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    let before = h.ok("clock_get", json!({}));
+    let clock = h.ok("clock_set_speed", json!({"speed": 60.0}));
+    assert_eq!(clock["speed"], 60.0);
+    assert!(clock["now"].as_str().unwrap() >= before["now"].as_str().unwrap());
+    assert_eq!(h.ok("clock_get", json!({}))["speed"], 60.0);
+    // Still signed in to the same account, with a queue that follows the clock.
+    assert_eq!(h.ok("session_get", json!({}))["account"]["plan"], "pro");
+    let err = h.err("clock_set_speed", json!({"speed": -1.0}));
+    assert_eq!(err["kind"], "invalid_input");
+}
+
+#[test]
+fn open_in_browser_refuses_demo_names_with_a_reason() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    let err = h.err("open_in_browser", json!({"hostname": "shop.example.com"}));
+    assert_eq!(err["kind"], "invalid_input");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("only inside the offline demo")
+    );
+}
+
+/// The seeded mistake at shop.example.com (an A record) fails verification with the record
+/// named; fixing it in Demo DNS and letting the demo's time pass makes the domain live; the
+/// doctor reports on it.
+#[test]
+fn demo_dns_fixes_a_conflicting_record_and_the_domain_goes_live() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    let project = h.project_with_deploy(Some("succeeded"));
+    let pid = project["id"].as_str().unwrap().to_owned();
+    let added = h.ok(
+        "domain_add",
+        json!({"projectId": pid, "hostname": "shop.example.com"}),
+    );
+    let target = added["dns_record"]["value"].as_str().unwrap().to_owned();
+
+    let failed = h.ok(
+        "domain_verify",
+        json!({"projectId": pid, "hostname": "shop.example.com"}),
+    );
+    assert_eq!(failed["status"], "pending_verification");
+    assert_eq!(
+        failed["verification"]["error"]["code"], "conflicting_record",
+        "{failed}"
+    );
+    assert_eq!(
+        failed["verification"]["error"]["found"][0],
+        json!({"type": "A", "value": "192.0.2.10"})
+    );
+
+    let zones = h.ok("demo_dns_zones", json!({}));
+    assert!(
+        zones.as_array().unwrap().iter().any(|z| z == "example.com"),
+        "{zones}"
+    );
+    let records = h.ok("demo_dns_records", json!({"zone": "example.com"}));
+    let a = records["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["name"] == "shop" && r["type"] == "A")
+        .cloned()
+        .expect("the seeded A record at shop");
+
+    // A CNAME beside the A record is refused, as real providers do.
+    let err = h.err(
+        "demo_dns_add",
+        json!({"zone": "example.com", "record": {"name": "shop", "type": "CNAME", "value": target}}),
+    );
+    assert_eq!(err["kind"], "record_conflict", "{err}");
+
+    h.ok(
+        "demo_dns_delete",
+        json!({"zone": "example.com", "id": a["id"]}),
+    );
+    let cname = h.ok(
+        "demo_dns_add",
+        json!({"zone": "example.com", "record": {"name": "shop", "type": "CNAME", "value": target, "ttl": 3600}}),
+    );
+    assert_eq!(cname["type"], "CNAME");
+
+    // Past the propagation delay the platform sees the CNAME.
+    h.ok("clock_advance", json!({"seconds": 600.0}));
+    let verified = h.ok(
+        "domain_verify",
+        json!({"projectId": pid, "hostname": "shop.example.com"}),
+    );
+    assert_eq!(verified["status"], "verified", "{verified}");
+    assert_eq!(verified["certificate"]["status"], "issuing");
+
+    // The certificate arrives after a few minutes of demo time.
+    h.ok("clock_advance", json!({"seconds": 600.0}));
+    let mut live = Value::Null;
+    for _ in 0..50 {
+        live = h.ok(
+            "domain_get",
+            json!({"projectId": pid, "hostname": "shop.example.com", "background": true}),
+        );
+        if live["status"] == "live" {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    assert_eq!(live["status"], "live", "{live}");
+    assert_eq!(live["certificate"]["status"], "issued");
+    assert!(live["certificate"]["expires_at"].is_string());
+
+    let diagnosis = h.ok(
+        "diagnose",
+        json!({"hostname": "shop.example.com", "target": null}),
+    );
+    let host = &diagnosis["report"]["hosts"][0];
+    assert_eq!(host["hostname"], "shop.example.com");
+    assert_eq!(
+        diagnosis["report"]["offline"], true,
+        "the demo asks only its own DNS server"
+    );
+    let codes: Vec<&str> = host["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|f| f["code"].as_str().unwrap())
+        .collect();
+    assert!(codes.contains(&"record_correct"), "{codes:?}");
+    assert!(
+        diagnosis["markdown"]
+            .as_str()
+            .unwrap()
+            .contains("shop.example.com"),
+        "{diagnosis}"
+    );
+}
+
+#[test]
+fn the_doctor_names_the_blocking_a_record_and_its_fix() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    let diagnosis = h.ok("diagnose", json!({"hostname": "shop.example.com"}));
+    let host = &diagnosis["report"]["hosts"][0];
+    let conflict = host["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|f| f["code"] == "conflicting_record")
+        .unwrap_or_else(|| panic!("a conflicting_record finding: {host}"));
+    assert_eq!(conflict["severity"], "error");
+    let changes = conflict["fix"]["changes"].as_array().unwrap();
+    assert!(
+        changes
+            .iter()
+            .any(|c| c["action"] == "remove" && c["type"] == "A" && c["value"] == "192.0.2.10"),
+        "{conflict}"
+    );
+}
