@@ -72,7 +72,8 @@ pub async fn gate(State(state): State<AppState>, mut req: Request, next: Next) -
         }
     };
 
-    let is_status_query = req.method() == Method::GET && req.uri().path() == "/v1/rate_limit";
+    let is_status_query =
+        matches!(*req.method(), Method::GET | Method::HEAD) && req.uri().path() == "/v1/rate_limit";
     let limits = account.limits;
     let snapshot = if is_status_query {
         match state.limiter().peek(&key, &limits, now) {
