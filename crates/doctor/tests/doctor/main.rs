@@ -5,6 +5,7 @@ mod caa;
 mod failures;
 mod output;
 mod records;
+mod service;
 mod support;
 
 use domain_desk_doctor::{FindingCode, HostReport, Report, Severity};

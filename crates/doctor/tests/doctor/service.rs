@@ -1,0 +1,251 @@
+//! The doctor against the local service's own DNS server and TLS edge, in-process on
+//! loopback: its seed zones hold the typical mistakes, and a domain taken live through the
+//! API shows its certificate and redirect.
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use domain_desk_api::local::LocalInfo;
+use domain_desk_doctor::{DoctorOptions, FindingCode, Severity, diagnose, diagnose_logged};
+use domain_desk_service::{Service, ServiceSettings, Storage};
+use serde_json::{Value, json};
+
+use crate::{codes, finding, host};
+
+struct Running {
+    info: LocalInfo,
+    http: reqwest::Client,
+    _stop: tokio::sync::oneshot::Sender<()>,
+}
+
+async fn start() -> Running {
+    let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+    let settings = ServiceSettings {
+        storage: Storage::Memory,
+        api_addr: loopback,
+        dns_addr: loopback,
+        edge_https_addr: loopback,
+        edge_http_addr: loopback,
+        clock_speed: 0.0,
+        ..ServiceSettings::default()
+    };
+    let service = Service::bind(settings).await.unwrap();
+    let info = service.info().await.unwrap();
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(service.run(async {
+        let _ = stopped.await;
+    }));
+    Running {
+        info,
+        http: reqwest::Client::builder().no_proxy().build().unwrap(),
+        _stop: stop,
+    }
+}
+
+impl Running {
+    fn dns(&self) -> SocketAddr {
+        self.info.dns.as_deref().unwrap().parse().unwrap()
+    }
+
+    fn options(&self) -> DoctorOptions {
+        let mut options = DoctorOptions::new(&self.info.platform_dns_target)
+            .with_resolvers([self.dns()])
+            .with_ca_identity(&self.info.ca_identity)
+            .with_timeout(Duration::from_secs(2))
+            .with_edge(
+                self.info
+                    .edge_https
+                    .as_deref()
+                    .map(|edge| edge.parse().unwrap()),
+            );
+        options.extra_roots_pem = self.info.ca_certificate_pem.clone();
+        options
+    }
+
+    async fn call(
+        &self,
+        method: reqwest::Method,
+        path: &str,
+        key: Option<&str>,
+        body: Value,
+    ) -> Value {
+        let mut request = self
+            .http
+            .request(method, format!("http://{}{path}", self.info.api));
+        if let Some(key) = key {
+            request = request.bearer_auth(key);
+        }
+        let response = request.json(&body).send().await.unwrap();
+        assert!(
+            response.status().is_success(),
+            "{path}: {}",
+            response.status()
+        );
+        response.json().await.unwrap_or(Value::Null)
+    }
+}
+
+#[tokio::test]
+async fn the_seed_zones_mistakes_are_each_found() {
+    let service = start().await;
+    let names = [
+        "www.example.com",
+        "shop.example.com",
+        "blog.example.net",
+        "example.net",
+        "www.locked.example.org",
+        "example.co.uk",
+        "www.example.co.uk",
+        "example.org",
+    ];
+    let (report, questions) = diagnose_logged(&names, &service.options().with_tls_probe(false))
+        .await
+        .unwrap();
+    // offline: the service's DNS server is the only one asked
+    assert!(
+        questions
+            .iter()
+            .all(|question| question.server == service.dns())
+    );
+
+    for fine in ["www.example.com", "www.example.co.uk"] {
+        let fine = host(&report, fine);
+        assert!(
+            codes(fine, Severity::Error).is_empty(),
+            "{:#?}",
+            fine.findings
+        );
+        finding(fine, FindingCode::RecordCorrect);
+    }
+    let shop = finding(
+        host(&report, "shop.example.com"),
+        FindingCode::ConflictingRecord,
+    );
+    assert!(shop.detail.contains("192.0.2.10"));
+    finding(
+        host(&report, "blog.example.net"),
+        FindingCode::CnameTargetDoubled,
+    );
+    finding(
+        host(&report, "example.net"),
+        FindingCode::ApexAddressMismatch,
+    );
+    let couk = host(&report, "example.co.uk");
+    assert!(couk.name.as_ref().unwrap().registrable_apex);
+    finding(couk, FindingCode::ApexAddressMismatch);
+    let missing = finding(host(&report, "example.org"), FindingCode::RecordMissing);
+    assert_eq!(
+        missing.fix.as_ref().unwrap().changes[0].record_type,
+        "ALIAS"
+    );
+
+    let locked = host(&report, "www.locked.example.org");
+    finding(locked, FindingCode::RecordCorrect);
+    let caa = finding(locked, FindingCode::CaaForbidsIssuance);
+    assert!(caa.title.contains("locked.example.org"));
+    assert_eq!(
+        locked.caa.as_ref().unwrap().deciding_name.as_deref(),
+        Some("locked.example.org")
+    );
+    let allowed = host(&report, "example.org");
+    assert_eq!(
+        allowed.caa.as_ref().unwrap().deciding_name.as_deref(),
+        Some("example.org")
+    );
+    finding(allowed, FindingCode::CaaAllowsIssuance);
+}
+
+#[tokio::test]
+async fn a_live_domain_shows_its_certificate_and_a_redirect_its_301() {
+    let service = start().await;
+    let key = service.info.demo_keys["pro"].clone();
+    let post = reqwest::Method::POST;
+    let project = service
+        .call(
+            post.clone(),
+            "/v1/projects",
+            Some(&key),
+            json!({"name": "doctor"}),
+        )
+        .await;
+    let project = project["id"].as_str().unwrap().to_owned();
+    service
+        .call(
+            post.clone(),
+            &format!("/v1/projects/{project}/deploys"),
+            Some(&key),
+            json!({"files": {"index.html": "<h1>doctor</h1>"}}),
+        )
+        .await;
+    let domains = format!("/v1/projects/{project}/domains");
+    service
+        .call(
+            post.clone(),
+            &domains,
+            Some(&key),
+            json!({"hostname": "www.example.com"}),
+        )
+        .await;
+    service
+        .call(
+            post.clone(),
+            &domains,
+            Some(&key),
+            json!({"hostname": "www.example.co.uk", "redirect_to": "www.example.com"}),
+        )
+        .await;
+
+    // Before it is live the edge does not serve the name: a warning, not an error.
+    let before = diagnose(&["www.example.com"], &service.options())
+        .await
+        .unwrap();
+    let www = host(&before, "www.example.com");
+    finding(www, FindingCode::TlsUnreachable);
+    assert!(codes(www, Severity::Error).is_empty());
+
+    // Past the propagation delay, verify, then past the issuance time (virtual clock).
+    let mut live = false;
+    for _ in 0..10 {
+        service
+            .call(
+                post.clone(),
+                "/_local/clock/advance",
+                None,
+                json!({"seconds": 3600}),
+            )
+            .await;
+        let mut statuses = Vec::new();
+        for name in ["www.example.com", "www.example.co.uk"] {
+            let domain = service
+                .call(
+                    post.clone(),
+                    &format!("{domains}/{name}/verify"),
+                    Some(&key),
+                    json!({}),
+                )
+                .await;
+            statuses.push(domain["status"].as_str().unwrap_or_default().to_owned());
+        }
+        if statuses.iter().all(|status| status == "live") {
+            live = true;
+            break;
+        }
+    }
+    assert!(live, "the domains did not go live");
+
+    let report = diagnose(
+        &["www.example.com", "www.example.co.uk"],
+        &service.options(),
+    )
+    .await
+    .unwrap();
+    assert!(!report.has_errors(), "{}", report.to_markdown());
+    let www = host(&report, "www.example.com");
+    finding(www, FindingCode::TlsCertificateOk);
+    let certificate = www.tls.as_ref().unwrap().certificate.as_ref().unwrap();
+    assert!(certificate.names.contains(&"www.example.com".to_owned()));
+    assert!(certificate.trusted && certificate.covers_hostname);
+    let redirect = finding(host(&report, "www.example.co.uk"), FindingCode::Redirect);
+    assert!(redirect.title.contains("301"));
+    assert!(redirect.title.contains("www.example.com"));
+}
