@@ -109,6 +109,12 @@ pub struct ZoneRecordList {
     pub records: Vec<ZoneRecord>,
 }
 
+/// `GET /_local/dns`: the demo DNS provider's zones, sorted.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ZoneList {
+    pub zones: Vec<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct NewZone {
     pub zone: String,

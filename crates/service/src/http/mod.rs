@@ -48,7 +48,7 @@ pub fn api_router() -> OpenApiRouter<AppState> {
             local::faults::put_faults
         ))
         .routes(routes!(local::reset::post_reset))
-        .routes(routes!(local::dns::add_zone))
+        .routes(routes!(local::dns::list_zones, local::dns::add_zone))
         .routes(routes!(local::dns::list_records, local::dns::add_record))
         .routes(routes!(local::dns::delete_record))
 }

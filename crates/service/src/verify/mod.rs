@@ -41,6 +41,8 @@ pub struct Verifier {
     resolver_address: SocketAddr,
     /// The platform DNS target, lowercase without the final dot.
     dns_target: String,
+    /// How long one question may take before the check gives up.
+    timeout: Duration,
 }
 
 impl Verifier {
@@ -48,7 +50,14 @@ impl Verifier {
         Self {
             resolver_address,
             dns_target: dns_target.trim_end_matches('.').to_ascii_lowercase(),
+            timeout: LOOKUP_TIMEOUT,
         }
+    }
+
+    /// The same verifier with another per-question timeout.
+    pub fn with_timeout(mut self, timeout: Duration) -> Self {
+        self.timeout = timeout;
+        self
     }
 
     pub fn dns_target(&self) -> &str {
@@ -63,7 +72,7 @@ impl Verifier {
         config.add_name_server(NameServerConfig::new(self.resolver_address, Protocol::Tcp));
         let mut options = ResolverOpts::default();
         options.cache_size = 0;
-        options.timeout = LOOKUP_TIMEOUT;
+        options.timeout = self.timeout;
         options.attempts = 1;
         options.use_hosts_file = ResolveHosts::Never;
         options.preserve_intermediates = true;

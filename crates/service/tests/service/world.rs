@@ -546,6 +546,61 @@ async fn the_provider_lists_adds_zones_and_refuses_bad_records() {
         )
         .await
         .expect(201);
+    let zones = world
+        .service
+        .call(Method::GET, "/_local/dns", None, None)
+        .await;
+    zones.expect(200);
+    assert_eq!(
+        zones.body["zones"],
+        json!([
+            "example.co.uk",
+            "example.com",
+            "example.io",
+            "example.net",
+            "example.org"
+        ])
+    );
+}
+
+#[tokio::test]
+async fn reset_brings_the_seed_zones_back_and_keeps_the_ca() {
+    let world = started().await;
+    world
+        .dns_add(
+            "example.com",
+            json!({"name": "extra", "type": "A", "value": "192.0.2.99"}),
+        )
+        .await
+        .expect(201);
+    world.dns_delete("example.com", "seed-com-shop-a").await;
+    world
+        .service
+        .call(Method::POST, "/_local/reset", None, None)
+        .await
+        .expect(200);
+    let records = world
+        .service
+        .call(Method::GET, "/_local/dns/example.com/records", None, None)
+        .await;
+    let names: Vec<&str> = records.body["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|record| record["name"].as_str())
+        .collect();
+    assert!(
+        names.contains(&"shop") && !names.contains(&"extra"),
+        "{names:?}"
+    );
+    let info = world
+        .service
+        .call(Method::GET, "/_local/info", None, None)
+        .await;
+    assert_eq!(
+        info.body["ca_certificate_pem"].as_str(),
+        Some(world.ca_pem.as_str())
+    );
 }
 
 #[tokio::test]

@@ -6,12 +6,26 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain_desk_api::ErrorBody;
-use domain_desk_api::local::{NewZone, NewZoneRecord, ZoneRecord, ZoneRecordList};
+use domain_desk_api::local::{NewZone, NewZoneRecord, ZoneList, ZoneRecord, ZoneRecordList};
 
 use crate::Result;
 use crate::http::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
 use crate::world::require_local_world;
+
+#[utoipa::path(
+    get,
+    path = "/_local/dns",
+    tag = "local",
+    summary = "The demo DNS provider's zones",
+    responses((status = 200, description = "The zones, sorted", body = ZoneList)),
+)]
+pub async fn list_zones(State(state): State<AppState>) -> Result<Json<ZoneList>> {
+    let world = require_local_world(&state)?;
+    Ok(Json(ZoneList {
+        zones: world.zones().zone_names(),
+    }))
+}
 
 #[utoipa::path(
     post,
