@@ -271,3 +271,24 @@ async fn setting_the_clock_back_opens_a_new_window() {
         .unwrap();
     service.get("/v1/account", &key).await.expect(200);
 }
+
+#[tokio::test]
+async fn the_ban_threshold_and_duration_are_settings() {
+    let service = TestService::with_settings(domain_desk_service::ServiceSettings {
+        ban_threshold: 2,
+        ban_duration: chrono::TimeDelta::seconds(90),
+        ..Default::default()
+    });
+    let key = service.key(Plan::Free).await;
+    for _ in 0..60 {
+        service.get("/v1/account", &key).await.expect(200);
+    }
+    for _ in 0..3 {
+        service.get("/v1/account", &key).await.expect(429);
+    }
+    let banned = service.get("/v1/account", &key).await;
+    banned.expect_error(403, "key_banned");
+    assert_eq!(banned.header("retry-after"), Some("90"));
+    service.advance(90.0);
+    service.get("/v1/account", &key).await.expect(200);
+}
