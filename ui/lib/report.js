@@ -1,28 +1,45 @@
-// The DNS doctor's report as the Diagnose panel shows it, and as Markdown for "Copy report".
+// The DNS doctor's report for one hostname, as the Diagnose panel shows it. The report comes
+// from the `diagnose` command (domain_desk_doctor::Report, one host); its Markdown comes with
+// it, rendered by the doctor itself, so "Copy report" says exactly what the CLI says.
 //
-// The report arrives from the `diagnose` command:
-//   {hostname, checked_at, findings: [{severity, code, title, detail, fix}],
-//    resolvers: [{resolver, address, answers: [{type, value, ttl}], error}],
-//    certificate: null | {subject, issuer, names, not_before, not_after, error}}
+// A host report: {hostname, unicode_hostname, name: {apex, zone, relative_name, ...},
+//   expected_record: {type, name, value, ttl}, views: [{source: {label, address, kind},
+//   status, error, records: [{name, type, ttl, value}], cache_expires_in_seconds, agrees}],
+//   caa: {steps, deciding_name, decision}, tls: {address, connected, error, certificate,
+//   http_status, location}, findings: [{code, severity, title, detail, evidence, fix}]}
 
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2, ok: 3 };
 const SEVERITY_WORD = { error: 'Problem', warning: 'Warning', info: 'Note', ok: 'OK' };
+const STATUS_WORD = {
+  no_error: 'answered',
+  nx_domain: 'name does not exist (NXDOMAIN)',
+  serv_fail: 'server failure (SERVFAIL)',
+  refused: 'refused',
+  other_rcode: 'error',
+  timeout: 'no answer in time',
+  failed: 'unreachable',
+};
 
 export function severityWord(severity) {
   return SEVERITY_WORD[severity] ?? severity;
 }
 
+/** The one host of a single-hostname report. */
+export function hostOf(diagnosis) {
+  return diagnosis?.report?.hosts?.[0] ?? null;
+}
+
 /** Findings with problems first, stable within a severity. */
-export function sortedFindings(report) {
-  return (report.findings ?? [])
+export function sortedFindings(host) {
+  return (host?.findings ?? [])
     .map((f, i) => ({ f, i }))
     .sort((a, b) => (SEVERITY_ORDER[a.f.severity] ?? 9) - (SEVERITY_ORDER[b.f.severity] ?? 9) || a.i - b.i)
     .map(({ f }) => f);
 }
 
-/** One line summary: "2 problems, 1 warning" or "No problems found". */
-export function summary(report) {
-  const count = (s) => (report.findings ?? []).filter((f) => f.severity === s).length;
+/** "2 problems, 1 warning" or "No problems found". */
+export function summary(host) {
+  const count = (s) => (host?.findings ?? []).filter((f) => f.severity === s).length;
   const errors = count('error');
   const warnings = count('warning');
   const parts = [];
@@ -31,44 +48,41 @@ export function summary(report) {
   return parts.length ? parts.join(', ') : 'No problems found';
 }
 
-/** "CNAME x.platform.test (TTL 3600)" lines for one resolver, or its error. */
-export function answerText(row) {
-  if (row.error) return row.error;
-  if (!row.answers?.length) return 'no answer';
-  return row.answers.map((a) => `${a.type} ${a.value}${a.ttl != null ? ` (TTL ${a.ttl})` : ''}`).join('; ');
+/** "CNAME cname.platform.test (TTL 3600); A 192.0.2.1 (TTL 300)", or why there is none. */
+export function answerText(view) {
+  if (view.error) return view.error;
+  if (view.status && view.status !== 'no_error') return STATUS_WORD[view.status] ?? view.status;
+  if (!view.records?.length) return 'no records';
+  return view.records.map((r) => `${r.type} ${r.value} (TTL ${r.ttl})`).join('; ');
 }
 
-/** Whether the resolvers disagree (a propagation in progress or a stale cache). */
-export function resolversDisagree(report) {
-  const seen = new Set((report.resolvers ?? []).map((r) => (r.error ? `!${r.error}` : (r.answers ?? []).map((a) => `${a.type} ${a.value}`).sort().join('|'))));
-  return seen.size > 1;
+/** "agrees", "differs from the authoritative answer", or "" when unknown. */
+export function agreementText(view) {
+  if (view.agrees === true) return 'agrees';
+  if (view.agrees === false) return 'differs from the authoritative answer';
+  return '';
 }
 
-function cell(text) {
-  return String(text ?? '').replace(/\|/g, '\\|').replace(/\n/g, ' ');
+/** Whether the servers disagree (a change is propagating, or a cache holds an old answer). */
+export function resolversDisagree(host) {
+  return (host?.views ?? []).some((v) => v.agrees === false);
 }
 
-/** The report as Markdown, for pasting into a support ticket. */
-export function reportMarkdown(report) {
-  const lines = [`# DNS report for ${report.hostname}`, ''];
-  if (report.checked_at) lines.push(`Checked at ${report.checked_at}. ${summary(report)}.`, '');
-  lines.push('## Findings', '');
-  const findings = sortedFindings(report);
-  if (findings.length === 0) lines.push('- No findings.');
-  for (const f of findings) {
-    lines.push(`- **${severityWord(f.severity)}: ${f.title}**${f.detail ? ` — ${f.detail}` : ''}`);
-    if (f.fix) lines.push(`  - Fix: ${f.fix}`);
-  }
-  lines.push('', '## Resolvers', '', '| Resolver | Answer |', '|---|---|');
-  for (const r of report.resolvers ?? []) lines.push(`| ${cell(r.resolver)}${r.address ? ` (${cell(r.address)})` : ''} | ${cell(answerText(r))} |`);
-  lines.push('', '## Certificate served', '');
-  const c = report.certificate;
-  if (!c) lines.push('No certificate was served.');
-  else if (c.error) lines.push(`Could not get a certificate: ${c.error}`);
-  else {
-    lines.push(`- Subject: ${c.subject ?? ''}`, `- Issuer: ${c.issuer ?? ''}`);
-    if (c.names?.length) lines.push(`- Names: ${c.names.join(', ')}`);
-    if (c.not_after) lines.push(`- Valid until: ${c.not_after}`);
-  }
-  return `${lines.join('\n')}\n`;
+/** "add CNAME shop → cname.platform.test" lines for a finding's fix. */
+export function changeText(change) {
+  const where = change.name === '@' ? `@ (${change.zone})` : `${change.name}.${change.zone}`;
+  return `${change.action} ${change.type} at ${where}: ${change.value}${change.ttl ? ` (TTL ${change.ttl})` : ''}`;
+}
+
+/** The certificate served, in words: subject and issuer, or why there is none. */
+export function certificateText(host) {
+  const tls = host?.tls;
+  if (!tls) return { ok: false, text: 'Not probed: the DNS is not right yet, so no certificate can be served.' };
+  if (!tls.connected) return { ok: false, text: tls.error ? `Could not connect to ${tls.address}: ${tls.error}` : `Could not connect to ${tls.address}.` };
+  const c = tls.certificate;
+  if (!c) return { ok: false, text: tls.error ?? 'The edge served no certificate.' };
+  const problems = [];
+  if (!c.covers_hostname) problems.push('does not cover this name');
+  if (!c.trusted) problems.push(c.trust_error ? `not trusted: ${c.trust_error}` : 'not trusted');
+  return { ok: problems.length === 0, text: problems.length ? `Certificate ${problems.join('; ')}.` : 'A valid certificate is served for this name.' };
 }

@@ -1,43 +1,56 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { reportMarkdown, sortedFindings, summary, resolversDisagree, answerText } from '../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText } from '../lib/report.js';
 
-const report = {
+// Shaped as domain_desk_doctor::Report serialises.
+const host = {
   hostname: 'shop.example.com',
-  checked_at: '2026-11-21T12:00:00Z',
+  unicode_hostname: 'shop.example.com',
   findings: [
-    { severity: 'ok', code: 'cname_ok', title: 'The CNAME points to the platform' },
-    { severity: 'error', code: 'conflicting_a', title: 'An A record blocks the CNAME', detail: 'A 192.0.2.10 at shop', fix: 'Delete the A record at shop.' },
-    { severity: 'warning', code: 'low_ttl', title: 'TTL | odd' },
+    { code: 'name_kind', severity: 'info', title: 'A subdomain', detail: '', evidence: [], fix: null },
+    { code: 'conflicting_record', severity: 'error', title: 'An A record blocks the CNAME', detail: 'A 192.0.2.10 at shop', evidence: [],
+      fix: { summary: 'Remove the A record.', changes: [{ action: 'remove', zone: 'example.com', name: 'shop', type: 'A', value: '192.0.2.10', ttl: 3600 }] } },
+    { code: 'propagation_pending', severity: 'warning', title: 'Resolvers disagree', detail: '', evidence: [], fix: null },
   ],
-  resolvers: [
-    { resolver: 'authoritative', address: '127.0.0.1:8853', answers: [{ type: 'A', value: '192.0.2.10', ttl: 3600 }] },
-    { resolver: 'cache', answers: [] },
-    { resolver: 'other', error: 'SERVFAIL' },
+  views: [
+    { source: { label: 'ns (authoritative)', address: '127.0.0.1:8853', kind: 'authoritative' }, status: 'no_error', error: null, records: [{ name: 'shop.example.com', type: 'A', ttl: 3600, value: '192.0.2.10' }], agrees: true },
+    { source: { label: 'cache', address: '127.0.0.1:53', kind: 'given' }, status: 'nx_domain', error: null, records: [], agrees: false },
+    { source: { label: 'other', address: '10.0.0.1:53', kind: 'given' }, status: 'timeout', error: 'timed out after 1.5 s', records: [], agrees: null },
   ],
-  certificate: { subject: 'CN=shop.example.com', issuer: 'Local CA', names: ['shop.example.com'], not_after: '2027-02-19T00:00:00Z' },
+  tls: null,
 };
 
+test('the one host of a report is found', () => {
+  assert.equal(hostOf({ report: { hosts: [host] } }), host);
+  assert.equal(hostOf({}), null);
+});
+
 test('problems come first and the summary counts them', () => {
-  assert.deepEqual(sortedFindings(report).map((f) => f.severity), ['error', 'warning', 'ok']);
-  assert.equal(summary(report), '1 problem, 1 warning');
+  assert.deepEqual(sortedFindings(host).map((f) => f.severity), ['error', 'warning', 'info']);
+  assert.equal(summary(host), '1 problem, 1 warning');
   assert.equal(summary({ findings: [] }), 'No problems found');
 });
 
-test('resolver answers read with their TTLs and disagreement is noticed', () => {
-  assert.equal(answerText(report.resolvers[0]), 'A 192.0.2.10 (TTL 3600)');
-  assert.equal(answerText(report.resolvers[1]), 'no answer');
-  assert.equal(answerText(report.resolvers[2]), 'SERVFAIL');
-  assert.equal(resolversDisagree(report), true);
-  assert.equal(resolversDisagree({ resolvers: [report.resolvers[0], report.resolvers[0]] }), false);
+test('each server says what it answered, with TTLs, and disagreement is noticed', () => {
+  assert.equal(answerText(host.views[0]), 'A 192.0.2.10 (TTL 3600)');
+  assert.equal(answerText(host.views[1]), 'name does not exist (NXDOMAIN)');
+  assert.equal(answerText(host.views[2]), 'timed out after 1.5 s');
+  assert.equal(agreementText(host.views[1]), 'differs from the authoritative answer');
+  assert.equal(agreementText(host.views[2]), '');
+  assert.equal(resolversDisagree(host), true);
+  assert.equal(resolversDisagree({ views: [host.views[0]] }), false);
 });
 
-test('the Markdown report has the findings with fixes, a resolver table and the certificate', () => {
-  const md = reportMarkdown(report);
-  assert.match(md, /^# DNS report for shop\.example\.com/);
-  assert.match(md, /- \*\*Problem: An A record blocks the CNAME\*\* — A 192\.0\.2\.10 at shop\n {2}- Fix: Delete the A record at shop\./);
-  assert.match(md, /\| authoritative \(127\.0\.0\.1:8853\) \| A 192\.0\.2\.10 \(TTL 3600\) \|/);
-  assert.match(reportMarkdown({ hostname: 'x', resolvers: [{ resolver: 'a|b', answers: [] }] }), /\| a\\\|b \| no answer \|/);
-  assert.match(md, /- Issuer: Local CA/);
-  assert.match(reportMarkdown({ hostname: 'x.example.com' }), /No certificate was served/);
+test('fixes read as the DNS provider asks for them', () => {
+  assert.equal(changeText(host.findings[1].fix.changes[0]), 'remove A at shop.example.com: 192.0.2.10 (TTL 3600)');
+  assert.equal(changeText({ action: 'add', zone: 'example.net', name: '@', type: 'ALIAS', value: 't.test', ttl: null }), 'add ALIAS at @ (example.net): t.test');
+});
+
+test('the certificate served, or why there is none', () => {
+  assert.match(certificateText(host).text, /Not probed/);
+  assert.match(certificateText({ tls: { address: '127.0.0.1:8443', connected: false, error: 'refused' } }).text, /Could not connect to 127\.0\.0\.1:8443: refused/);
+  const good = { tls: { connected: true, certificate: { subject: 'CN=shop', issuer: 'Local CA', names: ['shop.example.com'], covers_hostname: true, trusted: true } } };
+  assert.equal(certificateText(good).ok, true);
+  const bad = { tls: { connected: true, certificate: { covers_hostname: false, trusted: false, trust_error: 'unknown issuer' } } };
+  assert.equal(certificateText(bad).text, 'Certificate does not cover this name; not trusted: unknown issuer.');
 });

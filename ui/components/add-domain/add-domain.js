@@ -32,10 +32,11 @@ export class AddDomain extends HTMLElement {
           <label><input type="radio" name="role" value="primary" id="add-role-primary" ${domains.length === 0 ? html`checked` : ''}> Primary — the project is served here</label>
           <label><input type="radio" name="role" value="alias" id="add-role-alias" ${domains.length > 0 ? html`checked` : ''}> Alias — serves the project too</label>
           <label><input type="radio" name="role" value="redirect" id="add-role-redirect" ${targets.length === 0 ? html`disabled` : ''}> Redirect to…</label>
-          <select id="add-redirect-to" aria-label="Redirect target" disabled>
-            ${targets.map((d) => html`<option value="${d.hostname}">${d.unicode_hostname}</option>`)}
-          </select>
-          ${targets.length === 0 ? html`<p class="muted small">A redirect needs another domain of this project to point to.</p>` : ''}
+          ${targets.length === 0
+            ? html`<p class="muted small">A redirect needs another domain of this project to point to.</p>`
+            : html`<select id="add-redirect-to" aria-label="Redirect target" disabled>
+              ${targets.map((d) => html`<option value="${d.hostname}">${d.unicode_hostname}</option>`)}
+            </select>`}
         </fieldset>
         <p id="add-domain-error" class="error" role="alert" hidden></p>
         <div class="dialog-buttons">
@@ -46,7 +47,8 @@ export class AddDomain extends HTMLElement {
     const input = this.body.querySelector('#add-hostname');
     input.addEventListener('input', () => this.check(input.value));
     this.body.querySelectorAll('input[name=role]').forEach((r) => r.addEventListener('change', () => {
-      this.body.querySelector('#add-redirect-to').disabled = r.value !== 'redirect' || !r.checked;
+      const select = this.body.querySelector('#add-redirect-to');
+      if (select) select.disabled = r.value !== 'redirect' || !r.checked;
     }));
     this.body.querySelector('#add-cancel').addEventListener('click', () => this.dialog.close());
     this.body.querySelector('#add-domain-form').addEventListener('submit', (e) => {
@@ -97,7 +99,7 @@ export class AddDomain extends HTMLElement {
     const project = store.get().project;
     const hostname = this.body.querySelector('#add-hostname').value.trim();
     const role = this.body.querySelector('input[name=role]:checked')?.value ?? 'alias';
-    const redirectTo = role === 'redirect' ? this.body.querySelector('#add-redirect-to').value : null;
+    const redirectTo = role === 'redirect' ? this.body.querySelector('#add-redirect-to')?.value ?? null : null;
     const error = this.body.querySelector('#add-domain-error');
     const submit = this.body.querySelector('#add-submit');
     submit.disabled = true;

@@ -8,11 +8,11 @@ import { toast } from '../../lib/toast.js';
 import * as actions from '../../lib/actions.js';
 
 export const SPEEDS = [
-  { value: 0, label: 'Paused' },
-  { value: 1, label: 'Real time' },
-  { value: 10, label: '10× (a minute in 6 s)' },
-  { value: 60, label: '60× (a minute in 1 s)' },
-  { value: 600, label: '600× (an hour in 6 s)' },
+  { value: 0, label: 'Stopped' },
+  { value: 1, label: '1× real time' },
+  { value: 10, label: '10×' },
+  { value: 60, label: '60× (1 min/s)' },
+  { value: 600, label: '600× (10 min/s)' },
 ];
 
 export class DemoControls extends HTMLElement {
@@ -39,6 +39,7 @@ export class DemoControls extends HTMLElement {
       <button type="button" id="demo-dns-button">Demo DNS</button>
       <label for="clock-speed" class="muted">Clock</label>
       <select id="clock-speed">${SPEEDS.map((s) => html`<option value="${s.value}">${s.label}</option>`)}</select>
+      <button type="button" id="clock-skip" title="Move the demo clock 5 minutes ahead">+5 min</button>
       <button type="button" id="demo-reset-button">Reset demo</button>
     </div>`);
     this.querySelector('#demo-dns-button').addEventListener('click', () => document.getElementById('demo-dns-host').open());
@@ -53,6 +54,16 @@ export class DemoControls extends HTMLElement {
       }
     });
     this.querySelector('#demo-reset-button').addEventListener('click', () => this.reset());
+    this.querySelector('#clock-skip').addEventListener('click', async () => {
+      try {
+        await api.advanceClock(300);
+        await refreshClock();
+        await refreshDomains(true);
+        toast('The demo clock moved 5 minutes ahead.', 'ok');
+      } catch (err) {
+        toast(errorText(err), 'error');
+      }
+    });
     try {
       const clock = await api.clock();
       const known = SPEEDS.find((s) => s.value === clock.speed);

@@ -4,7 +4,8 @@
 import { html } from '../../lib/html.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { sortedFindings, summary, answerText, resolversDisagree, reportMarkdown, severityWord } from '../../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, severityWord } from '../../lib/report.js';
+import { findDomain } from '../../lib/actions.js';
 import { dateTime } from '../../lib/format.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
@@ -27,12 +28,12 @@ export class DiagnosePanel extends HTMLElement {
     this.querySelector('#diagnose-close').addEventListener('click', () => this.dialog.close());
     this.querySelector('#diagnose-rerun').addEventListener('click', () => this.run());
     this.querySelector('#diagnose-copy').addEventListener('click', async () => {
-      const ok = await copyText(reportMarkdown(this.report));
+      const ok = await copyText(this.diagnosis.markdown);
       toast(ok ? 'Report copied as Markdown.' : 'Copying is not available here.', ok ? 'ok' : 'error');
     });
     this.querySelector('#diagnose-export').addEventListener('click', async () => {
       try {
-        const path = await api.saveReport(this.report.hostname, JSON.stringify(this.report, null, 2));
+        const path = await api.saveReport(this.hostname, JSON.stringify(this.diagnosis.report, null, 2));
         toast(`Report saved to ${path}`, 'ok');
       } catch (err) {
         toast(errorText(err), 'error');
@@ -48,16 +49,17 @@ export class DiagnosePanel extends HTMLElement {
 
   async run() {
     const body = this.querySelector('#diagnose-body');
-    this.report = null;
+    const hostname = this.hostname;
+    this.diagnosis = null;
     this.querySelector('#diagnose-copy').disabled = true;
     this.querySelector('#diagnose-export').disabled = true;
-    this.querySelector('#diagnose-title').textContent = `Diagnose ${this.hostname}`;
-    render(body, html`<p class="muted" id="diagnose-running">Asking the resolvers and the edge about ${this.hostname}…</p>`);
+    this.querySelector('#diagnose-title').textContent = `Diagnose ${findDomain(hostname)?.unicode_hostname ?? hostname}`;
+    render(body, html`<p class="muted" id="diagnose-running">Asking the DNS servers and the edge about ${hostname}…</p>`);
     try {
-      const report = await api.diagnose(this.hostname);
-      if (report.hostname !== this.hostname) return;
-      this.report = report;
-      this.draw(report);
+      const diagnosis = await api.diagnose(hostname, findDomain(hostname)?.dns_record?.value ?? null);
+      if (hostname !== this.hostname) return;
+      this.diagnosis = diagnosis;
+      this.draw(hostOf(diagnosis), diagnosis.report);
       this.querySelector('#diagnose-copy').disabled = false;
       this.querySelector('#diagnose-export').disabled = false;
     } catch (err) {
@@ -65,26 +67,44 @@ export class DiagnosePanel extends HTMLElement {
     }
   }
 
-  draw(report) {
-    const cert = report.certificate;
+  draw(host, report) {
+    if (!host) {
+      render(this.querySelector('#diagnose-body'), html`<p class="error">The doctor returned no result for this name.</p>`);
+      return;
+    }
+    const cert = host.tls?.certificate;
+    const certWords = certificateText(host);
+    const caa = host.caa;
     render(this.querySelector('#diagnose-body'), html`
-      <p id="diagnose-summary"><strong>${summary(report)}</strong>${report.checked_at ? html` <span class="muted">· checked ${dateTime(report.checked_at)}</span>` : ''}</p>
+      <p id="diagnose-summary"><strong>${summary(host)}</strong> <span class="muted">· ${report.offline ? 'asked the demo’s DNS server only' : 'asked the zone’s nameservers and public resolvers'} · ${dateTime(report.generated_at)}</span></p>
+      ${host.expected_record ? html`<p class="muted small">Expected: ${host.expected_record.type} ${host.expected_record.name} → <span class="mono">${host.expected_record.value}</span></p>` : ''}
       <h4>Findings</h4>
-      <ul class="findings" id="diagnose-findings">${sortedFindings(report).map((f) => html`<li class="finding sev-${f.severity}" data-code="${f.code}">
+      <ul class="findings" id="diagnose-findings">${sortedFindings(host).map((f) => html`<li class="finding sev-${f.severity}" data-code="${f.code}" data-severity="${f.severity}">
         <span class="sev">${severityWord(f.severity)}</span>
-        <div><strong>${f.title}</strong>${f.detail ? html`<div class="muted">${f.detail}</div>` : ''}${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix}</div>` : ''}</div>
+        <div><strong>${f.title}</strong>${f.detail ? html`<div class="muted">${f.detail}</div>` : ''}
+          ${(f.evidence ?? []).length ? html`<ul class="evidence">${f.evidence.map((e) => html`<li><span class="mono">${e.question}</span> — ${e.server}: ${e.records.length ? e.records.map((r) => `${r.type} ${r.value}`).join(', ') : e.status}${e.note ? ` (${e.note})` : ''}</li>`)}</ul>` : ''}
+          ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix.summary}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}</div>` : ''}
+        </div>
       </li>`)}</ul>
-      <h4>Resolvers</h4>
-      ${resolversDisagree(report) ? html`<p class="warn">The resolvers disagree: a change is still propagating or a cache holds an old answer. Wait for the TTL, then check again.</p>` : ''}
+      <h4>What each DNS server answers</h4>
+      ${resolversDisagree(host) ? html`<p class="warn">The servers disagree: a change is still propagating or a cache holds an old answer. It clears when the cached answer’s TTL runs out.</p>` : ''}
       <table class="matrix" id="diagnose-matrix">
-        <thead><tr><th scope="col">Resolver</th><th scope="col">Answer</th></tr></thead>
-        <tbody>${(report.resolvers ?? []).map((r) => html`<tr><td>${r.resolver}${r.address ? html`<div class="muted small mono">${r.address}</div>` : ''}</td><td class="mono ${r.error ? 'error' : ''}">${answerText(r)}</td></tr>`)}</tbody>
+        <thead><tr><th scope="col">Server</th><th scope="col">Answer</th><th scope="col">Cache expires</th><th scope="col">Compared</th></tr></thead>
+        <tbody>${(host.views ?? []).map((v) => html`<tr><td>${v.source.label}<div class="muted small mono">${v.source.address}</div></td>
+          <td class="mono ${v.error || v.status !== 'no_error' ? 'error' : ''}">${answerText(v)}</td>
+          <td>${v.cache_expires_in_seconds != null ? `in ${v.cache_expires_in_seconds} s` : '—'}</td>
+          <td>${agreementText(v)}</td></tr>`)}</tbody>
       </table>
+      ${caa ? html`<h4>CAA (who may issue certificates)</h4>
+        <p id="diagnose-caa">${caa.deciding_name ? html`Decided by the CAA records at <span class="mono">${caa.deciding_name}</span>.` : 'No CAA records on the way to the root: any CA may issue.'}
+        ${caa.steps?.length ? html`<span class="muted small">Climbed ${caa.steps.map((s) => s.name).join(' → ')}.</span>` : ''}</p>` : ''}
       <h4>Certificate served</h4>
-      <div id="diagnose-certificate">${!cert ? html`<p class="muted">No certificate was served for this name.</p>`
-        : cert.error ? html`<p class="error">${cert.error}</p>`
-        : html`<dl class="facts"><dt>Subject</dt><dd>${cert.subject}</dd><dt>Issuer</dt><dd>${cert.issuer}</dd>
+      <div id="diagnose-certificate">
+        <p class="${certWords.ok ? 'ok' : 'muted'}">${certWords.text}</p>
+        ${cert ? html`<dl class="facts"><dt>Subject</dt><dd>${cert.subject}</dd><dt>Issuer</dt><dd>${cert.issuer}</dd>
             ${cert.names?.length ? html`<dt>Names</dt><dd>${cert.names.join(', ')}</dd>` : ''}
-            ${cert.not_after ? html`<dt>Valid until</dt><dd>${dateTime(cert.not_after)}</dd>` : ''}</dl>`}</div>`);
+            ${cert.not_after ? html`<dt>Valid until</dt><dd>${dateTime(cert.not_after)}</dd>` : ''}
+            ${host.tls?.http_status ? html`<dt>HTTP</dt><dd>${host.tls.http_status}${host.tls.location ? ` → ${host.tls.location}` : ''}</dd>` : ''}</dl>` : ''}
+      </div>`);
   }
 }

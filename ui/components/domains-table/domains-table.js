@@ -32,7 +32,7 @@ export class DomainsTable extends HTMLElement {
             <span role="columnheader"><button type="button" class="sort" data-sort="hostname">Hostname</button></span>
             <span role="columnheader"><button type="button" class="sort" data-sort="role">Role</button></span>
             <span role="columnheader"><button type="button" class="sort" data-sort="status">Status</button></span>
-            <span role="columnheader">Certificate expires</span>
+            <span role="columnheader" title="Certificate expires">Cert. expires</span>
             <span role="columnheader">Last checked</span>
             <span role="columnheader"><span class="visually-hidden">Actions</span></span>
           </div>
