@@ -128,7 +128,8 @@ impl Budget {
     }
 
     /// Starts the next window for every window whose reset has passed. Requests still in
-    /// flight may land in the new window, so they are counted against it.
+    /// flight may land in the new window, so they are counted against it. A window whose
+    /// reset was only provisional (never reported by the platform) starts over unknown.
     pub fn roll(&mut self, now: Instant) {
         let in_flight = self.in_flight;
         for kind in [RateWindow::Minute, RateWindow::Day] {
@@ -137,23 +138,37 @@ impl Budget {
                 RateWindow::Day => 86_400,
             }));
             let window = self.window_mut(kind);
-            let (Some(reset_at), Some(reset_unix)) = (window.reset_at, window.reset_unix) else {
+            let Some(reset_at) = window.reset_at else {
                 continue;
             };
             if reset_at > now {
                 continue;
             }
+            window.remaining = window.limit.saturating_sub(in_flight);
+            let Some(reset_unix) = window.reset_unix else {
+                window.reset_at = None;
+                continue;
+            };
             let behind = now.duration_since(reset_at).as_secs_f64();
             let periods = (behind / length_local.as_secs_f64().max(1e-9)).floor() as u32 + 1;
             window.reset_at = Some(reset_at + length_local * periods);
             window.reset_unix = Some(reset_unix + window.length_secs() * i64::from(periods));
-            window.remaining = window.limit.saturating_sub(in_flight);
         }
     }
 
     /// Counts a request as it leaves; returns its sequence number.
     pub fn record_send(&mut self, now: Instant) -> u64 {
         self.roll(now);
+        // Until the platform reports a reset, assume the worst: a full window from now.
+        for kind in [RateWindow::Minute, RateWindow::Day] {
+            let length = self.to_local(Duration::from_secs(
+                self.window(kind).length_secs().unsigned_abs(),
+            ));
+            let window = self.window_mut(kind);
+            if window.reset_at.is_none() {
+                window.reset_at = Some(now + length);
+            }
+        }
         self.sends += 1;
         self.in_flight += 1;
         self.minute.remaining = self.minute.remaining.saturating_sub(1);
@@ -217,9 +232,14 @@ impl Budget {
         }
     }
 
-    /// After a 429 for `kind`: nothing is left in it until it resets.
-    pub fn exhaust(&mut self, kind: RateWindow) {
-        self.window_mut(kind).remaining = 0;
+    /// After a 429 for `kind`: nothing is left in it until it resets, or, when the reset is
+    /// not known, until `retry_at` (the end of the pause).
+    pub fn exhaust(&mut self, kind: RateWindow, retry_at: Instant) {
+        let window = self.window_mut(kind);
+        window.remaining = 0;
+        if window.reset_unix.is_none() {
+            window.reset_at = Some(retry_at);
+        }
     }
 
     /// Requests of a class that keeps `day_reserve` of the day for interactive work may go

@@ -552,7 +552,7 @@ impl Scheduler {
             .as_ref()
             .and_then(|b| b.error.window)
             .unwrap_or_else(|| self.budget.binding());
-        self.budget.exhaust(window);
+        self.budget.exhaust(window, until);
         tracing::warn!(?wait, ?window, "rate limited: pausing the key");
         let Some(entry) = self.entries.get_mut(&id) else {
             return;

@@ -1,0 +1,4 @@
+//! Test modules; `fake_platform` is the in-process stand-in the scheduler tests run against.
+
+mod fake_platform;
+mod scheduler;
