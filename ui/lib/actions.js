@@ -2,7 +2,7 @@
 // the API's answer, so the table changes in place, and reports failures in words.
 
 import { api } from './api.js';
-import { store, refreshDomains, loadProjects } from './state.js';
+import { store, refreshDomains, loadProjects, refreshProject } from './state.js';
 import { upsertDomain, removeDomain } from './store.js';
 import { errorText } from './errors.js';
 import { toast } from './toast.js';
@@ -46,6 +46,7 @@ export async function remove(hostname) {
     store.set((s) => ({ domains: removeDomain(s.domains, hostname), selected: s.selected === hostname ? null : s.selected }));
     toast(`Removed ${name}.`, 'ok');
     refreshDomains().catch(() => {});
+    refreshProject().catch(() => {});
     loadProjects().catch(() => {});
     return true;
   } catch (err) {
@@ -58,6 +59,7 @@ export async function makePrimary(hostname) {
   try {
     await api.makePrimary(projectId(), hostname);
     await refreshDomains();
+    refreshProject().catch(() => {});
     loadProjects().catch(() => {});
     toast(`${findDomain(hostname)?.unicode_hostname ?? hostname} is now the primary domain.`, 'ok');
   } catch (err) {

@@ -87,7 +87,7 @@ export function statusView(domain, nowMs, options = {}) {
     case STATUS.ISSUING: {
       const since = domain.certificate?.started_at;
       reason = since
-        ? `Certificate requested ${relativeTime(since, nowMs)}; this usually takes a couple of minutes. Browsers may warn until it is issued.`
+        ? `Certificate requested ${relativeTime(since, nowMs, { past: true })}; this usually takes a couple of minutes. Browsers may warn until it is issued.`
         : 'The certificate is being requested; browsers may warn until it is issued.';
       break;
     }
@@ -129,7 +129,7 @@ export function domainRow(domain, nowMs, options = {}) {
     status,
     expires: shortDate(domain.certificate?.expires_at),
     expiresTitle: dateTime(domain.certificate?.expires_at),
-    checked: relativeTime(domain.verification?.checked_at, nowMs),
+    checked: relativeTime(domain.verification?.checked_at, nowMs, { past: true }),
     checkedTitle: dateTime(domain.verification?.checked_at),
     search: `${domain.hostname} ${unicode} ${status.label} ${roleLabel(domain)}`.toLowerCase(),
   };

@@ -18,12 +18,16 @@ export function duration(seconds) {
   return d === 1 ? '1 day' : `${d} days`;
 }
 
-/** "just now", "5 min ago", "in 3 h", "2 days ago"; "never" for a missing time. */
-export function relativeTime(iso, nowMs) {
+/**
+ * "just now", "5 min ago", "in 3 h", "2 days ago"; "never" for a missing time. With
+ * `{past: true}` a time that can only lie in the past (a check that happened) never reads as
+ * "in 4 min" when the clocks disagree: it is "just now".
+ */
+export function relativeTime(iso, nowMs, { past = false } = {}) {
   if (!iso) return 'never';
   const then = Date.parse(iso);
   if (Number.isNaN(then)) return 'unknown';
-  const diff = Math.round((then - nowMs) / 1000);
+  const diff = past ? Math.min(0, Math.round((then - nowMs) / 1000)) : Math.round((then - nowMs) / 1000);
   const abs = Math.abs(diff);
   if (abs < 45) return 'just now';
   let text;

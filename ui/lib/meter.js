@@ -33,9 +33,14 @@ export function meterView(state, nowMs) {
     return { level: 'unknown', budget: 'Budget unknown until the first request', reset: '', pause: '', queued, label: 'Rate limit not known yet.', fraction: 1 };
   }
   const window = state.window === 'day' ? 'today' : 'this minute';
-  const budget = `${state.remaining} of ${state.limit} left ${window}`;
   const resetIn = secondsUntil(state.reset, nowMs);
-  const reset = resetIn > 0 ? `resets in ${duration(resetIn)}` : 'resets now';
+  // Once the binding window has reset, its whole limit is back (as far as the other window
+  // allows) even though no request has told the queue yet.
+  const refilled = resetIn <= 0 && state.reset != null;
+  const otherRemaining = state.window === 'day' ? state.minute?.remaining : state.day?.remaining;
+  const remaining = refilled ? Math.min(state.limit, otherRemaining ?? state.limit) : state.remaining;
+  const budget = `${remaining} of ${state.limit} left ${window}`;
+  const reset = resetIn > 0 ? `resets in ${duration(resetIn)}` : '';
   const bannedFor = secondsUntil(state.banned_until, nowMs);
   const pausedFor = secondsUntil(state.paused_until, nowMs);
   let level;
@@ -46,16 +51,16 @@ export function meterView(state, nowMs) {
   } else if (pausedFor > 0) {
     level = 'paused';
     pause = `Paused after a 429 — retrying in ${duration(pausedFor)}`;
-  } else if (state.remaining <= 0) {
+  } else if (remaining <= 0) {
     level = 'empty';
-  } else if (state.remaining / state.limit < 0.1) {
+  } else if (remaining / state.limit < 0.1) {
     level = 'low';
   } else {
     level = 'ok';
   }
   const queued = queuedText(state.queued);
   const label = [budget, reset, pause, queued].filter(Boolean).join('; ') + '.';
-  return { level, budget, reset, pause, queued, label, fraction: fraction(state) };
+  return { level, budget, reset, pause, queued, label, fraction: fraction({ limit: state.limit, remaining }) };
 }
 
 /** "Nothing queued", "3 queued: 1 interactive, 2 background" (bulk named only when there is some). */

@@ -12,7 +12,7 @@ export function planName(plan) {
 export function deployText(project, nowMs) {
   const d = project.last_deploy;
   if (!d) return 'Never deployed';
-  return `${d.status === 'succeeded' ? 'Deployed' : 'Deploy failed'} ${relativeTime(d.created_at, nowMs)}`;
+  return `${d.status === 'succeeded' ? 'Deployed' : 'Deploy failed'} ${relativeTime(d.created_at, nowMs, { past: true })}`;
 }
 
 /** Why Add domain is unavailable for this project and account, or null when it is. */

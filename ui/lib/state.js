@@ -52,3 +52,11 @@ export async function refreshClock() {
   const clock = await api.clock();
   store.set({ clockOffsetMs: Date.parse(clock.now) - Date.now() });
 }
+
+/** Fetches the open project again (its URL changes when the primary domain goes live). */
+export async function refreshProject() {
+  const project = store.get().project;
+  if (!project) return;
+  const fresh = await api.project(project.id);
+  if (store.get().project?.id === project.id) store.set({ project: fresh });
+}

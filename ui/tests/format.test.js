@@ -21,6 +21,8 @@ test('relative times on both sides of now', () => {
   assert.equal(relativeTime('2026-11-21T15:00:00Z', now), 'in 3 h');
   assert.equal(relativeTime('2026-11-19T12:00:00Z', now), '2 days ago');
   assert.equal(relativeTime('garbage', now), 'unknown');
+  assert.equal(relativeTime('2026-11-21T12:04:00Z', now, { past: true }), 'just now');
+  assert.equal(relativeTime('2026-11-21T11:55:00Z', now, { past: true }), '5 min ago');
 });
 
 test('dates are UTC and unambiguous', () => {

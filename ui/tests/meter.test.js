@@ -26,7 +26,12 @@ test('a 429 pause counts down', () => {
   assert.equal(v.level, 'paused');
   assert.equal(v.pause, 'Paused after a 429 — retrying in 12 s');
   assert.equal(meterView(state, NOW + 5_000).pause, 'Paused after a 429 — retrying in 7 s');
-  assert.equal(meterView(state, NOW + 13_000).level, 'empty');
+  // After the reset the minute's budget is back, as far as the day window allows.
+  const after = meterView({ ...state, day: { limit: 1000, remaining: 40 } }, NOW + 13_000);
+  assert.equal(after.level, 'ok');
+  assert.equal(after.budget, '40 of 60 left this minute');
+  assert.equal(after.reset, '');
+  assert.equal(meterView({ ...state, paused_until: null }, NOW).level, 'empty');
   assert.equal(v.queued, '5 queued: 1 interactive, 4 background');
   assert.match(v.label, /^0 of 60 left this minute; resets in 12 s; Paused after a 429/);
 });

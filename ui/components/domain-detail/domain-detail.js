@@ -36,7 +36,7 @@ export class DomainDetail extends HTMLElement {
       ${domain.unicode_hostname !== domain.hostname ? html`<p class="mono small muted">${domain.hostname}</p>` : ''}
       <p><span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span></p>
       <p id="domain-reason" class="reason-full" role="status">${status.reason}</p>
-      <p class="muted small">Last checked: <span id="detail-checked">${domain.verification?.checked_at ? `${relativeTime(domain.verification.checked_at, now)} (${dateTime(domain.verification.checked_at)})` : 'never'}</span></p>
+      <p class="muted small">Last checked: <span id="detail-checked">${domain.verification?.checked_at ? `${relativeTime(domain.verification.checked_at, now, { past: true })} (${dateTime(domain.verification.checked_at)})` : 'never'}</span></p>
       <div class="detail-actions">
         <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
         <button type="button" id="detail-diagnose">Diagnose</button>

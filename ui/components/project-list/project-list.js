@@ -2,7 +2,7 @@
 // deploy. Opening one shows its settings with the Domains section.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store, openProject, loadProjects } from '../../lib/state.js';
+import { store, openProject, loadProjects, platformNow } from '../../lib/state.js';
 import { planName, deployText } from '../../lib/project.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
@@ -23,7 +23,7 @@ export class ProjectList extends HTMLElement {
   draw() {
     const { projects, session } = store.get();
     const plan = planName(session?.account?.plan);
-    const now = Date.now();
+    const now = platformNow();
     render(this, html`
       <section aria-labelledby="projects-title">
         <div class="section-head">

@@ -4,7 +4,7 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, refreshDomains } from '../../lib/state.js';
+import { store, refreshDomains, refreshProject, platformNow } from '../../lib/state.js';
 import { upsertDomain } from '../../lib/store.js';
 import { PollSchedule, pollPlan, notableChange } from '../../lib/backoff.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
@@ -62,7 +62,7 @@ export class ProjectView extends HTMLElement {
       <dt>Plan</dt><dd>${planName(session?.account?.plan)}</dd>
       <dt>Default address</dt><dd class="mono" id="project-default-address">${project.default_address}</dd>
       <dt>Served at</dt><dd class="mono" id="project-url">${project.url}</dd>
-      <dt>Last deploy</dt><dd>${deployText(project, Date.now())}</dd>`);
+      <dt>Last deploy</dt><dd>${deployText(project, platformNow())}</dd>`);
     this.drawAddState();
   }
 
@@ -119,11 +119,14 @@ export class ProjectView extends HTMLElement {
       for (const hostname of plan.hostnames ?? []) this.schedule.forget(hostname);
       this.watch(store.get().domains);
     }
+    let changed = false;
     for (const after of store.get().domains) {
       const change = notableChange(before.get(after.hostname), after);
+      if (change) changed = true;
       if (change === 'live') api.notify('Domain live', `${after.unicode_hostname} now serves ${project.name} over HTTPS.`).catch(() => {});
       if (change === 'certificate_failed') api.notify('Certificate failed', `${after.unicode_hostname}: ${after.certificate?.error?.message ?? 'no certificate within 30 minutes'}`).catch(() => {});
     }
+    if (changed) refreshProject().catch(() => {});
     this.arm();
   }
 }
