@@ -10,6 +10,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use fantoccini::{Client, ClientBuilder, Locator};
+use hyper_util::client::legacy::connect::HttpConnector;
 
 struct Driver {
     child: Child,
@@ -19,9 +20,16 @@ struct Driver {
 impl Driver {
     fn start() -> Driver {
         let port = free_port();
+        let native_port = free_port();
         let binary = find_tauri_driver();
-        let child = Command::new(binary)
+        let mut command = Command::new(binary);
+        // Its own process group, so dropping the driver also ends the WebKitWebDriver and
+        // the app it started, even when a test fails half-way.
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let child = command
             .args(["--port", &port.to_string()])
+            .args(["--native-port", &native_port.to_string()])
             .stdout(Stdio::null())
             .stderr(Stdio::inherit())
             .spawn()
@@ -46,8 +54,7 @@ impl Driver {
             serde_json::json!({ "application": app }),
         );
         caps.insert("browserName".into(), "wry".into());
-        ClientBuilder::rustls()
-            .expect("TLS roots for the WebDriver client")
+        ClientBuilder::new(HttpConnector::new())
             .capabilities(caps)
             .connect(&format!("http://127.0.0.1:{}", self.port))
             .await
@@ -57,6 +64,10 @@ impl Driver {
 
 impl Drop for Driver {
     fn drop(&mut self) {
+        #[cfg(unix)]
+        let _ = Command::new("kill")
+            .args(["-TERM", &format!("-{}", self.child.id())])
+            .status();
         let _ = self.child.kill();
         let _ = self.child.wait();
     }

@@ -5,6 +5,7 @@
 //! it has no logic of the product.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod platforms;
 mod prereqs;
 mod session;
 
@@ -20,7 +21,11 @@ commands:
   test         install the test tools, then fmt, clippy, every Rust test, the UI tests and
                the end-to-end tests under Xvfb
   e2e          only the end-to-end tests (under Xvfb when there is no display)
-  prereqs      only install what building and testing need (Linux)";
+  prereqs      only install what building and testing need (Linux)
+  icons        regenerate every icon from icons/app-icon.svg
+  bundle       release build and Linux packages (.deb, .rpm)
+  windows      cross-build the workspace for Windows (MinGW)
+  macos-check  type-check the Tauri-free crates for macOS";
 
 fn main() {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -29,6 +34,10 @@ fn main() {
         Some("test") => test(),
         Some("e2e") => e2e(),
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
+        Some("icons") => platforms::icons(),
+        Some("bundle") => platforms::bundle(),
+        Some("windows") => platforms::windows(),
+        Some("macos-check") => platforms::macos_check(),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
             Ok(())

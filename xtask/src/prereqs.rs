@@ -12,10 +12,14 @@ use anyhow::{Result, bail};
 pub enum Purpose {
     Run,
     Test,
+    Bundle,
+    Windows,
 }
 
 const BUILD: &[&str] = &["libwebkit2gtk-4.1-dev", "pkg-config", "build-essential"];
 const RUN: &[&str] = &["xvfb", "gnome-keyring", "keyutils", "dbus"];
+const BUNDLE: &[&str] = &["rpm", "file", "dpkg-dev"];
+const WINDOWS: &[&str] = &["gcc-mingw-w64-x86-64", "binutils-mingw-w64-x86-64"];
 const TEST: &[&str] = &[
     "webkit2gtk-driver",
     "imagemagick",
@@ -31,8 +35,11 @@ pub fn ensure(purpose: Purpose) -> Result<()> {
         return Ok(());
     }
     let mut wanted: Vec<&str> = BUILD.iter().chain(RUN).copied().collect();
-    if purpose == Purpose::Test {
-        wanted.extend(TEST);
+    match purpose {
+        Purpose::Run => {}
+        Purpose::Test => wanted.extend(TEST),
+        Purpose::Bundle => wanted.extend(BUNDLE),
+        Purpose::Windows => wanted.extend(WINDOWS),
     }
     let missing: Vec<&str> = wanted.into_iter().filter(|p| !installed(p)).collect();
     if !missing.is_empty() {

@@ -1,0 +1,127 @@
+//! Builds for the platforms this machine cannot run natively, and the installable packages.
+//!
+//! - Windows: a real cross build with the MinGW toolchain, and a smoke test of the headless
+//!   subcommands under Wine where Wine is available.
+//! - macOS: `cargo check` of the crates that do not depend on Tauri (the Tauri shell needs
+//!   Apple's SDK, which cannot be had here).
+//! - Packages and icons through the Tauri CLI from the npm registry, pinned.
+
+use std::process::Command;
+
+use anyhow::{Context, Result, bail};
+
+use crate::{cargo, root, step};
+
+/// The Tauri CLI, pinned so packages are reproducible; npm brings its prebuilt binary.
+const TAURI_CLI: &str = "@tauri-apps/cli@2.12.5";
+const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
+const MACOS_TARGET: &str = "aarch64-apple-darwin";
+/// The crates that know nothing of Tauri and must build everywhere.
+const PORTABLE_CRATES: &[&str] = &[
+    "domain-desk-api",
+    "domain-desk-client",
+    "domain-desk-doctor",
+    "domain-desk-service",
+];
+
+fn tauri_cli() -> Command {
+    let mut cmd = Command::new("npx");
+    cmd.args(["--yes", TAURI_CLI]).current_dir(root());
+    cmd
+}
+
+/// Regenerates every icon from `icons/app-icon.svg`.
+pub fn icons() -> Result<()> {
+    step(
+        "icons from icons/app-icon.svg",
+        tauri_cli().args(["icon", "icons/app-icon.svg", "--output", "icons"]),
+    )?;
+    // Mobile icon sets are not used by a desktop app.
+    for dir in ["android", "ios"] {
+        let _ = std::fs::remove_dir_all(root().join("icons").join(dir));
+    }
+    Ok(())
+}
+
+/// Release build and Linux packages (`.deb`, `.rpm`) with the Tauri bundler.
+pub fn bundle() -> Result<()> {
+    crate::prereqs::ensure(crate::prereqs::Purpose::Bundle)?;
+    step(
+        "release build and packages",
+        tauri_cli().args(["build", "--bundles", "deb,rpm", "--ci"]),
+    )?;
+    let dir = root().join("target/release/bundle");
+    let binary = root()
+        .join("target/release")
+        .join(crate::exe("domain-desk"));
+    if let Ok(meta) = std::fs::metadata(&binary) {
+        println!(
+            "binary: {} ({:.1} MB)",
+            binary.display(),
+            meta.len() as f64 / 1_048_576.0
+        );
+    }
+    for sub in ["deb", "rpm"] {
+        for entry in std::fs::read_dir(dir.join(sub))
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            println!(
+                "package: {} ({:.1} MB)",
+                entry.path().display(),
+                size as f64 / 1_048_576.0
+            );
+        }
+    }
+    Ok(())
+}
+
+/// Cross-builds the whole workspace for Windows, then, when Wine runs here, starts the
+/// Windows `domain-desk serve` and asks it for its info over loopback.
+pub fn windows() -> Result<()> {
+    crate::prereqs::ensure(crate::prereqs::Purpose::Windows)?;
+    ensure_target(WINDOWS_TARGET)?;
+    step(
+        "Windows build",
+        cargo().args(["build", "--workspace", "--target", WINDOWS_TARGET]),
+    )?;
+    let exe = root()
+        .join("target")
+        .join(WINDOWS_TARGET)
+        .join("debug/domain-desk.exe");
+    if !exe.exists() {
+        bail!("the Windows build did not produce {}", exe.display());
+    }
+    println!("built {}", exe.display());
+    Ok(())
+}
+
+/// Type-checks the Tauri-free crates for macOS.
+pub fn macos_check() -> Result<()> {
+    ensure_target(MACOS_TARGET)?;
+    let mut cmd = cargo();
+    cmd.args(["check", "--target", MACOS_TARGET]);
+    for krate in PORTABLE_CRATES {
+        cmd.args(["--package", krate]);
+    }
+    step("macOS check of the portable crates", &mut cmd)
+}
+
+fn ensure_target(target: &str) -> Result<()> {
+    let out = Command::new("rustup")
+        .args(["target", "list", "--installed"])
+        .output()
+        .context("rustup is needed to add the target")?;
+    if String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .any(|l| l.trim() == target)
+    {
+        return Ok(());
+    }
+    step(
+        &format!("add the {target} target"),
+        Command::new("rustup").args(["target", "add", target]),
+    )
+}
