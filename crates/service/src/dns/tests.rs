@@ -254,6 +254,44 @@ async fn cname_is_chased_within_our_zones_and_alias_is_flattened() {
 }
 
 #[tokio::test]
+async fn a_cname_loop_is_answered_once_round() {
+    let store = seeded_store();
+    let now = at("2026-01-01T00:00:00Z");
+    store
+        .add_record(
+            "example.com",
+            &record("ping", ZoneRecordType::Cname, "pong.example.com"),
+            now,
+        )
+        .unwrap();
+    store
+        .add_record(
+            "example.com",
+            &record("pong", ZoneRecordType::Cname, "ping.example.com"),
+            now,
+        )
+        .unwrap();
+    store
+        .add_record(
+            "example.com",
+            &record("self", ZoneRecordType::Cname, "self.example.com"),
+            now,
+        )
+        .unwrap();
+    let dns = start(store, ZoneView::Live).await;
+    let answer = ask_udp(dns.address, "ping.example.com.", RecordType::A).await;
+    assert_eq!(answer.response_code(), ResponseCode::NoError);
+    assert_eq!(answer.answers().len(), 2);
+    assert_eq!(
+        ask_udp(dns.address, "self.example.com.", RecordType::A)
+            .await
+            .answers()
+            .len(),
+        1
+    );
+}
+
+#[tokio::test]
 async fn zone_changes_are_served_at_once() {
     let store = seeded_store();
     let dns = start(store.clone(), ZoneView::Live).await;
@@ -499,6 +537,10 @@ fn the_provider_checks_values_zones_and_ids() {
             .add_zone("shop.domaindesk.test", now)
             .unwrap_err()
             .code(),
+        ErrorCode::ValidationFailed
+    );
+    assert_eq!(
+        store.add_zone("co.uk", now).unwrap_err().code(),
         ErrorCode::ValidationFailed
     );
     assert_eq!(store.add_zone("example.io.", now).unwrap(), "example.io");

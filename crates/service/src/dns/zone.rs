@@ -240,6 +240,10 @@ impl ZoneStore {
                     format!("{zone:?} is not a domain name such as example.com."),
                 )
             })?;
+        if let Err(error) = domain_desk_api::Hostname::parse(&name) {
+            // a public suffix on its own, an unknown top-level domain: not a customer's zone
+            return Err(Error::validation("zone", error.to_string()));
+        }
         let mut zones = self.write();
         let platform = &zones.platform.domain;
         if &name == platform
@@ -534,7 +538,12 @@ impl Zones {
                 &cname.record.value,
                 cname.record.ttl,
             )?);
-            if depth >= MAX_CHAIN {
+            // a chain that comes back to a name already answered is a loop: stop there
+            let target = dns_name(&cname.record.value)?;
+            let looped = answers
+                .iter()
+                .any(|seen| seen.record_type() == RecordType::CNAME && seen.name() == &target);
+            if depth >= MAX_CHAIN || looped {
                 return Ok(Step::Exists { zone });
             }
             return match self.follow(
