@@ -40,11 +40,13 @@ export function filterRows(rows, query) {
 }
 
 const ORDER = { live: 3, issuing: 2, waiting: 1, cert_failed: 0 };
+/** Natural order for names: site-2 before site-10. */
+const NAMES = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 
 /** Sorts row indices by a column: "hostname" (A-Z), "status" (problems first), "role". */
 export function sortIndices(rows, indices, column) {
   const copy = [...indices];
-  const byName = (a, b) => (rows[a].unicode < rows[b].unicode ? -1 : rows[a].unicode > rows[b].unicode ? 1 : 0);
+  const byName = (a, b) => NAMES.compare(rows[a].unicode, rows[b].unicode);
   if (column === 'status') {
     copy.sort((a, b) => ORDER[rows[a].status.key] - ORDER[rows[b].status.key] || byName(a, b));
   } else if (column === 'role') {

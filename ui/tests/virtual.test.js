@@ -55,4 +55,6 @@ test('sorting by status puts problems first', () => {
   assert.deepEqual(order, ['waiting', 'waiting', 'issuing', 'issuing', 'live', 'live']);
   assert.deepEqual(sortIndices(rows, [5, 0, 3], 'hostname'), [0, 3, 5]);
   assert.equal(sortIndices(rows, [3, 0], 'role')[0], 0);
+  const many = manyRows(12);
+  assert.deepEqual(sortIndices(many, [10, 2, 1], 'hostname').map((i) => many[i].hostname), ['site-1.example.com', 'site-2.example.com', 'site-10.example.com']);
 });
