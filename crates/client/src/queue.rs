@@ -594,51 +594,9 @@ impl Scheduler {
         now: Instant,
         reports_both_windows: bool,
     ) {
-        let date = headers::parse_date_header(&response.headers);
-        let server_now = date.map(unix_seconds);
         let local_now = unix_seconds(self.clock.system_time(now));
-        if let Some(trio) = headers::parse_rate_limit_headers(&response.headers) {
-            let ietf = headers::parse_ietf_ratelimit_header(&response.headers);
-            let named = ietf
-                .iter()
-                .find(|item| item.param("r") == Some(trio.remaining as i64));
-            let window = named.and_then(|item| item.window());
-            let until_reset = named
-                .and_then(|item| item.param("t"))
-                .filter(|t| *t >= 0)
-                .map(|t| Duration::from_secs(t.unsigned_abs()))
-                .or_else(|| until_reset(trio.reset, server_now, local_now));
-            self.budget.observe(
-                Observation {
-                    window,
-                    limit: trio.limit,
-                    remaining: trio.remaining,
-                    reset_unix: trio.reset,
-                    until_reset,
-                },
-                seq,
-                now,
-            );
-        }
-        if response.status.is_success() && reports_both_windows {
-            if let Ok(status) = serde_json::from_slice::<RateLimitStatus>(&response.body) {
-                for (kind, window) in [
-                    (RateWindow::Minute, status.minute),
-                    (RateWindow::Day, status.day),
-                ] {
-                    self.budget.observe(
-                        Observation {
-                            window: Some(kind),
-                            limit: window.limit,
-                            remaining: window.remaining,
-                            reset_unix: window.reset,
-                            until_reset: until_reset(window.reset, server_now, local_now),
-                        },
-                        seq,
-                        now,
-                    );
-                }
-            }
+        for observation in observations(response, reports_both_windows, local_now) {
+            self.budget.observe(observation, seq, now);
         }
     }
 
@@ -702,6 +660,114 @@ impl Scheduler {
     }
 }
 
+/// What a response says about the windows.
+///
+/// The `X-RateLimit-*` trio describes the binding window. The IETF `RateLimit` field, when
+/// present, names it and gives the seconds to its reset outright (`t`), which beats
+/// `Reset - Date` (a `Date` header may come from a different clock than `Reset`); its other
+/// items describe the other window, whose reset is placed on that window's boundary.
+/// `/v1/rate_limit`'s body reports both windows. Answers to an unknown or banned key carry
+/// no budget (limit 0, or the ban's end as reset) and teach nothing.
+fn observations(
+    response: &WireResponse,
+    reports_both_windows: bool,
+    local_now: i64,
+) -> Vec<Observation> {
+    let mut found = Vec::new();
+    if response.status == StatusCode::UNAUTHORIZED
+        || (response.status == StatusCode::FORBIDDEN
+            && error_code(response) == Some(ErrorCode::KeyBanned))
+    {
+        return found;
+    }
+    let server_now = headers::parse_date_header(&response.headers).map(unix_seconds);
+    let ietf = headers::parse_ietf_ratelimit_header(&response.headers);
+    let policy = headers::parse_ietf_policy_header(&response.headers);
+    let seconds_left = |kind: RateWindow| {
+        ietf.iter()
+            .find(|item| item.window() == Some(kind))
+            .and_then(|item| item.param("t"))
+            .filter(|t| *t >= 0)
+            .map(|t| Duration::from_secs(t.unsigned_abs()))
+    };
+    if let Some(trio) =
+        headers::parse_rate_limit_headers(&response.headers).filter(|trio| trio.limit > 0)
+    {
+        let binding = ietf
+            .iter()
+            .find(|item| item.window().is_some() && item.param("r") == Some(trio.remaining as i64));
+        let binding_window = binding.and_then(|item| item.window());
+        let binding_left = binding.and_then(|item| item.param("t")).filter(|t| *t >= 0);
+        found.push(Observation {
+            window: binding_window,
+            limit: trio.limit,
+            remaining: trio.remaining,
+            reset_unix: trio.reset,
+            until_reset: binding_left
+                .map(|t| Duration::from_secs(t.unsigned_abs()))
+                .or_else(|| until_reset(trio.reset, server_now, local_now)),
+        });
+        if let (Some(binding_window), Some(binding_left)) = (binding_window, binding_left) {
+            let platform_now = trio.reset - binding_left;
+            for item in &ietf {
+                let Some(kind) = item.window().filter(|kind| *kind != binding_window) else {
+                    continue;
+                };
+                let (Some(remaining), Some(left)) = (item.param("r"), item.param("t")) else {
+                    continue;
+                };
+                let (Ok(remaining), Ok(left_secs)) =
+                    (u64::try_from(remaining), u64::try_from(left))
+                else {
+                    continue;
+                };
+                let length = match kind {
+                    RateWindow::Minute => 60,
+                    RateWindow::Day => 86_400,
+                };
+                let limit = policy
+                    .iter()
+                    .find(|p| p.window() == Some(kind))
+                    .and_then(|p| p.param("q"))
+                    .and_then(|q| u64::try_from(q).ok())
+                    .filter(|q| *q > 0);
+                let Some(limit) = limit else { continue };
+                let estimate = platform_now.saturating_add(left);
+                let reset_unix = (estimate + length / 2).div_euclid(length) * length;
+                found.push(Observation {
+                    window: Some(kind),
+                    limit,
+                    remaining,
+                    reset_unix,
+                    until_reset: Some(Duration::from_secs(left_secs)),
+                });
+                break;
+            }
+        }
+    }
+    if response.status.is_success() && reports_both_windows {
+        if let Ok(status) = serde_json::from_slice::<RateLimitStatus>(&response.body) {
+            for (kind, window) in [
+                (RateWindow::Minute, status.minute),
+                (RateWindow::Day, status.day),
+            ] {
+                if window.limit == 0 {
+                    continue;
+                }
+                found.push(Observation {
+                    window: Some(kind),
+                    limit: window.limit,
+                    remaining: window.remaining,
+                    reset_unix: window.reset,
+                    until_reset: seconds_left(kind)
+                        .or_else(|| until_reset(window.reset, server_now, local_now)),
+                });
+            }
+        }
+    }
+    found
+}
+
 /// Time left until `reset` on the platform's clock, measured from the response's `Date`.
 /// A `Date` that puts the reset more than a day away (or in the past) is not believed; the
 /// local clock is tried next; `None` means neither makes sense.
@@ -733,5 +799,118 @@ async fn sleep_until_or_forever(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use bytes::Bytes;
+    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
+
+    fn response(status: u16, pairs: &[(&str, &str)], body: &str) -> WireResponse {
+        let mut headers = HeaderMap::new();
+        for (name, value) in pairs {
+            headers.insert(
+                HeaderName::from_bytes(name.as_bytes()).unwrap(),
+                HeaderValue::from_str(value).unwrap(),
+            );
+        }
+        WireResponse {
+            status: StatusCode::from_u16(status).unwrap(),
+            headers,
+            body: Bytes::from(body.to_owned()),
+        }
+    }
+
+    const RESET: i64 = 1_900_000_080;
+
+    #[test]
+    fn the_ietf_field_names_the_window_and_gives_both() {
+        let answer = response(
+            200,
+            &[
+                ("x-ratelimit-limit", "300"),
+                ("x-ratelimit-remaining", "12"),
+                ("x-ratelimit-reset", "1900000080"),
+                // A Date from another clock entirely: ignored in favour of `t`.
+                ("date", "Sun, 06 Nov 1994 08:49:37 GMT"),
+                ("ratelimit", r#""minute";r=12;t=30, "day";r=900;t=22351"#),
+                (
+                    "ratelimit-policy",
+                    r#""minute";q=300;w=60, "day";q=10000;w=86400"#,
+                ),
+            ],
+            "{}",
+        );
+        let found = observations(&answer, false, 0);
+        assert_eq!(found.len(), 2, "{found:?}");
+        assert_eq!(found[0].window, Some(RateWindow::Minute));
+        assert_eq!(found[0].until_reset, Some(Duration::from_secs(30)));
+        assert_eq!(found[0].reset_unix, RESET);
+        assert_eq!(found[1].window, Some(RateWindow::Day));
+        assert_eq!(found[1].limit, 10_000);
+        assert_eq!(found[1].remaining, 900);
+        // 30 s before RESET plus 22351 s (rounded up by the platform), on the day's boundary.
+        assert_eq!(found[1].reset_unix, 1_900_022_400);
+        assert_eq!(found[1].until_reset, Some(Duration::from_secs(22_351)));
+    }
+
+    #[test]
+    fn without_the_ietf_field_the_date_header_measures_the_reset() {
+        let answer = response(
+            200,
+            &[
+                ("x-ratelimit-limit", "60"),
+                ("x-ratelimit-remaining", "5"),
+                ("x-ratelimit-reset", "1900000080"),
+                (
+                    "date",
+                    &httpdate::fmt_http_date(
+                        std::time::UNIX_EPOCH + Duration::from_secs(1_900_000_060),
+                    ),
+                ),
+            ],
+            "{}",
+        );
+        let found = observations(&answer, false, 0);
+        assert_eq!(found.len(), 1);
+        assert_eq!(found[0].window, None);
+        assert_eq!(found[0].until_reset, Some(Duration::from_secs(20)));
+    }
+
+    #[test]
+    fn unknown_and_banned_keys_teach_nothing() {
+        let headers = [
+            ("x-ratelimit-limit", "0"),
+            ("x-ratelimit-remaining", "0"),
+            ("x-ratelimit-reset", "1900000080"),
+        ];
+        assert!(observations(&response(401, &headers, "{}"), false, 0).is_empty());
+        let banned = response(
+            403,
+            &[
+                ("x-ratelimit-limit", "300"),
+                ("x-ratelimit-remaining", "0"),
+                ("x-ratelimit-reset", "1900000777"),
+            ],
+            r#"{"error":{"code":"key_banned","message":"Banned."}}"#,
+        );
+        assert!(observations(&banned, false, 0).is_empty());
+    }
+
+    #[test]
+    fn the_rate_limit_body_reports_both_windows() {
+        let answer = response(
+            200,
+            &[("ratelimit", r#""minute";r=40;t=20, "day";r=900;t=4000"#)],
+            r#"{"minute":{"limit":60,"remaining":40,"reset":1900000080},
+                "day":{"limit":1000,"remaining":900,"reset":1900051200},"banned_until":null}"#,
+        );
+        let found = observations(&answer, true, 0);
+        assert_eq!(found.len(), 2);
+        assert_eq!(found[0].until_reset, Some(Duration::from_secs(20)));
+        assert_eq!(found[1].window, Some(RateWindow::Day));
+        assert_eq!(found[1].remaining, 900);
     }
 }
