@@ -1,0 +1,867 @@
+//! `cargo xtask bench [service|queue|doctor|app|all]`: the performance figures, printed as one
+//! table and saved with the machine they ran on.
+//!
+//! Every figure is a ratio taken from one run on one machine, so the peers run right beside
+//! ours under the same conditions: the local service against Prism, json-server and WireMock
+//! serving the same routes (all driven by wrk on loopback), the client's queue against the
+//! naive client, the doctor against `dig`. The tools are installed here, at pinned versions
+//! (apt for wrk and dig, npm into `target/bench-tools/` for the peers), so a fresh machine
+//! needs nothing but `cargo xtask bench`. Benchmarks are not part of `cargo xtask test`.
+
+use std::fmt::Write as _;
+use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use serde_json::{Value, json};
+
+use crate::{cargo, exe, root, step};
+
+const USAGE: &str = "usage: cargo xtask bench [service|queue|doctor|app|all]
+
+environment:
+  BENCH_SECONDS      length of each measured wrk run (default 10)
+  BENCH_CONNECTIONS  open connections wrk keeps (default 32)
+  BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 1000)
+  BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one";
+
+/// The peers, at the versions the comparison was made with.
+const PRISM: (&str, &str) = ("@stoplight/prism-cli", "5.14.2");
+const JSON_SERVER: (&str, &str) = ("json-server", "0.17.4");
+const WIREMOCK: (&str, &str) = ("wiremock", "3.13.2");
+
+/// Projects the domain-create run spreads its domains over, so that no project reaches the
+/// Enterprise limit (10000 domains) however fast the service is.
+const BENCH_PROJECTS: usize = 25;
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Part {
+    Service,
+    Queue,
+    Doctor,
+    App,
+}
+
+pub fn run(args: &[String]) -> Result<()> {
+    let parts = match args.first().map(String::as_str) {
+        None | Some("all") => vec![Part::Service, Part::Queue, Part::Doctor, Part::App],
+        Some("service") => vec![Part::Service],
+        Some("queue") => vec![Part::Queue],
+        Some("doctor") => vec![Part::Doctor],
+        Some("app") => vec![Part::App],
+        Some("-h" | "--help" | "help") => {
+            println!("{USAGE}");
+            return Ok(());
+        }
+        Some(other) => bail!("unknown benchmark `{other}`\n\n{USAGE}"),
+    };
+    let work = root().join("target/bench");
+    std::fs::create_dir_all(&work)?;
+    let mut table = Table::default();
+    let mut failures = Vec::new();
+    for part in parts {
+        let outcome = match part {
+            Part::Service => service(&work, &mut table),
+            Part::Queue => queue(&mut table),
+            Part::Doctor => doctor(&mut table),
+            Part::App => app(&work, &mut table),
+        };
+        if let Err(err) = outcome {
+            eprintln!("xtask bench: {part:?} failed: {err:#}");
+            failures.push(format!("{part:?}: {err:#}"));
+        }
+    }
+    let report = table.report(&machine());
+    let saved = work.join("report.md");
+    std::fs::write(&saved, &report)?;
+    println!("\n{report}");
+    println!("(saved to {})", saved.display());
+    if !failures.is_empty() {
+        bail!("some benchmarks failed:\n  {}", failures.join("\n  "));
+    }
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The table
+
+#[derive(Default)]
+struct Table {
+    rows: Vec<Row>,
+}
+
+struct Row {
+    part: &'static str,
+    subject: String,
+    figure: String,
+    ratio: String,
+}
+
+impl Table {
+    fn add(&mut self, part: &'static str, subject: &str, figure: String, ratio: String) {
+        self.rows.push(Row {
+            part,
+            subject: subject.to_owned(),
+            figure,
+            ratio,
+        });
+    }
+
+    fn report(&self, machine: &str) -> String {
+        let mut out = String::new();
+        let _ = writeln!(out, "| benchmark | subject | figures | ratio |");
+        let _ = writeln!(out, "|---|---|---|---|");
+        for row in &self.rows {
+            let _ = writeln!(
+                out,
+                "| {} | {} | {} | {} |",
+                row.part, row.subject, row.figure, row.ratio
+            );
+        }
+        let _ = writeln!(out, "\nMachine: {machine}");
+        out
+    }
+}
+
+/// nproc, CPU model, memory, OS and toolchain: what the figures depend on.
+fn machine() -> String {
+    let cpus = std::thread::available_parallelism().map_or(0, usize::from);
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|line| line.strip_prefix("model name"))
+        .and_then(|rest| rest.split_once(':'))
+        .map_or("unknown CPU", |(_, name)| name.trim())
+        .to_owned();
+    let meminfo = std::fs::read_to_string("/proc/meminfo").unwrap_or_default();
+    let memory_gib = meminfo
+        .lines()
+        .find_map(|line| line.strip_prefix("MemTotal:"))
+        .and_then(|rest| {
+            rest.trim()
+                .trim_end_matches("kB")
+                .trim()
+                .parse::<f64>()
+                .ok()
+        })
+        .map_or(0.0, |kib| kib / 1024.0 / 1024.0);
+    let os = std::fs::read_to_string("/etc/os-release")
+        .unwrap_or_default()
+        .lines()
+        .find_map(|line| line.strip_prefix("PRETTY_NAME="))
+        .map_or(std::env::consts::OS.to_owned(), |name| {
+            name.trim_matches('"').to_owned()
+        });
+    let kernel = output_of(Command::new("uname").arg("-r")).unwrap_or_default();
+    let rustc = output_of(Command::new("rustc").arg("-V")).unwrap_or_default();
+    format!(
+        "nproc {cpus}, {model}, {memory_gib:.1} GiB RAM, {os} (Linux {}), {}",
+        kernel.trim(),
+        rustc.trim()
+    )
+}
+
+fn output_of(cmd: &mut Command) -> Option<String> {
+    let out = cmd.stderr(Stdio::null()).output().ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+// ---------------------------------------------------------------------------------------------
+// Tools
+
+/// Installs missing Debian packages when we are root or have password-less sudo.
+fn ensure_apt(packages: &[&str]) -> Result<()> {
+    if !Path::new("/usr/bin/dpkg-query").exists() {
+        let missing: Vec<&&str> = packages
+            .iter()
+            .filter(|p| crate::session::find_on_path(p).is_none())
+            .collect();
+        if missing.is_empty() {
+            return Ok(());
+        }
+        bail!("install these first: {missing:?}");
+    }
+    let missing: Vec<&str> = packages
+        .iter()
+        .copied()
+        .filter(|package| {
+            !output_of(Command::new("dpkg-query").args(["-W", "-f=${Status}", package]))
+                .is_some_and(|status| status.contains("install ok installed"))
+        })
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    let list = missing.join(" ");
+    let script = format!(
+        "apt-get update && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends {list}"
+    );
+    let is_root = output_of(Command::new("id").arg("-u")).is_some_and(|id| id.trim() == "0");
+    let mut cmd = if is_root {
+        Command::new("sh")
+    } else if Command::new("sudo")
+        .args(["-n", "true"])
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success())
+    {
+        let mut sudo = Command::new("sudo");
+        sudo.arg("-n").arg("sh");
+        sudo
+    } else {
+        bail!("these packages are missing: {list}\ninstall them with:\n  sudo sh -c '{script}'");
+    };
+    step(&format!("install {list}"), cmd.args(["-c", &script]))
+}
+
+/// Prism, json-server and WireMock at their pinned versions, in `target/bench-tools/`.
+fn ensure_peers() -> Result<PathBuf> {
+    ensure_apt(&["openjdk-17-jre-headless"]).or_else(|err| {
+        if crate::session::find_on_path("java").is_some() {
+            Ok(())
+        } else {
+            Err(err)
+        }
+    })?;
+    let dir = root().join("target/bench-tools");
+    std::fs::create_dir_all(&dir)?;
+    let installed = |(name, version): (&str, &str)| {
+        std::fs::read_to_string(dir.join("node_modules").join(name).join("package.json"))
+            .ok()
+            .and_then(|text| serde_json::from_str::<Value>(&text).ok())
+            .is_some_and(|manifest| manifest["version"] == version)
+    };
+    if ![PRISM, JSON_SERVER, WIREMOCK].into_iter().all(installed) {
+        if !dir.join("package.json").exists() {
+            std::fs::write(
+                dir.join("package.json"),
+                "{\"name\": \"bench-tools\", \"private\": true}\n",
+            )?;
+        }
+        let specs: Vec<String> = [PRISM, JSON_SERVER, WIREMOCK]
+            .iter()
+            .map(|(name, version)| format!("{name}@{version}"))
+            .collect();
+        step(
+            "install Prism, json-server and WireMock",
+            Command::new("npm")
+                .current_dir(&dir)
+                .args(["install", "--no-audit", "--no-fund", "--save-exact"])
+                .args(&specs),
+        )?;
+    }
+    Ok(dir)
+}
+
+/// The release build of the app, or the binary `BENCH_APP_BINARY` names (to compare two
+/// builds, say before and after a change).
+fn build_release_app() -> Result<PathBuf> {
+    if let Some(binary) = std::env::var_os("BENCH_APP_BINARY") {
+        return Ok(PathBuf::from(binary));
+    }
+    step(
+        "build the app (release)",
+        cargo().args(["build", "--release", "--package", "domain-desk"]),
+    )?;
+    Ok(root().join("target/release").join(exe("domain-desk")))
+}
+
+// ---------------------------------------------------------------------------------------------
+// Processes and HTTP
+
+/// A server we started; stopped (by its own pid) when dropped.
+struct Server {
+    name: &'static str,
+    child: Child,
+    base: String,
+}
+
+impl Server {
+    fn spawn(name: &'static str, cmd: &mut Command, port: u16, log: &Path) -> Result<Self> {
+        let log_file = std::fs::File::create(log)?;
+        let child = cmd
+            .stdin(Stdio::null())
+            .stdout(log_file.try_clone()?)
+            .stderr(log_file)
+            .spawn()
+            .with_context(|| format!("could not start {name}"))?;
+        let mut server = Self {
+            name,
+            child,
+            base: format!("http://127.0.0.1:{port}"),
+        };
+        server.wait_listening(port, log)?;
+        Ok(server)
+    }
+
+    fn wait_listening(&mut self, port: u16, log: &Path) -> Result<()> {
+        let address = SocketAddr::from((Ipv4Addr::LOCALHOST, port));
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(90) {
+            if let Some(status) = self.child.try_wait()? {
+                bail!(
+                    "{} exited ({status}) before listening; see {}",
+                    self.name,
+                    log.display()
+                );
+            }
+            if TcpStream::connect_timeout(&address, Duration::from_millis(200)).is_ok() {
+                return Ok(());
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        bail!(
+            "{} did not listen on {address} within 90 s; see {}",
+            self.name,
+            log.display()
+        )
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// A free loopback port (bound, read, released).
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
+        .local_addr()?
+        .port())
+}
+
+/// One HTTP call through curl; returns the status and the body as JSON (`null` when empty).
+fn call(method: &str, url: &str, key: Option<&str>, body: Option<&Value>) -> Result<(u16, Value)> {
+    let mut cmd = Command::new("curl");
+    cmd.args([
+        "-sS",
+        "--noproxy",
+        "*",
+        "-X",
+        method,
+        "-w",
+        "\n%{http_code}",
+    ]);
+    if let Some(key) = key {
+        cmd.args(["-H", &format!("Authorization: Bearer {key}")]);
+    }
+    if let Some(body) = body {
+        cmd.args(["-H", "Content-Type: application/json", "--data-binary"])
+            .arg(body.to_string());
+    }
+    let out = cmd.arg(url).output().context("could not run curl")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    let (body, status) = text.rsplit_once('\n').unwrap_or(("", &text));
+    let status: u16 = status
+        .trim()
+        .parse()
+        .with_context(|| format!("{method} {url}: no HTTP status from curl"))?;
+    let body = if body.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(body).with_context(|| format!("{method} {url}: not JSON"))?
+    };
+    Ok((status, body))
+}
+
+fn expect(
+    method: &str,
+    url: &str,
+    key: Option<&str>,
+    body: Option<&Value>,
+    want: u16,
+) -> Result<Value> {
+    let (status, answer) = call(method, url, key, body)?;
+    if status != want {
+        bail!("{method} {url}: expected {want}, got {status}: {answer}");
+    }
+    Ok(answer)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The local service against Prism, json-server and WireMock
+
+/// What one wrk run measured.
+#[derive(Debug, Clone, Copy)]
+struct Load {
+    requests_per_second: f64,
+    requests: u64,
+    bad_status: u64,
+    socket_errors: u64,
+    p50_us: u64,
+    p90_us: u64,
+    p99_us: u64,
+}
+
+impl Load {
+    fn figure(&self) -> String {
+        let mut text = format!(
+            "{:.0} req/s; p50 {} p90 {} p99 {}",
+            self.requests_per_second,
+            millis(self.p50_us),
+            millis(self.p90_us),
+            millis(self.p99_us)
+        );
+        if self.bad_status > 0 || self.socket_errors > 0 {
+            let _ = write!(
+                text,
+                "; {} of {} answered ≥ 400, {} socket errors",
+                self.bad_status, self.requests, self.socket_errors
+            );
+        }
+        text
+    }
+}
+
+fn millis(micros: u64) -> String {
+    format!("{:.2} ms", micros as f64 / 1000.0)
+}
+
+/// The Lua that reports wrk's summary on one machine-readable line.
+const WRK_DONE: &str = r#"
+done = function(summary, latency, requests)
+  local e = summary.errors
+  io.write(string.format("BENCH %d %d %d %d %d %d %d\n", summary.requests, summary.duration,
+    e.status, e.connect + e.read + e.write + e.timeout,
+    latency:percentile(50), latency:percentile(90), latency:percentile(99)))
+end
+"#;
+
+fn lua_string(text: &str) -> String {
+    format!("{text:?}")
+}
+
+/// `GET path` with the key.
+fn get_script(path: &str, key: &str) -> String {
+    format!(
+        "wrk.method = \"GET\"\nwrk.path = {}\nwrk.headers[\"Authorization\"] = {}\n{WRK_DONE}",
+        lua_string(path),
+        lua_string(&format!("Bearer {key}"))
+    )
+}
+
+/// `POST /v1/projects/{id}/domains` with a fresh hostname each time, round robin over the
+/// projects; each wrk thread numbers its own names.
+fn create_script(projects: &[String], key: &str, tag: &str) -> String {
+    let list: Vec<String> = projects.iter().map(|id| lua_string(id)).collect();
+    format!(
+        r#"local projects = {{{list}}}
+local auth = {auth}
+local threads = 0
+setup = function(thread)
+  thread:set("thread_number", threads)
+  threads = threads + 1
+end
+local counter = 0
+request = function()
+  counter = counter + 1
+  local project = projects[(counter % #projects) + 1]
+  local body = string.format('{{"hostname":"n%d-%d.{tag}.example.com"}}', thread_number, counter)
+  return wrk.format("POST", "/v1/projects/" .. project .. "/domains",
+    {{["Authorization"] = auth, ["Content-Type"] = "application/json"}}, body)
+end
+{WRK_DONE}"#,
+        list = list.join(", "),
+        auth = lua_string(&format!("Bearer {key}")),
+    )
+}
+
+fn wrk(base: &str, script: &Path, seconds: u64, connections: u32) -> Result<Load> {
+    let out = Command::new("wrk")
+        .args(["-t1", "-c", &connections.to_string()])
+        .args(["-d", &format!("{seconds}s"), "--timeout", "5s", "-s"])
+        .arg(script)
+        .arg(base)
+        .stderr(Stdio::inherit())
+        .output()
+        .context("could not run wrk")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    if !out.status.success() {
+        bail!("wrk failed: {text}");
+    }
+    let line = text
+        .lines()
+        .find_map(|line| line.strip_prefix("BENCH "))
+        .with_context(|| format!("wrk printed no summary: {text}"))?;
+    let numbers: Vec<u64> = line
+        .split_whitespace()
+        .map(str::parse)
+        .collect::<std::result::Result<_, _>>()
+        .with_context(|| format!("unreadable wrk summary: {line}"))?;
+    let [
+        requests,
+        duration_us,
+        bad_status,
+        socket_errors,
+        p50_us,
+        p90_us,
+        p99_us,
+    ] = numbers[..]
+    else {
+        bail!("unexpected wrk summary: {line}");
+    };
+    Ok(Load {
+        requests_per_second: requests as f64 / (duration_us.max(1) as f64 / 1e6),
+        requests,
+        bad_status,
+        socket_errors,
+        p50_us,
+        p90_us,
+        p99_us,
+    })
+}
+
+fn env_number<T: std::str::FromStr>(name: &str, default: T) -> T {
+    std::env::var(name)
+        .ok()
+        .and_then(|value| value.parse().ok())
+        .unwrap_or(default)
+}
+
+/// The two routes measured on one server: a warm-up, then the measured run of each.
+struct Routes {
+    get: PathBuf,
+    create: PathBuf,
+}
+
+fn measure(base: &str, routes: &Routes) -> Result<(Load, Load)> {
+    let seconds = env_number("BENCH_SECONDS", 10);
+    let connections = env_number("BENCH_CONNECTIONS", 32);
+    wrk(base, &routes.get, 2, connections)?;
+    let get = wrk(base, &routes.get, seconds, connections)?;
+    let create = wrk(base, &routes.create, seconds, connections)?;
+    Ok((get, create))
+}
+
+fn service(work: &Path, table: &mut Table) -> Result<()> {
+    ensure_apt(&["wrk", "curl"])?;
+    let tools = ensure_peers()?;
+    let binary = build_release_app()?;
+    let logs = work.join("logs");
+    std::fs::create_dir_all(&logs)?;
+
+    // Ours, in memory, with the world (DNS and edge) on free ports, as `serve` runs it.
+    let api_port = free_port()?;
+    let loopback_any = "127.0.0.1:0";
+    let ours = Server::spawn(
+        "domain-desk serve",
+        Command::new(&binary).args([
+            "serve",
+            "--memory",
+            "--api",
+            &format!("127.0.0.1:{api_port}"),
+            "--dns",
+            loopback_any,
+            "--edge-https",
+            loopback_any,
+            "--edge-http",
+            loopback_any,
+        ]),
+        api_port,
+        &logs.join("domain-desk.log"),
+    )?;
+    let info = expect(
+        "GET",
+        &format!("{}/_local/info", ours.base),
+        None,
+        None,
+        200,
+    )?;
+    let key = info["demo_keys"]["enterprise"]
+        .as_str()
+        .context("no enterprise demo key in /_local/info")?
+        .to_owned();
+    let openapi = expect(
+        "GET",
+        &format!("{}/openapi.json", ours.base),
+        None,
+        None,
+        200,
+    )?;
+
+    // Enough deployed projects that the create run never meets the per-project limit.
+    let mut projects = Vec::with_capacity(BENCH_PROJECTS);
+    for number in 0..BENCH_PROJECTS {
+        let project = expect(
+            "POST",
+            &format!("{}/v1/projects", ours.base),
+            Some(&key),
+            Some(&json!({"name": format!("bench {number}")})),
+            201,
+        )?;
+        let id = project["id"]
+            .as_str()
+            .context("project without id")?
+            .to_owned();
+        expect(
+            "POST",
+            &format!("{}/v1/projects/{id}/deploys", ours.base),
+            Some(&key),
+            Some(&json!({"files": {"index.html": "<h1>bench</h1>"}})),
+            201,
+        )?;
+        projects.push(id);
+    }
+    // The bodies the peers will serve: exactly what ours answers.
+    let project_list = expect(
+        "GET",
+        &format!("{}/v1/projects", ours.base),
+        Some(&key),
+        None,
+        200,
+    )?;
+    let sample_domain = expect(
+        "POST",
+        &format!("{}/v1/projects/{}/domains", ours.base, projects[0]),
+        Some(&key),
+        Some(&json!({"hostname": "sample.bench.example.com"})),
+        201,
+    )?;
+
+    let routes = Routes {
+        get: work.join("get-projects.lua"),
+        create: work.join("create-domain.lua"),
+    };
+    std::fs::write(&routes.get, get_script("/v1/projects", &key))?;
+    std::fs::write(&routes.create, create_script(&projects, &key, "bench"))?;
+
+    let mut results: Vec<(&str, Load, Load)> = Vec::new();
+    println!("\n==> wrk against domain-desk serve --memory");
+    let (get, create) = measure(&ours.base, &routes)?;
+    results.push(("domain-desk serve --memory", get, create));
+    drop(ours);
+
+    let peers = peer_setups(work, &tools, &openapi, &project_list, &sample_domain, &key)?;
+    for (label, mut cmd, port) in peers {
+        println!("\n==> wrk against {label}");
+        let server = Server::spawn(label, &mut cmd, port, &logs.join(format!("{port}.log")))?;
+        // every peer must answer both routes as the contract says before it is measured
+        expect(
+            "GET",
+            &format!("{}/v1/projects", server.base),
+            Some(&key),
+            None,
+            200,
+        )
+        .with_context(|| format!("{label} does not serve GET /v1/projects"))?;
+        expect(
+            "POST",
+            &format!("{}/v1/projects/{}/domains", server.base, projects[0]),
+            Some(&key),
+            Some(&json!({"hostname": "check.bench.example.com"})),
+            201,
+        )
+        .with_context(|| format!("{label} does not serve POST …/domains"))?;
+        let (get, create) = measure(&server.base, &routes)?;
+        results.push((label, get, create));
+    }
+
+    let (_, our_get, our_create) = results[0];
+    for (label, get, create) in &results {
+        table.add(
+            "service: GET /v1/projects",
+            label,
+            get.figure(),
+            ratio(our_get.requests_per_second, get.requests_per_second),
+        );
+        table.add(
+            "service: POST …/domains",
+            label,
+            create.figure(),
+            ratio(our_create.requests_per_second, create.requests_per_second),
+        );
+    }
+    Ok(())
+}
+
+/// "ours ÷ theirs" for throughput.
+fn ratio(ours: f64, theirs: f64) -> String {
+    if theirs <= 0.0 {
+        "n/a".into()
+    } else {
+        format!("ours ×{:.2}", ours / theirs)
+    }
+}
+
+/// Prism mocking our own document, json-server with a rewrite to the same bodies, WireMock
+/// with stub mappings of the same bodies; each answers only with the right bearer key.
+fn peer_setups(
+    work: &Path,
+    tools: &Path,
+    openapi: &Value,
+    project_list: &Value,
+    sample_domain: &Value,
+    key: &str,
+) -> Result<Vec<(&'static str, Command, u16)>> {
+    let bin = tools.join("node_modules/.bin");
+    let mut peers = Vec::new();
+
+    let document = work.join("openapi.json");
+    std::fs::write(&document, serde_json::to_vec_pretty(openapi)?)?;
+    let port = free_port()?;
+    let mut prism = Command::new(bin.join("prism"));
+    prism
+        .args(["mock", "--host", "127.0.0.1", "--port", &port.to_string()])
+        .arg(&document);
+    peers.push(("Prism 5.14.2 (mock of /openapi.json)", prism, port));
+
+    // json-server: a JS source keeps the database in memory (as `--memory` does for ours).
+    let json_dir = work.join("json-server");
+    std::fs::create_dir_all(&json_dir)?;
+    let database = json!({"v1_projects": project_list, "domains": []});
+    std::fs::write(
+        json_dir.join("db.js"),
+        format!("module.exports = () => ({database});\n"),
+    )?;
+    std::fs::write(
+        json_dir.join("routes.json"),
+        serde_json::to_vec_pretty(&json!({
+            "/v1/projects": "/v1_projects",
+            "/v1/projects/:id/domains": "/domains",
+        }))?,
+    )?;
+    std::fs::write(
+        json_dir.join("auth.js"),
+        format!(
+            "module.exports = (req, res, next) => {{\n  if (req.headers.authorization === {}) return next();\n  res.status(401).jsonp({{error: {{code: 'unauthorized', message: 'No or unknown API key.'}}}});\n}};\n",
+            serde_json::to_string(&format!("Bearer {key}"))?
+        ),
+    )?;
+    let port = free_port()?;
+    let mut json_server = Command::new(bin.join("json-server"));
+    json_server
+        .current_dir(&json_dir)
+        .args([
+            "db.js",
+            "--routes",
+            "routes.json",
+            "--middlewares",
+            "auth.js",
+        ])
+        .args([
+            "--host",
+            "127.0.0.1",
+            "--port",
+            &port.to_string(),
+            "--quiet",
+        ]);
+    peers.push(("json-server 0.17.4", json_server, port));
+
+    // WireMock: two stubs answering with our bodies, matched on the bearer key.
+    let wiremock_root = work.join("wiremock");
+    let mappings = wiremock_root.join("mappings");
+    std::fs::create_dir_all(&mappings)?;
+    std::fs::create_dir_all(wiremock_root.join("__files"))?;
+    let auth = json!({"Authorization": {"equalTo": format!("Bearer {key}")}});
+    let json_headers = json!({"Content-Type": "application/json"});
+    std::fs::write(
+        mappings.join("get-projects.json"),
+        serde_json::to_vec_pretty(&json!({
+            "request": {"method": "GET", "url": "/v1/projects", "headers": auth},
+            "response": {"status": 200, "headers": json_headers, "jsonBody": project_list},
+        }))?,
+    )?;
+    std::fs::write(
+        mappings.join("create-domain.json"),
+        serde_json::to_vec_pretty(&json!({
+            "request": {
+                "method": "POST",
+                "urlPathPattern": "/v1/projects/[^/]+/domains",
+                "headers": auth,
+                "bodyPatterns": [{"matchesJsonPath": "$.hostname"}],
+            },
+            "response": {"status": 201, "headers": json_headers, "jsonBody": sample_domain},
+        }))?,
+    )?;
+    let jar = tools
+        .join("node_modules/wiremock/build")
+        .join(format!("wiremock-standalone-{}.jar", WIREMOCK.1));
+    let port = free_port()?;
+    let mut wiremock = Command::new("java");
+    wiremock
+        .arg("-jar")
+        .arg(&jar)
+        .args(["--bind-address", "127.0.0.1", "--port", &port.to_string()])
+        .arg("--root-dir")
+        .arg(&wiremock_root)
+        // the journal keeps every request in memory; WireMock's own advice for load tests
+        .args(["--no-request-journal", "--disable-banner"]);
+    peers.push(("WireMock 3.13.2 (standalone jar)", wiremock, port));
+    Ok(peers)
+}
+
+// ---------------------------------------------------------------------------------------------
+// The client's queue
+
+fn queue(_table: &mut Table) -> Result<()> {
+    bail!("the queue benchmark is not written yet")
+}
+
+// ---------------------------------------------------------------------------------------------
+// The doctor against dig
+
+fn doctor(table: &mut Table) -> Result<()> {
+    ensure_apt(&["dnsutils"])?;
+    let hosts: usize = env_number("BENCH_DOCTOR_HOSTS", 1000);
+    println!("\n==> doctor against dig ({hosts} hostnames)");
+    let out = cargo()
+        .args(["run", "--release", "--package", "domain-desk-doctor"])
+        .args(["--example", "doctor_bench", "--", &hosts.to_string(), "21"])
+        .stderr(Stdio::inherit())
+        .output()
+        .context("could not run the doctor benchmark")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        bail!("the doctor benchmark failed ({})", out.status);
+    }
+    let line = |prefix: &str| {
+        text.lines()
+            .find(|line| line.starts_with(prefix))
+            .map(str::to_owned)
+            .with_context(|| format!("the doctor benchmark printed no `{prefix}` line"))
+    };
+    let doctor_line = line("doctor:")?;
+    let dig_line = line("dig:")?;
+    let ratio_line = line("ratio:")?;
+    let single = line("one hostname")?;
+    let ratio = ratio_line
+        .rsplit_once('=')
+        .map_or(ratio_line.as_str(), |(_, value)| value.trim());
+    table.add(
+        "doctor: batch",
+        "doctor (one batch)",
+        doctor_line.trim_start_matches("doctor:").trim().to_owned(),
+        format!("dig takes {ratio} as long"),
+    );
+    table.add(
+        "doctor: batch",
+        "dig, one question after another",
+        dig_line.trim_start_matches("dig:").trim().to_owned(),
+        String::new(),
+    );
+    table.add(
+        "doctor: one host",
+        "doctor, full report",
+        single
+            .split_once(':')
+            .map_or(single.as_str(), |(_, rest)| rest)
+            .trim()
+            .to_owned(),
+        String::new(),
+    );
+    Ok(())
+}
+
+// ---------------------------------------------------------------------------------------------
+// The app
+
+fn app(_work: &Path, _table: &mut Table) -> Result<()> {
+    bail!("the app benchmark is not written yet")
+}
