@@ -161,7 +161,8 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     let (target_a, target_aaaa) = target;
     let target_resolves = target_a.records_of_type("A").next().is_some()
         || target_aaaa.records_of_type("AAAA").next().is_some();
-    if !target_resolves {
+    // When the server gave no answer at all, the health findings already say so.
+    if !target_resolves && target_a.status.is_answer() {
         findings.push(Finding {
             code: FindingCode::TargetUnresolvable,
             severity: Severity::Error,

@@ -141,3 +141,53 @@ fn validate(options: &DoctorOptions) -> Result<()> {
     }
     Ok(())
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn options_that_cannot_work_are_refused_before_any_question() {
+        let resolver = "127.0.0.1:9".parse().unwrap();
+        for (options, wanted) in [
+            (
+                DoctorOptions::new("not a name").with_resolvers([resolver]),
+                "not a DNS name",
+            ),
+            (
+                DoctorOptions::new("").with_resolvers([resolver]),
+                "not a DNS name",
+            ),
+            (
+                DoctorOptions::new("edge.example.com")
+                    .with_resolvers([resolver])
+                    .with_ca_identity(" "),
+                "CA identity",
+            ),
+            (
+                DoctorOptions::new("edge.example.com")
+                    .with_resolvers([resolver])
+                    .with_timeout(std::time::Duration::ZERO),
+                "timeout",
+            ),
+        ] {
+            match diagnose(&["www.example.com"], &options).await {
+                Err(Error::InvalidOptions(message)) => {
+                    assert!(message.contains(wanted), "{message}")
+                }
+                other => panic!("{other:?}"),
+            }
+        }
+    }
+
+    #[tokio::test]
+    async fn an_online_run_without_any_server_is_refused() {
+        let mut options = DoctorOptions::new("edge.example.com");
+        options.use_system_resolver = false;
+        options.public_resolvers.clear();
+        assert!(matches!(
+            diagnose(&["www.example.com"], &options).await,
+            Err(Error::InvalidOptions(_))
+        ));
+    }
+}
