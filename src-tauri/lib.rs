@@ -5,6 +5,7 @@
 
 pub mod cli;
 pub mod commands;
+pub mod console;
 pub mod demo;
 pub mod domain_config;
 pub mod error;

@@ -9,6 +9,7 @@ mod bench;
 mod platforms;
 mod prereqs;
 mod session;
+mod wine;
 
 use std::path::{Path, PathBuf};
 use std::process::Command;

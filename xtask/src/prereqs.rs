@@ -19,7 +19,11 @@ pub enum Purpose {
 const BUILD: &[&str] = &["libwebkit2gtk-4.1-dev", "pkg-config", "build-essential"];
 const RUN: &[&str] = &["xvfb", "gnome-keyring", "keyutils", "dbus"];
 const BUNDLE: &[&str] = &["rpm", "file", "dpkg-dev"];
-const WINDOWS: &[&str] = &["gcc-mingw-w64-x86-64", "binutils-mingw-w64-x86-64"];
+const WINDOWS: &[&str] = &[
+    "gcc-mingw-w64-x86-64",
+    "binutils-mingw-w64-x86-64",
+    "wine64",
+];
 const TEST: &[&str] = &[
     "webkit2gtk-driver",
     "imagemagick",

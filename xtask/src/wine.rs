@@ -1,0 +1,177 @@
+//! Runs the Windows build's headless subcommands under Wine against each other: the Windows
+//! `domain-desk serve` answers the Windows `domain-desk doctor` and plain HTTP from Linux.
+//!
+//! Debian's Wine 8 lacks `bcryptprimitives.dll`, which every Rust program for Windows loads,
+//! so a stand-in built from `xtask/wine/bcryptprimitives.rs` is put next to the `.exe`.
+
+use std::io::{Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+
+use crate::root;
+
+pub fn find_wine() -> Option<PathBuf> {
+    let lib = PathBuf::from("/usr/lib/wine/wine64");
+    if lib.is_file() {
+        return Some(lib);
+    }
+    crate::session::find_on_path("wine64").or_else(|| crate::session::find_on_path("wine"))
+}
+
+pub fn smoke_test(wine: &Path, exe: &Path, target: &str) -> Result<()> {
+    println!("\n==> Windows build under Wine: serve and doctor against each other");
+    let dir = exe.parent().context("the .exe has a folder")?;
+    let shim = dir.join("bcryptprimitives.dll");
+    let status = Command::new("rustc")
+        .args([
+            "--target",
+            target,
+            "-C",
+            "panic=abort",
+            "-O",
+            "--crate-type",
+            "cdylib",
+        ])
+        .arg(root().join("xtask/wine/bcryptprimitives.rs"))
+        .arg("-o")
+        .arg(&shim)
+        .status()
+        .context("rustc builds the Wine stand-in")?;
+    if !status.success() {
+        bail!("could not build {}", shim.display());
+    }
+    let prefix = root().join("target/cross/wine-prefix");
+    std::fs::create_dir_all(&prefix)?;
+    let wine_cmd = |args: &[&str]| {
+        let mut cmd = Command::new(wine);
+        cmd.arg(exe)
+            .args(args)
+            .env("WINEPREFIX", &prefix)
+            .env("WINEDEBUG", "-all")
+            .env_remove("DISPLAY");
+        cmd
+    };
+    let ports: Vec<u16> = (0..4).map(|_| free_port()).collect::<Result<_>>()?;
+    let addr = |i: usize| format!("127.0.0.1:{}", ports[i]);
+    let mut serve = Killed(
+        wine_cmd(&[
+            "serve",
+            "--memory",
+            "--api",
+            &addr(0),
+            "--dns",
+            &addr(1),
+            "--edge-https",
+            &addr(2),
+            "--edge-http",
+            &addr(3),
+        ])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .context("start domain-desk.exe serve under Wine")?,
+    );
+    let info = wait_for_info(&addr(0), &mut serve.0)?;
+    let info: serde_json::Value = serde_json::from_str(&info).context("/_local/info is JSON")?;
+    let pro_key = info["demo_keys"]["pro"]
+        .as_str()
+        .context("a pro demo key")?;
+    let dns_target = info["platform_dns_target"]
+        .as_str()
+        .context("platform_dns_target")?;
+    println!("    serve.exe answers /_local/info; DNS target {dns_target}");
+
+    let account = http_get(&addr(0), "/v1/account", Some(pro_key))?;
+    if !account.starts_with("HTTP/1.1 200") || !account.contains("\"plan\":\"pro\"") {
+        bail!(
+            "GET /v1/account from Linux to serve.exe: {}",
+            first_line(&account)
+        );
+    }
+    println!("    Linux → serve.exe: GET /v1/account 200, plan pro");
+
+    let output = wine_cmd(&[
+        "doctor",
+        "shop.example.com",
+        "--resolver",
+        &addr(1),
+        "--local-api",
+        &addr(0),
+        "--target",
+        dns_target,
+        "--json",
+    ])
+    .stderr(Stdio::inherit())
+    .output()
+    .context("run domain-desk.exe doctor under Wine")?;
+    let report = String::from_utf8_lossy(&output.stdout);
+    let parsed: serde_json::Value = serde_json::from_str(&report)
+        .with_context(|| format!("doctor.exe printed no JSON report: {report}"))?;
+    if output.status.code() != Some(1) || !report.contains("192.0.2.10") {
+        bail!(
+            "doctor.exe should find the conflicting A record 192.0.2.10 and exit 1; exit {:?}: {parsed}",
+            output.status.code()
+        );
+    }
+    println!("    doctor.exe → serve.exe DNS: found the conflicting A record, exit status 1");
+    Ok(())
+}
+
+/// Ends the child when dropped, so a failed check never leaves Wine running.
+struct Killed(Child);
+
+impl Drop for Killed {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn free_port() -> Result<u16> {
+    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+}
+
+fn wait_for_info(api: &str, child: &mut Child) -> Result<String> {
+    // Wine's first start creates its prefix, which takes a while.
+    let deadline = Instant::now() + Duration::from_secs(120);
+    loop {
+        if let Ok(response) = http_get(api, "/_local/info", None) {
+            if let Some((_, body)) = response.split_once("\r\n\r\n") {
+                if response.starts_with("HTTP/1.1 200") {
+                    return Ok(body.to_owned());
+                }
+            }
+        }
+        if let Some(status) = child.try_wait()? {
+            bail!("domain-desk.exe serve exited under Wine ({status})");
+        }
+        if Instant::now() > deadline {
+            bail!("domain-desk.exe serve did not answer within 120 s under Wine");
+        }
+        std::thread::sleep(Duration::from_millis(250));
+    }
+}
+
+/// A plain HTTP/1.1 GET with `Connection: close`; enough for a smoke test.
+fn http_get(addr: &str, path: &str, bearer: Option<&str>) -> Result<String> {
+    let mut stream = TcpStream::connect(addr)?;
+    stream.set_read_timeout(Some(Duration::from_secs(10)))?;
+    let auth = bearer
+        .map(|key| format!("Authorization: Bearer {key}\r\n"))
+        .unwrap_or_default();
+    write!(
+        stream,
+        "GET {path} HTTP/1.1\r\nHost: {addr}\r\n{auth}Connection: close\r\n\r\n"
+    )?;
+    let mut response = String::new();
+    stream.read_to_string(&mut response)?;
+    Ok(response)
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines().next().unwrap_or_default()
+}
