@@ -1,4 +1,5 @@
 //! Test modules; `fake_platform` is the in-process stand-in the scheduler tests run against.
 
 mod fake_platform;
+mod local_service;
 mod scheduler;

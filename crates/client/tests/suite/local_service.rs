@@ -1,0 +1,331 @@
+//! The typed client and its queue against the real local service, started in-process on
+//! loopback (port 0, in-memory storage), with its clock sped up where time matters.
+
+use std::collections::BTreeMap;
+use std::time::Instant;
+
+use chrono::{DateTime, TimeDelta, Timelike, Utc};
+use domain_desk_api::local::{ClockState, LocalInfo};
+use domain_desk_api::{AddDomain, DomainConfig, DomainStatus, ErrorCode, Plan};
+use domain_desk_client::{ApiRequest, Client, ClientConfig, Priority};
+use domain_desk_service::{Service, ServiceSettings};
+use futures::future::join_all;
+use tokio::sync::oneshot;
+
+struct LocalService {
+    info: LocalInfo,
+    base_url: String,
+    http: reqwest::Client,
+    _stop: oneshot::Sender<()>,
+}
+
+impl LocalService {
+    async fn start() -> Self {
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let settings = ServiceSettings {
+            api_addr: loopback,
+            dns_addr: loopback,
+            edge_https_addr: loopback,
+            edge_http_addr: loopback,
+            ..ServiceSettings::default()
+        };
+        let service = Service::bind(settings).await.expect("the service starts");
+        let info = service.info().await.expect("the service describes itself");
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(service.run(async move {
+            let _ = stopped.await;
+        }));
+        Self {
+            base_url: format!("http://{}", info.api),
+            info,
+            http: reqwest::Client::new(),
+            _stop: stop,
+        }
+    }
+
+    fn key(&self, plan: Plan) -> String {
+        self.info.demo_keys[plan.as_str()].clone()
+    }
+
+    fn client(&self, plan: Plan, speed: f64) -> Client {
+        let mut config = ClientConfig::new(&self.base_url, self.key(plan)).plan(plan);
+        config.queue.platform_clock_speed = speed;
+        Client::new(config).expect("client")
+    }
+
+    /// Sets the platform clock to `now`, running at `speed`.
+    async fn set_clock(&self, now: DateTime<Utc>, speed: f64) {
+        let answer = self
+            .http
+            .put(format!("{}/_local/clock", self.base_url))
+            .json(&ClockState { now, speed })
+            .send()
+            .await
+            .expect("clock answer");
+        assert!(answer.status().is_success(), "{}", answer.status());
+    }
+}
+
+/// The start of a minute some days ahead, so every test has fresh windows.
+fn minute_boundary(days_ahead: i64) -> DateTime<Utc> {
+    let now = Utc::now() + TimeDelta::days(days_ahead);
+    now.with_second(0)
+        .and_then(|t| t.with_nanosecond(0))
+        .unwrap_or(now)
+}
+
+#[tokio::test]
+async fn the_typed_client_speaks_the_whole_api() {
+    let service = LocalService::start().await;
+    let pro = service.client(Plan::Pro, 1.0);
+
+    let account = pro.account().await.unwrap();
+    assert_eq!(account.plan, Plan::Pro);
+    let limits = pro.rate_limit().await.unwrap();
+    assert_eq!(limits.minute.limit, 300);
+    assert!(limits.banned_until.is_none());
+
+    let project = pro.create_project("client-tour").await.unwrap();
+    assert_eq!(pro.project(&project.id).await.unwrap().id, project.id);
+    assert!(
+        pro.projects()
+            .await
+            .unwrap()
+            .iter()
+            .any(|p| p.id == project.id)
+    );
+
+    let early = pro
+        .add_domain(
+            &project.id,
+            &AddDomain {
+                hostname: "tour.example.com".into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(early.code(), Some(ErrorCode::DeployRequired), "{early:?}");
+
+    let mut files = BTreeMap::new();
+    files.insert("index.html".to_owned(), "<h1>tour</h1>".to_owned());
+    let deploy = pro.deploy(&project.id, Some(files)).await.unwrap();
+    assert_eq!(deploy.project_id, project.id);
+
+    let domain = pro
+        .add_domain(
+            &project.id,
+            &AddDomain {
+                hostname: "Tour.Example.COM.".into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(domain.hostname, "tour.example.com");
+    assert_eq!(domain.status, DomainStatus::PendingVerification);
+    assert_eq!(
+        pro.domain(&project.id, "tour.example.com")
+            .await
+            .unwrap()
+            .hostname,
+        domain.hostname
+    );
+    assert_eq!(pro.domains(&project.id).await.unwrap().len(), 1);
+    let verified = pro
+        .verify_domain(&project.id, "tour.example.com")
+        .await
+        .unwrap();
+    assert!(verified.verification.checked_at.is_some());
+
+    let config = pro.domain_config(&project.id).await.unwrap();
+    assert_eq!(config.primary.as_deref(), Some("tour.example.com"));
+    let same = pro
+        .set_domain_config(
+            &project.id,
+            &DomainConfig {
+                primary: config.primary.clone(),
+                redirects: vec![],
+            },
+        )
+        .await
+        .unwrap();
+    assert_eq!(same.primary, config.primary);
+
+    pro.remove_domain(&project.id, "tour.example.com")
+        .await
+        .unwrap();
+    let gone = pro
+        .domain(&project.id, "tour.example.com")
+        .await
+        .unwrap_err();
+    assert!(gone.is_not_found(), "{gone:?}");
+
+    let bad = pro
+        .add_domain(
+            &project.id,
+            &AddDomain {
+                hostname: "*.example.com".into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(bad.code(), Some(ErrorCode::InvalidHostname));
+
+    let free = service.client(Plan::Free, 1.0);
+    let free_project = free.create_project("free-tour").await.unwrap();
+    let refused = free
+        .add_domain(
+            &free_project.id,
+            &AddDomain {
+                hostname: "free.example.com".into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(
+        refused.code(),
+        Some(ErrorCode::PlanUpgradeRequired),
+        "{refused:?}"
+    );
+
+    let stranger = Client::new(ClientConfig::new(&service.base_url, "ddk_not_a_key")).unwrap();
+    let denied = stranger.account().await.unwrap_err();
+    assert!(denied.is_unauthorized(), "{denied:?}");
+    assert!(!denied.to_string().contains("ddk_not_a_key"));
+}
+
+#[tokio::test]
+async fn a_retried_create_is_answered_once_by_the_service() {
+    let service = LocalService::start().await;
+    let pro = service.client(Plan::Pro, 1.0);
+    let request = ApiRequest::post(
+        "/v1/projects",
+        bytes::Bytes::from_static(br#"{"name":"once"}"#),
+    );
+    let first = pro.send(request.clone()).await.unwrap();
+    let again = pro.send(request).await.unwrap();
+    assert_eq!(first.status.as_u16(), 201);
+    assert_eq!(first.body, again.body);
+    let named_once = pro
+        .projects()
+        .await
+        .unwrap()
+        .iter()
+        .filter(|p| p.name == "once")
+        .count();
+    assert_eq!(named_once, 1);
+}
+
+#[tokio::test]
+async fn the_queue_learns_both_windows_from_the_service() {
+    let service = LocalService::start().await;
+    let free = service.client(Plan::Free, 1.0);
+    free.account().await.unwrap();
+    let state = free.state().borrow().clone();
+    assert!(state.minute.learned && state.day.learned, "{state:?}");
+    assert_eq!((state.minute.limit, state.day.limit), (60, 1_000));
+    assert_eq!(state.minute.remaining, 59);
+    assert_eq!(state.day.remaining, 999);
+    assert_eq!(state.rate_limited_total, 0);
+}
+
+const SPEED: f64 = 60.0;
+
+#[tokio::test]
+async fn a_bulk_job_on_a_fast_clock_gets_no_429() {
+    let service = LocalService::start().await;
+    service.set_clock(minute_boundary(3), SPEED).await;
+    let free = service.client(Plan::Free, SPEED).bulk();
+    let started = Instant::now();
+    let answers = join_all((0..150).map(|i| {
+        let free = free.clone();
+        async move {
+            free.send(ApiRequest::get(format!("/v1/projects/bulk-{i}")))
+                .await
+        }
+    }))
+    .await;
+    let elapsed = started.elapsed().as_secs_f64();
+    let statuses: Vec<u16> = answers
+        .into_iter()
+        .map(|a| a.unwrap().status.as_u16())
+        .collect();
+    assert!(statuses.iter().all(|s| *s == 404), "{statuses:?}");
+    assert_eq!(free.state().borrow().rate_limited_total, 0);
+    // 150 at 60 a minute is 2.5 platform minutes: 2.5 s at 60x.
+    let ideal = 150.0 / 60.0 * 60.0 / SPEED;
+    assert!(
+        ideal / elapsed > 0.85,
+        "{elapsed:.2} s against an ideal of {ideal:.2} s"
+    );
+}
+
+#[tokio::test]
+async fn a_429_from_the_service_pauses_the_key_until_retry_after() {
+    let service = LocalService::start().await;
+    service.set_clock(minute_boundary(4), SPEED).await;
+    // Someone else uses the whole minute.
+    let key = service.key(Plan::Free);
+    for _ in 0..60 {
+        service
+            .http
+            .get(format!("{}/v1/account", service.base_url))
+            .bearer_auth(&key)
+            .send()
+            .await
+            .unwrap();
+    }
+    let mut config = ClientConfig::new(&service.base_url, key).plan(Plan::Free);
+    config.queue.platform_clock_speed = SPEED;
+    config.queue.sync_on_start = false;
+    let free = Client::new(config).unwrap();
+    let answers = join_all((0..3).map(|i| {
+        let free = free.with_priority(Priority::Interactive);
+        async move {
+            free.send(ApiRequest::get(format!("/v1/projects/probe-{i}")))
+                .await
+        }
+    }))
+    .await;
+    assert!(
+        answers
+            .iter()
+            .all(|a| a.as_ref().is_ok_and(|r| r.status.as_u16() == 404))
+    );
+    let state = free.state().borrow().clone();
+    assert_eq!(state.rate_limited_total, 1, "{state:?}");
+    let limits = free.rate_limit().await.unwrap();
+    assert!(limits.banned_until.is_none());
+}
+
+#[tokio::test]
+async fn two_clients_on_one_key_finish_without_a_ban() {
+    let service = LocalService::start().await;
+    service.set_clock(minute_boundary(5), SPEED).await;
+    let a = service.client(Plan::Free, SPEED).bulk();
+    let b = service.client(Plan::Free, SPEED).bulk();
+    let job = |client: Client, name: &'static str| async move {
+        join_all((0..90).map(|i| {
+            let client = client.clone();
+            async move {
+                client
+                    .send(ApiRequest::get(format!("/v1/projects/{name}-{i}")))
+                    .await
+            }
+        }))
+        .await
+    };
+    let (ra, rb) = tokio::join!(job(a.clone(), "a"), job(b.clone(), "b"));
+    assert!(
+        ra.iter()
+            .chain(&rb)
+            .all(|r| r.as_ref().is_ok_and(|r| r.status.as_u16() == 404))
+    );
+    let limits = a.rate_limit().await.unwrap();
+    assert!(limits.banned_until.is_none());
+    let limited = a.state().borrow().rate_limited_total + b.state().borrow().rate_limited_total;
+    assert!(limited <= 6, "{limited} 429s for two clients sharing a key");
+}
