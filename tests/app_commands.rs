@@ -481,3 +481,69 @@ fn the_doctor_names_the_blocking_a_record_and_its_fix() {
         "{conflict}"
     );
 }
+
+/// Connecting with a base URL and a key (here the demo service's Free key, over loopback):
+/// the session is the key's account, the account is kept for switching, and the key is in
+/// the keyring (the keyring crate's in-memory store in this test) and nowhere in the files.
+#[test]
+fn connect_keeps_the_key_out_of_the_settings() {
+    keyring::set_default_credential_builder(keyring::mock::default_credential_builder());
+    let h = Harness::new();
+    let demo = h.ok("demo_start", json!({}));
+    let base_url = demo["base_url"].as_str().unwrap().to_owned();
+    let info: Value = tokio::runtime::Runtime::new()
+        .expect("a runtime for one request")
+        .block_on(async {
+            reqwest::get(format!("{base_url}/_local/info"))
+                .await?
+                .json()
+                .await
+        })
+        .expect("the demo's /_local/info");
+    let free_key = info["demo_keys"]["free"].as_str().unwrap().to_owned();
+
+    let err = h.err(
+        "connect",
+        json!({"baseUrl": "api.example.com", "apiKey": free_key}),
+    );
+    assert_eq!(err["kind"], "invalid_input");
+    assert!(!err.to_string().contains(&free_key), "{err}");
+    let err = h.err(
+        "connect",
+        json!({"baseUrl": base_url, "apiKey": "dd_free_wrong"}),
+    );
+    assert_eq!(err["kind"], "unauthorized", "{err}");
+    assert!(!err.to_string().contains("dd_free_wrong"), "{err}");
+
+    let session = h.ok(
+        "connect",
+        json!({"baseUrl": format!("{base_url}/"), "apiKey": free_key}),
+    );
+    assert_eq!(session["mode"], "connected");
+    assert_eq!(session["account"]["plan"], "free");
+    assert_eq!(session["base_url"], base_url);
+    let id = session["account_id"].as_str().unwrap().to_owned();
+    let accounts = h.ok("accounts_list", json!({}));
+    assert!(
+        accounts
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|a| a["id"] == id.as_str() && a["mode"] == "connected"),
+        "{accounts}"
+    );
+    let settings = h.ok("settings_get", json!({}));
+    assert_eq!(settings["base_url"], base_url);
+    let text = std::fs::read_to_string(h._dir.path().join("data/settings.json")).unwrap();
+    assert!(
+        !text.contains(&free_key),
+        "the key leaked into the settings: {text}"
+    );
+
+    h.ok("account_forget", json!({"id": id}));
+    assert!(
+        !h.ok("accounts_list", json!({})).to_string().contains(&id),
+        "a forgotten account is gone"
+    );
+    assert_eq!(h.err("projects_list", json!({}))["kind"], "not_signed_in");
+}
