@@ -4,7 +4,7 @@
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::{Duration, Instant};
 
-use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query};
+use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query, ResponseCode};
 use hickory_proto::rr::{Name, RecordType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
@@ -75,9 +75,15 @@ pub async fn ask(
         }
     };
     let id: u16 = rand::random();
-    let request = build_request(id, query_name.clone(), record_type, options);
-    let bytes = match request.to_vec() {
-        Ok(bytes) => bytes,
+    let encoded = build_request(id, query_name.clone(), record_type, options, true)
+        .to_vec()
+        .and_then(|with_edns| {
+            build_request(id, query_name.clone(), record_type, options, false)
+                .to_vec()
+                .map(|plain| (with_edns, plain))
+        });
+    let (bytes, plain_bytes) = match encoded {
+        Ok(encoded) => encoded,
         Err(error) => {
             return failed(
                 AnswerStatus::Failed,
@@ -87,7 +93,17 @@ pub async fn ask(
         }
     };
 
-    let udp = ask_udp(server, &bytes, id, &query_name, record_type, options).await;
+    let mut udp = ask_udp(server, &bytes, id, &query_name, record_type, options).await;
+    // An old server that does not know EDNS answers FORMERR without an OPT record (RFC 6891
+    // §7): ask it again the old way.
+    if matches!(&udp, Ok(message) if message.response_code() == ResponseCode::FormErr && message.extensions().is_none())
+    {
+        udp = ask_udp(server, &plain_bytes, id, &query_name, record_type, options).await;
+    }
+    let bytes = match &udp {
+        Ok(message) if message.extensions().is_none() => plain_bytes,
+        _ => bytes,
+    };
     let (message, via_tcp) = match udp {
         Ok(message) if message.truncated() => {
             match tokio::time::timeout(options.timeout, ask_tcp(server, &bytes, id)).await {
@@ -134,7 +150,13 @@ pub async fn ask(
     )
 }
 
-fn build_request(id: u16, name: Name, record_type: RecordType, options: QueryOptions) -> Message {
+fn build_request(
+    id: u16,
+    name: Name,
+    record_type: RecordType,
+    options: QueryOptions,
+    with_edns: bool,
+) -> Message {
     let mut message = Message::new();
     message
         .set_id(id)
@@ -143,9 +165,11 @@ fn build_request(id: u16, name: Name, record_type: RecordType, options: QueryOpt
         .set_recursion_desired(options.recursion_desired)
         .set_checking_disabled(options.checking_disabled)
         .add_query(Query::query(name, record_type));
-    let mut edns = Edns::new();
-    edns.set_max_payload(UDP_PAYLOAD).set_version(0);
-    message.set_edns(edns);
+    if with_edns {
+        let mut edns = Edns::new();
+        edns.set_max_payload(UDP_PAYLOAD).set_version(0);
+        message.set_edns(edns);
+    }
     message
 }
 

@@ -182,3 +182,23 @@ async fn servers_that_disagree_show_propagation_and_cache_expiry() {
     assert_eq!(agreement, [Some(true), Some(false)]);
     assert_eq!(www.views[1].cache_expires_in_seconds, Some(300));
 }
+
+#[tokio::test]
+async fn a_server_without_edns_is_asked_again_the_old_way() {
+    let mut zones = world();
+    zones.reject_edns();
+    let server = ZoneServer::start(&zones).await;
+    let answer = query::ask(
+        server.address,
+        "www.example.com",
+        RecordType::A,
+        QueryOptions::default(),
+    )
+    .await;
+    assert_eq!(answer.status, AnswerStatus::NoError);
+    assert_eq!(answer.answers[0].value, TARGET);
+    let report = diagnose(&["www.example.com"], &options(&[server.address]))
+        .await
+        .unwrap();
+    assert!(codes(host(&report, "www.example.com"), Severity::Error).is_empty());
+}

@@ -38,6 +38,7 @@ pub struct Zones {
     servfail: HashSet<Name>,
     dnssec_bogus: HashSet<Name>,
     silent: HashSet<Name>,
+    reject_edns: bool,
 }
 
 impl Zones {
@@ -121,6 +122,12 @@ impl Zones {
 
     pub fn dnssec_bogus(&mut self, owner: &str) -> &mut Self {
         self.dnssec_bogus.insert(name(owner));
+        self
+    }
+
+    /// Answer FORMERR to any question with EDNS, as servers from before RFC 6891 do.
+    pub fn reject_edns(&mut self) -> &mut Self {
+        self.reject_edns = true;
         self
     }
 
@@ -231,6 +238,16 @@ impl RequestHandler for Handler {
             return reply.into();
         }
         let mut builder = MessageResponseBuilder::from_message_request(request);
+        if self.zones.reject_edns && request.edns().is_some() {
+            reply.set_response_code(ResponseCode::FormErr);
+            return match response_handle
+                .send_response(builder.build_no_records(reply))
+                .await
+            {
+                Ok(info) => info,
+                Err(_) => reply.into(),
+            };
+        }
         if let Some(asked) = request.edns() {
             let mut edns = Edns::new();
             edns.set_max_payload(asked.max_payload().clamp(512, 1232));
