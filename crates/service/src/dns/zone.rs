@@ -84,6 +84,9 @@ pub trait ZoneJournal: Send + Sync {
     fn record_removed(&self, zone: &str, id: &str, removed_at: DateTime<Utc>) -> Result<()>;
 }
 
+/// Says whether a name under the platform domain is a project's default address.
+pub type PlatformLookup = Arc<dyn Fn(&str) -> bool + Send + Sync>;
+
 /// The DNS answer to one question, before it is put into a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolution {
@@ -116,6 +119,9 @@ struct Zones {
     platform: PlatformZone,
     /// Default addresses of the projects, resolved to the edge.
     platform_hosts: BTreeSet<String>,
+    /// Asked for names under the platform domain that are not in `platform_hosts`: the
+    /// service answers from its projects, so a new project resolves at once.
+    platform_lookup: Option<PlatformLookup>,
     customer: BTreeMap<String, DateTime<Utc>>,
     records: Vec<StoredRecord>,
     /// Bumped on every change; it is the SOA serial.
@@ -144,12 +150,19 @@ impl ZoneStore {
             inner: Arc::new(RwLock::new(Zones {
                 platform,
                 platform_hosts: BTreeSet::new(),
+                platform_lookup: None,
                 customer: BTreeMap::new(),
                 records: Vec::new(),
                 serial: 1,
             })),
             journal: None,
         }
+    }
+
+    /// Answers names under the platform domain that `lookup` says are default addresses.
+    pub fn with_platform_lookup(self, lookup: PlatformLookup) -> Self {
+        self.write().platform_lookup = Some(lookup);
+        self
     }
 
     /// Records every later change in `journal`.
@@ -186,15 +199,6 @@ impl ZoneStore {
             .platform_hosts
             .insert(hostname.trim_end_matches('.').to_ascii_lowercase());
         zones.serial = zones.serial.wrapping_add(1);
-    }
-
-    /// Replaces the set of default addresses the platform zone answers for.
-    pub fn set_platform_hosts(&self, hosts: BTreeSet<String>) {
-        let mut zones = self.write();
-        if zones.platform_hosts != hosts {
-            zones.platform_hosts = hosts;
-            zones.serial = zones.serial.wrapping_add(1);
-        }
     }
 
     pub fn remove_platform_host(&self, hostname: &str) {
@@ -427,6 +431,14 @@ impl ZoneStore {
 }
 
 impl Zones {
+    fn is_platform_host(&self, name: &str) -> bool {
+        self.platform_hosts.contains(name)
+            || self
+                .platform_lookup
+                .as_ref()
+                .is_some_and(|lookup| lookup(name))
+    }
+
     /// The zone a name belongs to: the longest zone that is the name or a parent of it.
     fn zone_of(&self, name: &str, as_of: Option<DateTime<Utc>>) -> Option<String> {
         let platform = &self.platform.domain;
@@ -461,7 +473,8 @@ impl Zones {
         if zone == self.platform.domain {
             return std::iter::once(&self.platform.dns_target)
                 .chain(self.platform_hosts.iter())
-                .any(|host| host == name || host.ends_with(&below));
+                .any(|host| host == name || host.ends_with(&below))
+                || self.is_platform_host(name);
         }
         self.visible(zone, as_of).any(|stored| {
             let owner = absolute_name(zone, &stored.record.name);
@@ -507,8 +520,7 @@ impl Zones {
                     }
                     _ => None,
                 };
-                let is_host =
-                    name == self.platform.dns_target || self.platform_hosts.contains(name);
+                let is_host = name == self.platform.dns_target || self.is_platform_host(name);
                 if let (Some(rdata), true) = (rdata, is_host) {
                     answers.push(Record::from_rdata(owner, PLATFORM_TTL, rdata));
                 }

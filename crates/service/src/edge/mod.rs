@@ -5,7 +5,7 @@
 pub mod routes;
 pub mod server;
 
-pub use routes::{EdgeHost, EdgeRoutes, Route, certified_key};
+pub use routes::{CertificateBySni, EdgeDirectory, EdgeHost, EdgeRoutes, Route, certified_key};
 pub use server::{SiteFiles, file_path, serve_http, serve_https, tls_config};
 
 #[cfg(test)]

@@ -1,8 +1,9 @@
-//! The edge's live table of hostnames: which certificate each name presents and what it
-//! serves (a project's files, or a 301 to another name).
+//! The edge's directory of hostnames: which certificate each name presents and what it serves
+//! (a project's files, or a 301 to another name).
 //!
-//! The TLS handshake looks the SNI name up here, so taking a name out of the table stops it
+//! The TLS handshake looks the SNI name up in the directory, so a name that leaves it stops
 //! being served at the very next handshake; unknown names get no certificate at all.
+//! [`EdgeRoutes`] is an in-memory directory; the service's own reads its database.
 
 use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
@@ -107,10 +108,32 @@ impl EdgeRoutes {
     }
 }
 
-impl ResolvesServerCert for EdgeRoutes {
+/// Where the edge looks a name up, at every handshake and every request: what it serves and
+/// with which certificate, or `None` for a name it must not serve.
+pub trait EdgeDirectory: Send + Sync + 'static {
+    fn host(&self, hostname: &str) -> Option<EdgeHost>;
+}
+
+impl EdgeDirectory for EdgeRoutes {
+    fn host(&self, hostname: &str) -> Option<EdgeHost> {
+        self.get(hostname)
+    }
+}
+
+/// rustls' certificate choice by SNI, from a directory.
+#[derive(Clone)]
+pub struct CertificateBySni(pub Arc<dyn EdgeDirectory>);
+
+impl std::fmt::Debug for CertificateBySni {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("CertificateBySni")
+    }
+}
+
+impl ResolvesServerCert for CertificateBySni {
     fn resolve(&self, client_hello: ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
         let name = client_hello.server_name()?;
-        self.get(name).map(|host| host.certificate)
+        self.0.host(name).map(|host| host.certificate)
     }
 }
 

@@ -1,4 +1,4 @@
-//! The edge's two listeners: TLS (rustls, certificate chosen by SNI from the live routes) that
+//! The edge's two listeners: TLS (rustls, certificate chosen by SNI from the edge's directory) that
 //! serves projects' files and answers redirect domains with 301, and plain HTTP that sends every
 //! known name to its https address.
 
@@ -18,7 +18,7 @@ use rustls::ServerConfig;
 use tokio::net::TcpListener;
 use tokio_rustls::TlsAcceptor;
 
-use super::routes::{EdgeRoutes, Route};
+use super::routes::{CertificateBySni, EdgeDirectory, Route};
 use crate::Result;
 
 /// How long a client may take to complete the TLS handshake.
@@ -33,13 +33,13 @@ pub trait SiteFiles: Send + Sync + 'static {
 
 type Body = Full<Bytes>;
 
-/// The rustls configuration of the edge: certificates come from the live routes.
-pub fn tls_config(routes: &EdgeRoutes) -> Result<Arc<ServerConfig>> {
+/// The rustls configuration of the edge: certificates come from the directory.
+pub fn tls_config(routes: &Arc<dyn EdgeDirectory>) -> Result<Arc<ServerConfig>> {
     let mut config =
         ServerConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
             .with_safe_default_protocol_versions()?
             .with_no_client_auth()
-            .with_cert_resolver(Arc::new(routes.clone()));
+            .with_cert_resolver(Arc::new(CertificateBySni(routes.clone())));
     config.alpn_protocols = vec![b"http/1.1".to_vec()];
     Ok(Arc::new(config))
 }
@@ -47,7 +47,7 @@ pub fn tls_config(routes: &EdgeRoutes) -> Result<Arc<ServerConfig>> {
 /// Serves TLS on a bound listener until `shutdown` completes.
 pub async fn serve_https(
     listener: TcpListener,
-    routes: EdgeRoutes,
+    routes: Arc<dyn EdgeDirectory>,
     files: Arc<dyn SiteFiles>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<()> {
@@ -80,7 +80,8 @@ pub async fn serve_https(
                 return;
             };
             let service = service_fn(move |request: Request<Incoming>| {
-                let response = answer_https(&routes, files.as_ref(), &server_name, &request);
+                let response =
+                    answer_https(routes.as_ref(), files.as_ref(), &server_name, &request);
                 async move { Ok::<_, std::convert::Infallible>(response) }
             });
             if let Err(error) = http1::Builder::new()
@@ -97,7 +98,7 @@ pub async fn serve_https(
 /// name the edge serves. `https_port` is added to the location unless it is 443.
 pub async fn serve_http(
     listener: TcpListener,
-    routes: EdgeRoutes,
+    routes: Arc<dyn EdgeDirectory>,
     https_port: u16,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<()> {
@@ -116,7 +117,7 @@ pub async fn serve_http(
         let routes = routes.clone();
         tokio::spawn(async move {
             let service = service_fn(move |request: Request<Incoming>| {
-                let response = answer_http(&routes, https_port, &request);
+                let response = answer_http(routes.as_ref(), https_port, &request);
                 async move { Ok::<_, std::convert::Infallible>(response) }
             });
             if let Err(error) = http1::Builder::new()
@@ -130,14 +131,14 @@ pub async fn serve_http(
 }
 
 fn answer_https(
-    routes: &EdgeRoutes,
+    routes: &dyn EdgeDirectory,
     files: &dyn SiteFiles,
     server_name: &str,
     request: &Request<Incoming>,
 ) -> Response<Body> {
     // The route is read again for every request, so a removed name stops at once even on a
     // connection that was opened before.
-    let Some(host) = routes.get(server_name) else {
+    let Some(host) = routes.host(server_name) else {
         return text(
             StatusCode::MISDIRECTED_REQUEST,
             "This name is not served here.\n",
@@ -175,7 +176,7 @@ fn answer_https(
 }
 
 fn answer_http(
-    routes: &EdgeRoutes,
+    routes: &dyn EdgeDirectory,
     https_port: u16,
     request: &Request<Incoming>,
 ) -> Response<Body> {
@@ -186,7 +187,7 @@ fn answer_http(
         .or_else(|| request.uri().host())
         .unwrap_or_default();
     let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
-    if name.is_empty() || routes.get(name).is_none() {
+    if name.is_empty() || routes.host(name).is_none() {
         return text(StatusCode::NOT_FOUND, "This name is not served here.\n");
     }
     let path_and_query = request

@@ -76,9 +76,10 @@ async fn start_edge(ca: &CertificateAuthority) -> RunningEdge {
     let http = http_listener.local_addr().unwrap();
     let (stop_https, https_stopped) = oneshot::channel::<()>();
     let (stop_http, http_stopped) = oneshot::channel::<()>();
+    let directory: Arc<dyn EdgeDirectory> = Arc::new(routes.clone());
     tokio::spawn(serve_https(
         https_listener,
-        routes.clone(),
+        directory.clone(),
         Arc::new(files),
         async move {
             let _ = https_stopped.await;
@@ -86,7 +87,7 @@ async fn start_edge(ca: &CertificateAuthority) -> RunningEdge {
     ));
     tokio::spawn(serve_http(
         http_listener,
-        routes.clone(),
+        directory,
         https.port(),
         async move {
             let _ = http_stopped.await;

@@ -3,15 +3,17 @@
 //! and the TLS edge, all over the service's store and clock.
 //!
 //! Lifecycle deadlines are reconciled whenever they matter: before every API request (cheaply:
-//! only when the clock was changed, something changed, or a deadline is due), after every
-//! change, and in a background task while the clock runs. So a domain read right after a clock
-//! jump already shows the state the jump led to, and a removed domain is gone from the edge
-//! before the removal is acknowledged.
+//! only when the clock was changed, a verification passed, or a deadline is due) and in a
+//! background task while the clock runs, so a domain read right after a clock jump already
+//! shows the state the jump led to. The edge and the platform zone ask the database at every
+//! handshake and query ([`directory`]), so a removed domain's next handshake fails and a new
+//! project resolves at once.
 
+pub mod directory;
 pub mod files;
 pub mod persist;
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -25,21 +27,22 @@ use chrono::{DateTime, TimeDelta, Utc};
 use domain_desk_api::caa::evaluate;
 use domain_desk_api::{
     Account, Certificate, CertificateError, CertificateErrorCode, CertificateStatus, Domain,
-    DomainRole, DomainStatus, Hostname, Verification, VerificationErrorCode,
+    DomainStatus, Hostname, Verification, VerificationErrorCode,
 };
 use futures::future::BoxFuture;
-use rustls::sign::CertifiedKey;
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
 use crate::ca::{CertificateAuthority, IssuedCertificate};
 use crate::clock::Clock;
+use crate::dns::PlatformLookup;
 use crate::dns::{PlatformZone, ZoneHandler, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns};
-use crate::edge::{EdgeHost, EdgeRoutes, Route, certified_key, serve_http, serve_https};
+use crate::edge::{EdgeDirectory, serve_http, serve_https};
 use crate::state::{AppState, World, WorldInfo};
 use crate::store::{Store, domains};
 use crate::verify::Verifier;
 use crate::{Error, Result};
+use directory::{CertificateCache, WorldDirectory};
 
 /// Renew a certificate this long before it expires (as ACME clients do at a third of 90 days).
 pub const RENEW_BEFORE: TimeDelta = TimeDelta::days(30);
@@ -58,28 +61,21 @@ pub struct WorldAddresses {
     pub edge_http: SocketAddr,
 }
 
-/// A certificate in use, with its rustls form.
-#[derive(Clone)]
-struct LoadedCertificate {
-    issued: IssuedCertificate,
-    key: Arc<CertifiedKey>,
-}
-
 /// The running world. Create it with [`LocalWorld::start`] and plug it in with
 /// `AppState::set_world`.
 pub struct LocalWorld {
     clock: Clock,
     store: Store,
     zones: ZoneStore,
-    ca: CertificateAuthority,
-    edge: EdgeRoutes,
+    ca: Arc<CertificateAuthority>,
+    directory: Arc<WorldDirectory>,
     verifier: Verifier,
     addresses: WorldAddresses,
     propagation_delay: TimeDelta,
     issuance_time: TimeDelta,
     deadline: TimeDelta,
     /// Certificates by hostname (domains and default addresses), as in the database.
-    certificates: Mutex<HashMap<String, LoadedCertificate>>,
+    certificates: Arc<CertificateCache>,
     /// The last cause an issuance attempt failed with, per hostname.
     last_failure: Mutex<HashMap<String, CertificateError>>,
     /// One reconciliation at a time.
@@ -152,14 +148,22 @@ impl LocalWorld {
             })
             .await??
         };
-        let zones =
-            ZoneStore::new(platform).with_journal(Arc::new(persist::StoreJournal(store.clone())));
+        let ca = Arc::new(ca);
+        let certificates = Arc::new(CertificateCache::load(&ca, certificates)?);
+        let directory = Arc::new(WorldDirectory {
+            store: store.clone(),
+            clock: clock.clone(),
+            ca: ca.clone(),
+            certificates: certificates.clone(),
+        });
+        let platform_lookup: PlatformLookup = {
+            let directory = directory.clone();
+            Arc::new(move |name: &str| directory.is_default_address(name))
+        };
+        let zones = ZoneStore::new(platform)
+            .with_journal(Arc::new(persist::StoreJournal(store.clone())))
+            .with_platform_lookup(platform_lookup);
         zones.restore(snapshot);
-        let mut loaded = HashMap::new();
-        for (hostname, issued) in certificates {
-            let key = certified_key(&issued, ca.certificate_pem())?;
-            loaded.insert(hostname, LoadedCertificate { issued, key });
-        }
 
         let (stop, _) = watch::channel(false);
         let world = Arc::new(Self {
@@ -167,13 +171,13 @@ impl LocalWorld {
             store: store.clone(),
             zones: zones.clone(),
             ca,
-            edge: EdgeRoutes::new(),
+            directory: directory.clone(),
             verifier: Verifier::new(resolver_address, &settings.platform_dns_target),
             addresses,
             propagation_delay: settings.dns_propagation_delay,
             issuance_time: settings.certificate_issuance_time,
             deadline: settings.certificate_deadline,
-            certificates: Mutex::new(loaded),
+            certificates,
             last_failure: Mutex::new(HashMap::new()),
             reconciling: tokio::sync::Mutex::new(()),
             dirty: AtomicBool::new(true),
@@ -212,15 +216,16 @@ impl LocalWorld {
             ),
         );
         let files = Arc::new(files::StoreFiles(store));
+        let edge_directory: Arc<dyn EdgeDirectory> = directory;
         spawn_logged(
             "edge https",
-            serve_https(https, world.edge.clone(), files, stopped(&world)),
+            serve_https(https, edge_directory.clone(), files, stopped(&world)),
         );
         spawn_logged(
             "edge http",
             serve_http(
                 http,
-                world.edge.clone(),
+                edge_directory,
                 addresses.edge_https.port(),
                 stopped(&world),
             ),
@@ -250,12 +255,13 @@ impl LocalWorld {
         &self.zones
     }
 
-    pub fn edge(&self) -> &EdgeRoutes {
-        &self.edge
-    }
-
     pub fn ca(&self) -> &CertificateAuthority {
         &self.ca
+    }
+
+    /// What the edge serves: default addresses and live domains, from the database.
+    pub fn directory(&self) -> &WorldDirectory {
+        &self.directory
     }
 
     /// The propagation delay the platform resolver view applies.
@@ -310,7 +316,6 @@ impl LocalWorld {
                 CertificateStatus::None | CertificateStatus::Failed => {}
             }
         }
-        self.sync_edge(now).await?;
         self.next_due_micros.store(
             next_due.map_or(i64::MAX, |at| at.timestamp_micros()),
             Ordering::SeqCst,
@@ -418,12 +423,6 @@ impl LocalWorld {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    fn lock_certificates(&self) -> std::sync::MutexGuard<'_, HashMap<String, LoadedCertificate>> {
-        self.certificates
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
     /// What the CA checks before it issues: the name still points at the platform, and CAA
     /// (RFC 8659, through the platform resolver) allows this CA.
     async fn check_issuance(&self, hostname: &str) -> std::result::Result<(), CertificateError> {
@@ -479,22 +478,16 @@ impl LocalWorld {
         hostname: &str,
         now: DateTime<Utc>,
     ) -> Result<IssuedCertificate> {
-        let issued = self.ca.issue(&[hostname.to_owned()], now)?;
-        let key = certified_key(&issued, self.ca.certificate_pem())?;
-        {
-            let (hostname, issued) = (hostname.to_owned(), issued.clone());
-            self.store
-                .write(move |tx| persist::write_certificate(tx, &hostname, &issued))
-                .await?;
-        }
-        self.lock_certificates().insert(
-            hostname.to_owned(),
-            LoadedCertificate {
-                issued: issued.clone(),
-                key,
-            },
+        let (ca, store, certificates) = (
+            self.ca.clone(),
+            self.store.clone(),
+            self.certificates.clone(),
         );
-        Ok(issued)
+        let hostname = hostname.to_owned();
+        let loaded =
+            tokio::task::spawn_blocking(move || certificates.issue(&ca, &store, &hostname, now))
+                .await??;
+        Ok(loaded.issued)
     }
 
     async fn save_certificate(
@@ -507,77 +500,6 @@ impl LocalWorld {
         self.store
             .write(move |tx| domains::set_certificate(tx, &hostname, status, &certificate))
             .await
-    }
-
-    /// The edge serves every project's default address and every live domain; nothing else.
-    /// The platform zone answers for every default address.
-    async fn sync_edge(&self, now: DateTime<Utc>) -> Result<()> {
-        let (projects, live) = self
-            .store
-            .run(|conn| {
-                Ok((
-                    persist::project_addresses(conn)?,
-                    domains::with_status(conn, DomainStatus::Live)?,
-                ))
-            })
-            .await?;
-        let mut wanted: HashMap<String, Route> = HashMap::new();
-        for (project_id, address) in &projects {
-            wanted.insert(
-                address.clone(),
-                Route::Project {
-                    project_id: project_id.clone(),
-                },
-            );
-        }
-        for domain in live {
-            let route = match (&domain.role, &domain.redirect) {
-                (DomainRole::Redirect, Some(redirect)) => Route::Redirect {
-                    to: redirect.to.clone(),
-                },
-                _ => Route::Project {
-                    project_id: domain.project_id.clone(),
-                },
-            };
-            wanted.insert(domain.hostname.clone(), route);
-        }
-        let hosts: BTreeSet<String> = projects
-            .iter()
-            .map(|(_, address)| address.clone())
-            .collect();
-        self.zones.set_platform_hosts(hosts.clone());
-
-        self.edge.retain(|name, _| wanted.contains_key(name));
-        for (hostname, route) in wanted {
-            let mut loaded = self.lock_certificates().get(&hostname).cloned();
-            let renewal_due = loaded
-                .as_ref()
-                .is_some_and(|loaded| now >= loaded.issued.expires_at - RENEW_BEFORE);
-            if hosts.contains(&hostname) && (loaded.is_none() || renewal_due) {
-                // a default address gets its certificate as soon as the project exists, and a
-                // fresh one before the old one expires (the platform's own names pass no checks)
-                self.issue_and_keep(&hostname, now).await?;
-                loaded = self.lock_certificates().get(&hostname).cloned();
-            }
-            let Some(loaded) = loaded else {
-                tracing::warn!(%hostname, "a live domain has no certificate; not served");
-                continue;
-            };
-            let current = self.edge.get(&hostname);
-            let unchanged = current.as_ref().is_some_and(|host| {
-                host.route == route && Arc::ptr_eq(&host.certificate, &loaded.key)
-            });
-            if !unchanged {
-                self.edge.insert(
-                    &hostname,
-                    EdgeHost {
-                        certificate: loaded.key.clone(),
-                        route,
-                    },
-                );
-            }
-        }
-        Ok(())
     }
 
     /// Verify or Re-verify: look the records up through the platform resolver, record the
@@ -657,8 +579,8 @@ impl LocalWorld {
             .store
             .run(|conn| persist::read_certificates(conn))
             .await?;
-        self.lock_certificates()
-            .retain(|hostname, _| kept.contains_key(hostname));
+        self.certificates
+            .retain(|hostname| kept.contains_key(hostname));
         self.lock_failures().clear();
         self.mark_changed();
         self.reconcile(true).await
@@ -742,9 +664,10 @@ fn local_world(state: &AppState) -> Option<Arc<LocalWorld>> {
     state.world()?.as_any_arc().downcast::<LocalWorld>().ok()
 }
 
-/// Middleware for the API router: reconcile before each request when something is due, and
-/// fully after each change, so reads never show a stale lifecycle and a removed domain is off
-/// the edge before its removal is answered.
+/// Middleware for the API router: before each request and after each change, bring
+/// certificate lifecycles up to date when the clock was changed or a deadline is due, so a
+/// read right after a clock jump shows the state the jump led to. (The edge and the platform zone read the database at
+/// every handshake and query, so they need no such step.)
 pub async fn keep_world_current(
     State(state): State<AppState>,
     request: Request,
@@ -753,18 +676,19 @@ pub async fn keep_world_current(
     let world = local_world(&state);
     if let Some(world) = &world {
         if let Err(error) = world.reconcile(false).await {
-            tracing::error!(%error, "reconciling before a request failed");
+            tracing::error!(%error, "reconciling certificate lifecycles failed");
         }
     }
-    let changes = !matches!(
+    let may_change = !matches!(
         *request.method(),
         Method::GET | Method::HEAD | Method::OPTIONS
     );
     let response = next.run(request).await;
-    if let (Some(world), true) = (&world, changes) {
-        world.mark_changed();
-        if let Err(error) = world.reconcile(true).await {
-            tracing::error!(%error, "reconciling after a change failed");
+    // After a change (a clock jump above all), again: the edge must serve what the jump made
+    // live before the next handshake. Cheap when nothing is due.
+    if let (Some(world), true) = (&world, may_change) {
+        if let Err(error) = world.reconcile(false).await {
+            tracing::error!(%error, "reconciling certificate lifecycles failed");
         }
     }
     response

@@ -280,12 +280,3 @@ pub fn prune_certificates(conn: &Connection) -> Result<()> {
     )?;
     Ok(())
 }
-
-/// Every project's id and default address.
-pub fn project_addresses(conn: &Connection) -> Result<Vec<(String, String)>> {
-    let mut stmt = conn.prepare("SELECT id, default_address FROM projects ORDER BY rowid")?;
-    let rows = stmt
-        .query_map([], |row| Ok((row.get(0)?, row.get(1)?)))?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    Ok(rows)
-}

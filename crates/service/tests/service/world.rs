@@ -7,7 +7,9 @@ use std::sync::Arc;
 use axum::http::Method;
 use domain_desk_api::Plan;
 use domain_desk_service::ServiceSettings;
+use domain_desk_service::verify::Verifier;
 use domain_desk_service::world::{LocalWorld, WorldAddresses};
+use hickory_proto::rr::RecordType;
 use rustls::pki_types::ServerName;
 use rustls::{ClientConfig, RootCertStore};
 use serde_json::{Value, json};
@@ -196,6 +198,20 @@ async fn conflicting_record_then_fix_then_live_then_redirect_then_removal() {
         .get(&format!("/v1/projects/{project}"), &world.key)
         .await;
     let default_address = text(&project_reply, "/default_address").to_owned();
+    // the platform zone answers for the new project's default address at once
+    let dns = Verifier::new(world.world.addresses().dns, &world.target);
+    let answers = dns.lookup(&default_address, RecordType::A).await.unwrap();
+    assert_eq!(answers.len(), 1, "{answers:?}");
+    let unknown = format!(
+        "no-such-project.{}",
+        default_address.split_once('.').unwrap().1
+    );
+    assert!(
+        dns.lookup(&unknown, RecordType::A)
+            .await
+            .unwrap()
+            .is_empty()
+    );
     let served = world.edge(&default_address, "/").await.unwrap();
     assert!(
         served.starts_with("HTTP/1.1 200") && served.ends_with("<h1>hi</h1>"),

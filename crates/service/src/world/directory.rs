@@ -1,0 +1,169 @@
+//! What the edge and the platform zone ask at every handshake, request and query: is this
+//! name a project's default address or a live domain, and with which certificate. Answered
+//! from the database each time, so a new project is served and resolvable at once and a
+//! removed domain's next handshake fails, with nothing to keep in sync.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use chrono::{DateTime, Utc};
+use domain_desk_api::{Domain, DomainRole, DomainStatus};
+use rustls::sign::CertifiedKey;
+
+use super::RENEW_BEFORE;
+use super::persist;
+use crate::Result;
+use crate::ca::{CertificateAuthority, IssuedCertificate};
+use crate::clock::Clock;
+use crate::edge::{EdgeDirectory, EdgeHost, Route, certified_key};
+use crate::store::{Store, domains, projects};
+
+/// A certificate in use, with its rustls form.
+#[derive(Clone)]
+pub struct LoadedCertificate {
+    pub issued: IssuedCertificate,
+    pub key: Arc<CertifiedKey>,
+}
+
+/// The certificates in use by hostname, as kept in the database.
+#[derive(Default)]
+pub struct CertificateCache {
+    by_hostname: Mutex<HashMap<String, LoadedCertificate>>,
+}
+
+impl CertificateCache {
+    fn lock(&self) -> std::sync::MutexGuard<'_, HashMap<String, LoadedCertificate>> {
+        // whole values are inserted and removed; a panic elsewhere cannot leave one half-made
+        self.by_hostname
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+    }
+
+    /// Loads the stored certificates.
+    pub fn load(
+        ca: &CertificateAuthority,
+        stored: HashMap<String, IssuedCertificate>,
+    ) -> Result<Self> {
+        let mut by_hostname = HashMap::with_capacity(stored.len());
+        for (hostname, issued) in stored {
+            let key = certified_key(&issued, ca.certificate_pem())?;
+            by_hostname.insert(hostname, LoadedCertificate { issued, key });
+        }
+        Ok(Self {
+            by_hostname: Mutex::new(by_hostname),
+        })
+    }
+
+    pub fn get(&self, hostname: &str) -> Option<LoadedCertificate> {
+        self.lock().get(hostname).cloned()
+    }
+
+    pub fn retain(&self, keep: impl Fn(&str) -> bool) {
+        self.lock().retain(|hostname, _| keep(hostname));
+    }
+
+    /// Issues a certificate for `hostname`, stores it durably, and uses it from now on.
+    /// Blocking (database write): call it from blocking code.
+    pub fn issue(
+        &self,
+        ca: &CertificateAuthority,
+        store: &Store,
+        hostname: &str,
+        now: DateTime<Utc>,
+    ) -> Result<LoadedCertificate> {
+        let issued = ca.issue(&[hostname.to_owned()], now)?;
+        let key = certified_key(&issued, ca.certificate_pem())?;
+        store.write_blocking(|tx| persist::write_certificate(tx, hostname, &issued))?;
+        let loaded = LoadedCertificate { issued, key };
+        self.lock().insert(hostname.to_owned(), loaded.clone());
+        Ok(loaded)
+    }
+}
+
+/// The edge's directory over the database.
+pub struct WorldDirectory {
+    pub store: Store,
+    pub clock: Clock,
+    pub ca: Arc<CertificateAuthority>,
+    pub certificates: Arc<CertificateCache>,
+}
+
+fn route_of(domain: &Domain) -> Route {
+    match (domain.role, &domain.redirect) {
+        (DomainRole::Redirect, Some(redirect)) => Route::Redirect {
+            to: redirect.to.clone(),
+        },
+        _ => Route::Project {
+            project_id: domain.project_id.clone(),
+        },
+    }
+}
+
+impl WorldDirectory {
+    /// The route of `name` and whether it is a default address, or `None`.
+    fn lookup(&self, name: &str) -> Result<Option<(Route, bool)>> {
+        self.store.run_blocking(|conn| {
+            if let Some(project) = projects::row_by_default_address(conn, name)? {
+                return Ok(Some((
+                    Route::Project {
+                        project_id: project.id,
+                    },
+                    true,
+                )));
+            }
+            Ok(domains::get(conn, name)?
+                .filter(|domain| domain.status == DomainStatus::Live)
+                .map(|domain| (route_of(&domain), false)))
+        })
+    }
+
+    /// True when `name` is a project's default address (for the platform zone).
+    pub fn is_default_address(&self, name: &str) -> bool {
+        self.store
+            .run_blocking(|conn| projects::row_by_default_address(conn, name))
+            .map(|project| project.is_some())
+            .unwrap_or_else(|error| {
+                tracing::error!(%error, "the platform zone could not read the projects");
+                false
+            })
+    }
+}
+
+impl EdgeDirectory for WorldDirectory {
+    fn host(&self, hostname: &str) -> Option<EdgeHost> {
+        let name = hostname.trim_end_matches('.').to_ascii_lowercase();
+        let (route, default_address) = match self.lookup(&name) {
+            Ok(Some(found)) => found,
+            Ok(None) => return None,
+            Err(error) => {
+                tracing::error!(%error, "the edge could not look a name up");
+                return None;
+            }
+        };
+        let now = self.clock.now();
+        let loaded = match self.certificates.get(&name) {
+            Some(loaded) if !default_address || now < loaded.issued.expires_at - RENEW_BEFORE => {
+                loaded
+            }
+            // The platform's own names get a certificate on first use and a new one before the
+            // old expires; they pass no checks, the platform owns them.
+            _ if default_address => {
+                match self.certificates.issue(&self.ca, &self.store, &name, now) {
+                    Ok(loaded) => loaded,
+                    Err(error) => {
+                        tracing::error!(%error, hostname = %name, "no certificate for a default address");
+                        return None;
+                    }
+                }
+            }
+            _ => {
+                tracing::warn!(hostname = %name, "a live domain has no certificate; not served");
+                return None;
+            }
+        };
+        Some(EdgeHost {
+            certificate: loaded.key,
+            route,
+        })
+    }
+}
