@@ -41,9 +41,6 @@ pub enum Error {
     Notification(String),
     #[error("the DNS doctor: {0}")]
     Doctor(#[from] domain_desk_doctor::Error),
-    /// A task of the app stopped unexpectedly (a bug); the message is for the log.
-    #[error("something went wrong inside Domain Desk: {0}")]
-    Internal(String),
 }
 
 impl Error {
@@ -72,7 +69,6 @@ impl Error {
             Error::Open(_) => "open".into(),
             Error::Notification(_) => "notification".into(),
             Error::Doctor(_) => "doctor".into(),
-            Error::Internal(_) => "internal".into(),
         }
     }
 }

@@ -61,14 +61,7 @@ pub async fn diagnose(
 ) -> Result<Diagnosis> {
     let session = state.session().await?;
     let options = options(&session, target).await?;
-    // The doctor's future is not `Send` for every lifetime the command's future needs, so it
-    // runs on a blocking thread of the same runtime.
-    let runtime = tokio::runtime::Handle::current();
-    let report = tokio::task::spawn_blocking(move || {
-        runtime.block_on(domain_desk_doctor::diagnose(&[hostname], &options))
-    })
-    .await
-    .map_err(|err| Error::Internal(format!("the diagnosis stopped: {err}")))??;
+    let report = domain_desk_doctor::diagnose(&[hostname], &options).await?;
     let markdown = report.to_markdown();
     Ok(Diagnosis { report, markdown })
 }
