@@ -250,8 +250,9 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
     use domain_desk_service::{Service, ServiceSettings, Storage};
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("info")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                tracing_subscriber::EnvFilter::new("info,hickory_server=warn,hickory_proto=warn")
+            }),
         )
         .with_writer(std::io::stderr)
         .try_init();
