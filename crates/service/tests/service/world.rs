@@ -285,6 +285,9 @@ async fn conflicting_record_then_fix_then_live_then_redirect_then_removal() {
     let expires_at: chrono::DateTime<chrono::Utc> =
         text(&live, "/certificate/expires_at").parse().unwrap();
     assert_eq!(expires_at - issued_at, chrono::TimeDelta::days(90));
+    let started_at: chrono::DateTime<chrono::Utc> =
+        text(&live, "/certificate/started_at").parse().unwrap();
+    assert_eq!(issued_at - started_at, chrono::TimeDelta::minutes(2));
     let served = world.edge("bars1.example.com", "/").await.unwrap();
     assert!(served.starts_with("HTTP/1.1 200") && served.ends_with("<h1>hi</h1>"));
     let project_reply = world
