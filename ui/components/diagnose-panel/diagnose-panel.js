@@ -90,7 +90,7 @@ export class DiagnosePanel extends HTMLElement {
       ${resolversDisagree(host) ? html`<p class="warn">The servers disagree: a change is still propagating or a cache holds an old answer. It clears when the cached answer’s TTL runs out.</p>` : ''}
       <table class="matrix" id="diagnose-matrix">
         <thead><tr><th scope="col">Server</th><th scope="col">Answer</th><th scope="col">Cache expires</th><th scope="col">Compared</th></tr></thead>
-        <tbody>${(host.views ?? []).map((v) => html`<tr><td>${v.source.label}<div class="muted small mono">${v.source.address}</div></td>
+        <tbody>${(host.views ?? []).map((v) => html`<tr><td>${v.source.label}${v.source.address !== v.source.label ? html`<div class="muted small mono">${v.source.address}</div>` : ''}</td>
           <td class="mono ${v.error || v.status !== 'no_error' ? 'error' : ''}">${answerText(v)}</td>
           <td>${v.cache_expires_in_seconds != null ? `in ${v.cache_expires_in_seconds} s` : '—'}</td>
           <td>${agreementText(v)}</td></tr>`)}</tbody>

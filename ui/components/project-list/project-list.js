@@ -7,6 +7,11 @@ import { planName, deployText } from '../../lib/project.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 
+/** "Pro site" → "pro-site", for stable test ids. */
+function slug(name) {
+  return String(name).toLowerCase().replace(/[^a-z0-9]+/g, '-').replace(/^-|-$/g, '');
+}
+
 export class ProjectList extends HTMLElement {
   connectedCallback() {
     this.unsubscribe = store.subscribe((_s, changed) => {
@@ -36,7 +41,7 @@ export class ProjectList extends HTMLElement {
           : html`<table class="projects" id="projects">
               <thead><tr><th scope="col">Project</th><th scope="col">Plan</th><th scope="col">Default address</th><th scope="col">Primary domain</th><th scope="col">Last deploy</th></tr></thead>
               <tbody>${projects.map((p) => html`<tr>
-                <td><button type="button" class="link project-open" data-project-id="${p.id}" data-testid="project-${p.name}">${p.name}</button></td>
+                <td><button type="button" class="link project-open" data-project-id="${p.id}" data-testid="project-${slug(p.name)}" data-project-name="${p.name}">${p.name}</button></td>
                 <td>${plan}</td>
                 <td class="mono">${p.default_address}</td>
                 <td class="mono">${p.primary_domain ?? '—'}</td>
