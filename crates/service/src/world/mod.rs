@@ -80,7 +80,7 @@ pub struct LocalWorld {
     last_failure: Mutex<HashMap<String, CertificateError>>,
     /// One reconciliation at a time.
     reconciling: tokio::sync::Mutex<()>,
-    /// Set by every change; the next request reconciles fully.
+    /// Set when a verification changed a certificate; the next request reconciles.
     dirty: AtomicBool,
     /// The clock's change counter at the last reconciliation.
     clock_generation: AtomicU64,
@@ -269,7 +269,7 @@ impl LocalWorld {
         self.propagation_delay
     }
 
-    /// Marks the world out of date: the next request reconciles fully.
+    /// Marks the lifecycles out of date: the next request reconciles.
     pub fn mark_changed(&self) {
         self.dirty.store(true, Ordering::SeqCst);
     }
@@ -281,8 +281,10 @@ impl LocalWorld {
             || self.clock.now().timestamp_micros() >= self.next_due_micros.load(Ordering::SeqCst)
     }
 
-    /// Brings lifecycle, DNS platform names and the edge up to date with the store and the
-    /// clock. Without `force`, does nothing unless something changed or is due.
+    /// Brings certificate lifecycles up to date with the store and the clock: issuance when
+    /// its time is up, failure at the deadline, renewal before expiry. Without `force`, does
+    /// nothing unless the clock was changed, a verification started issuance, or something is
+    /// due.
     pub async fn reconcile(&self, force: bool) -> Result<()> {
         if !force && !self.is_due() {
             return Ok(());
