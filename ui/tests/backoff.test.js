@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollDelay, pollClass, PollSchedule } from '../lib/backoff.js';
+import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange } from '../lib/backoff.js';
 import { domain } from './fixtures.js';
 
 test('the delay grows as the state ages', () => {
@@ -45,4 +45,18 @@ test('slow domains are polled at most once a minute', () => {
   assert.equal(s.nextIn(), 60_000);
   s.forget('shop.example.com');
   assert.equal(s.nextIn(), null);
+});
+
+test('many due domains cost one list request; few are fetched one by one', () => {
+  assert.deepEqual(pollPlan([]), { kind: 'idle' });
+  assert.deepEqual(pollPlan(['a', 'b']), { kind: 'each', hostnames: ['a', 'b'] });
+  assert.deepEqual(pollPlan(['a', 'b', 'c', 'd', 'e', 'f']), { kind: 'list' });
+});
+
+test('going live and a failed certificate are worth a notification; nothing else is', () => {
+  const issuing = domain({ status: 'verified', certificate: { status: 'issuing' } });
+  assert.equal(notableChange(issuing, domain({ status: 'live', certificate: { status: 'issued' } })), 'live');
+  assert.equal(notableChange(issuing, domain({ status: 'verified', certificate: { status: 'failed' } })), 'certificate_failed');
+  assert.equal(notableChange(issuing, issuing), null);
+  assert.equal(notableChange(undefined, issuing), null);
 });
