@@ -92,8 +92,14 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     let kind = kind::classify(&hostname, soa_zone.as_deref());
     let expected = kind::expected_record(&kind, &run.target);
 
-    let (nameservers, authoritative) =
-        sources::authoritative_servers(engine, primary, &kind.zone, !offline).await;
+    let (nameservers, authoritative) = sources::authoritative_servers(
+        engine,
+        primary,
+        &kind.zone,
+        !offline,
+        run.options.nameserver_port,
+    )
+    .await;
     let servers: Vec<&Server> = authoritative.iter().chain(run.servers.iter()).collect();
     let reference = servers[0];
 

@@ -45,6 +45,9 @@ pub struct DoctorOptions {
     pub edge: Option<SocketAddr>,
     /// Extra trusted roots for the probe, PEM (the local service's CA certificate).
     pub extra_roots_pem: Option<String>,
+    /// The port a zone's nameservers are asked on in an online run: 53, except where a test
+    /// runs its nameservers on loopback.
+    pub nameserver_port: u16,
 }
 
 impl DoctorOptions {
@@ -71,6 +74,7 @@ impl DoctorOptions {
             tls_probe: true,
             edge: None,
             extra_roots_pem: None,
+            nameserver_port: 53,
         }
     }
 

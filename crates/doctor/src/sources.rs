@@ -101,6 +101,7 @@ pub(crate) async fn authoritative_servers(
     resolver: &Server,
     zone: &str,
     online: bool,
+    port: u16,
 ) -> (Vec<String>, Vec<Server>) {
     let answer = engine
         .ask(resolver.address, resolver.recursive(), zone, RecordType::NS)
@@ -127,7 +128,7 @@ pub(crate) async fn authoritative_servers(
             .map(|ip: std::net::Ipv4Addr| {
                 Server::new(
                     format!("{name} (authoritative)"),
-                    SocketAddr::from((ip, 53)),
+                    SocketAddr::from((ip, port)),
                     SourceKind::Authoritative,
                     false,
                 )

@@ -3,6 +3,7 @@
 
 mod caa;
 mod failures;
+mod online;
 mod output;
 mod records;
 mod service;

@@ -289,11 +289,17 @@ pub struct ZoneServer {
 
 impl ZoneServer {
     pub async fn start(zones: &Zones) -> Self {
+        Self::start_on(zones, "127.0.0.1").await
+    }
+
+    /// Starts on another loopback address (`127.0.0.2`), so that a test can give a zone's
+    /// nameserver an address of its own.
+    pub async fn start_on(zones: &Zones, ip: &str) -> Self {
         // UDP picks a free port; TCP must get the same one, which another process may hold:
         // try again with another port then.
         let mut attempt = 0;
         let (udp, tcp, address) = loop {
-            let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+            let udp = UdpSocket::bind(format!("{ip}:0")).await.unwrap();
             let address = udp.local_addr().unwrap();
             match TcpListener::bind(address).await {
                 Ok(tcp) => break (udp, tcp, address),
