@@ -26,7 +26,7 @@ export class DomainsTable extends HTMLElement {
         <input id="domain-filter" type="search" placeholder="Filter by name, status or role" autocomplete="off">
         <span id="domain-count" class="muted" aria-live="polite"></span>
       </div>
-      <div class="vt" role="table" aria-label="Domains" id="domains-grid">
+      <div class="vt" role="grid" aria-label="Domains" aria-readonly="true" id="domains-grid">
         <div class="vt-head" role="rowgroup">
           <div class="vt-row vt-header" role="row">
             <span role="columnheader"><button type="button" class="sort" data-sort="hostname">Hostname</button></span>
@@ -132,12 +132,12 @@ export class DomainsTable extends HTMLElement {
     for (let i = range.start; i < range.end; i++) {
       const row = this.rows[this.order[i]];
       rows.push(html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${row.hostname === selected}">
-        <span role="cell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
-        <span role="cell" class="role role-${row.roleKey}">${row.role}</span>
-        <span role="cell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
-        <span role="cell" class="expires" title="${row.expiresTitle}">${row.expires || '—'}</span>
-        <span role="cell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
-        <span role="cell" class="actions"><button type="button" class="row-menu-button" aria-haspopup="menu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
+        <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
+        <span role="gridcell" class="role role-${row.roleKey}">${row.role}</span>
+        <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
+        <span role="gridcell" class="expires" title="${row.expiresTitle}">${row.expires || '—'}</span>
+        <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
+        <span role="gridcell" class="actions"><button type="button" class="row-menu-button" aria-haspopup="menu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
       </div>`);
     }
     render(this.window, html`${rows}`);
