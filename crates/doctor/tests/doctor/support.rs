@@ -333,6 +333,6 @@ pub fn options(servers: &[SocketAddr]) -> DoctorOptions {
     DoctorOptions::new(TARGET)
         .with_resolvers(servers.iter().copied())
         .with_ca_identity(CA)
-        .with_timeout(Duration::from_millis(800))
+        .with_timeout(Duration::from_secs(3))
         .with_tls_probe(false)
 }
