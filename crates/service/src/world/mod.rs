@@ -106,7 +106,13 @@ impl LocalWorld {
         let clock = state.clock().clone();
 
         let (dns_udp, dns_tcp) = bind_dns(wanted.dns).await?;
-        let resolver_bind = SocketAddr::new(wanted.dns.ip(), 0);
+        // The platform resolver view is internal: loopback on a port of its own.
+        let resolver_ip = if wanted.dns.ip().is_ipv6() {
+            std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)
+        } else {
+            std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST)
+        };
+        let resolver_bind = SocketAddr::new(resolver_ip, 0);
         let (resolver_udp, resolver_tcp) = bind_dns(resolver_bind).await?;
         let https = TcpListener::bind(wanted.edge_https).await?;
         let http = TcpListener::bind(wanted.edge_http).await?;
@@ -120,7 +126,14 @@ impl LocalWorld {
         let platform = PlatformZone {
             domain: settings.platform_domain.clone(),
             dns_target: settings.platform_dns_target.clone(),
-            edge_address: addresses.edge_https.ip(),
+            // an edge on every interface is reached locally through loopback
+            edge_address: match addresses.edge_https.ip() {
+                ip if ip.is_unspecified() && ip.is_ipv6() => {
+                    std::net::IpAddr::V6(std::net::Ipv6Addr::LOCALHOST)
+                }
+                ip if ip.is_unspecified() => std::net::IpAddr::V4(std::net::Ipv4Addr::LOCALHOST),
+                ip => ip,
+            },
         };
         let identity = settings.ca_identity.clone();
         let target = settings.platform_dns_target.clone();
