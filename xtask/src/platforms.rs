@@ -86,13 +86,9 @@ pub fn windows() -> Result<()> {
     step(
         "Windows build",
         cargo()
-            .args([
-                "build",
-                "--workspace",
-                "--target",
-                WINDOWS_TARGET,
-                "--target-dir",
-            ])
+            // xtask is this machine's task runner, not part of the product
+            .args(["build", "--workspace", "--exclude", "xtask"])
+            .args(["--target", WINDOWS_TARGET, "--target-dir"])
             .arg(cross_target_dir()),
     )?;
     let exe = cross_target_dir()
