@@ -87,6 +87,8 @@ pub struct LocalWorld {
     /// When the next deadline or retry is due (Unix microseconds; `i64::MAX` for none).
     next_due_micros: std::sync::atomic::AtomicI64,
     stop: watch::Sender<bool>,
+    /// Counts the reconciliations that ran, so a waiter can see the background task's work.
+    reconciled: watch::Sender<u64>,
 }
 
 impl std::fmt::Debug for LocalWorld {
@@ -197,6 +199,7 @@ impl LocalWorld {
             clock_generation: AtomicU64::new(u64::MAX),
             next_due_micros: std::sync::atomic::AtomicI64::new(i64::MIN),
             stop,
+            reconciled: watch::channel(0).0,
         });
 
         let stopped = |world: &Arc<Self>| {
@@ -282,6 +285,11 @@ impl LocalWorld {
         self.propagation_delay
     }
 
+    /// Changes every time a reconciliation has run (by a request or in the background).
+    pub fn reconciliations(&self) -> watch::Receiver<u64> {
+        self.reconciled.subscribe()
+    }
+
     /// Marks the lifecycles out of date: the next request reconciles.
     pub fn mark_changed(&self) {
         self.dirty.store(true, Ordering::SeqCst);
@@ -335,6 +343,7 @@ impl LocalWorld {
             next_due.map_or(i64::MAX, |at| at.timestamp_micros()),
             Ordering::SeqCst,
         );
+        self.reconciled.send_modify(|count| *count += 1);
         Ok(())
     }
 

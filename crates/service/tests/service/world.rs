@@ -672,3 +672,47 @@ async fn a_restart_keeps_the_ca_zones_domains_and_certificates() {
     .unwrap();
     assert!(served.starts_with("HTTP/1.1 200"));
 }
+
+#[tokio::test]
+async fn a_clock_jump_goes_live_in_the_background_without_any_request() {
+    let world = started().await;
+    let project = world
+        .service
+        .deployed_project(&world.key, "background")
+        .await;
+    world
+        .add(&project, json!({"hostname": "www.example.com"}))
+        .await
+        .expect(201);
+    assert_eq!(
+        text(
+            &world.verify(&project, "www.example.com").await,
+            "/certificate/status"
+        ),
+        "issuing"
+    );
+    let mut reconciled = world.world.reconciliations();
+    reconciled.mark_unchanged();
+    // moved directly, not through the API: only the background task notices
+    world.service.state.clock().advance_seconds(120.0).unwrap();
+    tokio::time::timeout(std::time::Duration::from_secs(10), reconciled.changed())
+        .await
+        .expect("the background task reconciles after a clock change")
+        .unwrap();
+    let status = world
+        .service
+        .state
+        .store()
+        .run(|conn| domain_desk_service::store::domains::get(conn, "www.example.com"))
+        .await
+        .unwrap()
+        .unwrap();
+    assert_eq!(status.status, domain_desk_api::DomainStatus::Live);
+    assert!(
+        world
+            .edge("www.example.com", "/")
+            .await
+            .unwrap()
+            .starts_with("HTTP/1.1 200")
+    );
+}
