@@ -543,7 +543,7 @@ impl LocalWorld {
         let name = hostname.as_str().to_owned();
         let project = project_id.to_owned();
         let _one_at_a_time = self.reconciling.lock().await;
-        state
+        let fresh_attempt = state
             .store()
             .write(move |tx| {
                 let domain = domains::require_in_project(tx, &project, &name)?;
@@ -573,12 +573,18 @@ impl LocalWorld {
                             };
                             domains::set_certificate(tx, &name, status, &fresh)?;
                         }
+                        Ok(!keep_certificate)
                     }
-                    Err(_) => domains::set_verification(tx, &name, domain.status, &verification)?,
+                    Err(_) => {
+                        domains::set_verification(tx, &name, domain.status, &verification)?;
+                        Ok(false)
+                    }
                 }
-                Ok(())
             })
             .await?;
+        if fresh_attempt {
+            self.lock_failures().remove(hostname.as_str());
+        }
         drop(_one_at_a_time);
         self.mark_changed();
         self.reconcile(true).await?;
