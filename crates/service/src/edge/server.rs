@@ -205,9 +205,11 @@ fn answer_http(
     ))
 }
 
-/// The file a request path names: `/` and `/dir/` serve `index.html`; `..` is refused.
+/// The file a request path names, percent-decoded: `/` and `/dir/` serve `index.html`; `..`
+/// and `.` segments, and paths that do not decode to UTF-8, name nothing.
 pub fn file_path(request_path: &str) -> Option<String> {
-    let trimmed = request_path.trim_start_matches('/');
+    let decoded = percent_decode(request_path)?;
+    let trimmed = decoded.trim_start_matches('/');
     if trimmed
         .split('/')
         .any(|segment| segment == ".." || segment == ".")
@@ -219,6 +221,23 @@ pub fn file_path(request_path: &str) -> Option<String> {
     } else {
         Some(trimmed.to_owned())
     }
+}
+
+fn percent_decode(text: &str) -> Option<String> {
+    let bytes = text.as_bytes();
+    let mut decoded = Vec::with_capacity(bytes.len());
+    let mut index = 0;
+    while index < bytes.len() {
+        if bytes[index] == b'%' {
+            let hex = text.get(index + 1..index + 3)?;
+            decoded.push(u8::from_str_radix(hex, 16).ok()?);
+            index += 3;
+        } else {
+            decoded.push(bytes[index]);
+            index += 1;
+        }
+    }
+    String::from_utf8(decoded).ok()
 }
 
 fn content_type(path: &str) -> &'static str {
@@ -266,5 +285,22 @@ fn redirect(location: &str) -> Response<Body> {
             StatusCode::BAD_REQUEST,
             "The request's path cannot be redirected.\n",
         ),
+    }
+}
+
+#[cfg(test)]
+mod path_tests {
+    use super::file_path;
+
+    #[test]
+    fn paths_name_files_and_never_escape() {
+        assert_eq!(file_path("/").as_deref(), Some("index.html"));
+        assert_eq!(file_path("/docs/").as_deref(), Some("docs/index.html"));
+        assert_eq!(file_path("/a%20b.html").as_deref(), Some("a b.html"));
+        assert_eq!(file_path("/caf%C3%A9.txt").as_deref(), Some("café.txt"));
+        assert_eq!(file_path("/../etc/passwd"), None);
+        assert_eq!(file_path("/%2e%2e/secret"), None);
+        assert_eq!(file_path("/bad%zz"), None);
+        assert_eq!(file_path("/bad%ff"), None);
     }
 }
