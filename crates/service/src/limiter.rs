@@ -151,19 +151,40 @@ impl RateLimiter {
         }
     }
 
-    fn with_key<T>(&self, key: &str, now: DateTime<Utc>, f: impl FnOnce(&mut KeyState) -> T) -> T {
+    /// Runs `f` on `key`'s state at the time `clock` reads while the lock is held, and returns
+    /// that time with the result.
+    fn with_key<T>(
+        &self,
+        key: &str,
+        clock: impl FnOnce() -> DateTime<Utc>,
+        f: impl FnOnce(&mut KeyState, DateTime<Utc>) -> T,
+    ) -> (T, DateTime<Utc>) {
         // The map holds plain counters; a panic elsewhere cannot leave it half-updated in a
         // way that matters more than a lost count, so a poisoned lock is used as is.
         let mut keys = self.keys.lock().unwrap_or_else(PoisonError::into_inner);
+        let now = clock();
         let state = keys.entry(key.to_owned()).or_default();
         state.roll(now);
-        f(state)
+        (f(state, now), now)
     }
 
     /// Decides one counted request: admit (consuming one unit of both windows), limit, or ban.
     pub fn admit(&self, key: &str, limits: &Limits, now: DateTime<Utc>) -> Admission {
+        self.admit_now(key, limits, || now).0
+    }
+
+    /// [`admit`](Self::admit) at the time `clock` reads inside the limiter's lock; returns
+    /// that time too. Requests are then decided in the clock's order: one that read the
+    /// clock before a window's edge can never be decided after one that read it past the
+    /// edge, which would start the old window again from zero and admit more than the limit.
+    pub fn admit_now(
+        &self,
+        key: &str,
+        limits: &Limits,
+        clock: impl FnOnce() -> DateTime<Utc>,
+    ) -> (Admission, DateTime<Utc>) {
         let policy = self.policy;
-        self.with_key(key, now, |state| {
+        self.with_key(key, clock, |state, now| {
             if let Some(until) = state.banned_until {
                 return Admission::Banned {
                     snapshot: state.snapshot(limits),
@@ -221,7 +242,18 @@ impl RateLimiter {
         limits: &Limits,
         now: DateTime<Utc>,
     ) -> Result<Snapshot, (Snapshot, DateTime<Utc>)> {
-        self.with_key(key, now, |state| match state.banned_until {
+        self.peek_now(key, limits, || now).0
+    }
+
+    /// [`peek`](Self::peek) at the time `clock` reads inside the limiter's lock.
+    #[allow(clippy::type_complexity)]
+    pub fn peek_now(
+        &self,
+        key: &str,
+        limits: &Limits,
+        clock: impl FnOnce() -> DateTime<Utc>,
+    ) -> (Result<Snapshot, (Snapshot, DateTime<Utc>)>, DateTime<Utc>) {
+        self.with_key(key, clock, |state, _| match state.banned_until {
             Some(until) => Err((state.snapshot(limits), until)),
             None => Ok(state.snapshot(limits)),
         })

@@ -75,14 +75,18 @@ pub async fn gate(State(state): State<AppState>, mut req: Request, next: Next) -
     let is_status_query =
         matches!(*req.method(), Method::GET | Method::HEAD) && req.uri().path() == "/v1/rate_limit";
     let limits = account.limits;
-    let snapshot = if is_status_query {
-        match state.limiter().peek(&key, &limits, now) {
-            Ok(snapshot) => snapshot,
-            Err((snapshot, until)) => return banned(snapshot, until, now),
+    // The limiter reads the clock under its own lock (not `now` from before the key lookup):
+    // a request delayed past a window's edge by others must not be decided in the old window.
+    let clock = || state.now();
+    let (snapshot, now) = if is_status_query {
+        match state.limiter().peek_now(&key, &limits, clock) {
+            (Ok(snapshot), now) => (snapshot, now),
+            (Err((snapshot, until)), now) => return banned(snapshot, until, now),
         }
     } else {
-        match state.limiter().admit(&key, &limits, now) {
-            Admission::Admitted(snapshot) => snapshot,
+        let (admission, now) = state.limiter().admit_now(&key, &limits, clock);
+        match admission {
+            Admission::Admitted(snapshot) => (snapshot, now),
             Admission::Limited {
                 snapshot,
                 retry_after,

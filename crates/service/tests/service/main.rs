@@ -10,6 +10,7 @@ mod domains;
 mod errors;
 mod faults;
 mod idempotency;
+mod limiter_exactness;
 mod local;
 mod openapi;
 mod persistence;
