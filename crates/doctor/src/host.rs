@@ -101,6 +101,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     )
     .await;
     let servers: Vec<&Server> = authoritative.iter().chain(run.servers.iter()).collect();
+    // Never empty: it holds the run's servers (see `primary`).
     let reference = servers[0];
 
     let address_answers = join_all(servers.iter().map(|server| async move {
