@@ -6,8 +6,13 @@ use domain_desk_api::caa::{self, CaaRecord};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
-    let records: Vec<CaaRecord> = text.lines().filter_map(|l| CaaRecord::parse(l).ok()).collect();
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
+    let records: Vec<CaaRecord> = text
+        .lines()
+        .filter_map(|l| CaaRecord::parse(l).ok())
+        .collect();
     for record in &records {
         let again = CaaRecord::parse(&record.to_presentation()).expect("printed form parses");
         assert_eq!(&again, record);

@@ -6,7 +6,9 @@ use domain_desk_api::Hostname;
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {
-    let Ok(text) = std::str::from_utf8(data) else { return };
+    let Ok(text) = std::str::from_utf8(data) else {
+        return;
+    };
     if let Ok(name) = Hostname::parse(text) {
         let again = Hostname::parse(name.as_str()).expect("the stored form parses");
         assert_eq!(again, name);

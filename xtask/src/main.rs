@@ -8,6 +8,7 @@
 mod bench;
 mod platforms;
 mod prereqs;
+mod reliability;
 mod session;
 mod wine;
 
@@ -20,10 +21,13 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   run          install what the app needs (Linux), build it and open the window
-  test         install the test tools, then fmt, clippy, every Rust test, the UI tests and
-               the end-to-end tests under Xvfb
+  test         install the test tools, then fmt, clippy, every Rust test, the reliability
+               checks, the UI tests and the end-to-end tests under Xvfb
   e2e          only the end-to-end tests (under Xvfb when there is no display)
   prereqs      only install what building and testing need (Linux)
+  reliability  schemathesis against `domain-desk serve`, then a short run of every fuzz target
+  contract     only the schemathesis passes
+  fuzz         only the fuzz targets (cargo-fuzz, a short bounded run of each)
   icons        regenerate every icon from icons/app-icon.svg
   bundle       release build and Linux packages (.deb, .rpm)
   windows      cross-build the workspace for Windows (MinGW)
@@ -38,6 +42,9 @@ fn main() {
         Some("test") => test(),
         Some("e2e") => e2e(),
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
+        Some("reliability") => reliability::run(),
+        Some("contract") => reliability::contract(),
+        Some("fuzz") => reliability::fuzz(),
         Some("icons") => platforms::icons(),
         Some("bundle") => platforms::bundle(),
         Some("windows") => platforms::windows(),
@@ -109,6 +116,7 @@ fn test() -> Result<()> {
         ]),
     )?;
     step("Rust tests", cargo().args(["test", "--workspace"]))?;
+    reliability::run()?;
     step(
         "UI tests",
         Command::new("node")

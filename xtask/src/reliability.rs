@@ -1,0 +1,522 @@
+//! The reliability checks that need more than `cargo test`: the API contract fuzzed by
+//! schemathesis against the real `domain-desk serve`, and a short bounded run of every
+//! cargo-fuzz target. The Rust-level reliability tests (limiter exactness across windows,
+//! crash safety, DNS robustness, the client under faults) run in `cargo test` with the rest.
+//!
+//! Everything listens on loopback ports the system picks, so it runs beside anything else.
+//! The tools are installed here when missing: schemathesis (pinned) in a virtual environment
+//! under `target/reliability/`, cargo-fuzz with `cargo install --locked`. Reports land in
+//! `target/reliability/`.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{SocketAddr, TcpStream};
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use anyhow::{Context, Result, anyhow, bail};
+use serde_json::{Value, json};
+
+use crate::{cargo, exe, root, step};
+
+/// The schemathesis release the contract checks were written against.
+const SCHEMATHESIS_VERSION: &str = "4.32.5";
+
+/// Every check that compares an answer with the document: no 5xx, a documented status, a body
+/// matching the documented schema, the documented headers present and well-formed, and the
+/// documented content type.
+const CHECKS: &str = "not_a_server_error,status_code_conformance,response_schema_conformance,\
+response_headers_conformance,content_type_conformance";
+
+/// Fixed so that a failure in CI reproduces locally with the same inputs.
+const SEED: &str = "20260302";
+
+/// The control-plane operations that change the whole service (faults make `/v1` answer 503
+/// on purpose, the clock and reset move every window): fuzzed alone, on their own service.
+const CONTROL_PLANE: &str = r"^/_local/(faults|clock|clock/advance|reset)$";
+
+/// Seconds each fuzz target runs in CI.
+const FUZZ_SECONDS: u32 = 30;
+
+pub fn run() -> Result<()> {
+    contract()?;
+    fuzz()
+}
+
+fn work_dir() -> PathBuf {
+    root().join("target/reliability")
+}
+
+/// schemathesis against `/openapi.json` in four passes, each on a fresh in-memory service.
+pub fn contract() -> Result<()> {
+    step(
+        "build the app (for `domain-desk serve`)",
+        cargo().args(["build", "--package", "domain-desk"]),
+    )?;
+    let schemathesis = ensure_schemathesis()?;
+
+    // 1. Every operation but the control plane, with the Enterprise key so the limit does not
+    //    get in the way; the stateful phase follows the document's links (create a project,
+    //    deploy it, add a domain, ...).
+    {
+        let service = LocalService::start("enterprise")?;
+        let key = service.demo_key("enterprise")?;
+        let mut cmd = schemathesis.run(&service, &key, "enterprise", 150);
+        cmd.args(["--exclude-path-regex", CONTROL_PLANE]);
+        step("contract: every operation, Enterprise key", &mut cmd)?;
+    }
+
+    // 2. The operations under one project with a successful deploy and domains attached, so
+    //    the generated bodies reach the domain logic instead of stopping at 404.
+    {
+        let service = LocalService::start("domains")?;
+        let key = service.demo_key("enterprise")?;
+        let project = service.deployed_project(&key)?;
+        for body in [
+            json!({"hostname": "fuzz.example.com"}),
+            json!({"hostname": "old.example.com", "redirect_to": "fuzz.example.com"}),
+        ] {
+            service.expect(
+                "POST",
+                &format!("/v1/projects/{project}/domains"),
+                Some(&key),
+                Some(&body),
+                201,
+            )?;
+        }
+        let config = work_dir().join("domains/schemathesis.toml");
+        std::fs::write(
+            &config,
+            format!(
+                "[parameters]\n\"path.project_id\" = \"{project}\"\n\"path.hostname\" = \"fuzz.example.com\"\n"
+            ),
+        )?;
+        let mut cmd = schemathesis.run_with_config(&config, &service, &key, "domains", 150);
+        cmd.args(["--include-path-regex", r"^/v1/projects/\{project_id\}/"]);
+        step(
+            "contract: a deployed project's domains, Enterprise key",
+            &mut cmd,
+        )?;
+    }
+
+    // 3. The Free key at real speed: most answers are 429 and then 403 key_banned, and every
+    //    one of them must still be documented, headers included.
+    {
+        let service = LocalService::start("free")?;
+        let key = service.demo_key("free")?;
+        let mut cmd = schemathesis.run(&service, &key, "free", 25);
+        cmd.args(["--include-path-regex", "^/v1/"]);
+        step("contract: every /v1 operation, Free key", &mut cmd)?;
+    }
+
+    // 4. The control plane alone: faults, clock and reset with generated bodies.
+    {
+        let service = LocalService::start("control")?;
+        let key = service.demo_key("enterprise")?;
+        let mut cmd = schemathesis.run(&service, &key, "control", 100);
+        cmd.args(["--include-path-regex", CONTROL_PLANE]);
+        step("contract: the control plane", &mut cmd)?;
+    }
+    Ok(())
+}
+
+/// A short run of every fuzz target, with sanitizers, on the stable toolchain.
+pub fn fuzz() -> Result<()> {
+    ensure_cargo_fuzz()?;
+    let fuzz_dir = root().join("fuzz");
+    let targets = fuzz_targets(&fuzz_dir)?;
+    let mut build = fuzz_command(&fuzz_dir);
+    build.arg("build");
+    step("build the fuzz targets", &mut build)?;
+    for target in targets {
+        let corpus = fuzz_dir.join("corpus").join(&target);
+        std::fs::create_dir_all(&corpus)?;
+        let mut cmd = fuzz_command(&fuzz_dir);
+        cmd.args(["run", &target])
+            .arg(&corpus)
+            .arg("--")
+            .arg(format!("-max_total_time={FUZZ_SECONDS}"))
+            .arg("-rss_limit_mb=2048")
+            .arg("-timeout=10");
+        let seeds = fuzz_dir.join("seeds").join(&target);
+        if seeds.is_dir() {
+            // Read-only extra corpus: new finds go to the first folder only.
+            cmd.arg(&seeds);
+        }
+        step(&format!("fuzz `{target}` for {FUZZ_SECONDS} s"), &mut cmd)?;
+    }
+    Ok(())
+}
+
+/// The `[[bin]]` names of the fuzz crate, so a new target is fuzzed without editing this.
+fn fuzz_targets(fuzz_dir: &Path) -> Result<Vec<String>> {
+    let manifest = std::fs::read_to_string(fuzz_dir.join("Cargo.toml"))?;
+    let mut targets = Vec::new();
+    let mut in_bin = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_bin = line == "[[bin]]";
+        } else if in_bin
+            && let Some(name) = line
+                .strip_prefix("name")
+                .and_then(|rest| rest.trim().strip_prefix('='))
+        {
+            targets.push(name.trim().trim_matches('"').to_owned());
+        }
+    }
+    if targets.is_empty() {
+        bail!("no [[bin]] targets in fuzz/Cargo.toml");
+    }
+    Ok(targets)
+}
+
+/// cargo-fuzz needs unstable `-Z` flags: `RUSTC_BOOTSTRAP=1` allows them on the stable
+/// toolchain, so CI needs no nightly.
+fn fuzz_command(fuzz_dir: &Path) -> Command {
+    let mut cmd = cargo();
+    cmd.current_dir(fuzz_dir)
+        .arg("fuzz")
+        .env("RUSTC_BOOTSTRAP", "1");
+    cmd
+}
+
+fn ensure_cargo_fuzz() -> Result<()> {
+    let present = cargo()
+        .args(["fuzz", "--version"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .is_ok_and(|s| s.success());
+    if present {
+        return Ok(());
+    }
+    step(
+        "install cargo-fuzz",
+        cargo().args(["install", "cargo-fuzz", "--locked"]),
+    )
+}
+
+/// How to start the pinned schemathesis.
+struct Schemathesis {
+    program: PathBuf,
+    /// Set when it was installed with `pip --target` (no venv module on this machine).
+    python_path: Option<PathBuf>,
+}
+
+impl Schemathesis {
+    fn command(&self) -> Command {
+        let mut cmd = Command::new(&self.program);
+        if let Some(path) = &self.python_path {
+            cmd.env("PYTHONPATH", path);
+            cmd.args(["-m", "schemathesis.cli"]);
+        }
+        // No telemetry, no colour codes in CI logs, no cache of examples between runs.
+        cmd.env("SCHEMATHESIS_TELEMETRY", "false")
+            .env("NO_COLOR", "1");
+        cmd
+    }
+
+    fn run(&self, service: &LocalService, key: &str, pass: &str, examples: u32) -> Command {
+        self.build(None, service, key, pass, examples)
+    }
+
+    fn run_with_config(
+        &self,
+        config: &Path,
+        service: &LocalService,
+        key: &str,
+        pass: &str,
+        examples: u32,
+    ) -> Command {
+        self.build(Some(config), service, key, pass, examples)
+    }
+
+    fn build(
+        &self,
+        config: Option<&Path>,
+        service: &LocalService,
+        key: &str,
+        pass: &str,
+        examples: u32,
+    ) -> Command {
+        let mut cmd = self.command();
+        if let Some(config) = config {
+            cmd.arg("--config-file").arg(config);
+        }
+        let reports = work_dir().join(pass);
+        // Its cache folder (`.schemathesis/`) lands beside the reports, not in the tree.
+        cmd.current_dir(&reports);
+        cmd.arg("run")
+            .arg(format!("{}/openapi.json", service.base_url))
+            .args(["--checks", CHECKS])
+            .args(["--max-examples", &examples.to_string()])
+            .args(["--seed", SEED])
+            .args(["--generation-database", "none"])
+            .args(["--request-timeout", "10"])
+            .args(["--workers", "2"])
+            .arg("--no-color")
+            .args(["--report", "junit"])
+            .arg("--report-dir")
+            .arg(&reports)
+            .args(["--header", &format!("Authorization: Bearer {key}")]);
+        cmd
+    }
+}
+
+/// schemathesis at the pinned version in `target/reliability/venv`, installed when missing.
+fn ensure_schemathesis() -> Result<Schemathesis> {
+    let base = work_dir();
+    std::fs::create_dir_all(&base)?;
+    let venv = base.join("venv");
+    let venv_program = venv.join("bin/schemathesis");
+    let target = base.join("site-packages");
+    let pinned = format!("schemathesis=={SCHEMATHESIS_VERSION}");
+
+    let has_pinned = |tool: &Schemathesis| {
+        tool.command()
+            .arg("--version")
+            .output()
+            .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains(SCHEMATHESIS_VERSION))
+    };
+    let in_venv = Schemathesis {
+        program: venv_program.clone(),
+        python_path: None,
+    };
+    if venv_program.exists() && has_pinned(&in_venv) {
+        return Ok(in_venv);
+    }
+    let in_target = Schemathesis {
+        program: PathBuf::from("python3"),
+        python_path: Some(target.clone()),
+    };
+    if target.join("schemathesis").is_dir() && has_pinned(&in_target) {
+        return Ok(in_target);
+    }
+
+    let venv_made = Command::new("python3")
+        .args(["-m", "venv"])
+        .arg(&venv)
+        .status()
+        .is_ok_and(|s| s.success());
+    if venv_made {
+        step(
+            &format!("install {pinned}"),
+            Command::new(venv.join("bin/python"))
+                .args([
+                    "-m",
+                    "pip",
+                    "install",
+                    "--quiet",
+                    "--disable-pip-version-check",
+                ])
+                .arg(&pinned),
+        )?;
+        return Ok(in_venv);
+    }
+    // Debian without python3-venv: install into a private folder instead.
+    step(
+        &format!("install {pinned} (no venv module: into target/reliability)"),
+        Command::new("python3")
+            .args([
+                "-m",
+                "pip",
+                "install",
+                "--quiet",
+                "--disable-pip-version-check",
+            ])
+            .arg("--target")
+            .arg(&target)
+            .arg(&pinned),
+    )?;
+    if !has_pinned(&in_target) {
+        bail!("schemathesis {SCHEMATHESIS_VERSION} did not install");
+    }
+    Ok(in_target)
+}
+
+/// `domain-desk serve --memory` on loopback ports the system picks; killed when dropped.
+struct LocalService {
+    child: Child,
+    api: SocketAddr,
+    base_url: String,
+    log: PathBuf,
+}
+
+impl LocalService {
+    fn start(name: &str) -> Result<Self> {
+        let binary = root().join("target/debug").join(exe("domain-desk"));
+        let dir = work_dir().join(name);
+        std::fs::create_dir_all(&dir)?;
+        let log = dir.join("service.log");
+        let mut child = Command::new(&binary)
+            .args(["serve", "--memory"])
+            .args(["--api", "127.0.0.1:0", "--dns", "127.0.0.1:0"])
+            .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log)?)
+            .spawn()
+            .with_context(|| format!("could not start {}", binary.display()))?;
+        let api = match read_api_address(&mut child) {
+            Ok(api) => api,
+            Err(err) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(
+                    err.context(format!("the service did not start; see {}", log.display()))
+                );
+            }
+        };
+        Ok(Self {
+            child,
+            api,
+            base_url: format!("http://{api}"),
+            log,
+        })
+    }
+
+    fn demo_key(&self, plan: &str) -> Result<String> {
+        let info = self.expect("GET", "/_local/info", None, None, 200)?;
+        info["demo_keys"][plan]
+            .as_str()
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow!("no {plan} demo key in /_local/info"))
+    }
+
+    /// The seeded project of `key`'s account that has a successful deploy.
+    fn deployed_project(&self, key: &str) -> Result<String> {
+        let list = self.expect("GET", "/v1/projects", Some(key), None, 200)?;
+        list["projects"]
+            .as_array()
+            .into_iter()
+            .flatten()
+            .find(|p| p["last_deploy"]["status"] == "succeeded")
+            .and_then(|p| p["id"].as_str())
+            .map(str::to_owned)
+            .ok_or_else(|| anyhow!("no seeded project with a successful deploy"))
+    }
+
+    /// One request over plain HTTP/1.1; fails unless the answer has status `want`.
+    fn expect(
+        &self,
+        method: &str,
+        path: &str,
+        key: Option<&str>,
+        body: Option<&Value>,
+        want: u16,
+    ) -> Result<Value> {
+        let (status, answer) = http(self.api, method, path, key, body)
+            .with_context(|| format!("{method} {path}; service log: {}", self.log.display()))?;
+        if status != want {
+            bail!("{method} {path}: expected {want}, got {status}: {answer}");
+        }
+        Ok(answer)
+    }
+}
+
+impl Drop for LocalService {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Reads `serve`'s banner until the API line (`  api  http://127.0.0.1:PORT`).
+fn read_api_address(child: &mut Child) -> Result<SocketAddr> {
+    let stdout = child
+        .stdout
+        .take()
+        .ok_or_else(|| anyhow!("no stdout pipe"))?;
+    let mut lines = BufReader::new(stdout).lines();
+    let address = loop {
+        let line = lines
+            .next()
+            .ok_or_else(|| anyhow!("the service exited before printing its address"))??;
+        if let Some(url) = line.trim().strip_prefix("api") {
+            let url = url.trim();
+            let addr = url.strip_prefix("http://").unwrap_or(url);
+            break addr
+                .parse::<SocketAddr>()
+                .with_context(|| format!("unexpected api line: {line}"))?;
+        }
+    };
+    // Keep draining the banner so the service never blocks on a full pipe.
+    std::thread::spawn(move || for _ in lines {});
+    Ok(address)
+}
+
+/// A minimal HTTP/1.1 exchange (`Connection: close`), enough to set up a pass.
+fn http(
+    addr: SocketAddr,
+    method: &str,
+    path: &str,
+    key: Option<&str>,
+    body: Option<&Value>,
+) -> Result<(u16, Value)> {
+    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let payload = body.map(Value::to_string).unwrap_or_default();
+    let mut request = format!(
+        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
+        payload.len()
+    );
+    if let Some(key) = key {
+        request.push_str(&format!("Authorization: Bearer {key}\r\n"));
+    }
+    if body.is_some() {
+        request.push_str("Content-Type: application/json\r\n");
+    }
+    request.push_str("\r\n");
+    request.push_str(&payload);
+    stream.write_all(request.as_bytes())?;
+    let mut raw = Vec::new();
+    stream.read_to_end(&mut raw)?;
+    let split = raw
+        .windows(4)
+        .position(|w| w == b"\r\n\r\n")
+        .ok_or_else(|| anyhow!("no complete HTTP answer"))?;
+    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
+    let rest = &raw[split + 4..];
+    let status = head
+        .split(' ')
+        .nth(1)
+        .and_then(|s| s.parse::<u16>().ok())
+        .ok_or_else(|| anyhow!("no status line in: {head}"))?;
+    let chunked = head.lines().any(|l| {
+        l.to_ascii_lowercase()
+            .starts_with("transfer-encoding: chunked")
+    });
+    let body = if chunked {
+        dechunk(rest)?
+    } else {
+        rest.to_vec()
+    };
+    let body = String::from_utf8(body).context("the answer is not UTF-8")?;
+    let value = if body.trim().is_empty() {
+        Value::Null
+    } else {
+        serde_json::from_str(&body).with_context(|| format!("answer is not JSON: {body}"))?
+    };
+    Ok((status, value))
+}
+
+fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>> {
+    let mut body = Vec::new();
+    loop {
+        let line_end = rest
+            .windows(2)
+            .position(|w| w == b"\r\n")
+            .ok_or_else(|| anyhow!("bad chunked body"))?;
+        let size = std::str::from_utf8(&rest[..line_end])?;
+        let size = usize::from_str_radix(size.trim(), 16)?;
+        if size == 0 {
+            return Ok(body);
+        }
+        let after = &rest[line_end + 2..];
+        let chunk = after
+            .get(..size)
+            .ok_or_else(|| anyhow!("short chunk in the answer"))?;
+        body.extend_from_slice(chunk);
+        rest = after.get(size + 2..).unwrap_or_default();
+    }
+}
