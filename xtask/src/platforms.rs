@@ -110,9 +110,24 @@ pub fn windows() -> Result<()> {
 }
 
 /// Type-checks the Tauri-free crates for macOS.
+///
+/// `cargo check` still runs build scripts, and ring and SQLite compile C for the target, which
+/// needs Apple's SDK. A type-check never links, so their C objects are never used: a stand-in
+/// compiler writes empty objects and the Rust code, `cfg(target_os = "macos")` paths included,
+/// is checked for real.
 pub fn macos_check() -> Result<()> {
     ensure_target(MACOS_TARGET)?;
+    let stand_in = cross_target_dir().join("macos-c-stand-in.sh");
+    std::fs::create_dir_all(cross_target_dir())?;
+    std::fs::write(&stand_in, MACOS_C_STAND_IN)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&stand_in, std::fs::Permissions::from_mode(0o755))?;
+    }
     let mut cmd = cargo();
+    cmd.env("CC_aarch64_apple_darwin", &stand_in)
+        .env("CXX_aarch64_apple_darwin", &stand_in);
     cmd.args(["check", "--target", MACOS_TARGET, "--target-dir"])
         .arg(cross_target_dir());
     for krate in PORTABLE_CRATES {
@@ -120,6 +135,22 @@ pub fn macos_check() -> Result<()> {
     }
     step("macOS check of the portable crates", &mut cmd)
 }
+
+/// Answers cc-rs's compiler probes as clang would and writes an empty object for each
+/// compile: enough for build scripts to finish during a type-check.
+const MACOS_C_STAND_IN: &str = r#"#!/bin/sh
+out=
+for a in "$@"; do
+  [ "$a" = -E ] && { echo '"clang" "gcc"'; exit 0; }
+  [ "$a" = "-?" ] && exit 1
+done
+while [ $# -gt 0 ]; do
+  case "$1" in -o) out=$2; shift;; -o*) out=${1#-o};; esac
+  shift
+done
+[ -n "$out" ] && : > "$out"
+exit 0
+"#;
 
 /// Cross builds get their own target folder so they never hold the lock of the native one.
 fn cross_target_dir() -> std::path::PathBuf {

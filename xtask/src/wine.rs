@@ -47,9 +47,13 @@ pub fn smoke_test(wine: &Path, exe: &Path, target: &str) -> Result<()> {
     let prefix = root().join("target/cross/wine-prefix");
     std::fs::create_dir_all(&prefix)?;
     let wine_cmd = |args: &[&str]| {
-        let mut cmd = Command::new(wine);
-        cmd.arg(exe)
+        // Wine in a session of its own: it must not signal or take over the terminal and
+        // process group of whoever runs this task (a CI runner, a developer's shell).
+        let mut cmd = Command::new("setsid");
+        cmd.arg(wine)
+            .arg(exe)
             .args(args)
+            .stdin(Stdio::null())
             .env("WINEPREFIX", &prefix)
             .env("WINEDEBUG", "-all")
             .env_remove("DISPLAY");
@@ -118,7 +122,26 @@ pub fn smoke_test(wine: &Path, exe: &Path, target: &str) -> Result<()> {
         );
     }
     println!("    doctor.exe → serve.exe DNS: found the conflicting A record, exit status 1");
+    drop(serve);
+    stop_wineserver(wine, &prefix);
     Ok(())
+}
+
+/// Wine leaves a `wineserver` behind for a few seconds; end it now so nothing outlives the task.
+fn stop_wineserver(wine: &Path, prefix: &Path) {
+    let server = wine.with_file_name("wineserver");
+    let server = if server.is_file() {
+        server
+    } else {
+        PathBuf::from("wineserver")
+    };
+    let _ = Command::new(server)
+        .arg("-k")
+        .env("WINEPREFIX", prefix)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// Ends the child when dropped, so a failed check never leaves Wine running.
