@@ -3,6 +3,7 @@
 
 mod caa;
 mod failures;
+mod nonsense;
 mod online;
 mod output;
 mod records;
