@@ -490,6 +490,12 @@ fn wrk(base: &str, script: &Path, seconds: u64, connections: u32) -> Result<Load
     if !out.status.success() {
         bail!("wrk failed: {text}");
     }
+    parse_wrk_summary(&text)
+}
+
+/// The line [`WRK_DONE`] prints: requests, duration (µs), answers ≥ 400, socket errors, and
+/// the 50th, 90th and 99th latency percentiles (µs).
+fn parse_wrk_summary(text: &str) -> Result<Load> {
     let line = text
         .lines()
         .find_map(|line| line.strip_prefix("BENCH "))
@@ -551,7 +557,9 @@ fn service(work: &Path, table: &mut Table) -> Result<()> {
     let logs = work.join("logs");
     std::fs::create_dir_all(&logs)?;
 
-    // Ours, in memory, with the world (DNS and edge) on free ports, as `serve` runs it.
+    // Ours, in memory, with the world (DNS and edge) on free ports, as `serve` runs it. Its
+    // clock runs at 60×, so the Enterprise key's minute window (100,000 requests) renews every
+    // real second: the limit never binds, the service is what is measured.
     let api_port = free_port()?;
     let loopback_any = "127.0.0.1:0";
     let ours = Server::spawn(
@@ -559,6 +567,8 @@ fn service(work: &Path, table: &mut Table) -> Result<()> {
         Command::new(&binary).args([
             "serve",
             "--memory",
+            "--clock-speed",
+            "60",
             "--api",
             &format!("127.0.0.1:{api_port}"),
             "--dns",
@@ -639,7 +649,7 @@ fn service(work: &Path, table: &mut Table) -> Result<()> {
     let mut results: Vec<(&str, Load, Load)> = Vec::new();
     println!("\n==> wrk against domain-desk serve --memory");
     let (get, create) = measure(&ours.base, &routes)?;
-    results.push(("domain-desk serve --memory", get, create));
+    results.push(("domain-desk serve --memory (release)", get, create));
     drop(ours);
 
     let peers = peer_setups(work, &tools, &openapi, &project_list, &sample_domain, &key)?;
@@ -804,8 +814,111 @@ fn peer_setups(
 // ---------------------------------------------------------------------------------------------
 // The client's queue
 
-fn queue(_table: &mut Table) -> Result<()> {
-    bail!("the queue benchmark is not written yet")
+/// One row of the client's queue benchmark.
+#[derive(Debug, Clone)]
+struct QueueRun {
+    plan: String,
+    client: String,
+    requests: u64,
+    wall_seconds: f64,
+    ideal_seconds: Option<f64>,
+    use_percent: Option<f64>,
+    rate_limited: u64,
+    sent_while_paused: u64,
+    bans: u64,
+    failed: u64,
+}
+
+/// Reads the table the client's `queue_bench` example prints: `plan client… requests wall
+/// ideal use% 429s sent-paused bans failed`, the client's name possibly holding spaces.
+fn parse_queue_table(text: &str) -> Result<Vec<QueueRun>> {
+    let mut runs = Vec::new();
+    let mut in_table = false;
+    for line in text.lines() {
+        if line.starts_with("plan ") && line.contains("requests") {
+            in_table = true;
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        if line.trim().is_empty() {
+            break;
+        }
+        let words: Vec<&str> = line.split_whitespace().collect();
+        if words.len() < 10 {
+            bail!("unreadable queue benchmark row: {line}");
+        }
+        let numbers = &words[words.len() - 8..];
+        let number = |index: usize| -> Result<f64> {
+            numbers[index]
+                .parse::<f64>()
+                .with_context(|| format!("unreadable number in: {line}"))
+        };
+        let optional = |index: usize| numbers[index].parse::<f64>().ok();
+        runs.push(QueueRun {
+            plan: words[0].to_owned(),
+            client: words[1..words.len() - 8].join(" "),
+            requests: number(0)? as u64,
+            wall_seconds: number(1)?,
+            ideal_seconds: optional(2),
+            use_percent: optional(3),
+            rate_limited: number(4)? as u64,
+            sent_while_paused: number(5)? as u64,
+            bans: number(6)? as u64,
+            failed: number(7)? as u64,
+        });
+    }
+    if runs.is_empty() {
+        bail!("the queue benchmark printed no table:\n{text}");
+    }
+    Ok(runs)
+}
+
+fn queue(table: &mut Table) -> Result<()> {
+    println!("\n==> the client's queue against the naive client");
+    let out = cargo()
+        .args(["run", "--release", "--package", "domain-desk-client"])
+        .args(["--example", "queue_bench"])
+        .stderr(Stdio::inherit())
+        .output()
+        .context("could not run the queue benchmark")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        bail!("the queue benchmark failed ({})", out.status);
+    }
+    let runs = parse_queue_table(&text)?;
+    for run in &runs {
+        let naive = runs
+            .iter()
+            .find(|other| other.plan == run.plan && other.client.contains("naive"));
+        let ratio = match naive {
+            Some(naive) if !run.client.contains("naive") && run.wall_seconds > 0.0 => format!(
+                "naive takes ×{:.2} as long; 429s {} vs {}",
+                naive.wall_seconds / run.wall_seconds,
+                run.rate_limited,
+                naive.rate_limited
+            ),
+            _ => String::new(),
+        };
+        let mut figure = format!("{} requests in {:.1} s", run.requests, run.wall_seconds);
+        if let (Some(ideal), Some(used)) = (run.ideal_seconds, run.use_percent) {
+            let _ = write!(figure, " (ideal {ideal:.1} s: {used:.1} % of the plan)");
+        }
+        let _ = write!(
+            figure,
+            "; {} × 429, {} sent while paused, {} bans, {} failed",
+            run.rate_limited, run.sent_while_paused, run.bans, run.failed
+        );
+        table.add(
+            "queue: plan limit",
+            &format!("{} · {}", run.plan, run.client),
+            figure,
+            ratio,
+        );
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -1315,5 +1428,48 @@ impl Drop for DriverGroup {
             .args(["-s", "KILL", "--", &group])
             .stderr(Stdio::null())
             .status();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wrk_summary_gives_rate_and_percentiles() {
+        let load = parse_wrk_summary("Running 10s test\nBENCH 20000 10000000 5 1 900 1500 4000\n")
+            .expect("a summary");
+        assert!((load.requests_per_second - 2000.0).abs() < 1e-9);
+        assert_eq!((load.bad_status, load.socket_errors), (5, 1));
+        assert_eq!((load.p50_us, load.p90_us, load.p99_us), (900, 1500, 4000));
+        assert!(parse_wrk_summary("no summary here").is_err());
+        assert!(parse_wrk_summary("BENCH 1 2 3").is_err());
+    }
+
+    #[test]
+    fn queue_table_rows_keep_names_with_spaces() {
+        let text = "queue benchmark: …\n\n\
+            plan  client               requests   wall s  ideal s  use %  429s  sent paused  bans  failed\n\
+            free  scheduler                1000    33.40    33.33   99.8     0            0     0       0\n\
+            free  naive (4 workers)        1000    61.02    33.33   54.6   120           37     1       0\n\
+            pro   two schedulers, key      1000     7.00        -      -     2            0     0       0\n\
+            \nwall and ideal are local seconds\n";
+        let runs = parse_queue_table(text).expect("three rows");
+        assert_eq!(runs.len(), 3);
+        assert_eq!(runs[1].client, "naive (4 workers)");
+        assert_eq!(runs[1].rate_limited, 120);
+        assert_eq!(runs[1].bans, 1);
+        assert_eq!(runs[2].client, "two schedulers, key");
+        assert_eq!(runs[2].ideal_seconds, None);
+        assert!(parse_queue_table("nothing printed").is_err());
+    }
+
+    #[test]
+    fn only_the_app_and_its_webkit_processes_count() {
+        assert!(is_app_process("domain-desk"));
+        assert!(is_app_process("WebKitWebProces"));
+        assert!(is_app_process("WebKitNetworkPr"));
+        assert!(!is_app_process("WebKitWebDriver"));
+        assert!(!is_app_process("tauri-driver"));
     }
 }
