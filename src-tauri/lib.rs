@@ -76,6 +76,7 @@ pub fn run_window() -> Result<()> {
     let paths = paths::AppPaths::from_os();
     let log_guard = logs::init(&paths.log_dir)?;
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Domain Desk");
+    secrets::KeyStore::install();
     builder::<tauri::Wry>()
         .manage(paths)
         .manage(log_guard)

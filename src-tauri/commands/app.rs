@@ -10,6 +10,8 @@ pub struct AppInfo {
     pub version: &'static str,
     pub data_dir: String,
     pub log_dir: String,
+    /// Where API keys are kept, in words.
+    pub key_store: &'static str,
 }
 
 #[tauri::command]
@@ -19,5 +21,7 @@ pub fn app_info(paths: State<'_, AppPaths>) -> AppInfo {
         version: env!("CARGO_PKG_VERSION"),
         data_dir: paths.data_dir.display().to_string(),
         log_dir: paths.log_dir.display().to_string(),
+        key_store: crate::secrets::KeyStore::installed()
+            .map_or("the system keyring", crate::secrets::KeyStore::describe),
     }
 }

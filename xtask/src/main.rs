@@ -136,8 +136,11 @@ fn e2e() -> Result<()> {
         "build the app",
         cargo().args(["build", "--package", "domain-desk"]),
     )?;
-    let display = session::Display::ensure()?;
     let sandbox = session::Sandbox::new()?;
+    if cfg!(target_os = "linux") {
+        keyring_stores(&sandbox)?;
+    }
+    let display = session::Display::ensure()?;
     let mut cmd = sandbox.command(cargo().get_program());
     cmd.current_dir(root()).args([
         "test",
@@ -151,6 +154,35 @@ fn e2e() -> Result<()> {
     ]);
     display.apply(&mut cmd);
     step("end-to-end tests", &mut cmd)
+}
+
+/// The two Linux keyring stores the app may use, each where it exists: the Secret Service in
+/// the sandbox's D-Bus session, the kernel keyutils in a fresh session keyring.
+fn keyring_stores(sandbox: &session::Sandbox) -> Result<()> {
+    let test_args = |filter: &str| {
+        [
+            "test",
+            "--package",
+            "domain-desk",
+            "--lib",
+            filter,
+            "--",
+            "--ignored",
+        ]
+        .map(String::from)
+    };
+    let mut secret_service = sandbox.command(cargo().get_program());
+    secret_service
+        .current_dir(root())
+        .args(test_args("secrets::linux::tests::secret_service"));
+    step("API keys in the Secret Service", &mut secret_service)?;
+    let mut keyutils = Command::new("keyctl");
+    keyutils
+        .current_dir(root())
+        .args(["session", "-"])
+        .arg(cargo().get_program())
+        .args(test_args("secrets::linux::tests::kernel_keyutils"));
+    step("API keys in the kernel keyring", &mut keyutils)
 }
 
 fn exe(name: &str) -> String {

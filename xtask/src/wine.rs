@@ -162,12 +162,11 @@ fn wait_for_info(api: &str, child: &mut Child) -> Result<String> {
     // Wine's first start creates its prefix, which takes a while.
     let deadline = Instant::now() + Duration::from_secs(120);
     loop {
-        if let Ok(response) = http_get(api, "/_local/info", None) {
-            if let Some((_, body)) = response.split_once("\r\n\r\n") {
-                if response.starts_with("HTTP/1.1 200") {
-                    return Ok(body.to_owned());
-                }
-            }
+        if let Ok(response) = http_get(api, "/_local/info", None)
+            && response.starts_with("HTTP/1.1 200")
+            && let Some((_, body)) = response.split_once("\r\n\r\n")
+        {
+            return Ok(body.to_owned());
         }
         if let Some(status) = child.try_wait()? {
             bail!("domain-desk.exe serve exited under Wine ({status})");

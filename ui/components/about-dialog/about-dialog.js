@@ -38,7 +38,8 @@ export class AboutDialog extends HTMLElement {
       render(target, html`<dl class="about facts" id="about-info">
         <dt>Version</dt><dd id="about-version">${info.version}</dd>
         <dt>Data</dt><dd class="mono">${info.data_dir}</dd>
-        <dt>Logs</dt><dd class="mono">${info.log_dir}</dd></dl>`);
+        <dt>Logs</dt><dd class="mono">${info.log_dir}</dd>
+        <dt>API keys</dt><dd id="about-key-store">${info.key_store}</dd></dl>`);
     } catch (err) {
       target.textContent = errorText(err);
     }
