@@ -45,10 +45,37 @@ fn bearer_key(headers: &HeaderMap) -> Option<&str> {
     (scheme.eq_ignore_ascii_case("bearer") && !key.is_empty()).then_some(key)
 }
 
-pub async fn gate(State(state): State<AppState>, mut req: Request, next: Next) -> Response {
+/// Where every `/v1` request is logged (at debug level) once it is answered: method, path,
+/// status, when it arrived and, for 429 and 403, the Retry-After it got. Never the key.
+pub const ACCESS_LOG: &str = "domain_desk_service::access";
+
+pub async fn gate(State(state): State<AppState>, req: Request, next: Next) -> Response {
     if !is_v1(req.uri().path()) {
         return next.run(req).await;
     }
+    let received = state.now();
+    let method = req.method().clone();
+    let path = req.uri().path().to_owned();
+    let response = admit_and_run(state, req, next).await;
+    let retry_after = response
+        .headers()
+        .get(RETRY_AFTER)
+        .and_then(|value| value.to_str().ok())
+        .and_then(|value| value.parse::<u64>().ok());
+    tracing::debug!(
+        target: ACCESS_LOG,
+        %method,
+        %path,
+        status = response.status().as_u16(),
+        dropped = response.extensions().get::<DropConnection>().is_some(),
+        received = %received.to_rfc3339_opts(chrono::SecondsFormat::Micros, true),
+        retry_after,
+        "request"
+    );
+    response
+}
+
+async fn admit_and_run(state: AppState, mut req: Request, next: Next) -> Response {
     let key = bearer_key(req.headers()).map(str::to_owned);
     let account = match &key {
         Some(key) => state.account_for_key(key).await,
