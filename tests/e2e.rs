@@ -1,130 +1,580 @@
 //! End-to-end: the real `domain-desk` binary in a real window, driven through tauri-driver
-//! (WebDriver) the way a person clicks. Needs a display and tauri-driver, so it is ignored by
-//! plain `cargo test`; `cargo xtask e2e` (part of `cargo xtask test`) sets both up and runs it.
+//! (WebDriver) the way a person clicks, through the offline demo. Needs a display and
+//! tauri-driver, so it is ignored by plain `cargo test`; `cargo xtask e2e` (part of
+//! `cargo xtask test`) sets both up and runs it.
 //!
-//! Screenshots land in `target/e2e/` as artifacts.
+//! Every test starts its own app with empty data folders, so each begins at the first-run
+//! screen with the demo's seed data. Screenshots of each main screen land in `target/e2e/`
+//! as artifacts (and `failed-<test>.png` when a wait gives up).
 
-use std::net::TcpStream;
-use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+#[path = "e2e/harness.rs"]
+mod harness;
 
-use fantoccini::{Client, ClientBuilder, Locator};
-use hyper_util::client::legacy::connect::HttpConnector;
+use std::time::Duration;
 
-struct Driver {
-    child: Child,
-    port: u16,
+use domain_desk_service::settings::DEFAULT_PLATFORM_DOMAIN;
+use fantoccini::key::Key;
+use harness::App;
+
+const PRO_SITE: &str = r#"[data-testid="project-pro-site"]"#;
+const FREE_SITE: &str = r#"[data-testid="project-free-site"]"#;
+/// Its demo zone holds a conflicting `A 192.0.2.10` (record `seed-com-shop-a`).
+const SHOP: &str = "shop.example.com";
+/// Its demo zone already holds the right CNAME.
+const WWW: &str = "www.example.com";
+const SHOP_OLD_ADDRESS: &str = "192.0.2.10";
+
+/// The CNAME target the demo platform asks customers for.
+fn platform_target() -> String {
+    format!("cname.{DEFAULT_PLATFORM_DOMAIN}")
 }
 
-impl Driver {
-    fn start() -> Driver {
-        let port = free_port();
-        let native_port = free_port();
-        let binary = find_tauri_driver();
-        let mut command = Command::new(binary);
-        // Its own process group, so dropping the driver also ends the WebKitWebDriver and
-        // the app it started, even when a test fails half-way.
-        #[cfg(unix)]
-        std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        let child = command
-            .args(["--port", &port.to_string()])
-            .args(["--native-port", &native_port.to_string()])
-            .stdout(Stdio::null())
-            .stderr(Stdio::inherit())
-            .spawn()
-            .expect("tauri-driver starts (cargo install tauri-driver --locked)");
-        let deadline = Instant::now() + Duration::from_secs(20);
-        while TcpStream::connect(("127.0.0.1", port)).is_err() {
-            assert!(
-                Instant::now() < deadline,
-                "tauri-driver did not listen within 20 s"
-            );
-            std::thread::sleep(Duration::from_millis(100));
-        }
-        Driver { child, port }
-    }
-
-    async fn session(&self) -> Client {
-        let app = app_binary();
-        assert!(app.exists(), "build the app first: {}", app.display());
-        let mut caps = serde_json::Map::new();
-        caps.insert(
-            "tauri:options".into(),
-            serde_json::json!({ "application": app }),
-        );
-        caps.insert("browserName".into(), "wry".into());
-        ClientBuilder::new(HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .expect("WebDriver session with the app")
-    }
+/// The Domains table's row of `hostname`.
+fn row(hostname: &str) -> String {
+    format!(r#".vt-row[data-hostname="{hostname}"]"#)
 }
 
-impl Drop for Driver {
-    fn drop(&mut self) {
-        #[cfg(unix)]
-        let _ = Command::new("kill")
-            .args(["-TERM", &format!("-{}", self.child.id())])
-            .status();
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+/// From the first-run screen into the offline demo's Pro account, on its projects list.
+async fn start_demo(app: &App) {
+    app.wait_contains("#first-run-title", "Welcome to Domain Desk")
+        .await;
+    app.click("#start-demo").await;
+    app.find(PRO_SITE).await;
+    app.wait_contains("#account-plan", "Pro plan").await;
 }
 
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("a free loopback port")
+/// Opens a project from the list and waits for its Domains section.
+async fn open_project(app: &App, project: &str, name: &str) {
+    app.click(project).await;
+    app.wait_contains("#project-title", &format!("{name} — settings"))
+        .await;
 }
 
-fn find_tauri_driver() -> PathBuf {
-    let mut dirs: Vec<PathBuf> = std::env::var_os("PATH")
-        .map(|p| std::env::split_paths(&p).collect())
-        .unwrap_or_default();
-    if let Some(home) = std::env::var_os("HOME") {
-        dirs.push(Path::new(&home).join(".cargo/bin"));
-    }
-    dirs.into_iter()
-        .map(|d| d.join("tauri-driver"))
-        .find(|p| p.is_file())
-        .expect("tauri-driver on PATH or in ~/.cargo/bin")
+/// Types a hostname into the Add domain dialog and waits for the Rust side's verdict.
+async fn fill_add_dialog(app: &App, hostname: &str) {
+    app.click("#add-domain-button").await;
+    app.type_into("#add-hostname", hostname).await;
+    let relative = hostname.split('.').next().unwrap_or(hostname);
+    let message = app
+        .wait_contains("#add-hostname-message", "subdomain of example.com")
+        .await;
+    assert!(
+        message.contains(&format!("CNAME named “{relative}”")),
+        "the dialog names the CNAME to create: {message}"
+    );
 }
 
-fn app_binary() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("target/debug")
-        .join(format!("domain-desk{}", std::env::consts::EXE_SUFFIX))
+/// Submits the Add domain dialog and checks the DNS record it asks for.
+async fn submit_add_dialog(app: &App, hostname: &str) {
+    app.click("#add-submit").await;
+    let value = app.text("#add-record-value").await;
+    assert_eq!(
+        value,
+        platform_target(),
+        "the record points at the platform"
+    );
+    assert_eq!(app.text("#add-record-type").await, "CNAME");
+    let relative = hostname.split('.').next().unwrap_or(hostname);
+    assert_eq!(app.text("#add-record-name").await, relative);
 }
 
-pub async fn screenshot(client: &Client, name: &str) {
-    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e");
-    std::fs::create_dir_all(&dir).expect("target/e2e");
-    let png = client.screenshot().await.expect("screenshot");
-    std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
+/// Opens the row menu of `hostname` and picks `item` (`#menu-…`).
+async fn row_menu(app: &App, hostname: &str, item: &str) {
+    app.click(&format!(r#"[data-testid="row-menu-{hostname}"]"#))
+        .await;
+    app.click(item).await;
 }
 
 #[tokio::test]
 #[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
 async fn about_shows_the_version_the_rust_side_reports() {
-    let driver = Driver::start();
-    let client = driver.session().await;
-    let button = client
-        .wait()
-        .at_most(Duration::from_secs(15))
-        .for_element(Locator::Id("about-button"))
-        .await
-        .expect("the About button renders");
-    button.click().await.expect("click About");
-    let version = client
-        .wait()
-        .at_most(Duration::from_secs(10))
-        .for_element(Locator::Id("about-version"))
-        .await
-        .expect("the Rust side answered app_info");
-    assert_eq!(version.text().await.unwrap(), env!("CARGO_PKG_VERSION"));
-    screenshot(&client, "about").await;
-    client.close().await.expect("close the session");
+    let app = App::launch("about").await;
+    app.click("#about-button").await;
+    let version = app.text("#about-version").await;
+    assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    app.screenshot("about").await;
+    app.close().await;
+}
+
+/// The walk of the issue: a domain whose zone has a conflicting A record fails to verify and
+/// says why; the user fixes the zone in Demo DNS, verifies once too early (the platform sees
+/// DNS a minute late), moves the clock on, verifies, watches the certificate arrive with the
+/// clock sped up, sets a redirect and removes the domain.
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() {
+    let app = App::launch("demo_walk").await;
+    let target = platform_target();
+
+    // First run, then the Pro account's projects.
+    app.wait_contains("#first-run-title", "Welcome to Domain Desk")
+        .await;
+    app.screenshot("01-first-run").await;
+    start_demo(&app).await;
+    assert_eq!(app.value("#account-select").await, "offline-demo:pro");
+    let projects = app.text("#projects").await;
+    assert!(
+        projects.contains("Pro site") && projects.contains("Pro draft"),
+        "the seed projects are listed: {projects}"
+    );
+    app.screenshot("02-projects").await;
+
+    // A stopped demo clock: the platform cannot see a DNS change until the test moves the
+    // clock on, whatever the speed of the machine.
+    app.choose("#clock-speed", "0").await;
+    app.wait_contains("#toasts", "Demo clock: Stopped.").await;
+
+    open_project(&app, PRO_SITE, "Pro site").await;
+    app.wait_contains("#domains-empty", "No custom domains yet")
+        .await;
+    assert!(app.is_enabled("#add-domain-button").await);
+    assert!(!app.is_displayed("#add-domain-reason").await);
+    app.screenshot("03-domains").await;
+
+    // Add the domain: the dialog shows the CNAME to create and warns about A records.
+    fill_add_dialog(&app, SHOP).await;
+    assert!(
+        app.find("#add-role-primary")
+            .await
+            .is_selected()
+            .await
+            .expect("the role radio"),
+        "the first domain is proposed as primary"
+    );
+    submit_add_dialog(&app, SHOP).await;
+    let warnings = app.text("#add-record-warnings").await;
+    assert!(
+        warnings.contains("blocks the CNAME"),
+        "the dialog warns about A records beside the CNAME: {warnings}"
+    );
+    app.screenshot("04-add-dialog").await;
+    app.click("#add-verify-now").await;
+
+    // Verify fails and says why: the old host's A record.
+    let reason = app.wait_contains("#domain-reason", SHOP_OLD_ADDRESS).await;
+    assert!(
+        reason.contains("conflicting record") && reason.contains("Remove it"),
+        "the reason names the conflict and the fix: {reason}"
+    );
+    app.wait_attr("#detail-status", "data-status", "waiting")
+        .await;
+    assert_eq!(app.text("#detail-status").await, "Waiting for DNS");
+    app.wait_attr(&row(SHOP), "data-status", "waiting").await;
+    let shop_row = app.text(&row(SHOP)).await;
+    assert!(
+        shop_row.contains("Waiting for DNS") && shop_row.contains("Primary"),
+        "the table row: {shop_row}"
+    );
+    let remove = app.text(r#"#record-plan tr[data-action="remove"]"#).await;
+    assert!(
+        remove.contains('A') && remove.contains(SHOP_OLD_ADDRESS),
+        "the record plan says to remove the A record: {remove}"
+    );
+    let add = app.text(r#"#record-plan tr[data-action="add"]"#).await;
+    assert!(
+        add.contains("CNAME") && add.contains(&target),
+        "the record plan says to add the CNAME: {add}"
+    );
+    app.wait_contains("#toasts", "verification failed").await;
+    app.screenshot("05-verify-failure").await;
+
+    // Diagnose finds the same conflict, as an error, with what the DNS server answers.
+    row_menu(&app, SHOP, "#menu-diagnose").await;
+    let conflict = r#"#diagnose-findings li[data-code="conflicting_record"]"#;
+    app.find(conflict).await;
+    assert_eq!(
+        app.try_attr(conflict, "data-severity").await.as_deref(),
+        Some("error")
+    );
+    let finding = app.text(conflict).await;
+    assert!(
+        finding.contains("blocks the CNAME") && finding.contains(SHOP_OLD_ADDRESS),
+        "the finding shows the A record: {finding}"
+    );
+    let matrix = app.text("#diagnose-matrix").await;
+    assert!(
+        matrix.contains(SHOP_OLD_ADDRESS),
+        "the DNS answers show the A record: {matrix}"
+    );
+    app.screenshot("06-diagnose").await;
+    app.click("#diagnose-close").await;
+
+    // Demo DNS: remove the A record, add the CNAME (the value copied from the dialog).
+    app.click("#demo-dns-button").await;
+    let seed_a = r#"#dns-records tr[data-record-id="seed-com-shop-a"]"#;
+    let seed_row = app.text(seed_a).await;
+    assert!(
+        seed_row.contains(SHOP_OLD_ADDRESS),
+        "the seed record: {seed_row}"
+    );
+    assert_eq!(app.value("#dns-zone").await, "example.com");
+    app.click(&format!("{seed_a} .dns-delete")).await;
+    app.wait_gone(seed_a).await;
+    app.type_into("#dns-new-name", "shop").await;
+    app.choose_label("#dns-new-type", "CNAME").await;
+    app.type_into("#dns-new-value", &target).await;
+    app.click("#dns-add").await;
+    let cname = app
+        .wait_contains(
+            r#"#dns-records tr[data-name="shop"][data-type="CNAME"]"#,
+            &target,
+        )
+        .await;
+    assert!(cname.contains("3600"), "the new record's TTL: {cname}");
+    assert!(
+        !app.exists(r#"#dns-records tr[data-name="shop"][data-type="A"]"#)
+            .await
+    );
+    assert!(!app.is_displayed("#dns-error").await);
+    app.screenshot("07-demo-dns").await;
+    app.click("#demo-dns-close").await;
+
+    // Verifying at once still fails: the platform sees DNS a minute late.
+    app.click("#verify-button").await;
+    app.wait_text("#verify-button", "“Re-verify” again", |t| {
+        t == "Re-verify"
+    })
+    .await;
+    let reason = app.text("#domain-reason").await;
+    assert!(
+        reason.contains(SHOP_OLD_ADDRESS),
+        "before the propagation delay the platform still sees the A record: {reason}"
+    );
+
+    // Five minutes later the change has reached the platform.
+    app.click("#clock-skip").await;
+    app.wait_contains("#toasts", "moved 5 minutes ahead").await;
+    app.click("#verify-button").await;
+    app.wait_attr("#detail-status", "data-status", "issuing")
+        .await;
+    assert_eq!(
+        app.text("#detail-status").await,
+        "Verified — issuing certificate"
+    );
+    app.wait_contains("#domain-reason", "Certificate requested")
+        .await;
+    app.wait_attr(&row(SHOP), "data-status", "issuing").await;
+
+    // With the clock at 600× the two minutes of issuance pass at once; the window's polling
+    // brings the news.
+    app.choose("#clock-speed", "600").await;
+    app.wait_contains("#toasts", "Demo clock: 600×").await;
+    app.wait_attr_for(&row(SHOP), "data-status", "live", Duration::from_secs(60))
+        .await;
+    app.wait_text("#detail-status", "“Live”", |t| t == "Live")
+        .await;
+    app.wait_contains("#domain-reason", "Serving the project over HTTPS")
+        .await;
+    app.wait_contains("#detail-certificate", "issued").await;
+    app.wait_contains("#project-url", SHOP).await;
+    let shop_row = app.text(&row(SHOP)).await;
+    assert!(shop_row.contains("Live"), "the table row: {shop_row}");
+    app.screenshot("08-live").await;
+
+    // A second domain, redirected to the first.
+    fill_add_dialog(&app, WWW).await;
+    assert!(
+        app.find("#add-role-alias")
+            .await
+            .is_selected()
+            .await
+            .expect("the role radio"),
+        "a later domain is proposed as an alias"
+    );
+    submit_add_dialog(&app, WWW).await;
+    app.click("#add-done").await;
+    app.wait_contains(&format!("{} .role", row(WWW)), "Alias")
+        .await;
+    row_menu(&app, WWW, "#menu-redirect").await;
+    app.choose("#redirect-target", SHOP).await;
+    app.click("#redirect-submit").await;
+    app.wait_text(
+        &format!("{} .role", row(WWW)),
+        "the redirect to shop",
+        |t| t == format!("Redirect → {SHOP}"),
+    )
+    .await;
+    app.wait_contains("#toasts", &format!("{WWW} now redirects to {SHOP} (301)"))
+        .await;
+    app.screenshot("09-redirect").await;
+
+    // Remove the walked domain: it leaves the table, the redirect to it re-points to the
+    // project's default address, and the project is served there again.
+    row_menu(&app, SHOP, "#menu-remove").await;
+    app.wait_contains("#confirm-title", &format!("Remove {SHOP}?"))
+        .await;
+    app.click("#confirm-ok").await;
+    app.wait_gone(&row(SHOP)).await;
+    app.wait_contains("#toasts", &format!("Removed {SHOP}."))
+        .await;
+    let default_address = app.text("#project-default-address").await;
+    app.wait_text(
+        &format!("{} .role", row(WWW)),
+        "the redirect to the default address",
+        |t| t == format!("Redirect → {default_address}"),
+    )
+    .await;
+    app.wait_text("#project-url", "the default address", |t| {
+        t.contains(&default_address) && !t.contains(SHOP)
+    })
+    .await;
+    app.wait_contains("#domain-count", "1 domain").await;
+    app.screenshot("10-removed").await;
+    app.close().await;
+}
+
+/// On the Free plan Add domain is disabled and the page says why.
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn free_plan_cannot_add_a_domain_and_says_why() {
+    let app = App::launch("free_plan").await;
+    start_demo(&app).await;
+    app.choose("#account-select", "offline-demo:free").await;
+    app.wait_contains("#account-plan", "Free plan").await;
+    open_project(&app, FREE_SITE, "Free site").await;
+    let reason = app
+        .wait_contains("#add-domain-reason", "Custom domains need the Pro plan")
+        .await;
+    assert!(
+        reason.contains("Upgrade"),
+        "the reason says what to do: {reason}"
+    );
+    assert!(!app.is_enabled("#add-domain-button").await);
+    assert_eq!(
+        app.try_attr("#add-domain-button", "aria-describedby")
+            .await
+            .as_deref(),
+        Some("add-domain-reason")
+    );
+    // Clicking the disabled button opens nothing.
+    let button = app.find("#add-domain-button").await;
+    let _ = button.click().await;
+    assert_eq!(app.try_attr("#add-domain-dialog", "open").await, None);
+    app.screenshot("11-free-plan").await;
+    app.close().await;
+}
+
+/// What the rate meter shows at one instant.
+#[derive(Debug)]
+struct Meter {
+    level: String,
+    budget: String,
+    reset: String,
+    pause: String,
+    queued: String,
+    fill: String,
+    title: String,
+}
+
+/// Figures read from the meter's words.
+#[derive(Debug, PartialEq, Eq)]
+struct Budget {
+    remaining: u64,
+    limit: u64,
+    window: String,
+}
+
+impl Meter {
+    /// "297 of 300 left this minute".
+    fn budget(&self) -> Option<Budget> {
+        let mut words = self.budget.split_whitespace();
+        let remaining = words.next()?.parse().ok()?;
+        (words.next()? == "of").then_some(())?;
+        let limit = words.next()?.parse().ok()?;
+        (words.next()? == "left").then_some(())?;
+        let window = words.collect::<Vec<_>>().join(" ");
+        Some(Budget {
+            remaining,
+            limit,
+            window,
+        })
+    }
+
+    /// Seconds in "resets in 42 s" or "resets in 1 min 05 s"; `None` when no reset is shown.
+    fn reset_in_seconds(&self) -> Option<u64> {
+        let rest = self.reset.strip_prefix("resets in ")?;
+        let words: Vec<&str> = rest.split_whitespace().collect();
+        match words.as_slice() {
+            [s, "s"] => s.parse().ok(),
+            [m, "min", s, "s"] => Some(m.parse::<u64>().ok()? * 60 + s.parse::<u64>().ok()?),
+            _ => None,
+        }
+    }
+
+    /// The bar, the level and the tooltip agree with the words.
+    fn assert_consistent(&self) {
+        let budget = self
+            .budget()
+            .unwrap_or_else(|| panic!("the meter shows its figures: {self:?}"));
+        assert!(budget.remaining <= budget.limit, "{self:?}");
+        let percent = (budget.remaining * 100 + budget.limit / 2) / budget.limit;
+        assert_eq!(
+            self.fill,
+            format!("{percent}%"),
+            "the bar's length: {self:?}"
+        );
+        let expected_level = if !self.pause.is_empty() {
+            self.level.as_str()
+        } else if budget.remaining == 0 {
+            "empty"
+        } else if budget.remaining * 10 < budget.limit {
+            "low"
+        } else {
+            "ok"
+        };
+        assert_eq!(self.level, expected_level, "the meter's level: {self:?}");
+        let words: Vec<&str> = [&self.budget, &self.reset, &self.pause, &self.queued]
+            .into_iter()
+            .map(String::as_str)
+            .filter(|w| !w.is_empty())
+            .collect();
+        assert_eq!(
+            self.title,
+            format!("{}.", words.join("; ")),
+            "the tooltip: {self:?}"
+        );
+    }
+}
+
+/// Reads the whole meter in one go, so its parts belong to the same drawing.
+async fn read_meter(app: &App) -> Meter {
+    let value = app
+        .script(
+            "const m = document.getElementById('meter');
+             const t = (id) => document.getElementById(id).textContent;
+             return { level: m.dataset.level, title: m.title, budget: t('meter-budget'),
+                      reset: t('meter-reset'), pause: t('meter-pause'), queued: t('meter-queued'),
+                      fill: document.getElementById('meter-fill').style.width };",
+        )
+        .await;
+    let field = |name: &str| value[name].as_str().unwrap_or_default().to_owned();
+    Meter {
+        level: field("level"),
+        budget: field("budget"),
+        reset: field("reset"),
+        pause: field("pause"),
+        queued: field("queued"),
+        fill: field("fill"),
+        title: field("title"),
+    }
+}
+
+/// Waits until nothing is queued and `remaining` requests are left, and returns the meter.
+async fn wait_meter(app: &App, remaining: u64, timeout: Duration) -> Meter {
+    let deadline = std::time::Instant::now() + timeout;
+    loop {
+        let meter = read_meter(app).await;
+        let settled = meter.queued == "Nothing queued"
+            && meter.budget().is_some_and(|b| b.remaining == remaining);
+        if settled {
+            return meter;
+        }
+        if std::time::Instant::now() >= deadline {
+            app.fail(format!(
+                "the meter should settle at {remaining} left within {timeout:?}: {meter:?}"
+            ))
+            .await;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+}
+
+/// Re-verifies `hostname` from its row menu with the keyboard (Shift+F10, Enter), as fast as
+/// a person can, `times` times; each is one request to the platform.
+async fn verify_burst(app: &App, hostname: &str, times: u64) {
+    let menu_button = format!(r#"[data-testid="row-menu-{hostname}"]"#);
+    for _ in 0..times {
+        app.press(&menu_button, &(Key::Shift + &Key::F10)).await;
+        app.wait_text("#menu-verify", "the focused Verify item", |t| {
+            t.contains("erify")
+        })
+        .await;
+        let focused = app.client.active_element().await.expect("the focused item");
+        assert_eq!(
+            focused.attr("id").await.expect("its id").as_deref(),
+            Some("menu-verify"),
+            "the menu opens with Verify focused"
+        );
+        focused.send_keys(&Key::Enter).await.expect("Enter");
+    }
+}
+
+/// The meter after a burst: each request the user caused is counted once, nothing is left
+/// queued, the bar and the words agree, and the window refills at its reset.
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn rate_meter_counts_a_burst_and_refills_at_the_reset() {
+    const BURST: u64 = 12;
+    let app = App::launch("rate_meter").await;
+    start_demo(&app).await;
+    open_project(&app, PRO_SITE, "Pro site").await;
+    fill_add_dialog(&app, SHOP).await;
+    submit_add_dialog(&app, SHOP).await;
+    app.click("#add-done").await;
+    app.wait_attr(&row(SHOP), "data-status", "waiting").await;
+
+    // One verification first, to learn the window; start the burst with at least 25 s of
+    // the minute left, so the whole burst is counted in one window.
+    let mut meter = wait_meter(&app, current_remaining(&app).await, harness::WAIT).await;
+    loop {
+        let before = meter.budget().expect("figures").remaining;
+        verify_burst(&app, SHOP, 1).await;
+        meter = wait_meter(&app, before - 1, harness::WAIT).await;
+        meter.assert_consistent();
+        if meter.reset_in_seconds().is_some_and(|s| s >= 25) {
+            break;
+        }
+        app.wait_text_for(
+            "#meter-reset",
+            "no reset (the window has passed)",
+            Duration::from_secs(75),
+            str::is_empty,
+        )
+        .await;
+        meter = read_meter(&app).await;
+    }
+    let before = meter.budget().expect("figures");
+    assert_eq!(
+        before.limit, 300,
+        "the Pro plan's limit per minute: {meter:?}"
+    );
+    assert_eq!(before.window, "this minute");
+    assert_eq!(meter.level, "ok");
+
+    verify_burst(&app, SHOP, BURST).await;
+    let after = wait_meter(&app, before.remaining - BURST, harness::WAIT).await;
+    after.assert_consistent();
+    let figures = after.budget().expect("figures");
+    assert_eq!(figures.limit, before.limit);
+    assert_eq!(figures.window, before.window);
+    assert!(after.reset_in_seconds().is_some(), "{after:?}");
+    assert_eq!(after.pause, "", "a burst within the budget is never paused");
+    app.wait_contains("#toasts", "verification failed").await;
+    app.screenshot("12-meter-after-burst").await;
+
+    // At the reset the whole minute is back, without another request.
+    let full = format!("{0} of {0} left this minute", figures.limit);
+    app.wait_text_for("#meter-budget", &full, Duration::from_secs(75), |t| {
+        t == full
+    })
+    .await;
+    let refilled = read_meter(&app).await;
+    refilled.assert_consistent();
+    assert_eq!(refilled.reset, "", "{refilled:?}");
+    app.close().await;
+}
+
+/// The remaining figure the meter shows now (once it shows one).
+async fn current_remaining(app: &App) -> u64 {
+    let text = app
+        .wait_text("#meter-budget", "the budget's figures", |t| {
+            t.split_whitespace()
+                .next()
+                .is_some_and(|n| n.parse::<u64>().is_ok())
+        })
+        .await;
+    text.split_whitespace()
+        .next()
+        .and_then(|n| n.parse().ok())
+        .expect("a number first")
 }
