@@ -135,6 +135,7 @@ async fn main() -> Result<(), Failure> {
             })
             .arg(&question.name)
             .arg(question.record_type.to_string())
+            .stdin(Stdio::null())
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .status()?;
