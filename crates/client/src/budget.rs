@@ -2,8 +2,12 @@
 //!
 //! The platform counts two fixed windows per key (the minute and the UTC day) and reports in
 //! each response only the one that binds. This module keeps an estimate for both: seeded from
-//! the plan table, decremented on every send (so requests in flight already count), corrected
-//! by each answer, and rolled over locally when a window's reset passes. Reset times arrive as
+//! the plan table, replaced by the lowest `Remaining` the platform has reported in the current
+//! window, and rolled over locally when a window's reset passes. What may still be sent is that
+//! number minus the requests in flight: every request the platform processed after the answer
+//! that reported the lowest number is still in flight (an answered one would have reported
+//! less), so the estimate can only err low, and it recovers as soon as answers arrive, even
+//! when the platform processed requests out of order. Reset times arrive as
 //! Unix timestamps on the platform's clock; they are turned into local instants by measuring
 //! from the response's own `Date` header, so a skewed (or sped-up) platform clock does not
 //! matter. All estimates err on the side of "less left, later reset": a too-early rollover
@@ -20,7 +24,11 @@ use tokio::time::Instant;
 /// Whether the next counted request may go now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pace {
-    Ready,
+    /// Go now. The instant is the request's slot in the even schedule: when the scheduler
+    /// woke a little late, the slot is the earlier planned instant, so the lateness is made
+    /// up by the next gap instead of slowing the whole run (timers tick in milliseconds, and
+    /// a fast platform clock makes gaps only a few milliseconds long).
+    Ready(Instant),
     /// Not before this instant (the pacing gap, or a window's reset when it is used up).
     Wait(Instant),
 }
@@ -30,8 +38,8 @@ pub(crate) enum Pace {
 pub(crate) struct Window {
     pub kind: RateWindow,
     pub limit: u64,
-    /// Admissions left for this client: the platform's last word minus everything sent since.
-    pub remaining: u64,
+    /// The lowest `Remaining` reported in this window (the limit when none was yet).
+    pub reported: u64,
     /// The reset this estimate belongs to, on the platform's clock; `None` until learned.
     pub reset_unix: Option<i64>,
     /// The same reset as a local instant, never earlier than the real one.
@@ -45,7 +53,7 @@ impl Window {
         Self {
             kind,
             limit,
-            remaining: limit,
+            reported: limit,
             reset_unix: None,
             reset_at: None,
             learned: false,
@@ -82,8 +90,6 @@ pub(crate) struct Budget {
     /// Platform seconds per local second (1 for the real platform; the local service's clock
     /// speed when it runs fast).
     speed: f64,
-    /// Counted requests sent so far; a request's sequence number is this count after it.
-    sends: u64,
     /// Counted requests sent and not yet answered.
     in_flight: u64,
 }
@@ -99,7 +105,6 @@ impl Budget {
             minute: Window::new(RateWindow::Minute, limits.per_minute),
             day: Window::new(RateWindow::Day, limits.per_day),
             speed,
-            sends: 0,
             in_flight: 0,
         }
     }
@@ -123,15 +128,16 @@ impl Budget {
         }
     }
 
-    pub fn sends(&self) -> u64 {
-        self.sends
+    /// What this client may still send in the window: the platform's lowest report minus
+    /// the requests in flight.
+    pub fn remaining(&self, kind: RateWindow) -> u64 {
+        self.window(kind).reported.saturating_sub(self.in_flight)
     }
 
     /// Starts the next window for every window whose reset has passed. Requests still in
-    /// flight may land in the new window, so they are counted against it. A window whose
+    /// flight may land in the new window, so they stay counted against it. A window whose
     /// reset was only provisional (never reported by the platform) starts over unknown.
     pub fn roll(&mut self, now: Instant) {
-        let in_flight = self.in_flight;
         for kind in [RateWindow::Minute, RateWindow::Day] {
             let length_local = self.to_local(Duration::from_secs(match kind {
                 RateWindow::Minute => 60,
@@ -144,7 +150,7 @@ impl Budget {
             if reset_at > now {
                 continue;
             }
-            window.remaining = window.limit.saturating_sub(in_flight);
+            window.reported = window.limit;
             let Some(reset_unix) = window.reset_unix else {
                 window.reset_at = None;
                 continue;
@@ -156,8 +162,8 @@ impl Budget {
         }
     }
 
-    /// Counts a request as it leaves; returns its sequence number.
-    pub fn record_send(&mut self, now: Instant) -> u64 {
+    /// Counts a request as it leaves.
+    pub fn record_send(&mut self, now: Instant) {
         self.roll(now);
         // Until the platform reports a reset, assume the worst: a full window from now.
         for kind in [RateWindow::Minute, RateWindow::Day] {
@@ -169,11 +175,7 @@ impl Budget {
                 window.reset_at = Some(now + length);
             }
         }
-        self.sends += 1;
         self.in_flight += 1;
-        self.minute.remaining = self.minute.remaining.saturating_sub(1);
-        self.day.remaining = self.day.remaining.saturating_sub(1);
-        self.sends
     }
 
     /// A counted request got its answer (or gave up).
@@ -181,19 +183,16 @@ impl Budget {
         self.in_flight = self.in_flight.saturating_sub(1);
     }
 
-    /// Folds in what a response said. `seq` is the request's sequence number (for an
-    /// uncounted request, the count of sends before it); everything sent after it is not in
-    /// the platform's `remaining` yet and is subtracted.
-    pub fn observe(&mut self, observation: Observation, seq: u64, received: Instant) {
+    /// Folds in what a response said (after [`Budget::record_done`] for its request).
+    pub fn observe(&mut self, observation: Observation, received: Instant) {
         let kind = observation
             .window
             .unwrap_or_else(|| self.identify(&observation));
-        let sent_after = self.sends.saturating_sub(seq);
         let until_reset_local = self.to_local(observation.until_reset.unwrap_or_else(|| {
             Duration::from_secs(self.window(kind).length_secs().unsigned_abs())
         }));
         let reset_at = received + until_reset_local;
-        let remaining = observation.remaining.saturating_sub(sent_after);
+        let remaining = observation.remaining;
         let window = self.window_mut(kind);
         match window.reset_unix {
             Some(known) if observation.reset_unix < known => {
@@ -201,13 +200,13 @@ impl Budget {
             }
             Some(known) if observation.reset_unix == known => {
                 window.limit = observation.limit;
-                window.remaining = window.remaining.min(remaining);
+                window.reported = window.reported.min(remaining);
                 window.reset_at = Some(window.reset_at.map_or(reset_at, |at| at.min(reset_at)));
                 window.learned = true;
             }
             _ => {
                 window.limit = observation.limit;
-                window.remaining = remaining;
+                window.reported = remaining;
                 window.reset_unix = Some(observation.reset_unix);
                 window.reset_at = Some(reset_at);
                 window.learned = true;
@@ -236,18 +235,27 @@ impl Budget {
     /// not known, until `retry_at` (the end of the pause).
     pub fn exhaust(&mut self, kind: RateWindow, retry_at: Instant) {
         let window = self.window_mut(kind);
-        window.remaining = 0;
+        window.reported = 0;
         if window.reset_unix.is_none() {
             window.reset_at = Some(retry_at);
         }
     }
 
     /// Requests of a class that keeps `day_reserve` of the day for interactive work may go
-    /// now, or when?
-    pub fn pace(&mut self, now: Instant, last_send: Option<Instant>, day_reserve: u64) -> Pace {
+    /// now, or when? `jitter` (at most 1) shortens the even gap a little: the sends then fall
+    /// at varied fractions of the platform's second, so the whole-second reset times they
+    /// bring back pin the reset down more tightly, and the window's last request leaves
+    /// before the reset instead of on it.
+    pub fn pace(
+        &mut self,
+        now: Instant,
+        last_send: Option<Instant>,
+        day_reserve: u64,
+        jitter: f64,
+    ) -> Pace {
         self.roll(now);
-        let minute_left = self.minute.remaining;
-        let day_left = self.day.remaining.saturating_sub(day_reserve);
+        let minute_left = self.remaining(RateWindow::Minute);
+        let day_left = self.remaining(RateWindow::Day).saturating_sub(day_reserve);
         let minute_reset = self.reset_or_full_window(&self.minute, now);
         let day_reset = self.reset_or_full_window(&self.day, now);
         if minute_left == 0 || day_left == 0 {
@@ -267,12 +275,14 @@ impl Budget {
             (day_left, day_reset)
         };
         let Some(last) = last_send else {
-            return Pace::Ready;
+            return Pace::Ready(now);
         };
-        let gap = reset.saturating_duration_since(now) / u32::try_from(left).unwrap_or(u32::MAX);
+        let gap = (reset.saturating_duration_since(now) / u32::try_from(left).unwrap_or(u32::MAX))
+            .mul_f64(jitter.clamp(0.0, 1.0));
         let next = last + gap;
         if now >= next {
-            Pace::Ready
+            let late = now.duration_since(next);
+            Pace::Ready(if late < gap { next } else { now })
         } else {
             Pace::Wait(next)
         }
@@ -286,7 +296,7 @@ impl Budget {
 
     /// The binding window as the platform would name it, for the meter.
     pub fn binding(&self) -> RateWindow {
-        if self.day.remaining < self.minute.remaining {
+        if self.day.reported < self.minute.reported {
             RateWindow::Day
         } else {
             RateWindow::Minute
@@ -313,58 +323,97 @@ mod tests {
         }
     }
 
+    /// One request sent and answered with `observation`, as the scheduler does it.
+    fn exchange(budget: &mut Budget, observation: Observation, now: Instant) {
+        budget.record_send(now);
+        budget.record_done();
+        budget.observe(observation, now);
+    }
+
+    const MINUTE: RateWindow = RateWindow::Minute;
+    const DAY: RateWindow = RateWindow::Day;
+
     #[tokio::test(start_paused = true)]
     async fn in_flight_requests_count_against_the_platforms_remaining() {
         let mut budget = pro();
         let now = Instant::now();
-        let first = budget.record_send(now);
         budget.record_send(now);
         budget.record_send(now);
-        // The first answer says 299 left; two more left after it and are not in that number.
-        budget.observe(observed(300, 299, 1_000_060, 30), first, now);
-        assert_eq!(budget.minute.remaining, 297);
+        budget.record_send(now);
+        // The first answer says 299 left; two more are on the wire and not in that number.
+        budget.record_done();
+        budget.observe(observed(300, 299, 1_000_060, 30), now);
+        assert_eq!(budget.remaining(MINUTE), 297);
         assert_eq!(budget.minute.reset_at, Some(now + Duration::from_secs(30)));
+        // Their answers arrive: 298 and 297 left, nothing in flight.
+        budget.record_done();
+        budget.observe(observed(300, 298, 1_000_060, 30), now);
+        budget.record_done();
+        budget.observe(observed(300, 297, 1_000_060, 30), now);
+        assert_eq!(budget.remaining(MINUTE), 297);
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn answers_out_of_order_do_not_lose_budget() {
+        let mut budget = pro();
+        let now = Instant::now();
+        budget.record_send(now);
+        budget.record_send(now);
+        // The platform processed the second first: its answer (298) arrives first, while the
+        // first request (already counted in 298) is still on the wire.
+        budget.record_done();
+        budget.observe(observed(300, 298, 1_000_060, 30), now);
+        assert_eq!(budget.remaining(MINUTE), 297, "erring low while unsure");
+        budget.record_done();
+        budget.observe(observed(300, 299, 1_000_060, 30), now);
+        assert_eq!(
+            budget.remaining(MINUTE),
+            298,
+            "exact again once both are answered"
+        );
     }
 
     #[tokio::test(start_paused = true)]
     async fn another_client_on_the_key_lowers_the_estimate() {
         let mut budget = pro();
         let now = Instant::now();
-        let seq = budget.record_send(now);
-        budget.observe(observed(300, 299, 1_000_060, 30), seq, now);
-        let seq = budget.record_send(now);
+        exchange(&mut budget, observed(300, 299, 1_000_060, 30), now);
         // Someone else sent 50 in between.
-        budget.observe(observed(300, 248, 1_000_060, 30), seq, now);
-        assert_eq!(budget.minute.remaining, 248);
+        exchange(&mut budget, observed(300, 248, 1_000_060, 30), now);
+        assert_eq!(budget.remaining(MINUTE), 248);
     }
 
     #[tokio::test(start_paused = true)]
     async fn the_trio_is_assigned_to_the_window_it_describes() {
         let mut budget = pro();
         let now = Instant::now();
-        let seq = budget.record_send(now);
-        budget.observe(observed(10_000, 5, 2_000_000, 3_600), seq, now);
-        assert_eq!(budget.day.remaining, 5);
-        assert_eq!(budget.minute.remaining, 299);
-        assert_eq!(budget.binding(), RateWindow::Day);
+        exchange(&mut budget, observed(10_000, 5, 2_000_000, 3_600), now);
+        assert_eq!(budget.remaining(DAY), 5);
+        assert_eq!(
+            budget.remaining(MINUTE),
+            300,
+            "not reported: still the plan's number"
+        );
+        assert_eq!(budget.binding(), DAY);
         // An Enterprise-like custom limit: neither seeded limit matches, the reset decides.
         let mut custom = pro();
-        let seq = custom.record_send(now);
-        custom.observe(observed(777, 700, 1_000_060, 40), seq, now);
+        exchange(&mut custom, observed(777, 700, 1_000_060, 40), now);
         assert_eq!(custom.minute.limit, 777);
-        assert_eq!(custom.minute.remaining, 700);
+        assert_eq!(custom.remaining(MINUTE), 700);
     }
 
     #[tokio::test(start_paused = true)]
     async fn the_earliest_reset_estimate_wins_within_a_window() {
         let mut budget = pro();
         let start = Instant::now();
-        let seq = budget.record_send(start);
-        // Date has whole seconds, so each answer's estimate is late by up to a second.
-        budget.observe(observed(300, 299, 1_000_060, 31), seq, start);
+        // Whole seconds, rounded up: each answer's estimate is late by up to a second.
+        exchange(&mut budget, observed(300, 299, 1_000_060, 31), start);
         tokio::time::advance(Duration::from_millis(500)).await;
-        let seq = budget.record_send(Instant::now());
-        budget.observe(observed(300, 298, 1_000_060, 30), seq, Instant::now());
+        exchange(
+            &mut budget,
+            observed(300, 298, 1_000_060, 30),
+            Instant::now(),
+        );
         assert_eq!(
             budget.minute.reset_at,
             Some(start + Duration::from_millis(30_500))
@@ -375,50 +424,52 @@ mod tests {
     async fn stale_answers_from_a_rolled_window_are_ignored() {
         let mut budget = pro();
         let start = Instant::now();
-        let seq = budget.record_send(start);
-        budget.record_done();
-        budget.observe(observed(300, 0, 1_000_060, 1), seq, start);
-        let late_seq = budget.record_send(start);
+        exchange(&mut budget, observed(300, 0, 1_000_060, 1), start);
+        budget.record_send(start);
         tokio::time::advance(Duration::from_secs(2)).await;
         budget.roll(Instant::now());
         assert_eq!(budget.minute.reset_unix, Some(1_000_120));
         assert_eq!(
-            budget.minute.remaining, 299,
+            budget.remaining(MINUTE),
+            299,
             "the late request may land here"
         );
         budget.record_done();
-        budget.observe(observed(300, 0, 1_000_060, 0), late_seq, Instant::now());
-        assert_eq!(budget.minute.remaining, 299);
+        budget.observe(observed(300, 0, 1_000_060, 0), Instant::now());
+        assert_eq!(budget.remaining(MINUTE), 300, "it landed in the old window");
     }
 
     #[tokio::test(start_paused = true)]
     async fn pacing_spreads_the_rest_of_the_window_evenly() {
         let mut budget = Budget::new(Plan::Free.default_limits(), 1.0);
         let start = Instant::now();
-        let seq = budget.record_send(start);
-        budget.observe(observed(60, 30, 1_000_060, 30), seq, start);
+        exchange(&mut budget, observed(60, 30, 1_000_060, 30), start);
         // 30 left over 30 s: one a second.
         assert_eq!(
-            budget.pace(start, Some(start), 0),
+            budget.pace(start, Some(start), 0, 1.0),
             Pace::Wait(start + Duration::from_secs(1))
         );
-        assert_eq!(budget.pace(start, None, 0), Pace::Ready);
+        assert_eq!(budget.pace(start, None, 0, 1.0), Pace::Ready(start));
         tokio::time::advance(Duration::from_secs(1)).await;
-        assert_eq!(budget.pace(Instant::now(), Some(start), 0), Pace::Ready);
+        assert!(matches!(
+            budget.pace(Instant::now(), Some(start), 0, 1.0),
+            Pace::Ready(_)
+        ));
     }
 
     #[tokio::test(start_paused = true)]
     async fn an_exhausted_window_waits_for_its_reset_then_rolls_over() {
         let mut budget = Budget::new(Plan::Free.default_limits(), 1.0);
         let start = Instant::now();
-        let seq = budget.record_send(start);
-        budget.record_done();
-        budget.observe(observed(60, 0, 1_000_060, 12), seq, start);
+        exchange(&mut budget, observed(60, 0, 1_000_060, 12), start);
         let reset = start + Duration::from_secs(12);
-        assert_eq!(budget.pace(start, Some(start), 0), Pace::Wait(reset));
+        assert_eq!(budget.pace(start, Some(start), 0, 1.0), Pace::Wait(reset));
         tokio::time::advance(Duration::from_secs(12)).await;
-        assert_eq!(budget.pace(Instant::now(), Some(start), 0), Pace::Ready);
-        assert_eq!(budget.minute.remaining, 60);
+        assert!(matches!(
+            budget.pace(Instant::now(), Some(start), 0, 1.0),
+            Pace::Ready(_)
+        ));
+        assert_eq!(budget.remaining(MINUTE), 60);
         assert_eq!(
             budget.minute.reset_at,
             Some(reset + Duration::from_secs(60))
@@ -426,24 +477,40 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
+    async fn a_window_without_a_reported_reset_gets_a_provisional_one() {
+        let mut budget = Budget::new(Plan::Free.default_limits(), 1.0);
+        let start = Instant::now();
+        budget.record_send(start);
+        budget.record_done();
+        budget.exhaust(MINUTE, start + Duration::from_secs(5));
+        assert_eq!(
+            budget.pace(start, Some(start), 0, 1.0),
+            Pace::Wait(start + Duration::from_secs(5))
+        );
+        tokio::time::advance(Duration::from_secs(5)).await;
+        assert!(matches!(
+            budget.pace(Instant::now(), Some(start), 0, 1.0),
+            Pace::Ready(_)
+        ));
+    }
+
+    #[tokio::test(start_paused = true)]
     async fn the_day_reserve_holds_back_background_work_only() {
         let mut budget = Budget::new(Plan::Free.default_limits(), 1.0);
         let start = Instant::now();
-        let seq = budget.record_send(start);
-        budget.observe(observed(1_000, 40, 2_000_000, 5_000), seq, start);
+        exchange(&mut budget, observed(1_000, 40, 2_000_000, 5_000), start);
         let day_reset = start + Duration::from_secs(5_000);
-        assert_eq!(budget.pace(start, None, 50), Pace::Wait(day_reset));
-        assert_eq!(budget.pace(start, None, 0), Pace::Ready);
+        assert_eq!(budget.pace(start, None, 50, 1.0), Pace::Wait(day_reset));
+        assert_eq!(budget.pace(start, None, 0, 1.0), Pace::Ready(start));
     }
 
     #[tokio::test(start_paused = true)]
     async fn a_fast_platform_clock_shrinks_local_waits() {
         let mut budget = Budget::new(Plan::Free.default_limits(), 60.0);
         let start = Instant::now();
-        let seq = budget.record_send(start);
-        budget.observe(observed(60, 0, 1_000_060, 30), seq, start);
+        exchange(&mut budget, observed(60, 0, 1_000_060, 30), start);
         assert_eq!(
-            budget.pace(start, Some(start), 0),
+            budget.pace(start, Some(start), 0, 1.0),
             Pace::Wait(start + Duration::from_millis(500))
         );
     }

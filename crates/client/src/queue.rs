@@ -98,8 +98,6 @@ impl Entry {
 
 struct Completion {
     id: u64,
-    /// The budget's send count after this request (or before it, when uncounted).
-    seq: u64,
     counted: bool,
     result: std::result::Result<WireResponse, TransportError>,
 }
@@ -144,7 +142,10 @@ struct Scheduler {
     coalesced: HashMap<String, u64>,
     in_flight: FuturesUnordered<BoxFuture<'static, Completion>>,
     next_id: u64,
+    /// The schedule slot of the last counted request (see `Pace::Ready`).
     last_send: Option<Instant>,
+    /// The slot `dispatch` chose for the request it is about to send.
+    next_slot: Option<Instant>,
     paused_until: Option<Instant>,
     banned_until: Option<Instant>,
     /// The next request to leave after a pause is a probe.
@@ -153,6 +154,8 @@ struct Scheduler {
     probing: Option<u64>,
     consecutive_rate_limited: u32,
     rate_limited_total: u64,
+    /// Factor (0.85 to 1) on the next pacing gap, drawn after each send; see `Budget::pace`.
+    pace_jitter: f64,
     retry_tokens: f64,
     rng: StdRng,
     clock: WallClock,
@@ -181,12 +184,14 @@ impl Scheduler {
             in_flight: FuturesUnordered::new(),
             next_id: 0,
             last_send: None,
+            next_slot: None,
             paused_until: None,
             banned_until: None,
             probe_required: false,
             probing: None,
             consecutive_rate_limited: 0,
             rate_limited_total: 0,
+            pace_jitter: 1.0,
             rng,
             clock: WallClock::now(),
             state_tx,
@@ -362,7 +367,7 @@ impl Scheduler {
     fn dispatch(&mut self, now: Instant) -> Option<Instant> {
         self.release_delayed(now);
         self.drop_abandoned();
-        let mut wake = self.delayed.iter().map(|(at, _)| *at).min();
+        let wake = self.delayed.iter().map(|(at, _)| *at).min();
         loop {
             let Some(priority) = Priority::ALL
                 .into_iter()
@@ -391,9 +396,12 @@ impl Scheduler {
             let counted = self.entries.get(&id).is_some_and(|e| e.request.counted);
             if counted {
                 let reserve = self.day_reserve(priority);
-                if let Pace::Wait(at) = self.budget.pace(now, self.last_send, reserve) {
-                    wake = earliest(wake, at);
-                    return wake;
+                match self
+                    .budget
+                    .pace(now, self.last_send, reserve, self.pace_jitter)
+                {
+                    Pace::Wait(at) => return earliest(wake, at),
+                    Pace::Ready(slot) => self.next_slot = Some(slot),
                 }
             }
             self.queues[priority.index()].pop_front();
@@ -415,12 +423,11 @@ impl Scheduler {
         };
         entry.in_flight = true;
         let counted = entry.request.counted;
-        let seq = if counted {
-            self.last_send = Some(now);
-            self.budget.record_send(now)
-        } else {
-            self.budget.sends()
-        };
+        if counted {
+            self.last_send = Some(self.next_slot.take().unwrap_or(now));
+            self.budget.record_send(now);
+            self.pace_jitter = self.rng.gen_range(0.85..=1.0);
+        }
         if entry.failures == 0 && entry.rate_limited == 0 {
             self.retry_tokens = (self.retry_tokens + self.config.retry.budget_ratio)
                 .min(self.config.retry.budget_tokens);
@@ -435,7 +442,6 @@ impl Scheduler {
         self.in_flight.push(Box::pin(async move {
             Completion {
                 id,
-                seq,
                 counted,
                 result: response.await,
             }
@@ -456,7 +462,7 @@ impl Scheduler {
                     .entries
                     .get(&done.id)
                     .is_some_and(|e| e.request.path == RATE_LIMIT_PATH);
-                self.learn(&response, done.seq, now, reports_both_windows);
+                self.learn(&response, now, reports_both_windows);
                 let status = response.status;
                 if status == StatusCode::TOO_MANY_REQUESTS {
                     self.on_rate_limited(done.id, response, now);
@@ -587,25 +593,20 @@ impl Scheduler {
     }
 
     /// Updates the budget from a response's headers (and from `/v1/rate_limit`'s body).
-    fn learn(
-        &mut self,
-        response: &WireResponse,
-        seq: u64,
-        now: Instant,
-        reports_both_windows: bool,
-    ) {
+    fn learn(&mut self, response: &WireResponse, now: Instant, reports_both_windows: bool) {
         let local_now = unix_seconds(self.clock.system_time(now));
         for observation in observations(response, reports_both_windows, local_now) {
-            self.budget.observe(observation, seq, now);
+            self.budget.observe(observation, now);
         }
     }
 
     fn publish(&mut self, now: Instant) {
         let clock = self.clock;
         let local_reset = |at: Option<Instant>| at.map(|at| unix_seconds(clock.system_time(at)));
+        let budget = &self.budget;
         let window_state = |w: &crate::budget::Window| WindowState {
             limit: w.limit,
-            remaining: w.remaining,
+            remaining: budget.remaining(w.kind),
             reset: local_reset(w.reset_at),
             learned: w.learned,
         };

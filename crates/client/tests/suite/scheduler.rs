@@ -88,9 +88,10 @@ async fn pacing_spreads_the_remaining_budget_up_to_the_reset() {
         elapsed >= Duration::from_secs(115) && elapsed <= Duration::from_secs(123),
         "{elapsed:?}"
     );
-    // Spread, not burst: never more than the even share of any 10 s (2 a second early on).
+    // Spread, not burst: about the even share of any 10 s (2 a second early on, give or take
+    // the gap's jitter); a burst would put all 60 in the first second.
     assert!(
-        busiest(&platform, 10.0) <= 21,
+        busiest(&platform, 10.0) <= 23,
         "{}",
         busiest(&platform, 10.0)
     );
