@@ -195,8 +195,13 @@ impl Budget {
         let remaining = observation.remaining;
         let window = self.window_mut(kind);
         match window.reset_unix {
-            Some(known) if observation.reset_unix < known => {
-                // An answer from a window this client has already rolled past.
+            Some(known)
+                if observation.reset_unix < known
+                    && known - observation.reset_unix <= window.length_secs() =>
+            {
+                // An answer from a window this client has already rolled past. (Further
+                // back than one window, the platform's clock was set back: start over from
+                // what it says, below.)
             }
             Some(known) if observation.reset_unix == known => {
                 window.limit = observation.limit;
@@ -211,6 +216,20 @@ impl Budget {
                 window.reset_at = Some(reset_at);
                 window.learned = true;
             }
+        }
+    }
+
+    /// The platform's clock now runs at `speed` (the local service's clock was changed).
+    /// Reset instants measured at the old speed no longer hold; they are forgotten until the
+    /// next answer, and until then each window is assumed to last a full length from now.
+    pub fn set_speed(&mut self, speed: f64) {
+        if !(speed.is_finite() && speed > 0.0) {
+            return;
+        }
+        self.speed = speed;
+        for window in [&mut self.minute, &mut self.day] {
+            window.reset_at = None;
+            window.reset_unix = None;
         }
     }
 
@@ -437,6 +456,38 @@ mod tests {
         budget.record_done();
         budget.observe(observed(300, 0, 1_000_060, 0), Instant::now());
         assert_eq!(budget.remaining(MINUTE), 300, "it landed in the old window");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_platform_clock_set_back_is_followed() {
+        let mut budget = pro();
+        let now = Instant::now();
+        exchange(&mut budget, observed(300, 10, 1_000_060, 30), now);
+        // The clock was set back an hour: a fresh window, far "before" the known one.
+        exchange(&mut budget, observed(300, 299, 996_460, 20), now);
+        assert_eq!(budget.minute.reset_unix, Some(996_460));
+        assert_eq!(budget.remaining(MINUTE), 299);
+        assert_eq!(budget.minute.reset_at, Some(now + Duration::from_secs(20)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_new_clock_speed_forgets_reset_instants() {
+        let mut budget = pro();
+        let now = Instant::now();
+        exchange(&mut budget, observed(300, 10, 1_000_060, 30), now);
+        budget.set_speed(60.0);
+        assert_eq!(budget.minute.reset_at, None);
+        assert_eq!(budget.remaining(MINUTE), 10);
+        exchange(&mut budget, observed(300, 9, 1_000_060, 30), now);
+        assert_eq!(
+            budget.minute.reset_at,
+            Some(now + Duration::from_millis(500))
+        );
+        budget.set_speed(f64::NAN);
+        assert_eq!(
+            budget.to_local(Duration::from_secs(60)),
+            Duration::from_secs(1)
+        );
     }
 
     #[tokio::test(start_paused = true)]

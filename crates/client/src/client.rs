@@ -112,6 +112,30 @@ impl Client {
             .map_err(|_| Error::QueueClosed)
     }
 
+    /// Tells the queue that the platform's clock now runs at `speed` platform seconds per
+    /// local second (after the local service's clock was set; 1 for the real platform).
+    pub async fn set_platform_clock_speed(&self, speed: f64) -> Result<()> {
+        if !(speed.is_finite() && speed > 0.0) {
+            return Err(Error::InvalidInput(
+                "The clock speed must be a positive number.".into(),
+            ));
+        }
+        self.commands
+            .send(Command::SetPlatformClockSpeed(speed))
+            .await
+            .map_err(|_| Error::QueueClosed)
+    }
+
+    /// Both handles feed the same queue (the same key's scheduler).
+    pub fn same_queue(&self, other: &Client) -> bool {
+        self.commands.same_channel(&other.commands)
+    }
+
+    /// The queue's task still runs.
+    pub fn is_running(&self) -> bool {
+        !self.commands.is_closed()
+    }
+
     /// The queue's state, updated as it changes (for the rate-limit meter).
     pub fn state(&self) -> watch::Receiver<QueueState> {
         self.state.clone()

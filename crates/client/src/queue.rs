@@ -54,6 +54,8 @@ pub(crate) enum Command {
     },
     /// Withdraw every queued request of the job; requests already on the wire finish.
     CancelJob(JobId),
+    /// The platform's clock speed changed (the local service's clock was set).
+    SetPlatformClockSpeed(f64),
 }
 
 /// The path of the one uncounted endpoint, whose body reports both windows.
@@ -234,6 +236,7 @@ impl Scheduler {
                 reply,
             } => self.submit(request, priority, job, reply),
             Command::CancelJob(job) => self.cancel_job(job),
+            Command::SetPlatformClockSpeed(speed) => self.budget.set_speed(speed),
         }
     }
 

@@ -52,6 +52,12 @@ impl PartialEq for ApiKey {
 
 impl Eq for ApiKey {}
 
+impl std::hash::Hash for ApiKey {
+    fn hash<H: std::hash::Hasher>(&self, state: &mut H) {
+        self.0.hash(state);
+    }
+}
+
 impl From<String> for ApiKey {
     fn from(key: String) -> Self {
         Self::new(key)

@@ -1,0 +1,80 @@
+//! One scheduler per API key for the whole process.
+//!
+//! The budget is per key, so two schedulers on one key would each think they own it and
+//! together overrun it. The window, background polling, bulk jobs and the command line all
+//! ask the pool for their client, and the pool hands out handles to the key's one queue.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+
+use crate::client::Client;
+use crate::config::ClientConfig;
+use crate::error::Result;
+use crate::secret::ApiKey;
+
+#[derive(Clone, Default)]
+pub struct ClientPool {
+    clients: Arc<Mutex<HashMap<(String, ApiKey), Client>>>,
+}
+
+impl std::fmt::Debug for ClientPool {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let count = self.clients.lock().map(|c| c.len()).unwrap_or(0);
+        f.debug_struct("ClientPool").field("keys", &count).finish()
+    }
+}
+
+impl ClientPool {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// The client of `config`'s key on `config`'s platform, started on first use. A queue
+    /// that already runs keeps its settings; use [`Client::set_platform_clock_speed`] to
+    /// change the clock speed of a running one.
+    pub fn client(&self, config: ClientConfig) -> Result<Client> {
+        let id = (
+            config.base_url.trim_end_matches('/').to_owned(),
+            config.api_key.clone(),
+        );
+        // A poisoned lock only means another thread panicked while holding it; the map
+        // itself is still consistent (inserts are single calls), so keep using it.
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(client) = clients.get(&id).filter(|c| c.is_running()) {
+            return Ok(client.clone());
+        }
+        let client = Client::new(config)?;
+        clients.insert(id, client.clone());
+        Ok(client)
+    }
+
+    /// Stops handing out the key's queue; it ends once the last handle is dropped.
+    pub fn forget(&self, base_url: &str, api_key: &ApiKey) {
+        let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
+        clients.remove(&(base_url.trim_end_matches('/').to_owned(), api_key.clone()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[tokio::test]
+    async fn one_queue_per_key_and_platform() {
+        let pool = ClientPool::new();
+        let config = |key: &str| ClientConfig::new("http://127.0.0.1:9", key);
+        let a = pool.client(config("key-a")).unwrap();
+        let again = pool.client(config("key-a")).unwrap();
+        let b = pool.client(config("key-b")).unwrap();
+        assert!(a.same_queue(&again));
+        assert!(a.bulk().same_queue(&again));
+        assert!(!a.same_queue(&b));
+        let elsewhere = pool
+            .client(ClientConfig::new("http://127.0.0.1:10", "key-a"))
+            .unwrap();
+        assert!(!a.same_queue(&elsewhere));
+        assert!(!format!("{pool:?}").contains("key-a"));
+        pool.forget("http://127.0.0.1:9/", &ApiKey::new("key-a"));
+        assert!(!a.same_queue(&pool.client(config("key-a")).unwrap()));
+    }
+}
