@@ -188,9 +188,14 @@ impl Budget {
         let kind = observation
             .window
             .unwrap_or_else(|| self.identify(&observation));
-        let until_reset_local = self.to_local(observation.until_reset.unwrap_or_else(|| {
-            Duration::from_secs(self.window(kind).length_secs().unsigned_abs())
-        }));
+        // A reset further away than the window is long cannot be right (a `Date` from another
+        // clock); assume a full window from now instead, which errs late, the safe side.
+        let length = Duration::from_secs(self.window(kind).length_secs().unsigned_abs());
+        let until_reset = observation
+            .until_reset
+            .filter(|left| *left <= length + Duration::from_secs(1))
+            .unwrap_or(length);
+        let until_reset_local = self.to_local(until_reset);
         let reset_at = received + until_reset_local;
         let remaining = observation.remaining;
         let window = self.window_mut(kind);
@@ -488,6 +493,16 @@ mod tests {
             budget.to_local(Duration::from_secs(60)),
             Duration::from_secs(1)
         );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_reset_further_than_the_window_is_long_is_not_believed() {
+        let mut budget = pro();
+        let now = Instant::now();
+        let mut observation = observed(300, 100, 1_000_060, 3_600);
+        observation.window = Some(MINUTE);
+        exchange(&mut budget, observation, now);
+        assert_eq!(budget.minute.reset_at, Some(now + Duration::from_secs(60)));
     }
 
     #[tokio::test(start_paused = true)]
