@@ -58,6 +58,9 @@ pub(crate) enum Command {
     SetPlatformClockSpeed(f64),
 }
 
+/// How often the whole queue is checked for callers that went away.
+const SWEEP_INTERVAL: Duration = Duration::from_millis(250);
+
 /// The path of the one uncounted endpoint, whose body reports both windows.
 pub(crate) const RATE_LIMIT_PATH: &str = "/v1/rate_limit";
 
@@ -148,6 +151,9 @@ struct Scheduler {
     last_send: Option<Instant>,
     /// The slot `dispatch` chose for the request it is about to send.
     next_slot: Option<Instant>,
+    /// When queued entries were last checked for callers that went away (the heads of the
+    /// queues are checked every time; the rest only so often, as a queue can be long).
+    last_sweep: Option<Instant>,
     paused_until: Option<Instant>,
     banned_until: Option<Instant>,
     /// The next request to leave after a pause is a probe.
@@ -187,6 +193,7 @@ impl Scheduler {
             next_id: 0,
             last_send: None,
             next_slot: None,
+            last_sweep: None,
             paused_until: None,
             banned_until: None,
             probe_required: false,
@@ -369,7 +376,13 @@ impl Scheduler {
     /// Sends whatever may go now; returns when to look again (`None`: on the next event).
     fn dispatch(&mut self, now: Instant) -> Option<Instant> {
         self.release_delayed(now);
-        self.drop_abandoned();
+        if self
+            .last_sweep
+            .is_none_or(|at| now.duration_since(at) >= SWEEP_INTERVAL)
+        {
+            self.last_sweep = Some(now);
+            self.drop_abandoned();
+        }
         let wake = self.delayed.iter().map(|(at, _)| *at).min();
         loop {
             let Some(priority) = Priority::ALL
@@ -396,6 +409,11 @@ impl Scheduler {
             let Some(&id) = self.queues[priority.index()].front() else {
                 return wake;
             };
+            if !self.entries.get(&id).is_some_and(Entry::has_waiters) {
+                tracing::debug!("dropping a queued request nobody waits for");
+                self.remove(id);
+                continue;
+            }
             let counted = self.entries.get(&id).is_some_and(|e| e.request.counted);
             if counted {
                 let reserve = self.day_reserve(priority);
