@@ -32,6 +32,8 @@ const TEST: &[&str] = &[
     "jq",
     "curl",
     "bc",
+    // schemathesis (`cargo xtask reliability`) is installed into a virtual environment.
+    "python3-venv",
 ];
 
 pub fn ensure(purpose: Purpose) -> Result<()> {

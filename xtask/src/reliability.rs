@@ -313,7 +313,9 @@ fn ensure_schemathesis() -> Result<Schemathesis> {
         )?;
         return Ok(in_venv);
     }
-    // Debian without python3-venv: install into a private folder instead.
+    // Debian without python3-venv (`cargo xtask test` installs it; a bare `cargo xtask
+    // reliability` may not have it): a half-made venv goes, pip installs into a folder.
+    let _ = std::fs::remove_dir_all(&venv);
     step(
         &format!("install {pinned} (no venv module: into target/reliability)"),
         Command::new("python3")
