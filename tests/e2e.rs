@@ -550,6 +550,13 @@ async fn rate_meter_counts_a_burst_and_refills_at_the_reset() {
     assert!(after.reset_in_seconds().is_some(), "{after:?}");
     assert_eq!(after.pause, "", "a burst within the budget is never paused");
     app.wait_contains("#toasts", "verification failed").await;
+    let notices = app
+        .script("return document.querySelectorAll('#toasts .toast').length;")
+        .await;
+    assert!(
+        notices.as_u64().is_some_and(|n| (1..=4).contains(&n)),
+        "a burst keeps at most four notices on screen, not one per request: {notices}"
+    );
     app.screenshot("12-meter-after-burst").await;
 
     // At the reset the whole minute is back, without another request.

@@ -81,11 +81,20 @@ impl Driver {
             serde_json::json!({ "application": app }),
         );
         caps.insert("browserName".into(), "wry".into());
-        ClientBuilder::new(HttpConnector::new())
-            .capabilities(caps)
-            .connect(&format!("http://127.0.0.1:{}", self.port))
-            .await
-            .expect("WebDriver session with the app")
+        // tauri-driver listens before WebKitWebDriver behind it is ready; a session asked
+        // for in that moment is cut off, so it is asked for again until a deadline.
+        let deadline = Deadline::after(WAIT);
+        loop {
+            let connected = ClientBuilder::new(HttpConnector::new())
+                .capabilities(caps.clone())
+                .connect(&format!("http://127.0.0.1:{}", self.port))
+                .await;
+            match connected {
+                Ok(client) => return client,
+                Err(err) if deadline.passed() => panic!("WebDriver session with the app: {err}"),
+                Err(_) => tokio::time::sleep(Duration::from_millis(500)).await,
+            }
+        }
     }
 }
 

@@ -1,6 +1,9 @@
 // The live region for short messages (see lib/toast.js).
 import { html } from '../../lib/html.js';
 
+/** Notices shown at once; a burst of actions drops the oldest instead of covering the window. */
+const MAX_TOASTS = 4;
+
 export class Toasts extends HTMLElement {
   connectedCallback() {
     this.setAttribute('role', 'status');
@@ -24,6 +27,7 @@ export class Toasts extends HTMLElement {
     close.textContent = '×';
     close.addEventListener('click', () => item.remove());
     item.append(close);
+    while (this.children.length >= MAX_TOASTS) this.firstElementChild.remove();
     this.append(item);
     setTimeout(() => item.remove(), tone === 'error' ? 12_000 : 5_000);
   }
