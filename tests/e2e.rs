@@ -296,6 +296,11 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     .await;
     app.wait_contains("#toasts", &format!("{WWW} now redirects to {SHOP} (301)"))
         .await;
+    // The narrow Role column cuts the target off; hovering shows it whole.
+    assert_eq!(
+        app.try_attr(&format!("{} .role", row(WWW)), "title").await,
+        Some(format!("Redirect → {SHOP}"))
+    );
     app.screenshot("09-redirect").await;
 
     // Remove the walked domain: it leaves the table, the redirect to it re-points to the

@@ -133,7 +133,7 @@ export class DomainsTable extends HTMLElement {
       const row = this.rows[this.order[i]];
       rows.push(html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${row.hostname === selected}">
         <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
-        <span role="gridcell" class="role role-${row.roleKey}">${row.role}</span>
+        <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.role}</span>
         <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
         <span role="gridcell" class="expires" title="${row.expiresTitle}">${row.expires || '—'}</span>
         <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
