@@ -75,7 +75,17 @@ fn unsupported_media_type() -> Error {
 
 /// Parses JSON: broken JSON is `400 invalid_json`, JSON of the wrong shape `422
 /// validation_failed`.
+///
+/// Every request body of this API is a JSON object. serde would also read a struct from an
+/// array of its fields in order (`["shop"]` as `{"name": "shop"}`), which the OpenAPI document
+/// does not allow, so a top-level array is refused before serde sees it.
 pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
+    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+        return Err(Error::validation(
+            "body",
+            "The request body must be a JSON object, not an array.",
+        ));
+    }
     serde_json::from_slice(bytes).map_err(|err| {
         use serde_json::error::Category;
         match err.classify() {

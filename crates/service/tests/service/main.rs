@@ -5,6 +5,7 @@ mod common;
 
 mod auth;
 mod concurrency;
+mod contract_regressions;
 mod dns_robustness;
 mod domain_config;
 mod domains;
