@@ -894,12 +894,14 @@ fn queue(table: &mut Table) -> Result<()> {
             .iter()
             .find(|other| other.plan == run.plan && other.client.contains("naive"));
         let ratio = match naive {
-            Some(naive) if !run.client.contains("naive") && run.wall_seconds > 0.0 => format!(
-                "naive takes ×{:.2} as long; 429s {} vs {}",
-                naive.wall_seconds / run.wall_seconds,
-                run.rate_limited,
-                naive.rate_limited
-            ),
+            Some(naive) if run.client.starts_with("scheduler") && naive.wall_seconds > 0.0 => {
+                format!(
+                    "wall ×{:.2} of the naive client's; 429s {} vs {}",
+                    run.wall_seconds / naive.wall_seconds,
+                    run.rate_limited,
+                    naive.rate_limited
+                )
+            }
             _ => String::new(),
         };
         let mut figure = format!("{} requests in {:.1} s", run.requests, run.wall_seconds);
