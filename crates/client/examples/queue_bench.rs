@@ -8,7 +8,7 @@
 //! sent while that client was paused by a 429, and bans.
 //!
 //! `cargo run -p domain-desk-client --example queue_bench -- [--requests N] [--speed F]
-//! [--naive-workers N] [--windows]` (defaults: 1000, 30, 4; `--windows` prints how the
+//! [--naive-workers N] [--windows]` (defaults: 1000, 20, 4; `--windows` prints how the
 //! scheduler's requests fell into the platform's minutes).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -394,7 +394,7 @@ fn arg<T: std::str::FromStr>(name: &str, default: T) -> T {
 #[tokio::main]
 async fn main() {
     let requests: usize = arg("--requests", 1_000);
-    let speed: f64 = arg("--speed", 30.0);
+    let speed: f64 = arg("--speed", 20.0);
     let naive_workers: usize = arg("--naive-workers", 4);
     if requests == 0 || !(speed > 0.0 && speed <= 600.0) {
         fail("--requests must be positive and --speed between 0 and 600");

@@ -21,12 +21,15 @@ use std::time::Duration;
 use domain_desk_api::{Limits, RateWindow};
 use tokio::time::Instant;
 
+/// How many pacing gaps a late scheduler may make up by sending back to back.
+const CATCH_UP_GAPS: u32 = 4;
+
 /// Whether the next counted request may go now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pace {
     /// Go now. The instant is the request's slot in the even schedule: when the scheduler
     /// woke a little late, the slot is the earlier planned instant, so the lateness is made
-    /// up by the next gap instead of slowing the whole run (timers tick in milliseconds, and
+    /// up by the next gaps instead of slowing the whole run (timers tick in milliseconds, and
     /// a fast platform clock makes gaps only a few milliseconds long).
     Ready(Instant),
     /// Not before this instant (the pacing gap, or a window's reset when it is used up).
@@ -305,8 +308,14 @@ impl Budget {
             .mul_f64(jitter.clamp(0.0, 1.0));
         let next = last + gap;
         if now >= next {
+            // Up to a few gaps behind (a busy machine, a coarse timer) the schedule catches up
+            // with back-to-back sends; further behind (idle), it starts afresh from now.
             let late = now.duration_since(next);
-            Pace::Ready(if late < gap { next } else { now })
+            Pace::Ready(if late < gap * CATCH_UP_GAPS {
+                next
+            } else {
+                now
+            })
         } else {
             Pace::Wait(next)
         }
