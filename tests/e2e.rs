@@ -230,7 +230,9 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     app.click("#demo-dns-close").await;
 
     // Verifying at once still fails: the platform sees DNS a minute late.
-    app.click("#verify-button").await;
+    let verify = app.wait_enabled("#verify-button").await;
+    verify.click().await.expect("click Re-verify");
+    app.wait_replaced(&verify, "the domain's details").await;
     app.wait_text("#verify-button", "“Re-verify” again", |t| {
         t == "Re-verify"
     })

@@ -344,6 +344,19 @@ impl App {
         }
     }
 
+    /// Waits until the page has replaced `element` (it is no longer in the document): a
+    /// redrawn panel is the sign that an answer arrived.
+    pub async fn wait_replaced(&self, element: &Element, what: &str) {
+        let deadline = Deadline::after(WAIT);
+        while element.tag_name().await.is_ok() {
+            if deadline.passed() {
+                self.fail(format!("{what} should have been redrawn within {WAIT:?}"))
+                    .await;
+            }
+            Deadline::next_look().await;
+        }
+    }
+
     /// Waits until `css` exists and is enabled.
     pub async fn wait_enabled(&self, css: &str) -> Element {
         let deadline = Deadline::after(WAIT);
