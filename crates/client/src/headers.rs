@@ -446,6 +446,25 @@ mod tests {
     }
 
     #[test]
+    fn random_input_never_panics() {
+        use rand::{Rng, SeedableRng};
+        let mut rng = rand::rngs::StdRng::seed_from_u64(5);
+        let alphabet: Vec<char> = "0123456789 ,;=\"\\-+.:abcdefGMTSunNov\té日\u{0}"
+            .chars()
+            .collect();
+        for _ in 0..20_000 {
+            let len = rng.gen_range(0..40);
+            let text: String = (0..len)
+                .map(|_| alphabet[rng.gen_range(0..alphabet.len())])
+                .collect();
+            let _ = parse_retry_after(&text);
+            let _ = parse_ietf_items(&text);
+            let _ = parse_http_date(&text);
+            let _ = parse_integer(&text);
+        }
+    }
+
+    #[test]
     fn unix_seconds_round_trips_both_sides_of_the_epoch() {
         assert_eq!(unix_seconds(at(RFC_EXAMPLE)), RFC_EXAMPLE as i64);
         assert_eq!(unix_seconds(UNIX_EPOCH - Duration::from_secs(5)), -5);
