@@ -24,9 +24,13 @@ const SCHEMATHESIS_VERSION: &str = "4.32.5";
 
 /// Every check that compares an answer with the document: no 5xx, a documented status, a body
 /// matching the documented schema, the documented headers present and well-formed, and the
-/// documented content type.
+/// documented content type; then what the service must refuse (input outside the schema, a
+/// missing required header, an undocumented method, no or a wrong key where one is needed) and
+/// what must stay consistent (a deleted resource is gone, a created one can be read).
 const CHECKS: &str = "not_a_server_error,status_code_conformance,response_schema_conformance,\
-response_headers_conformance,content_type_conformance";
+response_headers_conformance,content_type_conformance,negative_data_rejection,\
+missing_required_header,unsupported_method,ignored_auth,use_after_free,\
+ensure_resource_availability";
 
 /// Fixed so that a failure in CI reproduces locally with the same inputs.
 const SEED: &str = "20260302";
