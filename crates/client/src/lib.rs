@@ -16,6 +16,10 @@
 //! let bulk = client.bulk();                              // same queue, lowest priority
 //! # let _ = (projects, meter, bulk); Ok(()) }
 //! ```
+//!
+//! Use one [`ClientPool`] per process so that every part of the app shares the key's one
+//! queue. `cargo run -p domain-desk-client --example queue_bench` measures the queue against
+//! the local service and a naive client.
 
 mod budget;
 mod client;
