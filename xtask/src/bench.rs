@@ -24,7 +24,7 @@ const USAGE: &str = "usage: cargo xtask bench [service|queue|doctor|app|all]
 environment:
   BENCH_SECONDS      length of each measured wrk run (default 10)
   BENCH_CONNECTIONS  open connections wrk keeps (default 32)
-  BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 1000)
+  BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 300)
   BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one";
 
 /// The peers, at the versions the comparison was made with.
@@ -928,7 +928,7 @@ fn queue(table: &mut Table) -> Result<()> {
 
 fn doctor(table: &mut Table) -> Result<()> {
     ensure_apt(&["dnsutils"])?;
-    let hosts: usize = env_number("BENCH_DOCTOR_HOSTS", 1000);
+    let hosts: usize = env_number("BENCH_DOCTOR_HOSTS", 300);
     println!("\n==> doctor against dig ({hosts} hostnames)");
     let out = cargo()
         .args(["run", "--release", "--package", "domain-desk-doctor"])
