@@ -306,3 +306,41 @@ async fn windows_stay_exact_while_the_clock_moves_under_the_clients() {
         10_000 - total_admitted as i64
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn the_ban_strikes_at_exactly_the_eleventh_request_while_limited_however_many_race() {
+    // Free: 60 a minute, ban after more than 10 requests while limited. 64 clients send 3
+    // requests each at once: 60 admitted, then one 429 that starts the limited period, ten
+    // more 429s counted towards the ban, and every request after those is 403 key_banned.
+    let service = Arc::new(TestService::new());
+    let key = Arc::new(service.key(Plan::Free).await);
+    let replies = storm(&service, &key, 3).await;
+    let count = |status: u16| {
+        replies
+            .iter()
+            .filter(|r| r.status.as_u16() == status)
+            .count()
+    };
+    assert_eq!(count(200), 60);
+    assert_eq!(count(429), 11);
+    assert_eq!(count(403), 64 * 3 - 60 - 11);
+    let ban_end = at("2026-03-02T10:15:10Z");
+    for reply in replies.iter().filter(|r| r.status.as_u16() == 403) {
+        assert_eq!(reply.code(), "key_banned");
+        assert_eq!(reply.int_header("retry-after"), 15 * 60);
+        assert_eq!(reply.int_header("x-ratelimit-remaining"), 0);
+        assert_eq!(reply.int_header("x-ratelimit-reset"), ban_end.timestamp());
+        assert_eq!(
+            reply.body["error"]["banned_until"],
+            ban_end.to_rfc3339_opts(chrono::SecondsFormat::Secs, true)
+        );
+    }
+    // Exactly one ban was recorded, and it holds across the next windows until it ends.
+    service.advance(60.0 * 14.0);
+    service
+        .get("/v1/account", &key)
+        .await
+        .expect_error(403, "key_banned");
+    service.advance(60.0);
+    service.get("/v1/account", &key).await.expect(200);
+}
