@@ -32,7 +32,7 @@ const PROJECTS: usize = 45;
 const STORM_EVERY: u64 = 10;
 /// How late a request the client sent before it read a 429 may still reach the service,
 /// in real time (loopback, two busy cores).
-const IN_FLIGHT_SLACK: Duration = Duration::from_millis(150);
+const IN_FLIGHT_SLACK: Duration = Duration::from_millis(300);
 
 /// One line of the service's access log.
 #[derive(Debug, Clone, Default)]
