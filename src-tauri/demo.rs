@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 
 use domain_desk_api::Plan;
 use domain_desk_api::local::{ClockState, LocalInfo};
-use domain_desk_client::{Client, ClientConfig};
+use domain_desk_client::ClientConfig;
 use domain_desk_service::{Service, ServiceSettings, Storage};
 use tauri::{Manager, Runtime};
 use tokio::sync::{Mutex, oneshot};
@@ -95,7 +95,8 @@ pub fn plan_of(account_id: &str) -> Option<Plan> {
 
 /// A session on one of the demo's accounts, its request queue pacing itself by the demo's
 /// clock.
-async fn demo_session(
+async fn demo_session<R: Runtime>(
+    app: &tauri::AppHandle<R>,
     local: LocalControl,
     info: &LocalInfo,
     plan: Plan,
@@ -105,9 +106,13 @@ async fn demo_session(
         Error::DemoStart(format!("the service has no {} demo key", plan.as_str()))
     })?;
     let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
-    // A stopped clock never resets a window; pace as if it ran in real time.
-    config.queue.platform_clock_speed = if clock_speed > 0.0 { clock_speed } else { 1.0 };
-    let client = Client::new(config)?;
+    config.queue.platform_clock_speed = pacing_speed(clock_speed);
+    // The key's queue may already run (an earlier visit to this account): it keeps its
+    // budget and learns the current speed.
+    let client = app.state::<AppState>().clients().client(config)?;
+    client
+        .set_platform_clock_speed(pacing_speed(clock_speed))
+        .await?;
     let account = client.account().await?;
     let mut session = Session::new(
         account_id(plan),
@@ -129,7 +134,7 @@ pub async fn start<R: Runtime>(app: &tauri::AppHandle<R>, plan: Plan) -> Result<
     let local = LocalControl::new(&base_url)?;
     let info = local.info().await?;
     let speed = local.clock().await?.speed;
-    let session = demo_session(local, &info, plan, speed).await?;
+    let session = demo_session(app, local, &info, plan, speed).await?;
     for listed in Plan::ALL {
         let title = match listed {
             Plan::Free => "Free",
@@ -150,19 +155,23 @@ pub async fn start<R: Runtime>(app: &tauri::AppHandle<R>, plan: Plan) -> Result<
     signin::activate(app, session).await
 }
 
-/// Sets the demo clock's speed and restarts the request queue so that its windows follow the
-/// new speed.
+/// A stopped clock never resets a window; the queue paces as if it ran in real time.
+fn pacing_speed(clock_speed: f64) -> f64 {
+    if clock_speed > 0.0 { clock_speed } else { 1.0 }
+}
+
+/// Sets the demo clock's speed and tells the running request queue, so that its windows
+/// follow the new speed without a second queue on the same key.
 pub async fn set_clock_speed<R: Runtime>(
     app: &tauri::AppHandle<R>,
     speed: f64,
 ) -> Result<ClockState> {
     let current = app.state::<AppState>().session().await?;
-    let local = current.local()?.clone();
-    let plan = current.account.plan;
-    let clock = local.set_clock_speed(speed).await?;
-    let info = local.info().await?;
-    let session = demo_session(local, &info, plan, clock.speed).await?;
-    signin::activate(app, session).await?;
+    let clock = current.local()?.set_clock_speed(speed).await?;
+    current
+        .client
+        .set_platform_clock_speed(pacing_speed(clock.speed))
+        .await?;
     Ok(clock)
 }
 

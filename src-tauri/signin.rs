@@ -38,8 +38,15 @@ fn host_of(base_url: &str) -> &str {
 }
 
 /// Starts a client for `base_url` and asks for the account, which proves the key works.
-async fn open(base_url: &str, key: ApiKey) -> Result<(Client, domain_desk_api::Account)> {
-    let client = Client::new(ClientConfig::new(base_url, key))?;
+async fn open<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    base_url: &str,
+    key: ApiKey,
+) -> Result<(Client, domain_desk_api::Account)> {
+    let client = app
+        .state::<AppState>()
+        .clients()
+        .client(ClientConfig::new(base_url, key))?;
     let account = client.account().await?;
     Ok((client, account))
 }
@@ -56,7 +63,7 @@ pub async fn connect<R: Runtime>(
     if key.is_empty() {
         return Err(Error::InvalidInput("Enter the API key.".into()));
     }
-    let (client, account) = open(&base_url, key.clone()).await?;
+    let (client, account) = open(app, &base_url, key.clone()).await?;
     let id = format!("{}@{}", account.id, host_of(&base_url));
     secrets::store_key(&id, &key)?;
     settings::remember_account(
@@ -89,7 +96,7 @@ pub async fn switch<R: Runtime>(app: &tauri::AppHandle<R>, id: &str) -> Result<S
             Error::InvalidInput("This account is no longer kept here; connect again.".into())
         })?;
     let key = secrets::load_key(&entry.id)?;
-    let (client, account) = open(&entry.base_url, key).await?;
+    let (client, account) = open(app, &entry.base_url, key).await?;
     let session = Session::new(
         entry.id,
         AccountMode::Connected,

@@ -111,9 +111,16 @@ impl Session {
 #[derive(Debug, Default)]
 pub struct AppState {
     session: RwLock<Option<Arc<Session>>>,
+    /// One request queue per API key for the whole app: switching accounts back and forth
+    /// reuses a key's queue, so its budget is never counted twice.
+    clients: domain_desk_client::ClientPool,
 }
 
 impl AppState {
+    pub fn clients(&self) -> &domain_desk_client::ClientPool {
+        &self.clients
+    }
+
     pub async fn session(&self) -> Result<Arc<Session>> {
         self.session.read().await.clone().ok_or(Error::NotSignedIn)
     }
