@@ -160,11 +160,12 @@ fn fuzz_targets(fuzz_dir: &Path) -> Result<Vec<String>> {
     for line in manifest.lines().map(str::trim) {
         if line.starts_with('[') {
             in_bin = line == "[[bin]]";
-        } else if in_bin
-            && let Some(name) = line
-                .strip_prefix("name")
-                .and_then(|rest| rest.trim().strip_prefix('='))
-        {
+            continue;
+        }
+        let name = line
+            .strip_prefix("name")
+            .and_then(|rest| rest.trim().strip_prefix('='));
+        if let (true, Some(name)) = (in_bin, name) {
             targets.push(name.trim().trim_matches('"').to_owned());
         }
     }

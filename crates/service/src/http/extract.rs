@@ -8,7 +8,9 @@ use axum::http::{StatusCode, header};
 use bytes::Bytes;
 use domain_desk_api::{Account, ErrorCode};
 use http_body_util::{BodyExt, LengthLimitError, Limited};
+use serde::Serialize;
 use serde::de::DeserializeOwned;
+use serde_json::Value;
 
 use crate::state::AppState;
 use crate::{Error, Result};
@@ -76,17 +78,12 @@ fn unsupported_media_type() -> Error {
 /// Parses JSON: broken JSON is `400 invalid_json`, JSON of the wrong shape `422
 /// validation_failed`.
 ///
-/// Every request body of this API is a JSON object. serde would also read a struct from an
-/// array of its fields in order (`["shop"]` as `{"name": "shop"}`), which the OpenAPI document
-/// does not allow, so a top-level array is refused before serde sees it.
-pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
-    if bytes.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
-        return Err(Error::validation(
-            "body",
-            "The request body must be a JSON object, not an array.",
-        ));
-    }
-    serde_json::from_slice(bytes).map_err(|err| {
+/// Every object of a request body must be given as a JSON object. serde would also read a
+/// struct from an array of its fields in order (`["shop"]` as `{"name": "shop"}`, or a
+/// redirect rule as `["old.example.com", "example.com", 301]`), which the OpenAPI document
+/// does not allow; such a body is refused.
+pub fn parse_json<T: DeserializeOwned + Serialize>(bytes: &[u8]) -> Result<T> {
+    let parsed: T = serde_json::from_slice(bytes).map_err(|err| {
         use serde_json::error::Category;
         match err.classify() {
             Category::Data => Error::validation(
@@ -99,14 +96,42 @@ pub fn parse_json<T: DeserializeOwned>(bytes: &[u8]) -> Result<T> {
                 format!("The request body is not valid JSON: {err}."),
             ),
         }
-    })
+    })?;
+    let given = serde_json::from_slice::<Value>(bytes);
+    let read = serde_json::to_value(&parsed);
+    if let (Ok(given), Ok(read)) = (given, read) {
+        if object_given_as_array(&given, &read) {
+            return Err(Error::validation(
+                "body",
+                "The request body gives an object as an array; write it as a JSON object.",
+            ));
+        }
+    }
+    Ok(parsed)
+}
+
+/// True when `given` has an array where what was read from it is an object.
+fn object_given_as_array(given: &Value, read: &Value) -> bool {
+    match (given, read) {
+        (Value::Array(_), Value::Object(_)) => true,
+        (Value::Array(given), Value::Array(read)) => given
+            .iter()
+            .zip(read)
+            .any(|(given, read)| object_given_as_array(given, read)),
+        (Value::Object(given), Value::Object(read)) => read.iter().any(|(name, read)| {
+            given
+                .get(name)
+                .is_some_and(|given| object_given_as_array(given, read))
+        }),
+        _ => false,
+    }
 }
 
 /// A JSON request body, checked for type, size and shape.
 #[derive(Debug, Clone)]
 pub struct ApiJson<T>(pub T);
 
-impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
+impl<T: DeserializeOwned + Serialize> FromRequest<AppState> for ApiJson<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self> {
@@ -125,7 +150,7 @@ impl<T: DeserializeOwned> FromRequest<AppState> for ApiJson<T> {
 #[derive(Debug, Clone)]
 pub struct OptionalJson<T>(pub T);
 
-impl<T: DeserializeOwned + Default> FromRequest<AppState> for OptionalJson<T> {
+impl<T: DeserializeOwned + Serialize + Default> FromRequest<AppState> for OptionalJson<T> {
     type Rejection = Error;
 
     async fn from_request(req: Request, state: &AppState) -> Result<Self> {

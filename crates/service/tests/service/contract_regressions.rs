@@ -30,21 +30,39 @@ async fn an_array_body_is_not_read_as_the_object_it_resembles() {
             format!("/v1/projects/{project}/domain_config"),
             json!([null, []]),
         ),
+        // Nested: a redirect rule as the array of its fields.
+        (
+            Method::PUT,
+            format!("/v1/projects/{project}/domain_config"),
+            json!({"primary": null, "redirects": [["old.example.com", "example.com", 301]]}),
+        ),
     ] {
-        service
+        let reply = service
             .call(method.clone(), &path, Some(&key), Some(body))
-            .await
-            .expect_error(422, "validation_failed");
+            .await;
+        reply.expect_error(422, "validation_failed");
+        assert!(
+            reply.body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("as an array")),
+            "{method} {path}: {}",
+            reply.body
+        );
     }
     for (method, path, body) in [
         (Method::POST, "/_local/clock/advance", json!([5])),
         (Method::PUT, "/_local/faults", json!([0, 0.5, 0])),
         (Method::POST, "/_local/dns", json!(["example.dev"])),
     ] {
-        service
-            .call(method.clone(), path, None, Some(body))
-            .await
-            .expect_error(422, "validation_failed");
+        let reply = service.call(method.clone(), path, None, Some(body)).await;
+        reply.expect_error(422, "validation_failed");
+        assert!(
+            reply.body["error"]["message"]
+                .as_str()
+                .is_some_and(|m| m.contains("as an array")),
+            "{method} {path}: {}",
+            reply.body
+        );
     }
     // Nothing was created by the refused requests.
     let projects = service.get("/v1/projects", &key).await;
