@@ -136,17 +136,16 @@ pub fn fuzz() -> Result<()> {
         let corpus = fuzz_dir.join("corpus").join(&target);
         std::fs::create_dir_all(&corpus)?;
         let mut cmd = fuzz_command(&fuzz_dir);
-        cmd.args(["run", &target])
-            .arg(&corpus)
-            .arg("--")
+        cmd.args(["run", &target]).arg(&corpus);
+        let seeds = fuzz_dir.join("seeds").join(&target);
+        if seeds.is_dir() {
+            // A second corpus folder is only read: libFuzzer writes new finds to the first.
+            cmd.arg(&seeds);
+        }
+        cmd.arg("--")
             .arg(format!("-max_total_time={FUZZ_SECONDS}"))
             .arg("-rss_limit_mb=2048")
             .arg("-timeout=10");
-        let seeds = fuzz_dir.join("seeds").join(&target);
-        if seeds.is_dir() {
-            // Read-only extra corpus: new finds go to the first folder only.
-            cmd.arg(&seeds);
-        }
         step(&format!("fuzz `{target}` for {FUZZ_SECONDS} s"), &mut cmd)?;
     }
     Ok(())
