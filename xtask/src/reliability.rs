@@ -40,7 +40,7 @@ const SEED: &str = "20260302";
 const CONTROL_PLANE: &str = r"^/_local/(faults|clock|clock/advance|reset)$";
 
 /// Seconds each fuzz target runs in CI.
-const FUZZ_SECONDS: u32 = 30;
+const FUZZ_SECONDS: u32 = 20;
 
 pub fn run() -> Result<()> {
     contract()?;

@@ -245,13 +245,17 @@ fn parse_non_negative(value: &str) -> Option<u64> {
     value.parse().ok()
 }
 
-/// A decimal integer with an optional leading minus.
+/// A decimal integer with an optional leading minus (directly before the digits: `- 24` is
+/// not a number).
 fn parse_integer(value: &str) -> Option<i64> {
     let value = trim_ows(value);
     let (negative, digits) = match value.strip_prefix('-') {
         Some(rest) => (true, rest),
         None => (false, value),
     };
+    if digits.starts_with([' ', '\t']) {
+        return None;
+    }
     let magnitude = i64::try_from(parse_non_negative(digits)?).ok()?;
     Some(if negative { -magnitude } else { magnitude })
 }
@@ -443,6 +447,15 @@ mod tests {
         let mixed = parse_ietf_items(r#"1bad;r=1, "good";r=2"#);
         assert_eq!(mixed.len(), 1);
         assert_eq!(mixed[0].name, "good");
+    }
+
+    #[test]
+    fn a_minus_sign_apart_from_its_digits_is_not_a_number() {
+        // Found by the `rate_limit_headers` fuzz target: "- 24" was read as -24.
+        assert_eq!(parse_integer("-\t 24"), None);
+        assert_eq!(parse_integer(" - 24"), None);
+        assert_eq!(parse_integer(" -24\t"), Some(-24));
+        assert_eq!(parse_integer("\t24 "), Some(24));
     }
 
     #[test]
