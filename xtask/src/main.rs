@@ -6,6 +6,7 @@
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 mod bench;
+mod deb_check;
 mod platforms;
 mod prereqs;
 mod reliability;
@@ -30,6 +31,7 @@ commands:
   fuzz         only the fuzz targets (cargo-fuzz, a short bounded run of each)
   icons        regenerate every icon from icons/app-icon.svg
   bundle       release build and Linux packages (.deb, .rpm)
+  deb-check    install the .deb on a fresh Debian tree (debootstrap) and start it there
   windows      cross-build the workspace for Windows (MinGW)
   macos-check  type-check the Tauri-free crates for macOS
   bench        performance figures against peers: bench [service|queue|doctor|app|all]
@@ -47,6 +49,7 @@ fn main() {
         Some("fuzz") => reliability::fuzz(),
         Some("icons") => platforms::icons(),
         Some("bundle") => platforms::bundle(),
+        Some("deb-check") => deb_check::run(),
         Some("windows") => platforms::windows(),
         Some("macos-check") => platforms::macos_check(),
         Some("bench") => bench::run(&args[1..]),

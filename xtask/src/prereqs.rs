@@ -18,7 +18,7 @@ pub enum Purpose {
 
 const BUILD: &[&str] = &["libwebkit2gtk-4.1-dev", "pkg-config", "build-essential"];
 const RUN: &[&str] = &["xvfb", "gnome-keyring", "keyutils", "dbus"];
-const BUNDLE: &[&str] = &["rpm", "file", "dpkg-dev"];
+const BUNDLE: &[&str] = &["rpm", "file", "dpkg-dev", "debootstrap"];
 const WINDOWS: &[&str] = &[
     "gcc-mingw-w64-x86-64",
     "binutils-mingw-w64-x86-64",
