@@ -42,13 +42,17 @@ pub struct ClockAdvance {
 /// `GET|PUT /_local/faults`: applied to `/v1` only.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize, ToSchema)]
 pub struct Faults {
+    /// Added to every `/v1` answer, at most a minute.
     #[serde(default)]
+    #[schema(maximum = 60_000)]
     pub latency_ms: u64,
     /// Share of requests answered 503, 0 to 1.
     #[serde(default)]
+    #[schema(minimum = 0.0, maximum = 1.0)]
     pub error_rate: f64,
     /// Share of connections closed without an answer, 0 to 1.
     #[serde(default)]
+    #[schema(minimum = 0.0, maximum = 1.0)]
     pub drop_rate: f64,
 }
 

@@ -111,6 +111,8 @@ pub struct ProjectList {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct CreateProject {
+    /// 1 to 100 characters once spaces around it are dropped, without control characters.
+    #[schema(min_length = 1)]
     pub name: String,
 }
 
