@@ -232,6 +232,9 @@ fn ensure_peers() -> Result<PathBuf> {
             Err(err)
         }
     })?;
+    if crate::session::find_on_path("npm").is_none() {
+        ensure_apt(&["nodejs", "npm"])?;
+    }
     let dir = root().join("target/bench-tools");
     std::fs::create_dir_all(&dir)?;
     let installed = |(name, version): (&str, &str)| {
