@@ -46,7 +46,7 @@ fn main() {
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
         Some("reliability") => reliability::run(),
         Some("contract") => reliability::contract(),
-        Some("fuzz") => reliability::fuzz(),
+        Some("fuzz") => reliability::fuzz(reliability::FuzzMode::Explore),
         Some("icons") => platforms::icons(),
         Some("bundle") => platforms::bundle(),
         Some("deb-check") => deb_check::run(),
