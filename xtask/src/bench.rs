@@ -563,38 +563,11 @@ fn service(work: &Path, table: &mut Table) -> Result<()> {
     // Ours, in memory, with the world (DNS and edge) on free ports, as `serve` runs it. Its
     // clock runs at 60×, so the Enterprise key's minute window (100,000 requests) renews every
     // real second: the limit never binds, the service is what is measured.
-    let api_port = free_port()?;
-    let loopback_any = "127.0.0.1:0";
-    let ours = Server::spawn(
-        "domain-desk serve",
-        Command::new(&binary).args([
-            "serve",
-            "--memory",
-            "--clock-speed",
-            "60",
-            "--api",
-            &format!("127.0.0.1:{api_port}"),
-            "--dns",
-            loopback_any,
-            "--edge-https",
-            loopback_any,
-            "--edge-http",
-            loopback_any,
-        ]),
-        api_port,
+    let (ours, key) = serve_in_memory(
+        &binary,
+        &["--clock-speed", "60"],
         &logs.join("domain-desk.log"),
     )?;
-    let info = expect(
-        "GET",
-        &format!("{}/_local/info", ours.base),
-        None,
-        None,
-        200,
-    )?;
-    let key = info["demo_keys"]["enterprise"]
-        .as_str()
-        .context("no enterprise demo key in /_local/info")?
-        .to_owned();
     let openapi = expect(
         "GET",
         &format!("{}/openapi.json", ours.base),
@@ -1241,35 +1214,25 @@ fn add_domains(base: &str, key: &str, project: &str, count: usize, config: &Path
     Ok(())
 }
 
-fn app(work: &Path, table: &mut Table) -> Result<()> {
-    crate::prereqs::ensure(crate::prereqs::Purpose::Test)?;
-    ensure_apt(&["curl"])?;
-    let binary = build_release_app()?;
-    let logs = work.join("logs");
-    std::fs::create_dir_all(&logs)?;
-
+/// `domain-desk serve --memory` on a free API port (DNS and edge on any free port), and the
+/// Enterprise demo key from its `/_local/info`.
+fn serve_in_memory(binary: &Path, extra: &[&str], log: &Path) -> Result<(Server, String)> {
     let api_port = free_port()?;
     let loopback_any = "127.0.0.1:0";
-    let service = Server::spawn(
+    let server = Server::spawn(
         "domain-desk serve",
-        Command::new(&binary).args([
-            "serve",
-            "--memory",
-            "--api",
-            &format!("127.0.0.1:{api_port}"),
-            "--dns",
-            loopback_any,
-            "--edge-https",
-            loopback_any,
-            "--edge-http",
-            loopback_any,
-        ]),
+        Command::new(binary)
+            .args(["serve", "--memory"])
+            .args(extra)
+            .args(["--api", &format!("127.0.0.1:{api_port}")])
+            .args(["--dns", loopback_any, "--edge-https", loopback_any])
+            .args(["--edge-http", loopback_any]),
         api_port,
-        &logs.join("app-service.log"),
+        log,
     )?;
     let info = expect(
         "GET",
-        &format!("{}/_local/info", service.base),
+        &format!("{}/_local/info", server.base),
         None,
         None,
         200,
@@ -1278,6 +1241,17 @@ fn app(work: &Path, table: &mut Table) -> Result<()> {
         .as_str()
         .context("no enterprise demo key in /_local/info")?
         .to_owned();
+    Ok((server, key))
+}
+
+fn app(work: &Path, table: &mut Table) -> Result<()> {
+    crate::prereqs::ensure(crate::prereqs::Purpose::Test)?;
+    ensure_apt(&["curl"])?;
+    let binary = build_release_app()?;
+    let logs = work.join("logs");
+    std::fs::create_dir_all(&logs)?;
+
+    let (service, key) = serve_in_memory(&binary, &[], &logs.join("app-service.log"))?;
     let mut project_ids = Vec::new();
     for name in ["bench-empty", "bench-5000"] {
         let project = expect(
