@@ -90,6 +90,15 @@ pub struct Deploy {
     pub created_at: DateTime<Utc>,
 }
 
+/// A page of a project's deploys, newest last.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DeployList {
+    pub deploys: Vec<Deploy>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[serde(default)]
+    pub next_cursor: Option<String>,
+}
+
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Project {
     pub id: String,
@@ -107,6 +116,9 @@ pub struct Project {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct ProjectList {
     pub projects: Vec<Project>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -261,6 +273,9 @@ pub struct Domain {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct DomainList {
     pub domains: Vec<Domain>,
+    /// Pass as `cursor` for the next page; `null` on the last page.
+    #[serde(default)]
+    pub next_cursor: Option<String>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -330,6 +345,12 @@ pub enum ErrorCode {
     UnsupportedRedirectStatus,
     InvalidRedirect,
     IdempotencyKeyReused,
+    /// A request with this `Idempotency-Key` is still running; retry after `Retry-After`.
+    IdempotencyKeyInUse,
+    /// A list's `cursor` is malformed, forged, or from another list.
+    InvalidCursor,
+    /// A list's `limit` is outside 1 to 1000.
+    InvalidLimit,
     /// The demo DNS provider refuses a CNAME beside other records at one name, or the reverse.
     RecordConflict,
     /// The demo DNS provider already has this zone.

@@ -184,9 +184,16 @@ impl Client {
         self.call(request).await
     }
 
+    /// Every project of the account, page after page.
     pub async fn projects(&self) -> Result<Vec<Project>> {
-        let list: ProjectList = self.call(ApiRequest::get("/v1/projects")).await?;
-        Ok(list.projects)
+        let mut projects = Vec::new();
+        let mut pages = Pages::default();
+        while let Some(path) = pages.next_path("/v1/projects")? {
+            let page: ProjectList = self.call(ApiRequest::get(path)).await?;
+            projects.extend(page.projects);
+            pages.advance(page.next_cursor);
+        }
+        Ok(projects)
     }
 
     pub async fn create_project(&self, name: &str) -> Result<Project> {
@@ -220,8 +227,14 @@ impl Client {
             "/v1/projects/{}/domains",
             segment(project_id, "project id")?
         );
-        let list: DomainList = self.call(ApiRequest::get(path)).await?;
-        Ok(list.domains)
+        let mut domains = Vec::new();
+        let mut pages = Pages::default();
+        while let Some(page_path) = pages.next_path(&path)? {
+            let page: DomainList = self.call(ApiRequest::get(page_path)).await?;
+            domains.extend(page.domains);
+            pages.advance(page.next_cursor);
+        }
+        Ok(domains)
     }
 
     pub async fn add_domain(&self, project_id: &str, domain: &AddDomain) -> Result<Domain> {
@@ -420,5 +433,95 @@ mod tests {
     fn success_bodies_of_the_wrong_shape_are_decode_errors() {
         let err = decode::<Account>(&response(200, r#"{"id": 5}"#)).unwrap_err();
         assert!(matches!(err, Error::Decode(_)));
+    }
+}
+
+/// Walks a paginated list: the largest pages the contract allows (fewest requests against the
+/// rate limit), following `next_cursor` until it is null. A server that hands back a cursor it
+/// already gave, or pages without end, is an error rather than a loop.
+#[derive(Debug, Default)]
+struct Pages {
+    cursor: Option<String>,
+    seen: std::collections::HashSet<String>,
+    done: bool,
+    pages: usize,
+}
+
+/// Items asked for per page: the contract's maximum.
+const PAGE_LIMIT: u32 = 1000;
+/// More pages than any real list has (10 million items).
+const MAX_PAGES: usize = 10_000;
+
+impl Pages {
+    fn next_path(&mut self, base: &str) -> Result<Option<String>> {
+        if self.done {
+            return Ok(None);
+        }
+        self.pages += 1;
+        if self.pages > MAX_PAGES {
+            return Err(Error::Decode(format!(
+                "{base} returned more than {MAX_PAGES} pages"
+            )));
+        }
+        Ok(Some(match &self.cursor {
+            None => format!("{base}?limit={PAGE_LIMIT}"),
+            Some(cursor) => format!(
+                "{base}?limit={PAGE_LIMIT}&cursor={}",
+                percent_encode(cursor)
+            ),
+        }))
+    }
+
+    fn advance(&mut self, next: Option<String>) {
+        match next {
+            Some(cursor) if self.seen.insert(cursor.clone()) => self.cursor = Some(cursor),
+            Some(_) => {
+                tracing::warn!("the platform repeated a page cursor; stopping");
+                self.done = true;
+            }
+            None => self.done = true,
+        }
+    }
+}
+
+/// Percent-encodes everything but RFC 3986's unreserved characters.
+fn percent_encode(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for byte in text.bytes() {
+        if byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'.' | b'_' | b'~') {
+            out.push(char::from(byte));
+        } else {
+            out.push_str(&format!("%{byte:02X}"));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod pages_tests {
+    use super::*;
+
+    #[test]
+    fn pages_follow_cursors_and_stop_on_null_or_a_repeat() {
+        let mut pages = Pages::default();
+        assert_eq!(
+            pages.next_path("/v1/projects").unwrap().unwrap(),
+            "/v1/projects?limit=1000"
+        );
+        pages.advance(Some("abc.d+e/f".into()));
+        assert_eq!(
+            pages.next_path("/v1/projects").unwrap().unwrap(),
+            "/v1/projects?limit=1000&cursor=abc.d%2Be%2Ff"
+        );
+        pages.advance(Some("second".into()));
+        assert!(pages.next_path("/v1/projects").unwrap().is_some());
+        // a cursor handed out twice would loop for ever
+        pages.advance(Some("second".into()));
+        assert!(pages.next_path("/v1/projects").unwrap().is_none());
+
+        let mut last = Pages::default();
+        last.next_path("/x").unwrap();
+        last.advance(None);
+        assert!(last.next_path("/x").unwrap().is_none());
     }
 }

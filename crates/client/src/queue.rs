@@ -496,6 +496,22 @@ impl Scheduler {
                     self.on_banned(&response, now);
                 } else if status.is_server_error() && self.retry(done.id, now) {
                     return;
+                } else if status == StatusCode::CONFLICT
+                    && error_code(&response) == Some(ErrorCode::IdempotencyKeyInUse)
+                {
+                    // An earlier attempt with the same Idempotency-Key is still running on
+                    // the platform (its answer was lost to us): ask again when told, and get
+                    // its answer replayed instead of acting twice.
+                    let wait = headers::parse_retry_after_header(&response.headers)
+                        .map(|retry_after| {
+                            let server_now = headers::parse_date_header(&response.headers)
+                                .unwrap_or_else(|| self.clock.system_time(now));
+                            retry_after.delay_from(server_now)
+                        })
+                        .unwrap_or(Duration::from_secs(1));
+                    if self.retry_in(done.id, now, wait) {
+                        return;
+                    }
                 }
                 self.finish(done.id, Ok(response));
             }
@@ -545,6 +561,27 @@ impl Scheduler {
         let delay = ceiling.mul_f64(self.rng.r#gen::<f64>());
         tracing::debug!(path = %entry.request.path, ?delay, "retrying after backoff");
         self.delayed.push((now + delay, id));
+        true
+    }
+
+    /// Schedules another attempt after `wait`, within the request's attempts and the key's
+    /// retry budget.
+    fn retry_in(&mut self, id: u64, now: Instant, wait: Duration) -> bool {
+        let max_attempts = self.config.retry.max_attempts;
+        let Some(entry) = self.entries.get_mut(&id) else {
+            return false;
+        };
+        entry.failures += 1;
+        if !entry.request.is_retryable()
+            || !entry.has_waiters()
+            || entry.failures >= max_attempts
+            || self.retry_tokens < 1.0
+        {
+            return false;
+        }
+        self.retry_tokens -= 1.0;
+        tracing::debug!(path = %entry.request.path, ?wait, "retrying when the platform said");
+        self.delayed.push((now + wait, id));
         true
     }
 

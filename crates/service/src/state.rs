@@ -6,14 +6,17 @@ use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, PoisonError, RwLock};
 
+use axum::response::Response;
 use chrono::{DateTime, Utc};
 use domain_desk_api::local::Faults;
-use domain_desk_api::{Account, Domain, Hostname};
+use domain_desk_api::{Account, Hostname};
 use futures::future::BoxFuture;
 
 use crate::clock::Clock;
+use crate::http::idempotency::{InFlight, PendingAnswer};
 use crate::limiter::{BanPolicy, RateLimiter};
 use crate::settings::{ServiceSettings, Storage};
+use crate::store::page::CursorKey;
 use crate::store::{self, Store};
 use crate::{Error, Result};
 
@@ -32,14 +35,16 @@ pub trait World: Send + Sync + 'static {
     fn info(&self) -> WorldInfo;
 
     /// Verify or Re-verify a domain of `account`'s project: check DNS, record the result, start
-    /// issuance on success, and return the domain as it now is.
+    /// issuance on success, and answer with the domain as that change left it — the answer
+    /// committed with the change when `pending` carries the request's `Idempotency-Key`.
     fn verify<'a>(
         &'a self,
         state: &'a AppState,
         account: &'a Account,
         project_id: &'a str,
         hostname: &'a Hostname,
-    ) -> BoxFuture<'a, Result<Domain>>;
+        pending: Option<PendingAnswer>,
+    ) -> BoxFuture<'a, Result<Response>>;
 
     /// Called by `POST /_local/reset` after the API data went back to the seed.
     fn reset<'a>(&'a self, state: &'a AppState) -> BoxFuture<'a, Result<()>>;
@@ -62,9 +67,11 @@ struct Inner {
     world: RwLock<Option<Arc<dyn World>>>,
     /// API key → account, filled on first use; emptied by a reset.
     accounts_by_key: RwLock<HashMap<String, Account>>,
-    /// Serialises requests that carry an `Idempotency-Key`, so two copies of one request
-    /// sent at once cannot both act.
-    idempotency_lock: tokio::sync::Mutex<()>,
+    /// The `Idempotency-Key`s whose first request is still running: a second copy sent
+    /// meanwhile is refused instead of acting too.
+    idempotency_in_flight: Arc<InFlight>,
+    /// Signs list cursors.
+    cursor_key: CursorKey,
     /// The API's bound address, once known.
     api_addr: RwLock<Option<SocketAddr>>,
 }
@@ -101,7 +108,8 @@ impl AppState {
             threshold: settings.ban_threshold,
             duration: settings.ban_duration,
         });
-        let bans = store.run_blocking(|conn| store::bans::active(conn, now))?;
+        let bans = store.read_blocking(|conn| store::bans::active(conn, now))?;
+        let cursor_key = store.read_blocking(CursorKey::load)?;
         for (key, until) in bans {
             limiter.restore_ban(&key, until);
         }
@@ -114,7 +122,8 @@ impl AppState {
                 faults: RwLock::new(Faults::default()),
                 world: RwLock::new(None),
                 accounts_by_key: RwLock::new(HashMap::new()),
-                idempotency_lock: tokio::sync::Mutex::new(()),
+                idempotency_in_flight: Arc::new(InFlight::default()),
+                cursor_key,
                 api_addr: RwLock::new(None),
             }),
         })
@@ -190,8 +199,12 @@ impl AppState {
             .unwrap_or(self.inner.settings.api_addr)
     }
 
-    pub(crate) fn idempotency_lock(&self) -> &tokio::sync::Mutex<()> {
-        &self.inner.idempotency_lock
+    pub fn idempotency_in_flight(&self) -> &Arc<InFlight> {
+        &self.inner.idempotency_in_flight
+    }
+
+    pub fn cursor_key(&self) -> &CursorKey {
+        &self.inner.cursor_key
     }
 
     /// The account an API key belongs to, or `None` for an unknown key.
@@ -208,7 +221,7 @@ impl AppState {
         let lookup = key.to_owned();
         let account = self
             .store()
-            .run(move |conn| store::accounts::by_key(conn, &lookup))
+            .read(move |conn| store::accounts::by_key(conn, &lookup))
             .await?;
         if let Some(account) = &account {
             self.inner
@@ -222,7 +235,8 @@ impl AppState {
 
     /// The demo API key of each plan.
     pub async fn demo_keys(&self) -> Result<Vec<(domain_desk_api::Plan, String)>> {
-        self.store().run(|conn| store::seed::demo_keys(conn)).await
+        // Creates a plan's key the first time it is asked for: a write.
+        self.store().write(|tx| store::seed::demo_keys(tx)).await
     }
 
     /// Back to the seed data: API tables, limiter, faults, then the world's own reset.

@@ -210,3 +210,76 @@ impl<S: Send + Sync> FromRequestParts<S> for Caller {
             .ok_or_else(Error::unauthorized)
     }
 }
+
+/// `limit` and `cursor` of a list request, checked: a `limit` outside 1 to 1000 is `422
+/// invalid_limit`, a cursor this list did not give out `422 invalid_cursor`, and any other
+/// query parameter `422 validation_failed` (a misspelt `limt` must not pass unnoticed).
+#[derive(Debug, Clone, Default)]
+pub struct ListParams {
+    limit: Option<String>,
+    cursor: Option<String>,
+}
+
+impl<S: Send + Sync> FromRequestParts<S> for ListParams {
+    type Rejection = Error;
+
+    async fn from_request_parts(parts: &mut Parts, _state: &S) -> Result<Self> {
+        let pairs = axum::extract::Query::<Vec<(String, String)>>::try_from_uri(&parts.uri)
+            .map_err(|_| Error::validation("query", "The query string is malformed."))?
+            .0;
+        let mut params = Self::default();
+        for (name, value) in pairs {
+            let slot = match name.as_str() {
+                "limit" => &mut params.limit,
+                "cursor" => &mut params.cursor,
+                _ => {
+                    return Err(Error::validation(
+                        "query",
+                        format!(
+                            "Unknown query parameter {name:?}: lists take `limit` and `cursor`."
+                        ),
+                    ));
+                }
+            };
+            if slot.replace(value).is_some() {
+                return Err(Error::validation(
+                    "query",
+                    format!("The query parameter {name:?} is given twice."),
+                ));
+            }
+        }
+        Ok(params)
+    }
+}
+
+impl ListParams {
+    /// The page asked for in list `scope`.
+    pub fn page_request(
+        &self,
+        key: &crate::store::page::CursorKey,
+        scope: crate::store::page::ListScope<'_>,
+    ) -> Result<crate::store::page::PageRequest> {
+        use crate::store::page;
+        let limit = match self.limit.as_deref() {
+            None => None,
+            Some(text) => Some(text.trim().parse::<i64>().map_err(|_| {
+                Error::api(
+                    StatusCode::UNPROCESSABLE_ENTITY,
+                    ErrorCode::InvalidLimit,
+                    format!(
+                        "limit must be a whole number from 1 to {}.",
+                        page::MAX_LIMIT
+                    ),
+                )
+            })?),
+        };
+        Ok(page::PageRequest {
+            limit: page::check_limit(limit)?,
+            after: self
+                .cursor
+                .as_deref()
+                .map(|cursor| key.open(scope, cursor))
+                .transpose()?,
+        })
+    }
+}

@@ -1,29 +1,211 @@
 //! `Idempotency-Key` on `POST`: the same key with the same request within the remembered time
 //! (24 h of the service clock by default) gets the first answer again — same status, same
-//! body, with `Idempotent-Replayed: true` — instead of acting twice. The same key with a
-//! different request is refused with `422 idempotency_key_reused`. Keys are scoped per API
-//! key. "The same request" is the method, the path and the body as JSON (so whitespace and
-//! key order do not matter). Answers with a 5xx status are not remembered, so a retry after a
-//! failure acts again.
+//! bytes, with `Idempotent-Replayed: true` — instead of acting twice. The same key with a
+//! different request is refused with `422 idempotency_key_reused`; a second copy sent while
+//! the first still runs gets `409 idempotency_key_in_use` with `Retry-After: 1`. Keys are
+//! scoped per API key. "The same request" is the method, the path and the body as JSON (so
+//! whitespace and key order do not matter).
+//!
+//! Crash safety: a handler that changes something commits the change and the answer it sends
+//! in **one** transaction ([`commit_answer`]), so a process killed at any moment either did
+//! both (a retry replays the answer) or neither (a retry acts, once). Answers that changed
+//! nothing (a `4xx`) are remembered afterwards; `5xx` answers are not remembered, so a retry
+//! after a failure acts again.
+
+use std::collections::HashSet;
+use std::sync::{Arc, Mutex, PoisonError};
 
 use axum::body::Body;
 use axum::extract::Request;
 use axum::http::{HeaderValue, StatusCode, header};
 use axum::middleware::Next;
 use axum::response::{IntoResponse, Response};
+use chrono::{DateTime, Utc};
 use domain_desk_api::ErrorCode;
-use domain_desk_api::rate_limit::IDEMPOTENCY_KEY;
+use domain_desk_api::rate_limit::{IDEMPOTENCY_KEY, RETRY_AFTER};
+use rusqlite::Transaction;
+use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::extract::read_body;
 use crate::state::AppState;
-use crate::store::idempotency::{self, StoredResponse};
+use crate::store::idempotency::{self, StoredResponse, hex, key_hash};
 use crate::{Error, Result};
 
 pub const REPLAYED: &str = "idempotent-replayed";
 
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_KEY_LEN: usize = 255;
+
+/// How often (in service-clock time) expired answers are purged.
+const PURGE_EVERY: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
+
+/// The `(API key hash, Idempotency-Key)` pairs whose first request is still running.
+#[derive(Debug, Default)]
+pub struct InFlight {
+    running: Mutex<HashSet<(String, String)>>,
+    /// When expired answers were last purged.
+    last_purge: Mutex<Option<DateTime<Utc>>>,
+}
+
+/// Holds a pair in [`InFlight`] until dropped (also when the request is cancelled).
+struct Running {
+    in_flight: Arc<InFlight>,
+    pair: (String, String),
+}
+
+impl Drop for Running {
+    fn drop(&mut self) {
+        self.in_flight
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.pair);
+    }
+}
+
+impl InFlight {
+    fn start(self: &Arc<Self>, pair: (String, String)) -> Option<Running> {
+        let fresh = self
+            .running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(pair.clone());
+        fresh.then(|| Running {
+            in_flight: self.clone(),
+            pair,
+        })
+    }
+
+    /// How many requests with an `Idempotency-Key` are running now.
+    pub fn len(&self) -> usize {
+        self.running
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True once per [`PURGE_EVERY`]: time to forget expired answers.
+    fn purge_due(&self, now: DateTime<Utc>) -> bool {
+        let mut last = self
+            .last_purge
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        match *last {
+            Some(at) if now >= at && now - at < PURGE_EVERY => false,
+            _ => {
+                *last = Some(now);
+                true
+            }
+        }
+    }
+}
+
+/// What a handler needs to remember its answer together with its change: put in the request's
+/// extensions by the gate for a `POST` with an `Idempotency-Key`.
+#[derive(Debug, Clone)]
+pub struct PendingAnswer {
+    key_hash: String,
+    idem_key: String,
+    fingerprint: String,
+    at: DateTime<Utc>,
+}
+
+/// Marks a response whose answer was already stored with its change.
+#[derive(Debug, Clone, Copy)]
+struct Recorded;
+
+/// Commits `work`'s change and, for a request with an `Idempotency-Key`, the answer it makes
+/// (`status` and `work`'s value as JSON) in one transaction; answers with exactly those bytes.
+pub async fn commit_answer<T, F>(
+    state: &AppState,
+    pending: Option<PendingAnswer>,
+    status: StatusCode,
+    work: F,
+) -> Result<Response>
+where
+    T: Serialize + Send + 'static,
+    F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
+{
+    let answer = state
+        .store()
+        .write(move |tx| {
+            let value = work(tx)?;
+            Answer::record(tx, pending.as_ref(), status, &value)
+        })
+        .await?;
+    Ok(answer.into_response())
+}
+
+/// An answer serialised inside the transaction of the change it reports, and remembered
+/// there when the request carried an `Idempotency-Key`.
+#[derive(Debug)]
+pub struct Answer {
+    status: StatusCode,
+    body: Vec<u8>,
+    recorded: bool,
+}
+
+impl Answer {
+    /// Serialises `value` and, with `pending`, stores it in `tx` as the request's answer.
+    pub fn record<T: Serialize>(
+        tx: &Transaction<'_>,
+        pending: Option<&PendingAnswer>,
+        status: StatusCode,
+        value: &T,
+    ) -> Result<Self> {
+        let body = serde_json::to_vec(value)?;
+        if let Some(pending) = pending {
+            remember(tx, pending, status, &body)?;
+        }
+        Ok(Self {
+            status,
+            body,
+            recorded: pending.is_some(),
+        })
+    }
+
+    /// The response with exactly the recorded bytes.
+    pub fn into_response(self) -> Response {
+        let mut response = json_response(self.status, self.body);
+        if self.recorded {
+            response.extensions_mut().insert(Recorded);
+        }
+        response
+    }
+}
+
+fn remember(
+    tx: &Transaction<'_>,
+    pending: &PendingAnswer,
+    status: StatusCode,
+    body: &[u8],
+) -> Result<()> {
+    idempotency::put(
+        tx,
+        &pending.key_hash,
+        &pending.idem_key,
+        &StoredResponse {
+            fingerprint: pending.fingerprint.clone(),
+            status: status.as_u16(),
+            body: body.to_vec(),
+            created_at: pending.at,
+        },
+    )
+}
+
+fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
+    let mut response = (status, Body::from(body)).into_response();
+    response.headers_mut().insert(
+        header::CONTENT_TYPE,
+        HeaderValue::from_static("application/json"),
+    );
+    response
+}
 
 fn idempotency_key(req: &Request) -> Result<String> {
     let invalid = || {
@@ -56,11 +238,7 @@ fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
     hasher.update(path.as_bytes());
     hasher.update(b"\n");
     hasher.update(&canonical);
-    hasher
-        .finalize()
-        .iter()
-        .map(|byte| format!("{byte:02x}"))
-        .collect()
+    hex(&hasher.finalize())
 }
 
 pub async fn replay_or_run(state: &AppState, api_key: &str, req: Request, next: Next) -> Response {
@@ -70,20 +248,51 @@ pub async fn replay_or_run(state: &AppState, api_key: &str, req: Request, next: 
     }
 }
 
+fn in_use() -> Response {
+    let mut response = Error::api(
+        StatusCode::CONFLICT,
+        ErrorCode::IdempotencyKeyInUse,
+        "A request with this Idempotency-Key is still running; retry in a moment.",
+    )
+    .into_response();
+    response
+        .headers_mut()
+        .insert(RETRY_AFTER, HeaderValue::from_static("1"));
+    response
+}
+
 async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Result<Response> {
     let idem_key = idempotency_key(&req)?;
+    let hash = key_hash(api_key);
+    // Claimed before the body is read: a copy that arrives while the first is still being
+    // received is refused as surely as one that arrives while it acts.
+    let Some(_running) = state
+        .idempotency_in_flight()
+        .start((hash.clone(), idem_key.clone()))
+    else {
+        return Ok(in_use());
+    };
     let (parts, body) = req.into_parts();
     let limit = state.settings().max_body_bytes;
     let bytes = read_body(body, limit).await?;
     let print = fingerprint(parts.method.as_str(), parts.uri.path(), &bytes);
-
-    let _one_at_a_time = state.idempotency_lock().lock().await;
     let now = state.now();
     let not_before = now - state.settings().idempotency_ttl;
-    let (lookup_key, lookup_idem) = (api_key.to_owned(), idem_key.clone());
+    if state.idempotency_in_flight().purge_due(now) {
+        let store = state.store().clone();
+        tokio::spawn(async move {
+            if let Err(error) = store
+                .write(move |tx| idempotency::purge(tx, not_before))
+                .await
+            {
+                tracing::warn!(%error, "could not forget expired idempotency answers");
+            }
+        });
+    }
+    let (lookup_hash, lookup_idem) = (hash.clone(), idem_key.clone());
     let stored = state
         .store()
-        .run(move |conn| idempotency::get(conn, &lookup_key, &lookup_idem, not_before))
+        .read(move |conn| idempotency::get(conn, &lookup_hash, &lookup_idem, not_before))
         .await?;
     if let Some(stored) = stored {
         if stored.fingerprint != print {
@@ -94,37 +303,34 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
             ));
         }
         let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-        let mut response = (status, Body::from(stored.body)).into_response();
-        let headers = response.headers_mut();
-        headers.insert(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        );
-        headers.insert(REPLAYED, HeaderValue::from_static("true"));
+        let mut response = json_response(status, stored.body);
+        response
+            .headers_mut()
+            .insert(REPLAYED, HeaderValue::from_static("true"));
         return Ok(response);
     }
 
-    let response = next
-        .run(Request::from_parts(parts, Body::from(bytes)))
-        .await;
-    if response.status().is_server_error() {
+    let pending = PendingAnswer {
+        key_hash: hash,
+        idem_key,
+        fingerprint: print,
+        at: now,
+    };
+    let mut request = Request::from_parts(parts, Body::from(bytes));
+    request.extensions_mut().insert(pending.clone());
+    let response = next.run(request).await;
+    if response.extensions().get::<Recorded>().is_some() || response.status().is_server_error() {
         return Ok(response);
     }
+    // An answer that changed nothing (a refusal): remembered on its own, so a retry gets the
+    // same refusal. Losing it to a crash only means the retry is judged again.
     let (parts, body) = response.into_parts();
     let body = read_body(body, usize::MAX).await?;
-    let record = StoredResponse {
-        fingerprint: print,
-        status: parts.status.as_u16(),
-        body: body.to_vec(),
-        created_at: now,
-    };
-    let (save_key, save_idem) = (api_key.to_owned(), idem_key);
+    let status = parts.status;
+    let stored = body.to_vec();
     state
         .store()
-        .write(move |tx| {
-            idempotency::purge(tx, not_before)?;
-            idempotency::put(tx, &save_key, &save_idem, &record)
-        })
+        .write(move |tx| remember(tx, &pending, status, &stored))
         .await?;
     Ok(Response::from_parts(parts, Body::from(body)))
 }
@@ -142,5 +348,22 @@ mod tests {
         assert_eq!(a, b);
         assert_ne!(a, c);
         assert_ne!(a, d);
+    }
+
+    #[test]
+    fn a_pair_runs_once_at_a_time() {
+        let in_flight = Arc::new(InFlight::default());
+        let pair = ("hash".to_owned(), "key-1".to_owned());
+        let first = in_flight.start(pair.clone()).expect("first copy runs");
+        assert!(
+            in_flight.start(pair.clone()).is_none(),
+            "second copy refused"
+        );
+        assert!(in_flight.start(("hash".into(), "key-2".into())).is_some());
+        drop(first);
+        assert!(
+            in_flight.start(pair).is_some(),
+            "free again once the first ended"
+        );
     }
 }

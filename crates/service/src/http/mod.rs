@@ -32,7 +32,10 @@ pub fn api_router() -> OpenApiRouter<AppState> {
             v1::projects::create_project
         ))
         .routes(routes!(v1::projects::get_project))
-        .routes(routes!(v1::deploys::create_deploy))
+        .routes(routes!(
+            v1::deploys::list_deploys,
+            v1::deploys::create_deploy
+        ))
         .routes(routes!(v1::domains::list_domains, v1::domains::add_domain))
         .routes(routes!(v1::domains::get_domain, v1::domains::remove_domain))
         .routes(routes!(v1::domains::verify_domain))

@@ -40,8 +40,20 @@ use super::idempotency::{MAX_KEY_LEN, REPLAYED};
             persists bans.\n\n\
             Idempotency: a `POST` with `Idempotency-Key` sent again with the same method, path \
             and JSON body within 24 hours gets the first answer again (with \
-            `Idempotent-Replayed: true`); with a different request, `422 \
-            idempotency_key_reused`. Keys are per API key; 5xx answers are not remembered.\n\n\
+            `Idempotent-Replayed: true`, byte for byte) instead of acting twice — also when \
+            the first answer was lost or the service died after acting: the change and its \
+            answer commit in one transaction. With a different request, `422 \
+            idempotency_key_reused`; while the first request with the key still runs, `409 \
+            idempotency_key_in_use` with `Retry-After: 1`. Keys are per API key (stored as a \
+            hash); 5xx answers are not remembered.\n\n\
+            Pagination: `GET /v1/projects`, `GET /v1/projects/{project_id}/domains` and `GET \
+            /v1/projects/{project_id}/deploys` take `limit` (1 to 1000, default 100) and \
+            `cursor` (opaque, the previous page's `next_cursor`); the answer adds \
+            `next_cursor`, null on the last page. Order: creation time, then id (a domain's \
+            id is its hostname). An item created or deleted while paging is never repeated \
+            and no other item is skipped. `422 invalid_limit` for a limit out of range, `422 \
+            invalid_cursor` for a cursor that is malformed or from another list, `422 \
+            validation_failed` for any other query parameter.\n\n\
             Faults set with `PUT /_local/faults` apply to admitted `/v1` requests only: added \
             latency, `503 service_unavailable`, or the connection closed without an answer.\n\n\
             Removing a domain re-points redirects that pointed to it at the project's current \
@@ -181,6 +193,19 @@ fn complete_v1(operation: &mut Operation, method: &str) {
             "422",
             "`validation_failed` (a malformed Idempotency-Key) or `idempotency_key_reused`.",
         );
+        ensure(
+            operation,
+            "409",
+            "`idempotency_key_in_use`: the first request with this Idempotency-Key still runs; retry after `Retry-After`.",
+        );
+        if let Some(RefOr::T(conflict)) = operation.responses.responses.get_mut("409") {
+            if !conflict.description.contains("idempotency_key_in_use") {
+                conflict.description.push_str(
+                    " Also `idempotency_key_in_use`: the first request with this Idempotency-Key still runs; retry after `Retry-After`.",
+                );
+            }
+        }
+        add_header(operation, "409", "Retry-After", retry_after());
         for response in operation.responses.responses.values_mut() {
             if let RefOr::T(response) = response {
                 response

@@ -8,6 +8,7 @@ use domain_desk_api::{Deploy, DeployStatus, DeploySummary};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::new_id;
+use super::page::{self, After, Page, PageRequest};
 use super::time::{from_sql, to_sql};
 use crate::{Error, Result};
 
@@ -49,6 +50,61 @@ pub fn create(
         status,
         file_count: files.len() as u64,
         created_at: now,
+    })
+}
+
+/// A deploy summary from its stored columns.
+pub fn summary(id: String, status: &str, created_at: &str) -> Result<DeploySummary> {
+    Ok(DeploySummary {
+        id,
+        status: status_from_sql(status)?,
+        created_at: from_sql(created_at)?,
+    })
+}
+
+/// One page of the project's deploys, oldest first, in one query.
+pub fn page_of_project(
+    conn: &Connection,
+    project_id: &str,
+    request: &PageRequest,
+) -> Result<Page<Deploy>> {
+    let (after_time, after_id) = page::after_params(&request.after);
+    let mut stmt = conn.prepare_cached(
+        "SELECT d.id, d.status, d.created_at,
+                (SELECT COUNT(*) FROM deploy_files f WHERE f.deploy_id = d.id)
+         FROM deploys d
+         WHERE d.project_id = ?1 AND (d.created_at, d.id) > (?2, ?3)
+         ORDER BY d.created_at, d.id
+         LIMIT ?4",
+    )?;
+    let raws = stmt
+        .query_map(
+            params![project_id, after_time, after_id, request.limit + 1],
+            |row| {
+                Ok((
+                    row.get::<_, String>(0)?,
+                    row.get::<_, String>(1)?,
+                    row.get::<_, String>(2)?,
+                    row.get::<_, i64>(3)?,
+                ))
+            },
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let mut keyed = Vec::with_capacity(raws.len());
+    for (id, status, created_at, files) in raws {
+        let deploy = Deploy {
+            id: id.clone(),
+            project_id: project_id.to_owned(),
+            status: status_from_sql(&status)?,
+            file_count: u64::try_from(files).unwrap_or(0),
+            created_at: from_sql(&created_at)?,
+        };
+        keyed.push((After { created_at, id }, deploy));
+    }
+    let page = Page::from_rows(keyed, request.limit, |(after, _)| after.clone());
+    Ok(Page {
+        items: page.items.into_iter().map(|(_, deploy)| deploy).collect(),
+        next: page.next,
     })
 }
 

@@ -8,6 +8,7 @@ use domain_desk_api::{
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::page::{self, After, Page, PageRequest};
 use super::time::{from_sql, opt_from_sql, to_sql};
 use crate::{Error, Result};
 
@@ -226,11 +227,10 @@ pub fn insert(conn: &Connection, domain: &Domain) -> Result<()> {
 
 /// A domain by hostname, whichever project holds it.
 pub fn get(conn: &Connection, hostname: &str) -> Result<Option<Domain>> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM domains WHERE hostname = ?1"),
-        params![hostname],
-        raw,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM domains WHERE hostname = ?1"
+    ))?
+    .query_row(params![hostname], raw)
     .optional()?
     .map(parse)
     .transpose()
@@ -246,10 +246,37 @@ pub fn require_in_project(conn: &Connection, project_id: &str, hostname: &str) -
     }
 }
 
+/// One page of the project's domains in the order they were added (creation time, then
+/// hostname), in one query.
+pub fn page_of_project(
+    conn: &Connection,
+    project_id: &str,
+    request: &PageRequest,
+) -> Result<Page<Domain>> {
+    let (after_time, after_name) = page::after_params(&request.after);
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM domains
+         WHERE project_id = ?1 AND (created_at, hostname) > (?2, ?3)
+         ORDER BY created_at, hostname
+         LIMIT ?4"
+    ))?;
+    let raws = stmt
+        .query_map(
+            params![project_id, after_time, after_name, request.limit + 1],
+            raw,
+        )?
+        .collect::<rusqlite::Result<Vec<_>>>()?;
+    let domains = raws.into_iter().map(parse).collect::<Result<Vec<_>>>()?;
+    Ok(Page::from_rows(domains, request.limit, |domain| After {
+        created_at: to_sql(domain.created_at),
+        id: domain.hostname.clone(),
+    }))
+}
+
 /// The project's domains in the order they were added.
 pub fn of_project(conn: &Connection, project_id: &str) -> Result<Vec<Domain>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM domains WHERE project_id = ?1 ORDER BY rowid"
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM domains WHERE project_id = ?1 ORDER BY created_at, hostname"
     ))?;
     let raws = stmt
         .query_map(params![project_id], raw)?
@@ -283,11 +310,10 @@ pub fn with_certificate_status(
 }
 
 pub fn primary(conn: &Connection, project_id: &str) -> Result<Option<Domain>> {
-    conn.query_row(
-        &format!("SELECT {COLUMNS} FROM domains WHERE project_id = ?1 AND role = 'primary'"),
-        params![project_id],
-        raw,
-    )
+    conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM domains WHERE project_id = ?1 AND role = 'primary'"
+    ))?
+    .query_row(params![project_id], raw)
     .optional()?
     .map(parse)
     .transpose()

@@ -1,8 +1,13 @@
 //! Remembered answers to `POST` requests sent with an `Idempotency-Key`, per API key, so a
 //! retried request gets the first answer again instead of acting twice.
+//!
+//! The API key is stored as its SHA-256 hash only: this table outlives requests, and a copy of
+//! the database must not hand out keys. An answer that records a change is written in the same
+//! transaction as the change (see `http::idempotency`), so a crash keeps both or neither.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
+use sha2::{Digest, Sha256};
 
 use super::time::{from_sql, to_sql};
 use crate::Result;
@@ -16,27 +21,42 @@ pub struct StoredResponse {
     pub created_at: DateTime<Utc>,
 }
 
+/// The hex SHA-256 of an API key: how these tables name the key.
+pub fn key_hash(api_key: &str) -> String {
+    hex(&Sha256::digest(api_key.as_bytes()))
+}
+
+/// Lowercase hex of `bytes`.
+pub fn hex(bytes: &[u8]) -> String {
+    use std::fmt::Write;
+    bytes
+        .iter()
+        .fold(String::with_capacity(bytes.len() * 2), |mut out, byte| {
+            let _ = write!(out, "{byte:02x}");
+            out
+        })
+}
+
 /// The remembered answer, if one was stored after `not_before`.
 pub fn get(
     conn: &Connection,
-    api_key: &str,
+    key_hash: &str,
     idempotency_key: &str,
     not_before: DateTime<Utc>,
 ) -> Result<Option<StoredResponse>> {
-    let row = conn
-        .query_row(
-            "SELECT fingerprint, status, body, created_at FROM idempotency
-             WHERE api_key = ?1 AND idem_key = ?2",
-            params![api_key, idempotency_key],
-            |row| {
-                Ok((
-                    row.get::<_, String>(0)?,
-                    row.get::<_, u16>(1)?,
-                    row.get::<_, Vec<u8>>(2)?,
-                    row.get::<_, String>(3)?,
-                ))
-            },
-        )
+    let mut stmt = conn.prepare_cached(
+        "SELECT fingerprint, status, body, created_at FROM idempotency
+         WHERE key_hash = ?1 AND idem_key = ?2",
+    )?;
+    let row = stmt
+        .query_row(params![key_hash, idempotency_key], |row| {
+            Ok((
+                row.get::<_, String>(0)?,
+                row.get::<_, u16>(1)?,
+                row.get::<_, Vec<u8>>(2)?,
+                row.get::<_, String>(3)?,
+            ))
+        })
         .optional()?;
     let Some((fingerprint, status, body, created_at)) = row else {
         return Ok(None);
@@ -56,29 +76,42 @@ pub fn get(
 /// Remembers an answer, replacing an expired one under the same key.
 pub fn put(
     conn: &Connection,
-    api_key: &str,
+    key_hash: &str,
     idempotency_key: &str,
     response: &StoredResponse,
 ) -> Result<()> {
-    conn.execute(
-        "INSERT OR REPLACE INTO idempotency (api_key, idem_key, fingerprint, status, body, created_at)
+    let mut stmt = conn.prepare_cached(
+        "INSERT OR REPLACE INTO idempotency (key_hash, idem_key, fingerprint, status, body, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
-        params![
-            api_key,
-            idempotency_key,
-            response.fingerprint,
-            response.status,
-            response.body,
-            to_sql(response.created_at),
-        ],
     )?;
+    stmt.execute(params![
+        key_hash,
+        idempotency_key,
+        response.fingerprint,
+        response.status,
+        response.body,
+        to_sql(response.created_at),
+    ])?;
     Ok(())
 }
 
-/// Forgets answers older than `before`.
+/// Forgets answers older than `before` (an index on the time keeps this cheap).
 pub fn purge(conn: &Connection, before: DateTime<Utc>) -> Result<usize> {
     Ok(conn.execute(
         "DELETE FROM idempotency WHERE created_at < ?1",
         params![to_sql(before)],
     )?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_stored_as_hashes() {
+        let hash = key_hash("dd_live_secret");
+        assert_eq!(hash.len(), 64);
+        assert!(!hash.contains("secret"));
+        assert_ne!(hash, key_hash("dd_live_secreT"));
+    }
 }

@@ -101,6 +101,31 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "demo DNS zones with record history, the local CA, issued certificates",
         sql: crate::world::persist::MIGRATION_SQL,
     },
+    Migration {
+        version: 3,
+        name: "idempotency keyed by a hash of the API key, list order indexes, cursor key",
+        // Remembered answers are kept for a day and named the key in clear; they are dropped
+        // rather than rewritten (SQL has no SHA-256), so a retry of a request sent before the
+        // upgrade acts again.
+        sql: r#"
+        DROP TABLE idempotency;
+        CREATE TABLE idempotency (
+            key_hash    TEXT NOT NULL,
+            idem_key    TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            status      INTEGER NOT NULL,
+            body        BLOB NOT NULL,
+            created_at  TEXT NOT NULL,
+            PRIMARY KEY (key_hash, idem_key)
+        ) WITHOUT ROWID;
+        CREATE INDEX idempotency_by_age ON idempotency(created_at);
+        CREATE INDEX projects_in_list_order ON projects(account_id, created_at, id);
+        CREATE INDEX domains_in_list_order ON domains(project_id, created_at, hostname);
+        CREATE INDEX deploys_in_list_order ON deploys(project_id, created_at, id);
+        CREATE INDEX domains_by_role ON domains(project_id, role);
+        INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_key', lower(hex(randomblob(32))));
+    "#,
+    },
 ];
 
 /// Applies the steps of `migrations` the database has not seen yet.

@@ -1,9 +1,15 @@
-//! The service's state in one SQLite database.
+//! The service's state in one SQLite database, and the only module that speaks SQL.
 //!
-//! One connection behind a mutex: every change is a transaction that is committed (with WAL
-//! and `synchronous=FULL`, so it is on disk) before the handler answers, which is what makes
-//! kill -9 lose nothing acknowledged. Work runs on tokio's blocking pool so a slow fsync never
-//! stalls the async workers. The schema is versioned from the start (see [`migrations`]).
+//! One writer connection and a small pool of readers over the same database. Every change is
+//! one transaction on the writer, committed (WAL and `synchronous=FULL` for a file, so it is on
+//! disk) before the handler answers, which is what makes kill -9 lose nothing acknowledged.
+//! Readers see the last committed state and never wait for the writer (WAL). All work runs on
+//! tokio's blocking pool, so neither a slow fsync nor a long query stalls the async workers;
+//! statements are prepared once per connection (`prepare_cached`). The schema is versioned
+//! from the start (see [`migrations`]).
+//!
+//! `--memory` uses SQLite's in-memory `memdb` VFS under a private name, so the writer and the
+//! readers share one database that lives only as long as the service.
 
 pub mod accounts;
 pub mod bans;
@@ -11,107 +17,268 @@ pub mod deploys;
 pub mod domains;
 pub mod idempotency;
 pub mod migrations;
+pub mod page;
 pub mod projects;
 pub mod seed;
 pub mod time;
 
 use std::path::Path;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use rusqlite::{Connection, Transaction};
+use rusqlite::{Connection, OpenFlags, Transaction};
+use tokio::sync::Semaphore;
 
 use crate::{Error, Result};
 
-/// A handle to the database; clones share the one connection.
+/// How many read-only connections serve reads side by side.
+pub const READERS: usize = 4;
+
+/// A handle to the database; clones share the writer and the readers.
 #[derive(Clone)]
 pub struct Store {
-    conn: Arc<Mutex<Connection>>,
+    inner: Arc<Inner>,
+}
+
+struct Inner {
+    writer: Mutex<Connection>,
+    /// Idle reader connections; a permit of `reader_permits` guarantees one is there.
+    readers: Mutex<Vec<Connection>>,
+    reader_permits: Arc<Semaphore>,
+    /// Counts committed write transactions: a cache that saw generation `n` is current while
+    /// it is still `n`.
+    generation: AtomicU64,
 }
 
 impl std::fmt::Debug for Store {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("Store")
+        f.debug_struct("Store")
+            .field("generation", &self.generation())
+            .finish_non_exhaustive()
+    }
+}
+
+/// Where a database lives, as SQLite opens it.
+enum Location {
+    File(std::path::PathBuf),
+    /// A `memdb` URI shared by the connections of this process.
+    Memory(String),
+}
+
+impl Location {
+    fn open(&self) -> Result<Connection> {
+        Ok(match self {
+            Location::File(path) => Connection::open(path)?,
+            Location::Memory(uri) => Connection::open_with_flags(
+                uri,
+                OpenFlags::SQLITE_OPEN_READ_WRITE
+                    | OpenFlags::SQLITE_OPEN_CREATE
+                    | OpenFlags::SQLITE_OPEN_URI
+                    | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+            )?,
+        })
     }
 }
 
 impl Store {
-    /// Opens (or creates) the database file and brings its schema up to date.
+    /// Opens (or creates) the database file and brings its schema up to date. On Unix the
+    /// folder it is created in is private to the user (0700) and the files are 0600: the
+    /// database holds the demo keys and the local CA's private key.
     pub fn open(path: &Path) -> Result<Self> {
         if let Some(parent) = path.parent().filter(|p| !p.as_os_str().is_empty()) {
-            std::fs::create_dir_all(parent)?;
+            create_private_dir(parent)?;
         }
-        let conn = Connection::open(path)?;
+        let location = Location::File(path.to_owned());
+        let writer = location.open()?;
         // WAL lets readers proceed during a write; FULL syncs the WAL on every commit, so a
         // committed change survives a crash or power loss.
-        let mode: String = conn.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
+        let mode: String = writer.query_row("PRAGMA journal_mode = WAL", [], |row| row.get(0))?;
         if !mode.eq_ignore_ascii_case("wal") {
             return Err(Error::Schema(format!(
                 "the database refused WAL mode (got {mode})"
             )));
         }
-        Self::configure(conn)
+        let store = Self::configure(&location, writer, "PRAGMA synchronous = FULL;")?;
+        restrict_files(path);
+        Ok(store)
     }
 
     /// A private in-memory database with the full schema, for tests and `--memory`.
     pub fn open_in_memory() -> Result<Self> {
-        Self::configure(Connection::open_in_memory()?)
+        let location = Location::Memory(format!(
+            "file:/domain-desk-{}?vfs=memdb",
+            uuid::Uuid::new_v4().simple()
+        ));
+        let writer = location.open()?;
+        Self::configure(&location, writer, "PRAGMA synchronous = OFF;")
     }
 
-    fn configure(mut conn: Connection) -> Result<Self> {
-        conn.execute_batch(
-            "PRAGMA synchronous = FULL;
-             PRAGMA foreign_keys = ON;
+    fn configure(location: &Location, mut writer: Connection, durability: &str) -> Result<Self> {
+        writer.execute_batch(durability)?;
+        writer.execute_batch(
+            "PRAGMA foreign_keys = ON;
              PRAGMA busy_timeout = 5000;",
         )?;
-        migrations::migrate(&mut conn, migrations::MIGRATIONS)?;
+        writer.set_prepared_statement_cache_capacity(64);
+        migrations::migrate(&mut writer, migrations::MIGRATIONS)?;
+        let mut readers = Vec::with_capacity(READERS);
+        for _ in 0..READERS {
+            let reader = location.open()?;
+            reader.execute_batch(
+                "PRAGMA query_only = ON;
+                 PRAGMA busy_timeout = 5000;",
+            )?;
+            reader.set_prepared_statement_cache_capacity(64);
+            readers.push(reader);
+        }
         Ok(Self {
-            conn: Arc::new(Mutex::new(conn)),
+            inner: Arc::new(Inner {
+                writer: Mutex::new(writer),
+                readers: Mutex::new(readers),
+                reader_permits: Arc::new(Semaphore::new(READERS)),
+                generation: AtomicU64::new(0),
+            }),
         })
     }
 
-    /// Runs `work` with the connection on the blocking pool.
-    pub async fn run<T, F>(&self, work: F) -> Result<T>
-    where
-        T: Send + 'static,
-        F: FnOnce(&mut Connection) -> Result<T> + Send + 'static,
-    {
-        let store = self.clone();
-        tokio::task::spawn_blocking(move || store.run_blocking(work)).await?
+    /// The number of write transactions committed so far.
+    pub fn generation(&self) -> u64 {
+        self.inner.generation.load(Ordering::Acquire)
     }
 
-    /// Runs `work` in one transaction on the blocking pool; it is committed (durably) before
-    /// this returns, and rolled back if `work` fails.
+    /// Runs `work` on a reader connection on the blocking pool; it sees the last committed
+    /// state and cannot write.
+    pub async fn read<T, F>(&self, work: F) -> Result<T>
+    where
+        T: Send + 'static,
+        F: FnOnce(&Connection) -> Result<T> + Send + 'static,
+    {
+        let permit = self
+            .inner
+            .reader_permits
+            .clone()
+            .acquire_owned()
+            .await
+            .map_err(|_| Error::Internal("the reader pool is closed".into()))?;
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || {
+            let _permit = permit;
+            store.with_reader(work)
+        })
+        .await?
+    }
+
+    /// Like [`Store::read`], on the calling thread (start-up, blocking code). Uses an idle
+    /// reader, or the writer when every reader is busy.
+    pub fn read_blocking<T>(&self, work: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        match self.inner.reader_permits.try_acquire() {
+            Ok(_permit) => self.with_reader(work),
+            Err(_) => {
+                let conn = self
+                    .inner
+                    .writer
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner);
+                work(&conn)
+            }
+        }
+    }
+
+    /// Runs `work` on an idle reader; the caller holds a permit, so one is there.
+    fn with_reader<T>(&self, work: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let conn = self
+            .inner
+            .readers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+            .ok_or_else(|| Error::Internal("no idle reader despite a permit".into()))?;
+        // The connection goes back even if `work` fails or panics half-way: a read leaves
+        // nothing to undo.
+        struct Return<'a>(&'a Store, Option<Connection>);
+        impl Drop for Return<'_> {
+            fn drop(&mut self) {
+                if let Some(conn) = self.1.take() {
+                    self.0
+                        .inner
+                        .readers
+                        .lock()
+                        .unwrap_or_else(PoisonError::into_inner)
+                        .push(conn);
+                }
+            }
+        }
+        let guard = Return(self, Some(conn));
+        let conn = guard
+            .1
+            .as_ref()
+            .ok_or_else(|| Error::Internal("reader gone".into()))?;
+        work(conn)
+    }
+
+    /// Runs `work` in one transaction on the writer, on the blocking pool; it is committed
+    /// (durably) before this returns, and rolled back if `work` fails.
     pub async fn write<T, F>(&self, work: F) -> Result<T>
     where
         T: Send + 'static,
         F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
     {
-        self.run(|conn| {
-            let tx = conn.transaction()?;
-            let value = work(&tx)?;
-            tx.commit()?;
-            Ok(value)
-        })
-        .await
-    }
-
-    /// Runs `work` with the connection on the calling thread (start-up, tests).
-    pub fn run_blocking<T>(&self, work: impl FnOnce(&mut Connection) -> Result<T>) -> Result<T> {
-        // A panic while the lock was held cannot leave SQLite half-written: the open
-        // transaction is rolled back when its guard drops, so the connection stays usable.
-        let mut conn = self.conn.lock().unwrap_or_else(PoisonError::into_inner);
-        work(&mut conn)
+        let store = self.clone();
+        tokio::task::spawn_blocking(move || store.write_blocking(work)).await?
     }
 
     /// Like [`Store::write`], on the calling thread.
     pub fn write_blocking<T>(&self, work: impl FnOnce(&Transaction<'_>) -> Result<T>) -> Result<T> {
-        self.run_blocking(|conn| {
-            let tx = conn.transaction()?;
-            let value = work(&tx)?;
-            tx.commit()?;
-            Ok(value)
-        })
+        // A panic while the lock was held cannot leave SQLite half-written: the open
+        // transaction is rolled back when its guard drops, so the connection stays usable.
+        let mut conn = self
+            .inner
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let tx = conn.transaction()?;
+        let value = work(&tx)?;
+        tx.commit()?;
+        self.inner.generation.fetch_add(1, Ordering::AcqRel);
+        Ok(value)
     }
+}
+
+/// Creates `dir` (and its parents); on Unix a folder this creates is 0700.
+fn create_private_dir(dir: &Path) -> Result<()> {
+    if dir.exists() {
+        return Ok(());
+    }
+    std::fs::create_dir_all(dir)?;
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Makes the database and its WAL files readable by the user only (Unix).
+fn restrict_files(path: &Path) {
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mut names = vec![path.to_owned()];
+        for suffix in ["-wal", "-shm"] {
+            let mut name = path.as_os_str().to_owned();
+            name.push(suffix);
+            names.push(name.into());
+        }
+        for name in names.iter().filter(|name| name.exists()) {
+            if let Err(error) =
+                std::fs::set_permissions(name, std::fs::Permissions::from_mode(0o600))
+            {
+                tracing::warn!(%error, file = %name.display(), "could not make a database file private");
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    let _ = path;
 }
 
 /// A random identifier with a readable prefix: `prj_k3v9…`.

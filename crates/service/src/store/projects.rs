@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::{DomainStatus, Project};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::page::{self, After, Page, PageRequest};
 use super::time::{from_sql, to_sql};
 use super::{deploys, domains, new_id, random_token};
 use crate::{Error, Result};
@@ -141,13 +142,102 @@ pub fn row_by_default_address(conn: &Connection, hostname: &str) -> Result<Optio
 }
 
 pub fn rows_of_account(conn: &Connection, account_id: &str) -> Result<Vec<ProjectRow>> {
-    let mut stmt = conn.prepare(&format!(
-        "SELECT {COLUMNS} FROM projects WHERE account_id = ?1 ORDER BY rowid"
+    let mut stmt = conn.prepare_cached(&format!(
+        "SELECT {COLUMNS} FROM projects WHERE account_id = ?1 ORDER BY created_at, id"
     ))?;
     let raws = stmt
         .query_map(params![account_id], from_row)?
         .collect::<rusqlite::Result<Vec<_>>>()?;
     raws.into_iter().map(to_project_row).collect()
+}
+
+/// One page of the account's projects, oldest first, as the contract shows them — in one
+/// query, whatever the page's length: the primary domain and the last deploy are joined in.
+pub fn page_of_account(
+    conn: &Connection,
+    account_id: &str,
+    request: &PageRequest,
+) -> Result<Page<Project>> {
+    let (after_time, after_id) = page::after_params(&request.after);
+    let mut stmt = conn.prepare_cached(
+        "SELECT p.id, p.name, p.default_address, p.created_at,
+                d.hostname, d.status,
+                l.id, l.status, l.created_at
+         FROM projects p
+         LEFT JOIN domains d ON d.project_id = p.id AND d.role = 'primary'
+         LEFT JOIN deploys l ON l.rowid =
+             (SELECT rowid FROM deploys WHERE project_id = p.id ORDER BY rowid DESC LIMIT 1)
+         WHERE p.account_id = ?1 AND (p.created_at, p.id) > (?2, ?3)
+         ORDER BY p.created_at, p.id
+         LIMIT ?4",
+    )?;
+    type Raw = (
+        String,
+        String,
+        String,
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+    let raws = stmt
+        .query_map(
+            params![account_id, after_time, after_id, request.limit + 1],
+            |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                    row.get(5)?,
+                    row.get(6)?,
+                    row.get(7)?,
+                    row.get(8)?,
+                ))
+            },
+        )?
+        .collect::<rusqlite::Result<Vec<Raw>>>()?;
+    let mut keyed = Vec::with_capacity(raws.len());
+    for (
+        id,
+        name,
+        default_address,
+        created_at,
+        primary,
+        primary_status,
+        deploy_id,
+        deploy_status,
+        deploy_at,
+    ) in raws
+    {
+        let live = primary_status.as_deref() == Some(domains::status_to_sql(DomainStatus::Live));
+        let url_host = match (&primary, live) {
+            (Some(primary), true) => primary.clone(),
+            _ => default_address.clone(),
+        };
+        let last_deploy = match (deploy_id, deploy_status, deploy_at) {
+            (Some(id), Some(status), Some(at)) => Some(deploys::summary(id, &status, &at)?),
+            _ => None,
+        };
+        let project = Project {
+            id: id.clone(),
+            name,
+            default_address,
+            primary_domain: primary,
+            url: format!("https://{url_host}"),
+            last_deploy,
+            created_at: from_sql(&created_at)?,
+        };
+        keyed.push((After { created_at, id }, project));
+    }
+    let page = Page::from_rows(keyed, request.limit, |(after, _)| after.clone());
+    Ok(Page {
+        items: page.items.into_iter().map(|(_, project)| project).collect(),
+        next: page.next,
+    })
 }
 
 /// Where the project is served now, as a hostname: the primary domain once it is live, else

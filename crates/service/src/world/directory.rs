@@ -102,7 +102,7 @@ fn route_of(domain: &Domain) -> Route {
 impl WorldDirectory {
     /// The route of `name` and whether it is a default address, or `None`.
     fn lookup(&self, name: &str) -> Result<Option<(Route, bool)>> {
-        self.store.run_blocking(|conn| {
+        self.store.read_blocking(|conn| {
             if let Some(project) = projects::row_by_default_address(conn, name)? {
                 return Ok(Some((
                     Route::Project {
@@ -120,7 +120,7 @@ impl WorldDirectory {
     /// True when `name` is a project's default address (for the platform zone).
     pub fn is_default_address(&self, name: &str) -> bool {
         self.store
-            .run_blocking(|conn| projects::row_by_default_address(conn, name))
+            .read_blocking(|conn| projects::row_by_default_address(conn, name))
             .map(|project| project.is_some())
             .unwrap_or_else(|error| {
                 tracing::error!(%error, "the platform zone could not read the projects");

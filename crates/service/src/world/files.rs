@@ -10,7 +10,7 @@ impl SiteFiles for StoreFiles {
     fn file(&self, project_id: &str, path: &str) -> Option<Vec<u8>> {
         let served = self
             .0
-            .run_blocking(|conn| deploys::served_files(conn, project_id));
+            .read_blocking(|conn| deploys::served_files(conn, project_id));
         match served {
             Ok(files) => files?.remove(path).map(String::into_bytes),
             Err(error) => {

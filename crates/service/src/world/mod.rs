@@ -19,8 +19,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::Duration;
 
+use crate::http::idempotency::{Answer, PendingAnswer};
 use axum::extract::{Request, State};
 use axum::http::Method;
+use axum::http::StatusCode;
 use axum::middleware::Next;
 use axum::response::Response;
 use chrono::{DateTime, TimeDelta, Utc};
@@ -323,7 +325,7 @@ impl LocalWorld {
             next_due = Some(next_due.map_or(at, |current| current.min(at)));
         };
 
-        let all_domains = self.store.run(|conn| all_domains(conn)).await?;
+        let all_domains = self.store.read(all_domains).await?;
         for domain in &all_domains {
             match domain.certificate.status {
                 CertificateStatus::Issuing => {
@@ -537,13 +539,14 @@ impl LocalWorld {
         state: &AppState,
         project_id: &str,
         hostname: &Hostname,
-    ) -> Result<Domain> {
+        pending: Option<PendingAnswer>,
+    ) -> Result<Response> {
         let outcome = self.verifier.verify(hostname).await;
         let now = self.clock.now();
         let name = hostname.as_str().to_owned();
         let project = project_id.to_owned();
         let _one_at_a_time = self.reconciling.lock().await;
-        let fresh_attempt = state
+        let (fresh_attempt, answer) = state
             .store()
             .write(move |tx| {
                 let domain = domains::require_in_project(tx, &project, &name)?;
@@ -551,7 +554,7 @@ impl LocalWorld {
                     checked_at: Some(now),
                     error: outcome.as_ref().err().cloned(),
                 };
-                match outcome {
+                let fresh_attempt = match outcome {
                     Ok(()) => {
                         let keep_certificate = matches!(
                             domain.certificate.status,
@@ -573,13 +576,17 @@ impl LocalWorld {
                             };
                             domains::set_certificate(tx, &name, status, &fresh)?;
                         }
-                        Ok(!keep_certificate)
+                        !keep_certificate
                     }
                     Err(_) => {
                         domains::set_verification(tx, &name, domain.status, &verification)?;
-                        Ok(false)
+                        false
                     }
-                }
+                };
+                // The answer is the domain as this change left it, committed with the change.
+                let verified = domains::require_in_project(tx, &project, &name)?;
+                let answer = Answer::record(tx, pending.as_ref(), StatusCode::OK, &verified)?;
+                Ok((fresh_attempt, answer))
             })
             .await?;
         if fresh_attempt {
@@ -588,11 +595,7 @@ impl LocalWorld {
         drop(_one_at_a_time);
         self.mark_changed();
         self.reconcile(true).await?;
-        let (name, project) = (hostname.as_str().to_owned(), project_id.to_owned());
-        state
-            .store()
-            .run(move |conn| domains::require_in_project(conn, &project, &name))
-            .await
+        Ok(answer.into_response())
     }
 
     /// Back to the seed zones; certificates of names that are gone are forgotten.
@@ -609,10 +612,7 @@ impl LocalWorld {
                 .await?;
         }
         self.zones.restore(seed);
-        let kept = self
-            .store
-            .run(|conn| persist::read_certificates(conn))
-            .await?;
+        let kept = self.store.read(persist::read_certificates).await?;
         self.certificates
             .retain(|hostname| kept.contains_key(hostname));
         self.lock_failures().clear();
@@ -680,8 +680,9 @@ impl World for LocalWorld {
         _account: &'a Account,
         project_id: &'a str,
         hostname: &'a Hostname,
-    ) -> BoxFuture<'a, Result<Domain>> {
-        Box::pin(self.verify_domain(state, project_id, hostname))
+        pending: Option<PendingAnswer>,
+    ) -> BoxFuture<'a, Result<Response>> {
+        Box::pin(self.verify_domain(state, project_id, hostname, pending))
     }
 
     fn reset<'a>(&'a self, _state: &'a AppState) -> BoxFuture<'a, Result<()>> {

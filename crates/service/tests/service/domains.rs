@@ -259,9 +259,11 @@ async fn first_domain_is_primary_then_aliases_and_redirects() {
         .iter()
         .map(|d| d["hostname"].as_str().unwrap().to_owned())
         .collect();
+    // The contract's order: creation time, then the hostname (the clock is frozen here, so
+    // all three were added at the same instant).
     assert_eq!(
         names,
-        ["www.example.com", "shop.example.com", "old.example.com"]
+        ["old.example.com", "shop.example.com", "www.example.com"]
     );
 }
 

@@ -115,17 +115,96 @@ async fn simultaneous_copies_act_once() {
     for _ in 0..8 {
         let (service, key) = (service.clone(), key.clone());
         tasks.push(tokio::spawn(async move {
-            post_with_key(&service, &key, "race", r#"{"name":"race"}"#)
-                .await
-                .body["id"]
-                .clone()
+            let answer = post_with_key(&service, &key, "race", r#"{"name":"race"}"#).await;
+            (answer.status, answer.body)
         }));
     }
     let mut ids = Vec::new();
     for task in tasks {
-        ids.push(task.await.unwrap());
+        let (status, body) = task.await.unwrap();
+        match status.as_u16() {
+            201 => ids.push(body["id"].clone()),
+            // a copy sent while the first still runs is told to retry, and acts not
+            409 => assert_eq!(body["error"]["code"], "idempotency_key_in_use", "{body}"),
+            other => panic!("unexpected {other}: {body}"),
+        }
     }
+    assert!(!ids.is_empty(), "the first copy was answered");
     ids.dedup();
-    assert_eq!(ids.len(), 1);
+    assert_eq!(ids.len(), 1, "every answer names the same project");
     assert_eq!(count_named(&service, &key, "race").await, 1);
+}
+
+#[tokio::test]
+async fn a_replay_is_byte_identical_and_the_table_holds_no_api_key() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    let first = post_with_key(&service, &key, "bytes-1", r#"{"name":"bytes"}"#).await;
+    first.expect(201);
+    let again = post_with_key(&service, &key, "bytes-1", r#"{"name":"bytes"}"#).await;
+    assert_eq!(again.raw, first.raw);
+    let stored_keys: Vec<String> = service
+        .state
+        .store()
+        .read(|conn| {
+            let mut stmt = conn.prepare("SELECT key_hash FROM idempotency")?;
+            let rows = stmt
+                .query_map([], |row| row.get(0))?
+                .collect::<rusqlite::Result<Vec<String>>>()?;
+            Ok(rows)
+        })
+        .await
+        .unwrap();
+    assert!(!stored_keys.is_empty());
+    for stored in stored_keys {
+        assert!(!stored.contains(&key), "the API key is stored in clear");
+        assert_eq!(stored.len(), 64);
+    }
+}
+
+#[tokio::test]
+async fn a_copy_sent_while_the_first_runs_gets_409_with_retry_after() {
+    let service = std::sync::Arc::new(TestService::new());
+    let key = service.key(Plan::Pro).await;
+    // The first copy's body arrives in two parts; between them it is running.
+    let (send, receive) = tokio::sync::mpsc::channel::<Result<bytes::Bytes, std::io::Error>>(1);
+    let stream = futures::stream::unfold(receive, |mut receive| async move {
+        receive.recv().await.map(|chunk| (chunk, receive))
+    });
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/v1/projects")
+        .header("authorization", format!("Bearer {key}"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", "slow")
+        .body(Body::from_stream(stream))
+        .unwrap();
+    let first = {
+        let service = service.clone();
+        tokio::spawn(async move { service.request(request).await })
+    };
+    send.send(Ok(bytes::Bytes::from_static(b"{\"name\":")))
+        .await
+        .unwrap();
+    // The first copy holds its key once its body is being read.
+    let mut spins = 0u64;
+    while service.state.idempotency_in_flight().is_empty() {
+        spins += 1;
+        assert!(spins < 50_000_000, "the first copy never started");
+        tokio::task::yield_now().await;
+    }
+    let refused = post_with_key(&service, &key, "slow", r#"{"name":"slow"}"#).await;
+    refused.expect_error(409, "idempotency_key_in_use");
+    assert_eq!(refused.header("retry-after"), Some("1"));
+    send.send(Ok(bytes::Bytes::from_static(b"\"slow\"}")))
+        .await
+        .unwrap();
+    drop(send);
+    let first = first.await.unwrap();
+    first.expect(201);
+    // once the first ended, a retry replays its answer
+    let retry = post_with_key(&service, &key, "slow", r#"{"name":"slow"}"#).await;
+    assert_eq!(retry.raw, first.raw);
+    assert_eq!(retry.header("idempotent-replayed"), Some("true"));
+    assert_eq!(count_named(&service, &key, "slow").await, 1);
 }

@@ -15,6 +15,7 @@ mod idempotency;
 mod limiter_exactness;
 mod local;
 mod openapi;
+mod pagination;
 mod persistence;
 mod projects;
 mod rate_limits;

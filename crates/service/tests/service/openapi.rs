@@ -148,7 +148,7 @@ async fn v1_responses_document_headers_and_errors() {
             checked += 1;
         }
     }
-    assert_eq!(checked, 13);
+    assert_eq!(checked, 14);
 }
 
 #[tokio::test]

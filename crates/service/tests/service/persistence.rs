@@ -65,7 +65,7 @@ async fn the_file_uses_wal_and_the_current_schema() {
     let (mode, version, sync): (String, u32, i64) = service
         .state
         .store()
-        .run(|conn| {
+        .read(|conn| {
             Ok((
                 conn.query_row("PRAGMA journal_mode", [], |r| r.get(0))?,
                 conn.query_row("PRAGMA user_version", [], |r| r.get(0))?,

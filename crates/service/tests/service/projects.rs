@@ -44,9 +44,17 @@ async fn projects_are_listed_and_fetched_per_account() {
     let list = service.get("/v1/projects", &pro).await;
     list.expect(200);
     let projects = list.body["projects"].as_array().unwrap();
-    // the seed's three projects, then the new one
+    // the seed's three projects and the new one, in the contract's order (creation time,
+    // then id: the clock is frozen here, so the ids decide)
     assert_eq!(projects.len(), 4);
-    assert_eq!(projects.last().unwrap()["id"], id.as_str());
+    assert!(projects.iter().any(|p| p["id"] == id.as_str()));
+    let order: Vec<(&str, &str)> = projects
+        .iter()
+        .map(|p| (p["created_at"].as_str().unwrap(), p["id"].as_str().unwrap()))
+        .collect();
+    let mut sorted = order.clone();
+    sorted.sort();
+    assert_eq!(order, sorted);
 
     service
         .get(&format!("/v1/projects/{id}"), &pro)
@@ -141,7 +149,7 @@ async fn deploys_carry_files_and_become_the_last_deploy() {
     let files = service
         .state
         .store()
-        .run(move |conn| domain_desk_service::store::deploys::served_files(conn, &id))
+        .read(move |conn| domain_desk_service::store::deploys::served_files(conn, &id))
         .await
         .unwrap()
         .unwrap();

@@ -703,7 +703,7 @@ async fn a_clock_jump_goes_live_in_the_background_without_any_request() {
         .service
         .state
         .store()
-        .run(|conn| domain_desk_service::store::domains::get(conn, "www.example.com"))
+        .read(|conn| domain_desk_service::store::domains::get(conn, "www.example.com"))
         .await
         .unwrap()
         .unwrap();

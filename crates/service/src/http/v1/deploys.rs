@@ -3,13 +3,16 @@
 
 use std::collections::BTreeMap;
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
-use domain_desk_api::{CreateDeploy, Deploy, DeployStatus};
+use axum::response::Response;
+use axum::{Extension, Json};
+use domain_desk_api::{CreateDeploy, Deploy, DeployList, DeployStatus};
 
-use crate::http::extract::{ApiPath, Caller, OptionalJson};
+use crate::http::extract::{ApiPath, Caller, ListParams, OptionalJson};
+use crate::http::idempotency::{PendingAnswer, commit_answer};
 use crate::state::AppState;
+use crate::store::page::ListScope;
 use crate::store::{deploys, projects};
 use crate::{Error, Result};
 
@@ -66,15 +69,15 @@ fn normalise_files(files: BTreeMap<String, String>) -> Result<BTreeMap<String, S
 pub async fn create_deploy(
     State(state): State<AppState>,
     caller: Caller,
+    pending: Option<Extension<PendingAnswer>>,
     ApiPath(project_id): ApiPath<String>,
     OptionalJson(body): OptionalJson<CreateDeploy>,
-) -> Result<(StatusCode, Json<Deploy>)> {
+) -> Result<Response> {
     let files = normalise_files(body.files.unwrap_or_default())?;
     let now = state.now();
     let account_id = caller.account.id;
-    let deploy = state
-        .store()
-        .write(move |tx| {
+    let pending = pending.map(|Extension(pending)| pending);
+    commit_answer(&state, pending, StatusCode::CREATED, move |tx| {
             let project = projects::require(tx, &account_id, &project_id)?;
             let files = if files.is_empty() {
                 BTreeMap::from([(
@@ -87,11 +90,55 @@ pub async fn create_deploy(
             } else {
                 files
             };
-            deploys::create(tx, &project.id, DeployStatus::Succeeded, &files, now)
+            let deploy = deploys::create(tx, &project.id, DeployStatus::Succeeded, &files, now)?;
+            tracing::info!(deploy = %deploy.id, project = %deploy.project_id, files = deploy.file_count, "deployed");
+            Ok(deploy)
+    })
+    .await
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/projects/{project_id}/deploys",
+    tag = "projects",
+    summary = "The project's deploys, oldest first, a page at a time",
+    params(
+        ("project_id" = String, Path, description = "The project's id"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "Items per page (default 100)"),
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of deploys; `next_cursor` is null on the last page", body = DeployList),
+        (status = 422, description = "`invalid_limit`, `invalid_cursor` or `validation_failed` (an unknown query parameter)", body = domain_desk_api::ErrorBody),
+    ),
+)]
+pub async fn list_deploys(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(project_id): ApiPath<String>,
+    list: ListParams,
+) -> Result<Json<DeployList>> {
+    let account_id = caller.account.id;
+    let scope = ListScope {
+        list: "deploys",
+        owner: &project_id,
+    };
+    let request = list.page_request(state.cursor_key(), scope)?;
+    let owner = project_id.clone();
+    let page = state
+        .store()
+        .read(move |conn| {
+            let project = projects::require(conn, &account_id, &owner)?;
+            deploys::page_of_project(conn, &project.id, &request)
         })
         .await?;
-    tracing::info!(deploy = %deploy.id, project = %deploy.project_id, files = deploy.file_count, "deployed");
-    Ok((StatusCode::CREATED, Json(deploy)))
+    let next_cursor = page
+        .next
+        .map(|after| state.cursor_key().seal(scope, &after));
+    Ok(Json(DeployList {
+        deploys: page.items,
+        next_cursor,
+    }))
 }
 
 fn html_escape(text: &str) -> String {

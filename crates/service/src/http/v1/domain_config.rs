@@ -55,7 +55,7 @@ pub async fn get_domain_config(
     let account_id = caller.account.id;
     let config = state
         .store()
-        .run(move |conn| {
+        .read(move |conn| {
             let project = projects::require(conn, &account_id, &project_id)?;
             current_config(conn, &project.id)
         })

@@ -7,15 +7,18 @@
 //! Removing is always allowed; redirects that pointed at the removed domain re-point to the
 //! project's current address (its live primary domain, else its default address).
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
+use axum::{Extension, Json};
 use domain_desk_api::{AddDomain, Domain, DomainList, DomainRole, ErrorBody, ErrorCode, Hostname};
 use rusqlite::Connection;
 
 use super::path_hostname;
-use crate::http::extract::{ApiJson, ApiPath, Caller};
+use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
+use crate::http::idempotency::{PendingAnswer, commit_answer};
 use crate::state::AppState;
+use crate::store::page::ListScope;
 use crate::store::{deploys, domains, projects};
 use crate::{Error, Result};
 
@@ -23,24 +26,44 @@ use crate::{Error, Result};
     get,
     path = "/v1/projects/{project_id}/domains",
     tag = "domains",
-    summary = "The project's domains, in the order they were added",
-    params(("project_id" = String, Path, description = "The project's id")),
-    responses((status = 200, description = "The domains", body = DomainList)),
+    summary = "The project's domains in the order they were added, a page at a time",
+    params(
+        ("project_id" = String, Path, description = "The project's id"),
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "Items per page (default 100)"),
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of domains; `next_cursor` is null on the last page", body = DomainList),
+        (status = 422, description = "`invalid_limit`, `invalid_cursor` or `validation_failed` (an unknown query parameter)", body = ErrorBody),
+    ),
 )]
 pub async fn list_domains(
     State(state): State<AppState>,
     caller: Caller,
     ApiPath(project_id): ApiPath<String>,
+    list: ListParams,
 ) -> Result<Json<DomainList>> {
     let account_id = caller.account.id;
-    let domains = state
+    let scope = ListScope {
+        list: "domains",
+        owner: &project_id,
+    };
+    let request = list.page_request(state.cursor_key(), scope)?;
+    let owner = project_id.clone();
+    let page = state
         .store()
-        .run(move |conn| {
-            let project = projects::require(conn, &account_id, &project_id)?;
-            domains::of_project(conn, &project.id)
+        .read(move |conn| {
+            let project = projects::require(conn, &account_id, &owner)?;
+            domains::page_of_project(conn, &project.id, &request)
         })
         .await?;
-    Ok(Json(DomainList { domains }))
+    let next_cursor = page
+        .next
+        .map(|after| state.cursor_key().seal(scope, &after));
+    Ok(Json(DomainList {
+        domains: page.items,
+        next_cursor,
+    }))
 }
 
 /// Resolves a redirect target: the project's default address, or a domain of this project
@@ -98,79 +121,86 @@ pub(crate) fn redirect_target(
 pub async fn add_domain(
     State(state): State<AppState>,
     caller: Caller,
+    pending: Option<Extension<PendingAnswer>>,
     ApiPath(project_id): ApiPath<String>,
     ApiJson(body): ApiJson<AddDomain>,
-) -> Result<(StatusCode, Json<Domain>)> {
+) -> Result<Response> {
     let now = state.now();
     let platform_domain = state.settings().platform_domain.clone();
     let platform_target = state.settings().platform_dns_target.clone();
     let account = caller.account;
-    let domain = state
-        .store()
-        .write(move |tx| {
-            let project = projects::require(tx, &account.id, &project_id)?;
-            if !account.plan.allows_custom_domains() {
-                return Err(Error::api(
-                    StatusCode::FORBIDDEN,
-                    ErrorCode::PlanUpgradeRequired,
-                    "Custom domains need a paid plan (Pro or above); upgrade the account to add one.",
-                ));
-            }
-            if deploys::current_succeeded(tx, &project.id)?.is_none() {
+    let pending = pending.map(|Extension(pending)| pending);
+    commit_answer(&state, pending, StatusCode::CREATED, move |tx| {
+        let project = projects::require(tx, &account.id, &project_id)?;
+        if !account.plan.allows_custom_domains() {
+            return Err(Error::api(
+                StatusCode::FORBIDDEN,
+                ErrorCode::PlanUpgradeRequired,
+                "Custom domains need a paid plan (Pro or above); upgrade the account to add one.",
+            ));
+        }
+        if deploys::current_succeeded(tx, &project.id)?.is_none() {
+            return Err(Error::conflict(
+                ErrorCode::DeployRequired,
+                "Deploy the project successfully before adding a domain.",
+            ));
+        }
+        let hostname = Hostname::parse(&body.hostname)?;
+        if hostname.is_within(&platform_domain) {
+            return Err(Error::invalid_hostname(
+                "hostname",
+                format!("Names under the platform's own domain {platform_domain} cannot be added."),
+            ));
+        }
+        let redirect_to = body
+            .redirect_to
+            .as_deref()
+            .map(|to| redirect_target(tx, &project, hostname.as_str(), to))
+            .transpose()?;
+        match domains::get(tx, hostname.as_str())? {
+            Some(existing) if existing.project_id == project.id => {
                 return Err(Error::conflict(
-                    ErrorCode::DeployRequired,
-                    "Deploy the project successfully before adding a domain.",
+                    ErrorCode::DomainAlreadyAttached,
+                    format!("{hostname} is already a domain of this project."),
                 ));
             }
-            let hostname = Hostname::parse(&body.hostname)?;
-            if hostname.is_within(&platform_domain) {
-                return Err(Error::invalid_hostname(
-                    "hostname",
-                    format!("Names under the platform's own domain {platform_domain} cannot be added."),
-                ));
-            }
-            let redirect_to = body
-                .redirect_to
-                .as_deref()
-                .map(|to| redirect_target(tx, &project, hostname.as_str(), to))
-                .transpose()?;
-            match domains::get(tx, hostname.as_str())? {
-                Some(existing) if existing.project_id == project.id => {
-                    return Err(Error::conflict(
-                        ErrorCode::DomainAlreadyAttached,
-                        format!("{hostname} is already a domain of this project."),
-                    ));
-                }
-                Some(_) => {
-                    return Err(Error::conflict(
-                        ErrorCode::DomainTaken,
-                        format!("{hostname} is attached to another project; remove it there first."),
-                    ));
-                }
-                None => {}
-            }
-            let limit = account.limits.max_domains_per_project;
-            if domains::count_of_project(tx, &project.id)? >= limit {
+            Some(_) => {
                 return Err(Error::conflict(
-                    ErrorCode::DomainLimitReached,
-                    format!("This project has the plan's maximum of {limit} domains; remove one first."),
+                    ErrorCode::DomainTaken,
+                    format!("{hostname} is attached to another project; remove it there first."),
                 ));
             }
-            let role = if redirect_to.is_some() {
-                DomainRole::Redirect
-            } else if domains::primary(tx, &project.id)?.is_none() {
-                DomainRole::Primary
-            } else {
-                DomainRole::Alias
-            };
-            let domain =
-                domains::new_domain(&hostname, &project.id, role, redirect_to, &platform_target, now);
-            domains::insert(tx, &domain)?;
-            Ok(domain)
-        })
-        .await?;
-    tracing::info!(hostname = %domain.hostname, project = %domain.project_id, "domain added");
-    Ok((StatusCode::CREATED, Json(domain)))
+            None => {}
+        }
+        let limit = account.limits.max_domains_per_project;
+        if domains::count_of_project(tx, &project.id)? >= limit {
+            return Err(Error::conflict(
+                ErrorCode::DomainLimitReached,
+                format!(
+                    "This project has the plan's maximum of {limit} domains; remove one first."
+                ),
+            ));
+        }
+        let role = if redirect_to.is_some() {
+            DomainRole::Redirect
+        } else if domains::primary(tx, &project.id)?.is_none() {
+            DomainRole::Primary
+        } else {
+            DomainRole::Alias
+        };
+        let domain = domains::new_domain(
+            &hostname,
+            &project.id,
+            role,
+            redirect_to,
+            &platform_target,
+            now,
+        );
+        domains::insert(tx, &domain)?;
+        tracing::info!(hostname = %domain.hostname, project = %domain.project_id, "domain added");
+        Ok(domain)
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -193,7 +223,7 @@ pub async fn get_domain(
     let account_id = caller.account.id;
     let domain = state
         .store()
-        .run(move |conn| {
+        .read(move |conn| {
             let project = projects::require(conn, &account_id, &project_id)?;
             domains::require_in_project(conn, &project.id, hostname.as_str())
         })
@@ -218,8 +248,9 @@ pub async fn get_domain(
 pub async fn verify_domain(
     State(state): State<AppState>,
     caller: Caller,
+    pending: Option<Extension<PendingAnswer>>,
     ApiPath((project_id, hostname)): ApiPath<(String, String)>,
-) -> Result<Json<Domain>> {
+) -> Result<Response> {
     let hostname = path_hostname(&hostname)?;
     let account = caller.account;
     {
@@ -227,17 +258,17 @@ pub async fn verify_domain(
             (account.id.clone(), project_id.clone(), hostname.clone());
         state
             .store()
-            .run(move |conn| {
+            .read(move |conn| {
                 let project = projects::require(conn, &account_id, &project_id)?;
                 domains::require_in_project(conn, &project.id, hostname.as_str())
             })
             .await?;
     }
     let world = state.require_world()?;
-    let domain = world
-        .verify(&state, &account, &project_id, &hostname)
-        .await?;
-    Ok(Json(domain))
+    let pending = pending.map(|Extension(pending)| pending);
+    world
+        .verify(&state, &account, &project_id, &hostname, pending)
+        .await
 }
 
 #[utoipa::path(

@@ -1,12 +1,15 @@
 //! Projects: list, create, get. Another account's project answers `404` like an unknown one.
 
-use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
+use axum::response::Response;
+use axum::{Extension, Json};
 use domain_desk_api::{CreateProject, Project, ProjectList};
 
-use crate::http::extract::{ApiJson, ApiPath, Caller};
+use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
+use crate::http::idempotency::{PendingAnswer, commit_answer};
 use crate::state::AppState;
+use crate::store::page::ListScope;
 use crate::store::projects;
 use crate::{Error, Result};
 
@@ -17,24 +20,39 @@ pub const MAX_NAME_CHARS: usize = 100;
     get,
     path = "/v1/projects",
     tag = "projects",
-    summary = "The account's projects, oldest first",
-    responses((status = 200, description = "The projects", body = ProjectList)),
+    summary = "The account's projects, oldest first, a page at a time",
+    params(
+        ("limit" = Option<u32>, Query, minimum = 1, maximum = 1000, description = "Items per page (default 100)"),
+        ("cursor" = Option<String>, Query, description = "`next_cursor` of the previous page"),
+    ),
+    responses(
+        (status = 200, description = "A page of projects; `next_cursor` is null on the last page", body = ProjectList),
+        (status = 422, description = "`invalid_limit`, `invalid_cursor` or `validation_failed` (an unknown query parameter)", body = domain_desk_api::ErrorBody),
+    ),
 )]
 pub async fn list_projects(
     State(state): State<AppState>,
     caller: Caller,
+    list: ListParams,
 ) -> Result<Json<ProjectList>> {
     let account_id = caller.account.id;
-    let projects = state
+    let scope = ListScope {
+        list: "projects",
+        owner: &account_id,
+    };
+    let request = list.page_request(state.cursor_key(), scope)?;
+    let owner = account_id.clone();
+    let page = state
         .store()
-        .run(move |conn| {
-            projects::rows_of_account(conn, &account_id)?
-                .iter()
-                .map(|row| projects::to_api(conn, row))
-                .collect::<Result<Vec<_>>>()
-        })
+        .read(move |conn| projects::page_of_account(conn, &owner, &request))
         .await?;
-    Ok(Json(ProjectList { projects }))
+    let next_cursor = page
+        .next
+        .map(|after| state.cursor_key().seal(scope, &after));
+    Ok(Json(ProjectList {
+        projects: page.items,
+        next_cursor,
+    }))
 }
 
 pub(crate) fn validate_name(name: &str) -> Result<String> {
@@ -65,21 +83,20 @@ pub(crate) fn validate_name(name: &str) -> Result<String> {
 pub async fn create_project(
     State(state): State<AppState>,
     caller: Caller,
+    pending: Option<Extension<PendingAnswer>>,
     ApiJson(body): ApiJson<CreateProject>,
-) -> Result<(StatusCode, Json<Project>)> {
+) -> Result<Response> {
     let name = validate_name(&body.name)?;
     let now = state.now();
     let platform_domain = state.settings().platform_domain.clone();
     let account_id = caller.account.id;
-    let project = state
-        .store()
-        .write(move |tx| {
-            let row = projects::create(tx, &account_id, &name, &platform_domain, now)?;
-            projects::to_api(tx, &row)
-        })
-        .await?;
-    tracing::info!(project = %project.id, "project created");
-    Ok((StatusCode::CREATED, Json(project)))
+    let pending = pending.map(|Extension(pending)| pending);
+    commit_answer(&state, pending, StatusCode::CREATED, move |tx| {
+        let row = projects::create(tx, &account_id, &name, &platform_domain, now)?;
+        tracing::info!(project = %row.id, "project created");
+        projects::to_api(tx, &row)
+    })
+    .await
 }
 
 #[utoipa::path(
@@ -98,7 +115,7 @@ pub async fn get_project(
     let account_id = caller.account.id;
     let project = state
         .store()
-        .run(move |conn| {
+        .read(move |conn| {
             let row = projects::require(conn, &account_id, &project_id)?;
             projects::to_api(conn, &row)
         })
