@@ -48,6 +48,9 @@ pub struct ServiceSettings {
     pub certificate_issuance_time: TimeDelta,
     /// No certificate this long after the start: the attempt fails.
     pub certificate_deadline: TimeDelta,
+    /// Answer repeated `GET`s from memory while no write happened since (see
+    /// `http::read_cache`); off only to measure the database path alone.
+    pub read_cache: bool,
 }
 
 pub const DEFAULT_PLATFORM_DOMAIN: &str = "pages.local-platform.test";
@@ -72,6 +75,7 @@ impl Default for ServiceSettings {
             dns_propagation_delay: TimeDelta::seconds(60),
             certificate_issuance_time: TimeDelta::minutes(2),
             certificate_deadline: TimeDelta::minutes(30),
+            read_cache: true,
         }
     }
 }

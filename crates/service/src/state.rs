@@ -14,6 +14,7 @@ use futures::future::BoxFuture;
 
 use crate::clock::Clock;
 use crate::http::idempotency::{InFlight, PendingAnswer};
+use crate::http::read_cache::ReadCache;
 use crate::limiter::{BanPolicy, RateLimiter};
 use crate::settings::{ServiceSettings, Storage};
 use crate::store::page::CursorKey;
@@ -72,6 +73,8 @@ struct Inner {
     idempotency_in_flight: Arc<InFlight>,
     /// Signs list cursors.
     cursor_key: CursorKey,
+    /// Answers to repeated `GET`s while the data is unchanged.
+    read_cache: ReadCache,
     /// The API's bound address, once known.
     api_addr: RwLock<Option<SocketAddr>>,
 }
@@ -124,6 +127,7 @@ impl AppState {
                 accounts_by_key: RwLock::new(HashMap::new()),
                 idempotency_in_flight: Arc::new(InFlight::default()),
                 cursor_key,
+                read_cache: ReadCache::default(),
                 api_addr: RwLock::new(None),
             }),
         })
@@ -203,6 +207,10 @@ impl AppState {
         &self.inner.idempotency_in_flight
     }
 
+    pub fn read_cache(&self) -> &ReadCache {
+        &self.inner.read_cache
+    }
+
     pub fn cursor_key(&self) -> &CursorKey {
         &self.inner.cursor_key
     }
@@ -252,6 +260,7 @@ impl AppState {
             .unwrap_or_else(PoisonError::into_inner)
             .clear();
         self.limiter().clear();
+        self.read_cache().clear();
         self.set_faults(Faults::default());
         if let Some(world) = self.world() {
             world.reset(self).await?;

@@ -6,6 +6,7 @@ pub mod gate;
 pub mod idempotency;
 pub mod local;
 pub mod openapi;
+pub mod read_cache;
 pub mod v1;
 
 use axum::Json;
@@ -124,6 +125,10 @@ pub fn app(state: AppState) -> Router {
     router
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
+        .layer(middleware::from_fn_with_state(
+            state.clone(),
+            read_cache::serve_cached,
+        ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
             crate::world::keep_world_current,

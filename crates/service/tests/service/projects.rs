@@ -224,3 +224,35 @@ async fn deploy_paths_are_validated_and_other_accounts_refused() {
         .await
         .expect_error(404, "not_found");
 }
+
+#[tokio::test]
+async fn a_repeated_list_shows_every_change_at_once() {
+    let service = TestService::new();
+    let key = service.key(Plan::Pro).await;
+    let first = service.get("/v1/projects", &key).await;
+    let again = service.get("/v1/projects", &key).await;
+    assert_eq!(again.raw, first.raw);
+    let created = service
+        .post("/v1/projects", &key, json!({"name": "seen at once"}))
+        .await;
+    created.expect(201);
+    let after = service.get("/v1/projects", &key).await;
+    assert!(
+        after.body["projects"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|p| p["name"] == "seen at once"),
+        "a cached list hid a new project"
+    );
+    // the deploy changes the project's last_deploy in the list and in the project itself
+    let id = created.body["id"].as_str().unwrap().to_owned();
+    let before = service.get(&format!("/v1/projects/{id}"), &key).await;
+    assert!(before.body["last_deploy"].is_null());
+    service
+        .post(&format!("/v1/projects/{id}/deploys"), &key, json!({}))
+        .await
+        .expect(201);
+    let deployed = service.get(&format!("/v1/projects/{id}"), &key).await;
+    assert_eq!(deployed.body["last_deploy"]["status"], "succeeded");
+}
