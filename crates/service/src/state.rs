@@ -47,6 +47,9 @@ pub trait World: Send + Sync + 'static {
         pending: Option<PendingAnswer>,
     ) -> BoxFuture<'a, Result<Response>>;
 
+    /// Called once a new project is committed: its default address resolves from now on.
+    fn project_created(&self, default_address: &str);
+
     /// Called by `POST /_local/reset` after the API data went back to the seed.
     fn reset<'a>(&'a self, state: &'a AppState) -> BoxFuture<'a, Result<()>>;
 

@@ -9,7 +9,7 @@
 //! the edge. Customer zones (the demo zones and any added later) hold the records the demo DNS
 //! provider manages, under the provider's rules (no CNAME beside other records).
 
-use std::collections::{BTreeMap, BTreeSet};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
 use std::sync::{Arc, PoisonError, RwLock};
 
@@ -124,6 +124,12 @@ struct Zones {
     platform_lookup: Option<PlatformLookup>,
     customer: BTreeMap<String, DateTime<Utc>>,
     records: Vec<StoredRecord>,
+    /// Indexes into `records` by owner name, so a question reads only its name's records
+    /// (removed records stay, for the delayed view; they are filtered by time).
+    owners: HashMap<String, Vec<usize>>,
+    /// Indexes into `records` by every name a record makes exist: its owner and each name
+    /// between the owner and its zone (empty non-terminals exist too).
+    existing: HashMap<String, Vec<usize>>,
     /// Bumped on every change; it is the SOA serial.
     serial: u32,
 }
@@ -153,6 +159,8 @@ impl ZoneStore {
                 platform_lookup: None,
                 customer: BTreeMap::new(),
                 records: Vec::new(),
+                owners: HashMap::new(),
+                existing: HashMap::new(),
                 serial: 1,
             })),
             journal: None,
@@ -192,6 +200,16 @@ impl ZoneStore {
         zones.serial = zones.serial.wrapping_add(1);
     }
 
+    /// Replaces the set of projects' default addresses that resolve to the edge.
+    pub fn set_platform_hosts(&self, hostnames: impl IntoIterator<Item = String>) {
+        let mut zones = self.write();
+        zones.platform_hosts = hostnames
+            .into_iter()
+            .map(|name| name.trim_end_matches('.').to_ascii_lowercase())
+            .collect();
+        zones.serial = zones.serial.wrapping_add(1);
+    }
+
     /// Makes a project's default address resolve to the edge.
     pub fn add_platform_host(&self, hostname: &str) {
         let mut zones = self.write();
@@ -214,6 +232,7 @@ impl ZoneStore {
         let mut zones = self.write();
         zones.customer = snapshot.zones.into_iter().collect();
         zones.records = snapshot.records;
+        zones.reindex();
         zones.serial = zones.serial.wrapping_add(1);
     }
 
@@ -373,6 +392,8 @@ impl ZoneStore {
         }
         let record = stored.record.clone();
         zones.records.push(stored);
+        let added = zones.records.len() - 1;
+        zones.index(added);
         zones.serial = zones.serial.wrapping_add(1);
         Ok(record)
     }
@@ -430,7 +451,57 @@ impl ZoneStore {
     }
 }
 
+/// True when `name` is `zone` or a name below it.
+fn is_within(name: &str, zone: &str) -> bool {
+    name == zone
+        || name
+            .strip_suffix(zone)
+            .is_some_and(|head| head.ends_with('.'))
+}
+
 impl Zones {
+    fn reindex(&mut self) {
+        self.owners.clear();
+        self.existing.clear();
+        for index in 0..self.records.len() {
+            self.index(index);
+        }
+    }
+
+    fn index(&mut self, index: usize) {
+        let stored = &self.records[index];
+        let owner = absolute_name(&stored.zone, &stored.record.name);
+        let zone_len = stored.zone.len();
+        // the owner and every parent of it down to (not including) the zone apex
+        let mut name = owner.as_str();
+        while name.len() > zone_len {
+            self.existing
+                .entry(name.to_owned())
+                .or_default()
+                .push(index);
+            match name.split_once('.') {
+                Some((_, parent)) => name = parent,
+                None => break,
+            }
+        }
+        self.owners.entry(owner).or_default().push(index);
+    }
+
+    /// The visible records of `zone` owned by `name`.
+    fn at_name<'a>(
+        &'a self,
+        zone: &'a str,
+        name: &str,
+        as_of: Option<DateTime<Utc>>,
+    ) -> impl Iterator<Item = &'a StoredRecord> + 'a {
+        self.owners
+            .get(name)
+            .into_iter()
+            .flatten()
+            .map(|&index| &self.records[index])
+            .filter(move |stored| stored.zone == zone && stored.visible_at(as_of))
+    }
+
     fn is_platform_host(&self, name: &str) -> bool {
         self.platform_hosts.contains(name)
             || self
@@ -449,19 +520,9 @@ impl Zones {
                     .filter(|(_, created)| as_of.is_none_or(|at| **created <= at))
                     .map(|(zone, _)| zone.as_str()),
             )
-            .filter(|zone| name == *zone || name.ends_with(&format!(".{zone}")))
+            .filter(|zone| is_within(name, zone))
             .max_by_key(|zone| zone.len())
             .map(str::to_owned)
-    }
-
-    fn visible<'a>(
-        &'a self,
-        zone: &'a str,
-        as_of: Option<DateTime<Utc>>,
-    ) -> impl Iterator<Item = &'a StoredRecord> + 'a {
-        self.records
-            .iter()
-            .filter(move |stored| stored.zone == zone && stored.visible_at(as_of))
     }
 
     /// True when the name owns records or has records below it (an empty non-terminal).
@@ -476,9 +537,11 @@ impl Zones {
                 .any(|host| host == name || host.ends_with(&below))
                 || self.is_platform_host(name);
         }
-        self.visible(zone, as_of).any(|stored| {
-            let owner = absolute_name(zone, &stored.record.name);
-            owner == name || owner.ends_with(&below)
+        self.existing.get(name).is_some_and(|indexes| {
+            indexes.iter().any(|&index| {
+                let stored = &self.records[index];
+                stored.zone == zone && stored.visible_at(as_of)
+            })
         })
     }
 
@@ -527,10 +590,7 @@ impl Zones {
             }
             return Ok(Step::Exists { zone });
         }
-        let here: Vec<&StoredRecord> = self
-            .visible(&zone, as_of)
-            .filter(|stored| absolute_name(&zone, &stored.record.name) == name)
-            .collect();
+        let here: Vec<&StoredRecord> = self.at_name(&zone, name, as_of).collect();
         if let Some(cname) = here
             .iter()
             .find(|stored| stored.record.record_type == ZoneRecordType::Cname)

@@ -141,6 +141,29 @@ where
     Ok(answer.into_response())
 }
 
+/// Like [`commit_answer`], when the caller needs something more from the transaction than the
+/// answer (`work` returns the answer's value and that).
+pub async fn commit_answer_with<T, X, F>(
+    state: &AppState,
+    pending: Option<PendingAnswer>,
+    status: StatusCode,
+    work: F,
+) -> Result<(Response, X)>
+where
+    T: Serialize + Send + 'static,
+    X: Send + 'static,
+    F: FnOnce(&Transaction<'_>) -> Result<(T, X)> + Send + 'static,
+{
+    let (answer, extra) = state
+        .store()
+        .write(move |tx| {
+            let (value, extra) = work(tx)?;
+            Ok((Answer::record(tx, pending.as_ref(), status, &value)?, extra))
+        })
+        .await?;
+    Ok((answer.into_response(), extra))
+}
+
 /// An answer serialised inside the transaction of the change it reports, and remembered
 /// there when the request carried an `Idempotency-Key`.
 #[derive(Debug)]

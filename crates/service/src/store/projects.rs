@@ -240,6 +240,15 @@ pub fn page_of_account(
     })
 }
 
+/// Every project's default address (what the platform zone answers for).
+pub fn default_addresses(conn: &Connection) -> Result<Vec<String>> {
+    let mut stmt = conn.prepare_cached("SELECT default_address FROM projects")?;
+    let names = stmt
+        .query_map([], |row| row.get(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    Ok(names)
+}
+
 /// Where the project is served now, as a hostname: the primary domain once it is live, else
 /// the default address.
 pub fn current_address(conn: &Connection, project: &ProjectRow) -> Result<String> {

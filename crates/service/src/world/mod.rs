@@ -37,11 +37,10 @@ use tokio::sync::watch;
 
 use crate::ca::{CertificateAuthority, IssuedCertificate};
 use crate::clock::Clock;
-use crate::dns::PlatformLookup;
 use crate::dns::{PlatformZone, ZoneHandler, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns};
 use crate::edge::{EdgeDirectory, serve_http, serve_https};
 use crate::state::{AppState, World, WorldInfo};
-use crate::store::{Store, domains};
+use crate::store::{Store, domains, projects};
 use crate::verify::Verifier;
 use crate::{Error, Result};
 use directory::{CertificateCache, WorldDirectory};
@@ -173,14 +172,12 @@ impl LocalWorld {
             ca: ca.clone(),
             certificates: certificates.clone(),
         });
-        let platform_lookup: PlatformLookup = {
-            let directory = directory.clone();
-            Arc::new(move |name: &str| directory.is_default_address(name))
-        };
-        let zones = ZoneStore::new(platform)
-            .with_journal(Arc::new(persist::StoreJournal(store.clone())))
-            .with_platform_lookup(platform_lookup);
+        // The platform zone answers projects' default addresses from memory: loaded here,
+        // told of each new project (`World::project_created`), reloaded by a reset.
+        let zones =
+            ZoneStore::new(platform).with_journal(Arc::new(persist::StoreJournal(store.clone())));
         zones.restore(snapshot);
+        zones.set_platform_hosts(store.read(projects::default_addresses).await?);
 
         let (stop, _) = watch::channel(false);
         let world = Arc::new(Self {
@@ -612,6 +609,8 @@ impl LocalWorld {
                 .await?;
         }
         self.zones.restore(seed);
+        self.zones
+            .set_platform_hosts(self.store.read(projects::default_addresses).await?);
         let kept = self.store.read(persist::read_certificates).await?;
         self.certificates
             .retain(|hostname| kept.contains_key(hostname));
@@ -683,6 +682,10 @@ impl World for LocalWorld {
         pending: Option<PendingAnswer>,
     ) -> BoxFuture<'a, Result<Response>> {
         Box::pin(self.verify_domain(state, project_id, hostname, pending))
+    }
+
+    fn project_created(&self, default_address: &str) {
+        self.zones.add_platform_host(default_address);
     }
 
     fn reset<'a>(&'a self, _state: &'a AppState) -> BoxFuture<'a, Result<()>> {

@@ -7,7 +7,7 @@ use axum::{Extension, Json};
 use domain_desk_api::{CreateProject, Project, ProjectList};
 
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
-use crate::http::idempotency::{PendingAnswer, commit_answer};
+use crate::http::idempotency::{PendingAnswer, commit_answer_with};
 use crate::state::AppState;
 use crate::store::page::ListScope;
 use crate::store::projects;
@@ -91,12 +91,17 @@ pub async fn create_project(
     let platform_domain = state.settings().platform_domain.clone();
     let account_id = caller.account.id;
     let pending = pending.map(|Extension(pending)| pending);
-    commit_answer(&state, pending, StatusCode::CREATED, move |tx| {
-        let row = projects::create(tx, &account_id, &name, &platform_domain, now)?;
-        tracing::info!(project = %row.id, "project created");
-        projects::to_api(tx, &row)
-    })
-    .await
+    let (response, default_address) =
+        commit_answer_with(&state, pending, StatusCode::CREATED, move |tx| {
+            let row = projects::create(tx, &account_id, &name, &platform_domain, now)?;
+            tracing::info!(project = %row.id, "project created");
+            Ok((projects::to_api(tx, &row)?, row.default_address))
+        })
+        .await?;
+    if let Some(world) = state.world() {
+        world.project_created(&default_address);
+    }
+    Ok(response)
 }
 
 #[utoipa::path(
