@@ -49,6 +49,10 @@ pub struct ServeArgs {
     /// Speed of the virtual clock: 0 freezes it, 60 makes a minute pass in a second.
     #[arg(long, value_name = "F", default_value_t = 1.0)]
     pub clock_speed: f64,
+    /// Read every GET from the database, never from the answers kept in memory while
+    /// nothing changed (to measure the database path on its own).
+    #[arg(long)]
+    pub no_read_cache: bool,
 }
 
 /// `domain-desk doctor`: see `domain_desk_doctor::diagnose`.
@@ -271,6 +275,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
         edge_https_addr: args.edge_https,
         edge_http_addr: args.edge_http,
         clock_speed: args.clock_speed,
+        read_cache: !args.no_read_cache,
         ..ServiceSettings::default()
     };
     let runtime = tokio::runtime::Runtime::new()?;

@@ -276,23 +276,39 @@ fn check_file(data: &Path, acked: &Acked) {
     assert_eq!(duplicates, 0);
 }
 
+/// Every project of the account, following the pages.
+async fn all_projects(http: &reqwest::Client, base: &str, key: &str) -> Vec<Value> {
+    let mut projects = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let url = match &cursor {
+            Some(cursor) => format!("{base}/v1/projects?limit=1000&cursor={cursor}"),
+            None => format!("{base}/v1/projects?limit=1000"),
+        };
+        let page: Value = http
+            .get(url)
+            .bearer_auth(key)
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap();
+        projects.extend(page["projects"].as_array().unwrap().iter().cloned());
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return projects,
+        }
+    }
+}
+
 /// Through the API of a restarted service: every acknowledged project, deploy and domain.
 async fn check_api(base: &str, key: &str, acked: &Acked) {
     let http = reqwest::Client::new();
-    let list: Value = http
-        .get(format!("{base}/v1/projects"))
-        .bearer_auth(key)
-        .send()
+    let listed: BTreeMap<String, Value> = all_projects(&http, base, key)
         .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
-    let listed: BTreeMap<String, Value> = list["projects"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|p| (p["id"].as_str().unwrap().to_owned(), p.clone()))
+        .into_iter()
+        .map(|p| (p["id"].as_str().unwrap().to_owned(), p))
         .collect();
     for (id, (name, _)) in &acked.projects {
         let project = listed
@@ -393,4 +409,144 @@ async fn acknowledged_writes_survive_kill_9_and_nothing_is_half_written() {
     check_api(&served.base, &key, &acked).await;
     check_replays(&served.base, &key, &acked).await;
     check_file(&data, &acked);
+}
+
+/// A request that was sent: its key and body, and the answer's bytes if one came back.
+struct Sent {
+    name: String,
+    idempotency_key: String,
+    answer: Option<Vec<u8>>,
+}
+
+/// Eight writers create projects, each with a key of its own, and note every key *before*
+/// sending it; the service is SIGKILLed five times under them. Then every key that was sent —
+/// answered, cut off, or never received — is sent again with its body: an answered one must
+/// replay its first answer byte for byte, and in the end every name exists exactly once. This
+/// is what an action and its remembered answer committed together guarantee.
+#[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+async fn every_key_sent_acts_once_across_repeated_kill_9() {
+    const KILLS: usize = 12;
+    const ANSWERS_BEFORE_KILL: usize = 40;
+    let dir = tempfile::tempdir().unwrap();
+    let data = dir.path().join("platform.db");
+    let sent: Arc<Mutex<Vec<Sent>>> = Arc::new(Mutex::new(Vec::new()));
+
+    for cycle in 0..KILLS {
+        let served = Served::start(&data);
+        let key = enterprise_key(&reqwest::Client::new(), &served.base).await;
+        let answered = Arc::new(AtomicUsize::new(0));
+        let progress = Arc::new(Notify::new());
+        let stop = Arc::new(AtomicBool::new(false));
+        let mut writers = Vec::new();
+        for writer in 0..WRITERS {
+            let (base, key) = (served.base.clone(), key.clone());
+            let (sent, answered, progress, stop) = (
+                sent.clone(),
+                answered.clone(),
+                progress.clone(),
+                stop.clone(),
+            );
+            writers.push(tokio::spawn(async move {
+                let http = reqwest::Client::builder()
+                    .timeout(Duration::from_secs(10))
+                    .build()
+                    .unwrap();
+                for i in 0.. {
+                    if stop.load(Ordering::Acquire) {
+                        return;
+                    }
+                    let name = format!("once k{cycle}-w{writer}-{i}");
+                    let idempotency_key = format!("once-k{cycle}-w{writer}-{i}");
+                    let index = {
+                        let mut sent = sent.lock().unwrap();
+                        sent.push(Sent {
+                            name: name.clone(),
+                            idempotency_key: idempotency_key.clone(),
+                            answer: None,
+                        });
+                        sent.len() - 1
+                    };
+                    let response = http
+                        .post(format!("{base}/v1/projects"))
+                        .bearer_auth(&key)
+                        .header("idempotency-key", &idempotency_key)
+                        .json(&json!({ "name": name }))
+                        .send()
+                        .await;
+                    let Ok(response) = response else { continue };
+                    if response.status().as_u16() != 201 {
+                        continue;
+                    }
+                    let Ok(bytes) = response.bytes().await else {
+                        continue;
+                    };
+                    sent.lock().unwrap()[index].answer = Some(bytes.to_vec());
+                    answered.fetch_add(1, Ordering::AcqRel);
+                    progress.notify_one();
+                }
+            }));
+        }
+        let waited = tokio::time::timeout(Duration::from_secs(120), async {
+            while answered.load(Ordering::Acquire) < ANSWERS_BEFORE_KILL {
+                progress.notified().await;
+            }
+        })
+        .await;
+        assert!(waited.is_ok(), "the write load made no progress");
+        // Land the kill at a different point of the requests' lives each cycle.
+        std::thread::sleep(Duration::from_millis(3 * cycle as u64));
+        served.kill();
+        stop.store(true, Ordering::Release);
+        for writer in writers {
+            writer.await.unwrap();
+        }
+    }
+
+    let sent = std::mem::take(&mut *sent.lock().unwrap());
+    let unanswered = sent.iter().filter(|s| s.answer.is_none()).count();
+    assert!(sent.len() >= KILLS * ANSWERS_BEFORE_KILL);
+    let served = Served::start(&data);
+    let http = reqwest::Client::new();
+    let key = enterprise_key(&http, &served.base).await;
+    for request in &sent {
+        let response = http
+            .post(format!("{}/v1/projects", served.base))
+            .bearer_auth(&key)
+            .header("idempotency-key", &request.idempotency_key)
+            .json(&json!({ "name": request.name }))
+            .send()
+            .await
+            .unwrap();
+        assert_eq!(response.status().as_u16(), 201, "{}", request.name);
+        let replayed = response
+            .headers()
+            .get("idempotent-replayed")
+            .and_then(|v| v.to_str().ok())
+            == Some("true");
+        let bytes = response.bytes().await.unwrap();
+        if let Some(first) = &request.answer {
+            assert!(replayed, "{} was answered but not replayed", request.name);
+            assert_eq!(&bytes[..], &first[..], "replay of {} differs", request.name);
+        }
+    }
+    let mut per_name: BTreeMap<String, usize> = BTreeMap::new();
+    for project in all_projects(&http, &served.base, &key).await {
+        let name = project["name"].as_str().unwrap();
+        if name.starts_with("once ") {
+            *per_name.entry(name.to_owned()).or_default() += 1;
+        }
+    }
+    for request in &sent {
+        assert_eq!(
+            per_name.get(&request.name).copied().unwrap_or(0),
+            1,
+            "{} exists {} times",
+            request.name,
+            per_name.get(&request.name).copied().unwrap_or(0)
+        );
+    }
+    eprintln!(
+        "{} keys sent over {KILLS} kills, {unanswered} without an answer; each acted once",
+        sent.len()
+    );
 }
