@@ -3,6 +3,7 @@
 
 mod caa;
 mod failures;
+mod hostile;
 mod nonsense;
 mod online;
 mod output;
