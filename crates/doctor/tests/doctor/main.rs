@@ -7,6 +7,8 @@ mod hostile;
 mod nonsense;
 mod online;
 mod output;
+#[cfg(target_os = "linux")]
+mod real_servers;
 mod records;
 mod service;
 mod support;
