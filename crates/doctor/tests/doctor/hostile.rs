@@ -184,3 +184,58 @@ async fn hostile_values_keep_the_markdown_intact() {
         "{markdown}"
     );
 }
+
+/// Keys whose strings are enums or dates, and the CAA verdict the renderers do not print.
+const NOT_TEXT: [&str; 7] = [
+    "code",
+    "severity",
+    "status",
+    "kind",
+    "action",
+    "generated_at",
+    "decision",
+];
+
+/// Puts the hostile text in front of every string of the report that is free text.
+fn poison(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => text.insert_str(0, HOSTILE),
+        serde_json::Value::Array(items) => items.iter_mut().for_each(poison),
+        serde_json::Value::Object(fields) => fields
+            .iter_mut()
+            .filter(|(key, _)| !NOT_TEXT.contains(&key.as_str()))
+            .for_each(|(_, field)| poison(field)),
+        _ => {}
+    }
+}
+
+/// Every text field of a report, not only those the test zones fill: a field a renderer
+/// forgets to escape shows up here.
+#[tokio::test]
+async fn every_text_field_of_a_report_is_rendered_inert() {
+    let mut json = serde_json::to_value(hostile_report().await).unwrap();
+    json["hosts"][0]["tls"] = serde_json::json!({
+        "address": "192.0.2.1:443",
+        "connected": true,
+        "error": "handshake",
+        "certificate": {
+            "subject": "CN=www.example.com",
+            "issuer": "CN=Issuer",
+            "names": ["www.example.com", "*.example.com"],
+            "not_before": null,
+            "not_after": null,
+            "covers_hostname": true,
+            "trusted": false,
+            "trust_error": "unknown issuer"
+        },
+        "http_status": 301,
+        "location": "https://example.com/"
+    });
+    poison(&mut json);
+    let report: Report = serde_json::from_value(json).unwrap();
+    assert_inert(&report.to_text());
+    let markdown = report.to_markdown();
+    assert_inert(&markdown);
+    assert_markdown_structure(&markdown);
+    assert!(markdown.contains("### TLS at the edge"), "{markdown}");
+}
