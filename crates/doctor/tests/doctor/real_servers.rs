@@ -51,6 +51,8 @@ fn a_healthy_cname_against_nsd_and_unbound() {
     }
     let logs = tempfile::tempdir().unwrap();
     let out = logs.path().join("out");
+    // One open file for both streams: they share its offset and do not overwrite each other.
+    let output_file = fs::File::create(&out).unwrap();
     let exe = std::env::current_exe().unwrap();
     let mut child = Command::new("unshare")
         .args(["--net", "--mount", "--"])
@@ -63,10 +65,8 @@ fn a_healthy_cname_against_nsd_and_unbound() {
         ])
         .env(INSIDE, "1")
         .stdin(Stdio::null())
-        .stdout(fs::File::create(&out).unwrap())
-        .stderr(Stdio::from(
-            fs::File::options().append(true).open(&out).unwrap(),
-        ))
+        .stdout(output_file.try_clone().unwrap())
+        .stderr(output_file)
         // Its own process group, so that a run past its time ends with every server in it.
         .process_group(0)
         .spawn()
@@ -386,13 +386,12 @@ struct Process {
 
 impl Process {
     fn spawn(name: &str, program: &str, args: &[&str], log: &Path) -> Self {
+        let log = fs::File::create(log).unwrap();
         let child = Command::new(program_path(program).unwrap())
             .args(args)
             .stdin(Stdio::null())
-            .stdout(fs::File::create(log).unwrap())
-            .stderr(Stdio::from(
-                fs::File::options().append(true).open(log).unwrap(),
-            ))
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
             .spawn()
             .unwrap_or_else(|error| panic!("{program}: {error}"));
         Self {
