@@ -29,6 +29,11 @@ const TEST: &[&str] = &[
     "imagemagick",
     "xdotool",
     "dnsutils",
+    // The DNS doctor's real-server test: a root, TLDs and zones in NSD, Unbound resolving
+    // from that root, in a network namespace (`ip`, with unshare and mount from util-linux).
+    "nsd",
+    "unbound",
+    "iproute2",
     "jq",
     "curl",
     "bc",

@@ -14,6 +14,7 @@
 pub mod checks;
 pub mod dns;
 pub mod error;
+pub mod escape;
 mod host;
 pub mod markdown;
 pub mod options;

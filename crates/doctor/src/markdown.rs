@@ -1,8 +1,13 @@
 //! The report as Markdown that pastes into a support ticket: findings first, each with its
 //! evidence and fix, then the raw views for whoever digs deeper.
+//!
+//! Every value from the network or the caller goes through [`crate::escape`]: prose with
+//! [`markdown`], values in inline code with [`code`] (or [`code_cell`] in a table), evidence in
+//! a fenced block whose fence outlasts its content.
 
 use std::fmt::Write;
 
+use crate::escape::{code, code_cell, code_fence, markdown, terminal};
 use crate::report::{ChangeAction, Finding, HostReport, Report, Severity};
 
 /// Renders the whole report.
@@ -12,14 +17,14 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(out, "# DNS doctor report\n");
     let _ = writeln!(
         out,
-        "- Target: `{}`\n- CA: `{}`\n- Generated: {}\n- Servers: {}\n- Result: {} error(s), {} warning(s) in {} ms\n",
-        report.target,
-        report.ca_identity,
+        "- Target: {}\n- CA: {}\n- Generated: {}\n- Servers: {}\n- Result: {} error(s), {} warning(s) in {} ms\n",
+        code(&report.target),
+        code(&report.ca_identity),
         report.generated_at.to_rfc3339(),
         report
             .sources
             .iter()
-            .map(|source| format!("{} (`{}`)", source.label, source.address))
+            .map(|source| format!("{} ({})", markdown(&source.label), code(&source.address)))
             .collect::<Vec<_>>()
             .join(", "),
         report.errors,
@@ -42,9 +47,9 @@ fn severity_label(severity: Severity) -> &'static str {
 }
 
 fn render_host(out: &mut String, host: &HostReport) {
-    let _ = write!(out, "## {}", host.hostname);
+    let _ = write!(out, "## {}", markdown(&host.hostname));
     if host.unicode_hostname != host.hostname {
-        let _ = write!(out, " ({})", host.unicode_hostname);
+        let _ = write!(out, " ({})", markdown(&host.unicode_hostname));
     }
     let verdict = match host.worst_severity() {
         Severity::Error => "ERROR",
@@ -55,22 +60,34 @@ fn render_host(out: &mut String, host: &HostReport) {
     if let Some(kind) = &host.name {
         let _ = writeln!(
             out,
-            "- Kind: {} (registrable domain `{}`, zone `{}`, public suffix `{}`)",
+            "- Kind: {} (registrable domain {}, zone {}, public suffix {})",
             if kind.apex { "apex" } else { "subdomain" },
-            kind.registrable_domain,
-            kind.zone,
-            kind.public_suffix
+            code(&kind.registrable_domain),
+            code(&kind.zone),
+            code(&kind.public_suffix)
         );
     }
     if let Some(record) = &host.expected_record {
         let _ = writeln!(
             out,
-            "- Needs: `{} {} {}` in zone `{}`",
-            record.name, record.record_type, record.value, record.zone
+            "- Needs: {} in zone {}",
+            code(&format!(
+                "{} {} {}",
+                record.name, record.record_type, record.value
+            )),
+            code(&record.zone)
         );
     }
     if !host.nameservers.is_empty() {
-        let _ = writeln!(out, "- Nameservers: {}", host.nameservers.join(", "));
+        let _ = writeln!(
+            out,
+            "- Nameservers: {}",
+            host.nameservers
+                .iter()
+                .map(|nameserver| markdown(nameserver))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let _ = writeln!(out);
     for finding in &host.findings {
@@ -86,19 +103,19 @@ fn render_host(out: &mut String, host: &HostReport) {
                 .records
                 .iter()
                 .map(|record| {
-                    format!(
+                    markdown(&format!(
                         "{} {} {} ({} s)",
                         record.name, record.record_type, record.value, record.ttl
-                    )
+                    ))
                 })
                 .collect::<Vec<_>>()
                 .join("<br>");
             let _ = writeln!(
                 out,
                 "| {} | {} | {} | {} | {} |",
-                escape_cell(&view.source.label),
+                markdown(&view.source.label),
                 view.status,
-                escape_cell(&records),
+                records,
                 view.cache_expires_in_seconds
                     .map(|seconds| format!("{seconds} s"))
                     .unwrap_or_default(),
@@ -112,18 +129,18 @@ fn render_host(out: &mut String, host: &HostReport) {
         let _ = writeln!(out);
     }
     if let Some(caa) = &host.caa {
-        let _ = writeln!(out, "### CAA climb (asked {})\n", caa.server);
+        let _ = writeln!(out, "### CAA climb (asked {})\n", markdown(&caa.server));
         for step in &caa.steps {
             let records = step
                 .records
                 .iter()
-                .map(|record| format!("`{}`", record.value))
+                .map(|record| code(&record.value))
                 .collect::<Vec<_>>()
                 .join(", ");
             let _ = writeln!(
                 out,
-                "- `{}`: {}{}{}{}",
-                step.name,
+                "- {}: {}{}{}{}",
+                code(&step.name),
                 step.status,
                 if records.is_empty() {
                     String::new()
@@ -132,26 +149,31 @@ fn render_host(out: &mut String, host: &HostReport) {
                 },
                 step.via_cname
                     .as_ref()
-                    .map(|end| format!(" (via CNAME to `{end}`)"))
+                    .map(|end| format!(" (via CNAME to {})", code(end)))
                     .unwrap_or_default(),
                 step.note
                     .as_ref()
-                    .map(|note| format!(" — {note}"))
+                    .map(|note| format!(" — {}", markdown(note)))
                     .unwrap_or_default()
             );
         }
         let _ = writeln!(out);
     }
     if let Some(tls) = &host.tls {
-        let _ = writeln!(out, "### TLS at the edge (`{}`)\n", tls.address);
+        let _ = writeln!(out, "### TLS at the edge ({})\n", code(&tls.address));
         match &tls.certificate {
             Some(certificate) => {
                 let _ = writeln!(
                     out,
                     "- Certificate: {} issued by {}, names {}, valid until {}",
-                    certificate.subject,
-                    certificate.issuer,
-                    certificate.names.join(", "),
+                    markdown(&certificate.subject),
+                    markdown(&certificate.issuer),
+                    certificate
+                        .names
+                        .iter()
+                        .map(|name| markdown(name))
+                        .collect::<Vec<_>>()
+                        .join(", "),
                     certificate
                         .not_after
                         .map(|end| end.to_rfc3339())
@@ -162,7 +184,7 @@ fn render_host(out: &mut String, host: &HostReport) {
                 let _ = writeln!(
                     out,
                     "- No certificate: {}",
-                    tls.error.as_deref().unwrap_or("no connection")
+                    markdown(tls.error.as_deref().unwrap_or("no connection"))
                 );
             }
         }
@@ -172,7 +194,7 @@ fn render_host(out: &mut String, host: &HostReport) {
                 "- `GET /`: {status}{}",
                 tls.location
                     .as_ref()
-                    .map(|location| format!(" → {location}"))
+                    .map(|location| format!(" → {}", code(location)))
                     .unwrap_or_default()
             );
         }
@@ -185,11 +207,11 @@ fn render_finding(out: &mut String, finding: &Finding) {
         out,
         "**{}** {}\n\n{}\n",
         severity_label(finding.severity),
-        finding.title,
-        finding.detail
+        markdown(&finding.title),
+        markdown(&finding.detail)
     );
     if let Some(fix) = &finding.fix {
-        let _ = writeln!(out, "Fix: {}\n", fix.summary);
+        let _ = writeln!(out, "Fix: {}\n", markdown(&fix.summary));
         if !fix.changes.is_empty() {
             let _ = writeln!(
                 out,
@@ -203,40 +225,43 @@ fn render_finding(out: &mut String, finding: &Finding) {
                 };
                 let _ = writeln!(
                     out,
-                    "| {action} | {} | {} | {} | `{}` |",
-                    change.zone,
-                    change.name,
-                    change.record_type,
-                    escape_cell(&change.value)
+                    "| {action} | {} | {} | {} | {} |",
+                    markdown(&change.zone),
+                    markdown(&change.name),
+                    markdown(&change.record_type),
+                    code_cell(&change.value)
                 );
             }
             let _ = writeln!(out);
         }
     }
     if !finding.evidence.is_empty() {
-        let _ = writeln!(out, "<details><summary>Evidence</summary>\n\n```");
+        // Each line is escaped on its own, so a value cannot start a line of its own.
+        let mut block = String::new();
         for evidence in &finding.evidence {
             let _ = writeln!(
-                out,
-                ";; {} asked {}: {}{}",
-                evidence.server,
-                evidence.question,
-                evidence.status,
-                evidence
-                    .note
-                    .as_ref()
-                    .map(|note| format!(" ({note})"))
-                    .unwrap_or_default()
+                block,
+                "{}",
+                terminal(&format!(
+                    ";; {} asked {}: {}{}",
+                    evidence.server,
+                    evidence.question,
+                    evidence.status,
+                    evidence
+                        .note
+                        .as_ref()
+                        .map(|note| format!(" ({note})"))
+                        .unwrap_or_default()
+                ))
             );
             for record in &evidence.records {
-                let _ = writeln!(out, "{record}");
+                let _ = writeln!(block, "{}", terminal(&record.to_string()));
             }
         }
-        let _ = writeln!(out, "```\n</details>\n");
+        let fence = code_fence(&block);
+        let _ = writeln!(
+            out,
+            "<details><summary>Evidence</summary>\n\n{fence}\n{block}{fence}\n</details>\n"
+        );
     }
-}
-
-/// Table cells cannot hold a bare `|`; resolver output is untrusted text.
-fn escape_cell(text: &str) -> String {
-    text.replace('|', "\\|").replace('\n', " ")
 }

@@ -123,8 +123,9 @@ pub struct SourceView {
     /// Seconds until this server's cached answer expires (the largest TTL it returned, or
     /// its negative-caching time for a missing name).
     pub cache_expires_in_seconds: Option<u32>,
-    /// Whether it says the same as the zone's authoritative answer; absent when that is
-    /// unknown.
+    /// Whether it says the same as the zone's authoritative answer about the name itself (its
+    /// CNAME, or its own addresses; the chain beyond a CNAME is not compared); absent when
+    /// that is unknown.
     pub agrees: Option<bool>,
     pub elapsed_ms: u64,
 }

@@ -1,15 +1,19 @@
 //! The report as plain text for a terminal: one block per hostname, worst findings first,
 //! each with its fix. The Markdown and JSON forms carry the full evidence.
+//!
+//! Names and values come from the network: each goes through [`terminal`], so none can send
+//! the terminal an escape sequence or forge a line.
 
 use std::fmt::Write;
 
+use crate::escape::terminal;
 use crate::report::{ChangeAction, Report, Severity};
 
 pub fn render(report: &Report) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail; the results are ignored for that reason.
     for host in &report.hosts {
-        let _ = writeln!(out, "{}", host.hostname);
+        let _ = writeln!(out, "{}", terminal(&host.hostname));
         for finding in &host.findings {
             let mark = match finding.severity {
                 Severity::Error => "ERROR  ",
@@ -17,12 +21,12 @@ pub fn render(report: &Report) -> String {
                 Severity::Info => "info   ",
                 Severity::Ok => "ok     ",
             };
-            let _ = writeln!(out, "  {mark} {}", finding.title);
+            let _ = writeln!(out, "  {mark} {}", terminal(&finding.title));
             if matches!(finding.severity, Severity::Error | Severity::Warning) {
-                let _ = writeln!(out, "          {}", finding.detail);
+                let _ = writeln!(out, "          {}", terminal(&finding.detail));
             }
             if let Some(fix) = &finding.fix {
-                let _ = writeln!(out, "          fix: {}", fix.summary);
+                let _ = writeln!(out, "          fix: {}", terminal(&fix.summary));
                 for change in &fix.changes {
                     let action = match change.action {
                         ChangeAction::Add => "add   ",
@@ -32,7 +36,10 @@ pub fn render(report: &Report) -> String {
                     let _ = writeln!(
                         out,
                         "            {action} {} {} {}   (zone {})",
-                        change.name, change.record_type, change.value, change.zone
+                        terminal(&change.name),
+                        terminal(&change.record_type),
+                        terminal(&change.value),
+                        terminal(&change.zone)
                     );
                 }
             }
@@ -49,7 +56,7 @@ pub fn render(report: &Report) -> String {
         report
             .sources
             .iter()
-            .map(|source| source.label.as_str())
+            .map(|source| terminal(&source.label))
             .collect::<Vec<_>>()
             .join(", ")
     );

@@ -4,6 +4,7 @@
 use std::collections::BTreeSet;
 
 use crate::checks::{evidence, human_duration};
+use crate::dns::answer::normalise_name;
 use crate::dns::{Answer, AnswerStatus};
 use crate::report::{Finding, FindingCode, Fix, Severity, Source, SourceKind, SourceView};
 
@@ -14,22 +15,35 @@ pub struct ServerView<'a> {
     pub aaaa: &'a Answer,
 }
 
-/// What an answer says, without TTLs: equal signatures mean the servers agree.
-fn signature(view: &ServerView<'_>) -> (AnswerStatus, BTreeSet<(String, String, String)>) {
-    let records = view
+/// What a server says about the name itself, without TTLs: equal signatures mean the servers
+/// agree.
+///
+/// Only records owned by the name count. The zone's own nameserver stops at a CNAME into
+/// another zone while a resolver follows it and adds the target's addresses; what lies beyond
+/// the CNAME is the target's zone's to answer (it may even give each resolver other
+/// addresses), and the records check and the target lookup judge it. For the same reason the
+/// response code counts only when the name has no CNAME: after a CNAME it speaks of the
+/// chain's end.
+fn signature(
+    hostname: &str,
+    view: &ServerView<'_>,
+) -> (Option<AnswerStatus>, BTreeSet<(String, String)>) {
+    let hostname = normalise_name(hostname);
+    let own: BTreeSet<(String, String)> = view
         .a
         .answers
         .iter()
         .chain(view.aaaa.answers.iter())
+        .filter(|record| record.name == hostname)
         .map(|record| {
             (
-                record.name.clone(),
                 record.record_type.clone(),
-                record.value.clone(),
+                record.value.to_ascii_lowercase(),
             )
         })
         .collect();
-    (view.a.status, records)
+    let has_cname = own.iter().any(|(record_type, _)| record_type == "CNAME");
+    ((!has_cname).then_some(view.a.status), own)
 }
 
 /// The views, each marked as agreeing or not with the reference (the first authoritative
@@ -42,13 +56,13 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
         .filter(answered)
         .find(|view| view.source.kind == SourceKind::Authoritative)
         .or_else(|| views.iter().find(answered));
-    let reference_signature = reference.map(signature);
+    let reference_signature = reference.map(|view| signature(hostname, view));
     let mut disagreeing = Vec::new();
     let source_views = views
         .iter()
         .map(|view| {
             let agrees = match (&reference_signature, view.a.status.is_answer()) {
-                (Some(wanted), true) => Some(&signature(view) == wanted),
+                (Some(wanted), true) => Some(&signature(hostname, view) == wanted),
                 _ => None,
             };
             let expires = view.a.max_ttl().max(view.aaaa.max_ttl());

@@ -299,9 +299,47 @@ fn present(data: &RData) -> String {
         ),
         RData::TXT(txt) => txt
             .iter()
-            .map(|part| format!("\"{}\"", String::from_utf8_lossy(part)))
+            .map(|part| character_string(part))
             .collect::<Vec<_>>()
             .join(" "),
         other => other.to_string(),
+    }
+}
+
+/// A TXT character-string in presentation form (RFC 1035 section 5.1), as `dig` shows it:
+/// quoted, `"` and `\` escaped, control characters and bytes that are not UTF-8 as `\DDD`
+/// (bidirectional controls as `\u{202e}`, as everywhere in the doctor's output). Readable text,
+/// UTF-8 included, stays as it is.
+fn character_string(bytes: &[u8]) -> String {
+    let mut out = String::with_capacity(bytes.len() + 2);
+    out.push('"');
+    for chunk in bytes.utf8_chunks() {
+        for character in chunk.valid().chars() {
+            if matches!(character, '"' | '\\') {
+                out.push('\\');
+                out.push(character);
+            } else {
+                out.push_str(&crate::escape::terminal(character.encode_utf8(&mut [0; 4])));
+            }
+        }
+        for byte in chunk.invalid() {
+            out.push_str(&format!("\\{byte:03}"));
+        }
+    }
+    out.push('"');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn txt_values_are_in_presentation_form() {
+        assert_eq!(character_string(b"v=spf1 -all"), "\"v=spf1 -all\"");
+        assert_eq!(
+            character_string(b"say \"hi\" \\ \x1b[31m\r\n\xff caf\xc3\xa9"),
+            "\"say \\\"hi\\\" \\\\ \\027[31m\\013\\010\\255 caf\u{e9}\""
+        );
     }
 }

@@ -3,9 +3,12 @@
 
 mod caa;
 mod failures;
+mod hostile;
 mod nonsense;
 mod online;
 mod output;
+#[cfg(target_os = "linux")]
+mod real_servers;
 mod records;
 mod service;
 mod support;

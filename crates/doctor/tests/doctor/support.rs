@@ -87,6 +87,14 @@ impl Zones {
         self.add(owner, 300, RData::CNAME(CNAME(name(target))))
     }
 
+    /// A CNAME whose target has labels of raw bytes, which no zone file could hold unescaped
+    /// (control characters, `|`, backticks): what a hostile zone can serve.
+    pub fn cname_raw(&mut self, owner: &str, labels: &[&[u8]]) -> &mut Self {
+        let mut target = Name::from_labels(labels.iter().copied()).unwrap();
+        target.set_fqdn(true);
+        self.add(owner, 300, RData::CNAME(CNAME(target)))
+    }
+
     pub fn txt(&mut self, owner: &str, text: &str) -> &mut Self {
         self.add(owner, 300, RData::TXT(TXT::new(vec![text.to_owned()])))
     }

@@ -1,0 +1,637 @@
+//! The doctor against a real DNS hierarchy instead of the in-process test server: NSD serves
+//! a root zone, the `com` and `net` top-level domains, the customer's zone and the platform's
+//! zone, each from its own loopback address on port 53, and Unbound resolves iteratively from
+//! that root as the system resolver (`/etc/resolv.conf` bind-mounted to point at it). A
+//! healthy CNAME into the platform's zone must come out without an error and without a
+//! warning beyond the public resolvers, which cannot be reached.
+//!
+//! It all runs in a private network and mount namespace (`unshare --net --mount`), where the
+//! only interface is loopback: no question can leave the machine, and port 53 is free. The
+//! test re-executes this test binary inside the namespace, where
+//! [`inside_the_namespace`] does the work. Without root or a working `unshare` it says why
+//! and skips, except under `CI=true`, where it fails; without `nsd` or `unbound` it fails
+//! (`cargo xtask test` installs them).
+
+use std::fs;
+use std::net::SocketAddr;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, ExitStatus, Stdio};
+use std::time::{Duration, Instant};
+
+use domain_desk_doctor::dns::{AnswerStatus, QueryOptions, query};
+use domain_desk_doctor::report::SourceKind;
+use domain_desk_doctor::{DoctorOptions, FindingCode, Severity, diagnose};
+use hickory_proto::rr::RecordType;
+
+use crate::{finding, host};
+
+/// Set in the re-executed test binary: it runs inside the namespace.
+const INSIDE: &str = "DOMAIN_DESK_DOCTOR_IN_NAMESPACE";
+/// The whole re-executed run, servers included.
+const OUTER_LIMIT: Duration = Duration::from_secs(120);
+/// How long each server may take to answer after its start.
+const READY_LIMIT: Duration = Duration::from_secs(15);
+
+const ROOT: &str = "127.0.0.2";
+const TLD: &str = "127.0.0.3";
+const CUSTOMER: &str = "127.0.0.4";
+const PLATFORM: &str = "127.0.0.5";
+const RESOLVER: &str = "127.0.0.6";
+const TARGET: &str = "edge.platform.net";
+
+#[test]
+fn a_healthy_cname_against_nsd_and_unbound() {
+    if let Some(reason) = missing_prerequisite() {
+        if std::env::var("CI").is_ok_and(|value| value == "true") {
+            panic!("the real-server test cannot run under CI: {reason}");
+        }
+        skip(&reason);
+        return;
+    }
+    for program in ["nsd", "unbound", "ip", "mount"] {
+        assert!(
+            program_path(program).is_some(),
+            "{program} is not installed: apt-get install nsd unbound iproute2 (cargo xtask test \
+             installs them)"
+        );
+    }
+    let logs = tempfile::tempdir().unwrap();
+    let out = logs.path().join("out");
+    // One open file for both streams: they share its offset and do not overwrite each other.
+    let output_file = fs::File::create(&out).unwrap();
+    let exe = std::env::current_exe().unwrap();
+    let mut child = Command::new("unshare")
+        .args(["--net", "--mount", "--"])
+        .arg(&exe)
+        .args([
+            "real_servers::inside_the_namespace",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(INSIDE, "1")
+        .stdin(Stdio::null())
+        .stdout(output_file.try_clone().unwrap())
+        .stderr(output_file)
+        // Its own process group, so that a run past its time ends with every server in it.
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let status = wait_bounded(&mut child, OUTER_LIMIT);
+    let output = fs::read_to_string(&out).unwrap_or_default();
+    let output: String = output
+        .chars()
+        .filter(|character| !character.is_control() || *character == '\n')
+        .collect();
+    match status {
+        Some(status) if status.success() && output.contains("1 passed") => {}
+        Some(status) => panic!("inside the namespace: {status}\n{output}"),
+        None => panic!(
+            "inside the namespace: no result within {} s\n{output}",
+            OUTER_LIMIT.as_secs()
+        ),
+    }
+}
+
+/// Waits for `child`; past `limit`, ends its process group and returns `None`.
+fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
+    let started = Instant::now();
+    while started.elapsed() < limit {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    // The child has not been reaped, so its process group still exists and is its own.
+    let group = format!("-{}", child.id());
+    let _ = Command::new("kill")
+        .args(["-s", "TERM", "--", &group])
+        .status();
+    let grace = Instant::now();
+    while grace.elapsed() < Duration::from_secs(5) {
+        if child.try_wait().ok().flatten().is_some() {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    }
+    let _ = Command::new("kill")
+        .args(["-s", "KILL", "--", &group])
+        .status();
+    let _ = child.wait();
+    None
+}
+
+#[allow(clippy::print_stderr)]
+fn skip(reason: &str) {
+    eprintln!("skipping the real-server test: {reason}");
+}
+
+/// Why the test cannot run here, if it cannot: only root and a working `unshare` are reasons
+/// to skip. Missing servers are a failure (`cargo xtask test` installs them).
+fn missing_prerequisite() -> Option<String> {
+    let status = fs::read_to_string("/proc/self/status").unwrap_or_default();
+    let root = status
+        .lines()
+        .find_map(|line| line.strip_prefix("Uid:"))
+        .and_then(|ids| ids.split_whitespace().nth(1))
+        == Some("0");
+    if !root {
+        return Some("it needs root, for a network namespace and port 53".to_owned());
+    }
+    let namespace = Command::new("unshare")
+        .args(["--net", "--mount", "true"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
+    if !namespace.is_ok_and(|status| status.success()) {
+        return Some("unshare --net --mount does not work here".to_owned());
+    }
+    None
+}
+
+/// `program` on the PATH, or in the system directories root's PATH usually has.
+fn program_path(program: &str) -> Option<PathBuf> {
+    let path = std::env::var_os("PATH").unwrap_or_default();
+    std::env::split_paths(&path)
+        .chain(["/usr/sbin", "/sbin", "/usr/bin", "/bin"].map(PathBuf::from))
+        .map(|directory| directory.join(program))
+        .find(|candidate| candidate.is_file())
+}
+
+/// Runs only when re-executed by [`a_healthy_cname_against_nsd_and_unbound`]; in a normal
+/// run it returns at once.
+#[tokio::test]
+async fn inside_the_namespace() {
+    if std::env::var_os(INSIDE).is_none() {
+        return;
+    }
+    assert_private_network();
+    let mut hierarchy = Hierarchy::start().await;
+    tokio::time::timeout(Duration::from_secs(60), async {
+        diagnose_against(&hierarchy).await;
+        a_fix_still_propagating(&mut hierarchy).await;
+    })
+    .await
+    .expect("the diagnoses end within a minute");
+    drop(hierarchy);
+}
+
+/// Nothing but loopback, and no route: a question to any other address fails on this
+/// machine, before a packet is sent.
+fn assert_private_network() {
+    // Not /sys/class/net: sysfs shows the namespace of whoever mounted it.
+    let links = Command::new("ip")
+        .args(["-o", "link", "show"])
+        .output()
+        .unwrap();
+    let interfaces: Vec<String> = String::from_utf8_lossy(&links.stdout)
+        .lines()
+        .filter_map(|line| line.split(": ").nth(1).map(str::to_owned))
+        .collect();
+    assert_eq!(interfaces, ["lo"], "not in a private network namespace");
+    run("ip", &["link", "set", "lo", "up"]);
+    let routes = Command::new("ip").args(["route", "show"]).output().unwrap();
+    assert!(routes.stdout.is_empty(), "a route leaves loopback");
+}
+
+fn run(program: &str, args: &[&str]) {
+    let status = Command::new(program_path(program).unwrap())
+        .args(args)
+        .status()
+        .unwrap();
+    assert!(status.success(), "{program} {args:?}: {status}");
+}
+
+async fn diagnose_against(hierarchy: &Hierarchy) {
+    // What `domain-desk doctor --target edge.platform.net --no-tls NAME` runs: the system
+    // resolver, the public resolvers and the zone's own nameservers.
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let report = diagnose(&["www.example.com", "wrong.example.com"], &options)
+        .await
+        .unwrap();
+    let text = report.to_text();
+    let context = format!("{text}\n{}", hierarchy.logs());
+
+    let www = host(&report, "www.example.com");
+    finding(www, FindingCode::RecordCorrect);
+    let kinds: Vec<SourceKind> = www.views.iter().map(|view| view.source.kind).collect();
+    assert_eq!(kinds[..2], [SourceKind::Authoritative, SourceKind::System]);
+    assert_eq!(www.views[0].source.address, format!("{CUSTOMER}:53"));
+    assert_eq!(www.views[1].source.address, format!("{RESOLVER}:53"));
+    // the nameserver stops at the CNAME, Unbound follows it: they agree all the same
+    assert_eq!(www.views[0].records.len(), 1, "{context}");
+    assert!(www.views[1].records.len() > 1, "{context}");
+    assert_eq!(www.views[0].agrees, Some(true), "{context}");
+    assert_eq!(www.views[1].agrees, Some(true), "{context}");
+    for found in &www.findings {
+        let unreachable_public = found.code == FindingCode::ServerTimeout
+            && www.views.iter().any(|view| {
+                view.source.kind == SourceKind::Public
+                    && found.title.starts_with(&view.source.label)
+            });
+        assert!(
+            found.severity > Severity::Warning || unreachable_public,
+            "{:?} {}\n{context}",
+            found.code,
+            found.title
+        );
+    }
+
+    let wrong = host(&report, "wrong.example.com");
+    let mismatch = finding(wrong, FindingCode::CnameMismatch);
+    assert_eq!(mismatch.severity, Severity::Error);
+    assert!(
+        mismatch.detail.contains("old-host.example.com"),
+        "{context}"
+    );
+    assert!(
+        !wrong
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::PropagationPending),
+        "{context}"
+    );
+    // the command line's exit status: 1, for the wrong CNAME alone
+    assert!(report.has_errors());
+    assert_eq!(
+        report.errors,
+        wrong
+            .findings
+            .iter()
+            .filter(|found| found.severity == Severity::Error)
+            .count(),
+        "{context}"
+    );
+}
+
+/// A customer who has just replaced the old host's A record with the CNAME: the zone's
+/// nameserver has the CNAME, Unbound still hands out the A record it cached, and the doctor
+/// says so as a warning with the time left, not as an error.
+async fn a_fix_still_propagating(hierarchy: &mut Hierarchy) {
+    let resolver: SocketAddr = format!("{RESOLVER}:53").parse().unwrap();
+    for record_type in [RecordType::A, RecordType::AAAA] {
+        query::ask(
+            resolver,
+            "moved.example.com",
+            record_type,
+            QueryOptions::default(),
+        )
+        .await;
+    }
+    hierarchy.edit_zone("customer", "example.com", |text| {
+        text.replace(MOVED_BEFORE, &moved_after())
+            .replace(" 1 3600 600 ", " 2 3600 600 ")
+    });
+    hierarchy
+        .wait_for(
+            CUSTOMER,
+            "moved.example.com",
+            RecordType::A,
+            false,
+            |answer| answer.cname_of("moved.example.com").is_some(),
+        )
+        .await;
+
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let report = diagnose(&["moved.example.com"], &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    let moved = host(&report, "moved.example.com");
+    finding(moved, FindingCode::RecordCorrect);
+    let pending = finding(moved, FindingCode::PropagationPending);
+    assert_eq!(pending.severity, Severity::Warning);
+    assert_eq!(moved.views[0].agrees, Some(true), "{context}");
+    assert_eq!(moved.views[1].agrees, Some(false), "{context}");
+    assert!(
+        moved.views[1]
+            .cache_expires_in_seconds
+            .is_some_and(|seconds| seconds <= 300),
+        "{context}"
+    );
+    assert!(!report.has_errors(), "{context}");
+}
+
+const MOVED_BEFORE: &str = "moved.example.com. IN A 192.0.2.10\n";
+
+fn moved_after() -> String {
+    format!("moved.example.com. IN CNAME {TARGET}.\n")
+}
+
+/// The zones, as NSD reads them. Every server's name has glue in its parent.
+fn zones() -> [(&'static str, &'static str, String); 5] {
+    let soa = |apex: &str, ns: &str| {
+        let mailbox = if apex == "." {
+            "hostmaster.root."
+        } else {
+            "hostmaster"
+        };
+        format!(
+            "$TTL 300\n$ORIGIN {apex}\n@ IN SOA {ns} {mailbox} 1 3600 600 86400 300\n@ IN NS {ns}\n"
+        )
+    };
+    [
+        (
+            "root",
+            ".",
+            soa(".", "ns.root.")
+                + &format!(
+                    "ns.root. IN A {ROOT}\ncom. IN NS ns.tld.\nnet. IN NS ns.tld.\nns.tld. IN A {TLD}\n"
+                ),
+        ),
+        (
+            "com",
+            "com",
+            soa("com.", "ns.tld.")
+                + &format!(
+                    "example.com. IN NS ns1.example.com.\nns1.example.com. IN A {CUSTOMER}\n"
+                ),
+        ),
+        (
+            "net",
+            "net",
+            soa("net.", "ns.tld.")
+                + &format!(
+                    "platform.net. IN NS ns1.platform.net.\nns1.platform.net. IN A {PLATFORM}\n"
+                ),
+        ),
+        (
+            "example.com",
+            "example.com",
+            soa("example.com.", "ns1.example.com.")
+                + &format!(
+                    "ns1.example.com. IN A {CUSTOMER}\n\
+                     www.example.com. IN CNAME {TARGET}.\n\
+                     wrong.example.com. IN CNAME old-host.example.com.\n\
+                     old-host.example.com. IN A 127.0.0.20\n"
+                )
+                + MOVED_BEFORE,
+        ),
+        (
+            "platform.net",
+            "platform.net",
+            soa("platform.net.", "ns1.platform.net.")
+                + &format!(
+                    "ns1.platform.net. IN A {PLATFORM}\n\
+                     {TARGET}. IN A 127.0.0.10\n\
+                     {TARGET}. IN AAAA 2001:db8::10\n"
+                ),
+        ),
+    ]
+}
+
+/// A server process, ended when dropped.
+struct Process {
+    name: String,
+    child: Child,
+}
+
+impl Process {
+    fn spawn(name: &str, program: &str, args: &[&str], log: &Path) -> Self {
+        let log = fs::File::create(log).unwrap();
+        let child = Command::new(program_path(program).unwrap())
+            .args(args)
+            .stdin(Stdio::null())
+            .stdout(log.try_clone().unwrap())
+            .stderr(log)
+            .spawn()
+            .unwrap_or_else(|error| panic!("{program}: {error}"));
+        Self {
+            name: name.to_owned(),
+            child,
+        }
+    }
+}
+
+impl Drop for Process {
+    fn drop(&mut self) {
+        if self.child.try_wait().ok().flatten().is_some() {
+            return;
+        }
+        // TERM lets NSD stop the server processes it forked.
+        let _ = Command::new("kill")
+            .args(["-s", "TERM", &self.child.id().to_string()])
+            .status();
+        let started = Instant::now();
+        while started.elapsed() < Duration::from_secs(5) {
+            if self.child.try_wait().ok().flatten().is_some() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// NSD for the root, the top-level domains, the customer's and the platform's zones, and
+/// Unbound as the system resolver. The servers stop when it is dropped, before its files go.
+struct Hierarchy {
+    servers: Vec<Process>,
+    directory: tempfile::TempDir,
+}
+
+impl Hierarchy {
+    async fn start() -> Self {
+        let directory = tempfile::tempdir().unwrap();
+        let dir = directory.path().to_owned();
+        for (file, _, text) in zones() {
+            fs::write(dir.join(format!("{file}.zone")), text).unwrap();
+        }
+        let mut hierarchy = Self {
+            servers: Vec::new(),
+            directory,
+        };
+        for (name, address, zones) in [
+            ("root", ROOT, &["root"][..]),
+            ("tld", TLD, &["com", "net"][..]),
+            ("customer", CUSTOMER, &["example.com"][..]),
+            ("platform", PLATFORM, &["platform.net"][..]),
+        ] {
+            hierarchy.start_nsd(name, address, zones);
+        }
+        for (address, apex) in [
+            (ROOT, "."),
+            (TLD, "com"),
+            (TLD, "net"),
+            (CUSTOMER, "example.com"),
+            (PLATFORM, "platform.net"),
+        ] {
+            hierarchy.ready(address, apex, false).await;
+        }
+        hierarchy.start_unbound();
+        hierarchy.ready(RESOLVER, "www.example.com", true).await;
+        let resolv = dir.join("resolv.conf");
+        fs::write(&resolv, format!("nameserver {RESOLVER}\n")).unwrap();
+        run(
+            "mount",
+            &["--bind", &resolv.to_string_lossy(), "/etc/resolv.conf"],
+        );
+        hierarchy
+    }
+
+    fn start_nsd(&mut self, name: &str, address: &str, zone_files: &[&str]) {
+        let dir = self.directory.path();
+        let own = dir.join(name);
+        fs::create_dir(&own).unwrap();
+        let path = |file: &str| own.join(file).to_string_lossy().into_owned();
+        let mut config = format!(
+            "server:\n  ip-address: {address}\n  port: 53\n  do-ip6: no\n  username: \"\"\n  \
+             chroot: \"\"\n  zonesdir: \"{}\"\n  database: \"\"\n  pidfile: \"{}\"\n  \
+             zonelistfile: \"{}\"\n  xfrdfile: \"{}\"\n  xfrdir: \"{}\"\n  logfile: \"{}\"\n  \
+             server-count: 1\n  verbosity: 1\nremote-control:\n  control-enable: no\n",
+            dir.display(),
+            path("nsd.pid"),
+            path("zone.list"),
+            path("xfrd.state"),
+            own.display(),
+            path("log"),
+        );
+        for file in zone_files {
+            let apex = zones()
+                .into_iter()
+                .find(|(candidate, _, _)| candidate == file)
+                .map(|(_, apex, _)| apex)
+                .unwrap();
+            config.push_str(&format!(
+                "zone:\n  name: \"{apex}\"\n  zonefile: \"{file}.zone\"\n"
+            ));
+        }
+        let conf = own.join("nsd.conf");
+        fs::write(&conf, config).unwrap();
+        self.servers.push(Process::spawn(
+            &format!("nsd {name}"),
+            "nsd",
+            &["-d", "-c", &conf.to_string_lossy()],
+            &own.join("stderr"),
+        ));
+    }
+
+    fn start_unbound(&mut self) {
+        let dir = self.directory.path();
+        let hints = dir.join("root.hints");
+        fs::write(
+            &hints,
+            format!(". 3600000 NS ns.root.\nns.root. 3600000 A {ROOT}\n"),
+        )
+        .unwrap();
+        let conf = dir.join("unbound.conf");
+        fs::write(
+            &conf,
+            format!(
+                "server:\n  interface: {RESOLVER}\n  port: 53\n  do-ip6: no\n  \
+                 do-daemonize: no\n  username: \"\"\n  chroot: \"\"\n  directory: \"{dir}\"\n  \
+                 pidfile: \"{dir}/unbound.pid\"\n  logfile: \"{dir}/unbound.log\"\n  \
+                 use-syslog: no\n  verbosity: 1\n  num-threads: 1\n  \
+                 access-control: 127.0.0.0/8 allow\n  do-not-query-localhost: no\n  \
+                 root-hints: \"{hints}\"\n  module-config: \"iterator\"\n\
+                 remote-control:\n  control-enable: no\n",
+                dir = dir.display(),
+                hints = hints.display(),
+            ),
+        )
+        .unwrap();
+        self.servers.push(Process::spawn(
+            "unbound",
+            "unbound",
+            &["-d", "-c", &conf.to_string_lossy()],
+            &dir.join("unbound.stderr"),
+        ));
+    }
+
+    /// Waits until `address` answers for `name`, or fails with the servers' logs.
+    async fn ready(&mut self, address: &str, name: &str, recursive: bool) {
+        self.wait_for(address, name, RecordType::SOA, recursive, |answer| {
+            answer.status == AnswerStatus::NoError
+        })
+        .await;
+    }
+
+    /// Writes the zone file `file` of the NSD instance `server` anew and has it reload.
+    fn edit_zone(&mut self, server: &str, file: &str, edit: impl Fn(&str) -> String) {
+        let path = self.directory.path().join(format!("{file}.zone"));
+        let text = fs::read_to_string(&path).unwrap();
+        fs::write(&path, edit(&text)).unwrap();
+        let name = format!("nsd {server}");
+        let process = self
+            .servers
+            .iter()
+            .find(|process| process.name == name)
+            .unwrap();
+        run("kill", &["-s", "HUP", &process.child.id().to_string()]);
+    }
+
+    /// Waits until `address` gives an answer that `accept`s, or fails with the logs.
+    async fn wait_for(
+        &mut self,
+        address: &str,
+        name: &str,
+        record_type: RecordType,
+        recursive: bool,
+        accept: impl Fn(&domain_desk_doctor::dns::Answer) -> bool,
+    ) {
+        let server: SocketAddr = format!("{address}:53").parse().unwrap();
+        let options = QueryOptions {
+            timeout: Duration::from_millis(500),
+            attempts: 1,
+            recursion_desired: recursive,
+            checking_disabled: false,
+        };
+        let started = Instant::now();
+        loop {
+            let answer = query::ask(server, name, record_type, options).await;
+            if accept(&answer) {
+                return;
+            }
+            let ended = self.servers.iter_mut().find_map(|process| {
+                let status = process.child.try_wait().ok().flatten()?;
+                Some(format!("{} ended: {status}", process.name))
+            });
+            if let Some(ended) = ended {
+                panic!("{ended}\n{}", self.logs());
+            }
+            assert!(
+                started.elapsed() < READY_LIMIT,
+                "{address} does not answer for {name}: {answer:?}\n{}",
+                self.logs()
+            );
+            // A server that is still starting: ask again shortly.
+            tokio::time::sleep(Duration::from_millis(50)).await;
+        }
+    }
+
+    /// Every log the servers wrote, for a failure's message.
+    fn logs(&self) -> String {
+        let mut text = String::new();
+        let mut files = Vec::new();
+        for entry in walk(self.directory.path()) {
+            let name = entry.to_string_lossy();
+            if name.ends_with("log") || name.ends_with("stderr") {
+                files.push(entry);
+            }
+        }
+        files.sort();
+        for file in files {
+            text.push_str(&format!(
+                "--- {}\n{}\n",
+                file.display(),
+                fs::read_to_string(&file).unwrap_or_default()
+            ));
+        }
+        text.chars()
+            .filter(|character| !character.is_control() || *character == '\n')
+            .collect()
+    }
+}
+
+fn walk(dir: &Path) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            found.extend(walk(&path));
+        } else {
+            found.push(path);
+        }
+    }
+    found
+}
