@@ -5,6 +5,7 @@ use std::time::Duration;
 use domain_desk_api::{Limits, Plan};
 
 use crate::secret::ApiKey;
+use crate::transport::DEFAULT_MAX_RESPONSE_BYTES;
 
 /// Everything needed to talk to the platform with one key.
 #[derive(Debug, Clone)]
@@ -14,6 +15,8 @@ pub struct ClientConfig {
     pub api_key: ApiKey,
     /// How long one HTTP exchange may take before it counts as a network failure.
     pub request_timeout: Duration,
+    /// The longest answer body read; longer ones fail with `Error::ResponseTooLarge`.
+    pub max_response_bytes: u64,
     pub queue: QueueConfig,
 }
 
@@ -23,6 +26,7 @@ impl ClientConfig {
             base_url: base_url.into(),
             api_key: api_key.into(),
             request_timeout: Duration::from_secs(30),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             queue: QueueConfig::default(),
         }
     }
