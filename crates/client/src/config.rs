@@ -107,3 +107,35 @@ impl Default for RetryPolicy {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Client, ClientPool};
+
+    /// Everything in this crate that holds a key, printed with `{:?}` and `{:#?}` as a log
+    /// line or a panic message would: the key's text never appears.
+    #[tokio::test]
+    async fn debug_of_everything_holding_a_key_is_redacted() {
+        const SECRET: &str = "ddk_live_debug_audit_secret";
+        let config = ClientConfig::new("http://127.0.0.1:9", SECRET);
+        let transport =
+            crate::HttpTransport::new(&config.base_url, &config.api_key, config.request_timeout)
+                .unwrap();
+        let client = Client::new(config.clone()).unwrap();
+        let pool = ClientPool::new();
+        let pooled = pool.client(config.clone()).unwrap();
+        let insecure = crate::HttpTransport::new(
+            "http://api.example.com",
+            &config.api_key,
+            config.request_timeout,
+        )
+        .unwrap_err();
+        let shown = format!(
+            "{config:?} {config:#?} {transport:?} {client:?} {client:#?} {pool:?} {pooled:?} {insecure:?} {insecure}"
+        );
+        assert!(!shown.contains(SECRET), "{shown}");
+        assert!(!shown.contains("debug_audit"), "{shown}");
+        assert!(shown.contains("ApiKey(…)"), "{shown}");
+    }
+}
