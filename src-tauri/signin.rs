@@ -78,6 +78,7 @@ pub async fn connect<R: Runtime>(
             ),
             mode: AccountMode::Connected,
             base_url: base_url.clone(),
+            extra: Default::default(),
         },
     )?;
     let session = Session::new(id, AccountMode::Connected, base_url, client, account);

@@ -482,6 +482,74 @@ fn the_doctor_names_the_blocking_a_record_and_its_fix() {
     );
 }
 
+/// A settings file this version cannot read is kept beside (`settings.json.bad-<time>`), the
+/// window starts with defaults and is told so; the next save does not touch the kept file.
+#[test]
+fn an_unreadable_settings_file_is_kept_and_the_window_is_told() {
+    let h = Harness::new();
+    let data = h._dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let broken = r#"{"settings": {"theme": "dark", "last_account": "acc_1@api.example.com"}, "accounts": [{"id": "acc_1@api.ex"#;
+    std::fs::write(data.join("settings.json"), broken).unwrap();
+
+    let loaded = h.ok("settings_get", json!({}));
+    assert_eq!(loaded["theme"], "system", "{loaded}");
+    let kept_at = loaded["notice"]["kept_at"]
+        .as_str()
+        .expect("a notice")
+        .to_owned();
+    assert!(kept_at.contains("settings.json.bad-"), "{kept_at}");
+    assert!(
+        loaded["notice"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&kept_at),
+        "{loaded}"
+    );
+    assert_eq!(std::fs::read_to_string(&kept_at).unwrap(), broken);
+    assert_eq!(h.ok("accounts_list", json!({})), json!([]));
+
+    h.ok(
+        "settings_set",
+        json!({"settings": {"theme": "light", "polling": true}}),
+    );
+    assert_eq!(std::fs::read_to_string(&kept_at).unwrap(), broken);
+    let text = std::fs::read_to_string(data.join("settings.json")).unwrap();
+    assert!(text.contains("light"), "{text}");
+}
+
+/// Settings and accounts written by a newer version keep the fields this one does not know
+/// when this one saves.
+#[test]
+fn a_newer_versions_fields_survive_an_older_app() {
+    let h = Harness::new();
+    let data = h._dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let newer = json!({
+        "settings": {"theme": "dark", "polling": false, "compact_rows": true},
+        "accounts": [{"id": "acc_1@api.example.com", "label": "Shop", "mode": "connected",
+                      "base_url": "https://api.example.com", "team": "tm_9"}],
+        "window_state": {"width": 1200}
+    });
+    std::fs::write(data.join("settings.json"), newer.to_string()).unwrap();
+
+    let loaded = h.ok("settings_get", json!({}));
+    assert!(loaded.get("notice").is_none(), "{loaded}");
+    assert_eq!(loaded["theme"], "dark");
+    h.ok(
+        "settings_set",
+        json!({"settings": {"theme": "light", "polling": true}}),
+    );
+
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(written["settings"]["theme"], "light");
+    assert_eq!(written["settings"]["compact_rows"], true, "{written}");
+    assert_eq!(written["accounts"][0]["team"], "tm_9", "{written}");
+    assert_eq!(written["window_state"]["width"], 1200, "{written}");
+}
+
 /// Connecting with a base URL and a key (here the demo service's Free key, over loopback):
 /// the session is the key's account, the account is kept for switching, and the key is in
 /// the keyring (the keyring crate's in-memory store in this test) and nowhere in the files.
