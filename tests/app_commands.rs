@@ -749,3 +749,19 @@ fn a_kept_accounts_key_is_not_sent_where_its_entry_was_moved() {
         received.lock().unwrap()
     );
 }
+
+/// Connecting over plain http:// to another computer is refused before anything is sent; the
+/// error names the address and never the key.
+#[test]
+fn connect_refuses_plain_http_to_another_computer() {
+    let h = Harness::new();
+    let err = h.err(
+        "connect",
+        json!({"baseUrl": "http://api.example.com", "apiKey": "dd_pro_plain_http_secret"}),
+    );
+    assert_eq!(err["kind"], "insecure_url", "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("http://api.example.com"), "{message}");
+    assert!(!message.contains("plain_http_secret"), "{message}");
+    assert_eq!(h.ok("accounts_list", json!({})), json!([]));
+}
