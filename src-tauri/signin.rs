@@ -201,6 +201,12 @@ pub async fn resume<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<Option<Sess
     };
     match switch_checked(app, &last, settings.base_url.as_deref()).await {
         Ok(dto) => Ok(Some(dto)),
+        // The person should hear why they are not signed in: the window shows it on the
+        // first-run screen.
+        Err(err @ Error::KeyDestination { .. }) => {
+            tracing::warn!(%err, "refused to send the last account's key");
+            Err(err)
+        }
         Err(err) => {
             tracing::warn!(%err, "could not sign in to the last account again");
             Ok(None)

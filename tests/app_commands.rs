@@ -765,3 +765,28 @@ fn connect_refuses_plain_http_to_another_computer() {
     assert!(!message.contains("plain_http_secret"), "{message}");
     assert_eq!(h.ok("accounts_list", json!({})), json!([]));
 }
+
+/// On start, the last account's entry and the settings' last base URL disagree (the file was
+/// edited): the app does not sign in with the key and says why instead of starting silently
+/// signed out.
+#[test]
+fn resume_refuses_when_the_last_base_url_is_not_the_accounts() {
+    let h = Harness::new();
+    let data = h._dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let edited = json!({
+        "settings": {"last_account": "acc_1@127.0.0.1:9", "base_url": "http://127.0.0.1:10"},
+        "accounts": [{"id": "acc_1@127.0.0.1:9", "label": "Shop", "mode": "connected",
+                      "base_url": "http://127.0.0.1:9"}]
+    });
+    std::fs::write(data.join("settings.json"), edited.to_string()).unwrap();
+    let err = h.err("session_get", json!({}));
+    assert_eq!(err["kind"], "key_destination_mismatch", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("http://127.0.0.1:10"),
+        "{err}"
+    );
+}
