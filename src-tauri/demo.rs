@@ -149,6 +149,7 @@ pub async fn start<R: Runtime>(app: &tauri::AppHandle<R>, plan: Plan) -> Result<
                 label: format!("Offline demo · {title}"),
                 mode: AccountMode::Demo,
                 base_url: String::new(),
+                extra: Default::default(),
             },
         )?;
     }

@@ -30,6 +30,13 @@ pub enum Error {
     Keyring(String),
     #[error("the settings could not be saved: {0}")]
     Settings(String),
+    /// A kept account's key was stored for one address and its entry now names another (the
+    /// settings file was edited or damaged): the key was not sent. `url` is the address the
+    /// entry names, `stored` the host the key was stored for.
+    #[error(
+        "The key of this account was stored for {stored}, but its settings now point at {url}, so the key was not sent. Connect again with the key if the address really changed."
+    )]
+    KeyDestination { stored: String, url: String },
     /// The offline demo's control plane answered with an error; `code` is its snake_case code.
     #[error("{message}")]
     Demo { code: String, message: String },
@@ -64,6 +71,7 @@ impl Error {
             Error::InvalidInput(_) => "invalid_input".into(),
             Error::Keyring(_) => "keyring".into(),
             Error::Settings(_) => "settings".into(),
+            Error::KeyDestination { .. } => "key_destination_mismatch".into(),
             Error::Demo { code, .. } => code.clone(),
             Error::DemoStart(_) => "demo_start".into(),
             Error::Open(_) => "open".into(),

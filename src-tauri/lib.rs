@@ -33,6 +33,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         .plugin(tauri_plugin_notification::init())
         .manage(state::AppState::default())
         .manage(demo::DemoSlot::default())
+        .manage(settings::SettingsCheck::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
             commands::session::session_get,

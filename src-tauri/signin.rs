@@ -78,14 +78,54 @@ pub async fn connect<R: Runtime>(
             ),
             mode: AccountMode::Connected,
             base_url: base_url.clone(),
+            extra: Default::default(),
         },
     )?;
     let session = Session::new(id, AccountMode::Connected, base_url, client, account);
     activate(app, session).await
 }
 
+/// Where a kept account's key may be sent: its entry's base URL, when that is the host the key
+/// was stored for. The keyring entry is named `<account>@<host>` at connect time, so its name
+/// records where the key belongs; the settings file (the entry's URL, the last base URL) is a
+/// plain file anything may have edited. `last_base_url` is the settings' last connected URL,
+/// checked on resume, when it is the entry's own.
+pub fn key_destination<'a>(
+    entry: &'a AccountEntry,
+    last_base_url: Option<&str>,
+) -> Result<&'a str> {
+    let refuse = |stored: &str| Error::KeyDestination {
+        stored: stored.to_owned(),
+        url: entry.base_url.clone(),
+    };
+    let stored = entry.id.rsplit_once('@').map_or("", |(_, host)| host);
+    let url = normalise_base_url(&entry.base_url).map_err(|_| refuse(stored))?;
+    if stored.is_empty() || !host_of(&url).eq_ignore_ascii_case(stored) {
+        return Err(refuse(stored));
+    }
+    if let Some(last) = last_base_url {
+        let same = normalise_base_url(last).is_ok_and(|last| last.eq_ignore_ascii_case(&url));
+        if !same {
+            return Err(Error::KeyDestination {
+                stored: entry.base_url.clone(),
+                url: last.to_owned(),
+            });
+        }
+    }
+    Ok(&entry.base_url)
+}
+
 /// Switches to an account kept on this computer (the demo starts if it is not running).
 pub async fn switch<R: Runtime>(app: &tauri::AppHandle<R>, id: &str) -> Result<SessionDto> {
+    switch_checked(app, id, None).await
+}
+
+/// [`switch`], also requiring a connected account's URL to be `last_base_url` when given.
+async fn switch_checked<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    id: &str,
+    last_base_url: Option<&str>,
+) -> Result<SessionDto> {
     if let Some(plan) = crate::demo::plan_of(id) {
         return crate::demo::start(app, plan).await;
     }
@@ -95,6 +135,8 @@ pub async fn switch<R: Runtime>(app: &tauri::AppHandle<R>, id: &str) -> Result<S
         .ok_or_else(|| {
             Error::InvalidInput("This account is no longer kept here; connect again.".into())
         })?;
+    // Before the key leaves the keyring: is this where it belongs?
+    key_destination(&entry, last_base_url)?;
     let key = secrets::load_key(&entry.id)?;
     let (client, account) = open(app, &entry.base_url, key).await?;
     let session = Session::new(
@@ -153,11 +195,18 @@ pub async fn resume<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<Option<Sess
     if let Some(session) = app.state::<AppState>().current().await {
         return Ok(Some(session.dto()));
     }
-    let Some(last) = settings::load(app)?.last_account else {
+    let settings = settings::load(app)?;
+    let Some(last) = settings.last_account else {
         return Ok(None);
     };
-    match switch(app, &last).await {
+    match switch_checked(app, &last, settings.base_url.as_deref()).await {
         Ok(dto) => Ok(Some(dto)),
+        // The person should hear why they are not signed in: the window shows it on the
+        // first-run screen.
+        Err(err @ Error::KeyDestination { .. }) => {
+            tracing::warn!(%err, "refused to send the last account's key");
+            Err(err)
+        }
         Err(err) => {
             tracing::warn!(%err, "could not sign in to the last account again");
             Ok(None)
@@ -192,5 +241,59 @@ mod tests {
             host_of("https://api.example.com:8443/x"),
             "api.example.com:8443"
         );
+    }
+
+    fn entry(id: &str, base_url: &str) -> AccountEntry {
+        AccountEntry {
+            id: id.into(),
+            label: "Shop".into(),
+            mode: AccountMode::Connected,
+            base_url: base_url.into(),
+            extra: Default::default(),
+        }
+    }
+
+    #[test]
+    fn a_kept_key_goes_only_to_the_host_it_was_stored_for() {
+        let good = entry("acc_1@api.example.com", "https://api.example.com");
+        assert_eq!(
+            key_destination(&good, None).unwrap(),
+            "https://api.example.com"
+        );
+        assert!(key_destination(&good, Some("https://api.example.com/")).is_ok());
+        let local = entry("acc_2@127.0.0.1:8787", "http://127.0.0.1:8787");
+        assert!(key_destination(&local, Some("http://127.0.0.1:8787")).is_ok());
+
+        for (id, url, last) in [
+            // The entry's URL was moved to another host or port.
+            ("acc_1@api.example.com", "https://evil.example.net", None),
+            (
+                "acc_1@api.example.com",
+                "https://api.example.com:8443",
+                None,
+            ),
+            ("acc_2@127.0.0.1:8787", "http://127.0.0.1:9999", None),
+            (
+                "acc_1@api.example.com",
+                "https://api.example.com.evil.net",
+                None,
+            ),
+            // No host recorded with the key, or no usable URL.
+            ("acc_1", "https://api.example.com", None),
+            ("acc_1@api.example.com", "", None),
+            // The settings' last base URL is not the entry's.
+            (
+                "acc_1@api.example.com",
+                "https://api.example.com",
+                Some("https://evil.example.net"),
+            ),
+        ] {
+            let err = key_destination(&entry(id, url), last).unwrap_err();
+            assert_eq!(
+                err.kind(),
+                "key_destination_mismatch",
+                "{id} {url} {last:?}"
+            );
+        }
     }
 }

@@ -139,3 +139,40 @@ impl AppState {
         *self.session.write().await = None;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use domain_desk_api::Plan;
+    use domain_desk_client::ClientConfig;
+
+    use super::*;
+
+    /// The shell's types that hold a key (through the client and the pool), printed as a log
+    /// line or a panic would print them: the key's text never appears.
+    #[tokio::test]
+    async fn debug_of_the_session_and_state_never_shows_the_key() {
+        const SECRET: &str = "dd_pro_state_debug_secret";
+        let state = AppState::default();
+        let client = state
+            .clients()
+            .client(ClientConfig::new("http://127.0.0.1:9", SECRET).plan(Plan::Pro))
+            .unwrap();
+        let account = Account {
+            id: "acc_1".into(),
+            name: "Shop".into(),
+            plan: Plan::Pro,
+            limits: Plan::Pro.default_limits(),
+        };
+        let session = Session::new(
+            "acc_1@127.0.0.1:9".into(),
+            AccountMode::Connected,
+            "http://127.0.0.1:9".into(),
+            client,
+            account,
+        );
+        let session = state.replace(session).await;
+        let shown = format!("{session:?} {session:#?} {state:?} {:?}", session.dto());
+        assert!(!shown.contains(SECRET), "{shown}");
+        assert!(!shown.contains("debug_secret"), "{shown}");
+    }
+}

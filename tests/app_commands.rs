@@ -69,6 +69,23 @@ impl Harness {
         }
     }
 
+    /// Starts the demo and returns its base URL and its Free plan's key.
+    fn demo_free_key(&self) -> (String, String) {
+        let demo = self.ok("demo_start", json!({}));
+        let base_url = demo["base_url"].as_str().unwrap().to_owned();
+        let info: Value = tokio::runtime::Runtime::new()
+            .expect("a runtime for one request")
+            .block_on(async {
+                reqwest::get(format!("{base_url}/_local/info"))
+                    .await?
+                    .json()
+                    .await
+            })
+            .expect("the demo's /_local/info");
+        let free_key = info["demo_keys"]["free"].as_str().unwrap().to_owned();
+        (base_url, free_key)
+    }
+
     fn project_with_deploy(&self, status: Option<&str>) -> Value {
         let projects = self.ok("projects_list", json!({}));
         projects
@@ -482,25 +499,82 @@ fn the_doctor_names_the_blocking_a_record_and_its_fix() {
     );
 }
 
+/// A settings file this version cannot read is kept beside (`settings.json.bad-<time>`), the
+/// window starts with defaults and is told so; the next save does not touch the kept file.
+#[test]
+fn an_unreadable_settings_file_is_kept_and_the_window_is_told() {
+    let h = Harness::new();
+    let data = h._dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let broken = r#"{"settings": {"theme": "dark", "last_account": "acc_1@api.example.com"}, "accounts": [{"id": "acc_1@api.ex"#;
+    std::fs::write(data.join("settings.json"), broken).unwrap();
+
+    let loaded = h.ok("settings_get", json!({}));
+    assert_eq!(loaded["theme"], "system", "{loaded}");
+    let kept_at = loaded["notice"]["kept_at"]
+        .as_str()
+        .expect("a notice")
+        .to_owned();
+    assert!(kept_at.contains("settings.json.bad-"), "{kept_at}");
+    assert!(
+        loaded["notice"]["message"]
+            .as_str()
+            .unwrap()
+            .contains(&kept_at),
+        "{loaded}"
+    );
+    assert_eq!(std::fs::read_to_string(&kept_at).unwrap(), broken);
+    assert_eq!(h.ok("accounts_list", json!({})), json!([]));
+
+    h.ok(
+        "settings_set",
+        json!({"settings": {"theme": "light", "polling": true}}),
+    );
+    assert_eq!(std::fs::read_to_string(&kept_at).unwrap(), broken);
+    let text = std::fs::read_to_string(data.join("settings.json")).unwrap();
+    assert!(text.contains("light"), "{text}");
+}
+
+/// Settings and accounts written by a newer version keep the fields this one does not know
+/// when this one saves.
+#[test]
+fn a_newer_versions_fields_survive_an_older_app() {
+    let h = Harness::new();
+    let data = h._dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let newer = json!({
+        "settings": {"theme": "dark", "polling": false, "compact_rows": true},
+        "accounts": [{"id": "acc_1@api.example.com", "label": "Shop", "mode": "connected",
+                      "base_url": "https://api.example.com", "team": "tm_9"}],
+        "window_state": {"width": 1200}
+    });
+    std::fs::write(data.join("settings.json"), newer.to_string()).unwrap();
+
+    let loaded = h.ok("settings_get", json!({}));
+    assert!(loaded.get("notice").is_none(), "{loaded}");
+    assert_eq!(loaded["theme"], "dark");
+    h.ok(
+        "settings_set",
+        json!({"settings": {"theme": "light", "polling": true}}),
+    );
+
+    let written: Value =
+        serde_json::from_str(&std::fs::read_to_string(data.join("settings.json")).unwrap())
+            .unwrap();
+    assert_eq!(written["settings"]["theme"], "light");
+    assert_eq!(written["settings"]["compact_rows"], true, "{written}");
+    assert_eq!(written["accounts"][0]["team"], "tm_9", "{written}");
+    assert_eq!(written["window_state"]["width"], 1200, "{written}");
+}
+
 /// Connecting with a base URL and a key (here the demo service's Free key, over loopback):
 /// the session is the key's account, the account is kept for switching, and the key is in
 /// the keyring (the keyring crate's in-memory store in this test) and nowhere in the files.
 #[test]
 fn connect_keeps_the_key_out_of_the_settings() {
-    keyring::set_default_credential_builder(keyring::mock::default_credential_builder());
+    memory_keyring::install();
     let h = Harness::new();
-    let demo = h.ok("demo_start", json!({}));
-    let base_url = demo["base_url"].as_str().unwrap().to_owned();
-    let info: Value = tokio::runtime::Runtime::new()
-        .expect("a runtime for one request")
-        .block_on(async {
-            reqwest::get(format!("{base_url}/_local/info"))
-                .await?
-                .json()
-                .await
-        })
-        .expect("the demo's /_local/info");
-    let free_key = info["demo_keys"]["free"].as_str().unwrap().to_owned();
+    let (base_url, free_key) = h.demo_free_key();
 
     let err = h.err(
         "connect",
@@ -546,4 +620,173 @@ fn connect_keeps_the_key_out_of_the_settings() {
         "a forgotten account is gone"
     );
     assert_eq!(h.err("projects_list", json!({}))["kind"], "not_signed_in");
+}
+
+/// A keyring that keeps what is stored for the whole test process (the keyring crate's mock
+/// forgets a key as soon as its entry is dropped), so that a key `connect` stored can be read
+/// back by `account_switch`.
+mod memory_keyring {
+    use std::any::Any;
+    use std::collections::BTreeMap;
+    use std::sync::Mutex;
+
+    use keyring::credential::{Credential, CredentialApi, CredentialBuilderApi};
+
+    static KEYS: Mutex<BTreeMap<(String, String), Vec<u8>>> = Mutex::new(BTreeMap::new());
+
+    #[derive(Debug)]
+    struct Builder;
+
+    #[derive(Debug)]
+    struct Entry(String, String);
+
+    impl Entry {
+        fn id(&self) -> (String, String) {
+            (self.0.clone(), self.1.clone())
+        }
+    }
+
+    impl CredentialApi for Entry {
+        fn set_secret(&self, secret: &[u8]) -> keyring::Result<()> {
+            KEYS.lock().unwrap().insert(self.id(), secret.to_vec());
+            Ok(())
+        }
+        fn get_secret(&self) -> keyring::Result<Vec<u8>> {
+            KEYS.lock()
+                .unwrap()
+                .get(&self.id())
+                .cloned()
+                .ok_or(keyring::Error::NoEntry)
+        }
+        fn delete_credential(&self) -> keyring::Result<()> {
+            KEYS.lock()
+                .unwrap()
+                .remove(&self.id())
+                .map(drop)
+                .ok_or(keyring::Error::NoEntry)
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    impl CredentialBuilderApi for Builder {
+        fn build(
+            &self,
+            _target: Option<&str>,
+            service: &str,
+            user: &str,
+        ) -> keyring::Result<Box<Credential>> {
+            Ok(Box::new(Entry(service.into(), user.into())))
+        }
+        fn as_any(&self) -> &dyn Any {
+            self
+        }
+    }
+
+    pub fn install() {
+        keyring::set_default_credential_builder(Box::new(Builder));
+    }
+}
+
+/// A kept account whose entry in the settings file now names another address (edited or
+/// damaged): switching to it refuses before the key leaves the keyring, and nothing reaches
+/// the other address. Switching while the entry is intact still works.
+#[test]
+fn a_kept_accounts_key_is_not_sent_where_its_entry_was_moved() {
+    use std::io::Read;
+    use std::sync::{Arc, Mutex};
+    use tauri_plugin_store::StoreExt;
+
+    memory_keyring::install();
+    let h = Harness::new();
+    let (base_url, free_key) = h.demo_free_key();
+    let session = h.ok("connect", json!({"baseUrl": base_url, "apiKey": free_key}));
+    let id = session["account_id"].as_str().unwrap().to_owned();
+    h.ok("demo_start", json!({}));
+    let back = h.ok("account_switch", json!({"id": id}));
+    assert_eq!(back["account_id"], id.as_str(), "{back}");
+
+    // Another program on this computer, recording whatever is sent to it.
+    let rogue = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let rogue_url = format!("http://{}", rogue.local_addr().unwrap());
+    let received = Arc::new(Mutex::new(Vec::<String>::new()));
+    let log = received.clone();
+    std::thread::spawn(move || {
+        for stream in rogue.incoming() {
+            let Ok(mut stream) = stream else { return };
+            let mut buf = vec![0u8; 8192];
+            let n = stream.read(&mut buf).unwrap_or(0);
+            log.lock()
+                .unwrap()
+                .push(String::from_utf8_lossy(&buf[..n]).into_owned());
+        }
+    });
+
+    let store = h
+        .app
+        .store(h._dir.path().join("data/settings.json"))
+        .expect("the app's settings store");
+    let mut accounts = store.get("accounts").expect("kept accounts");
+    for account in accounts.as_array_mut().unwrap() {
+        if account["id"] == id.as_str() {
+            account["base_url"] = json!(rogue_url);
+        }
+    }
+    store.set("accounts", accounts);
+
+    h.ok("demo_start", json!({}));
+    let err = h.err("account_switch", json!({"id": id}));
+    assert_eq!(err["kind"], "key_destination_mismatch", "{err}");
+    assert!(
+        err["message"].as_str().unwrap().contains(&rogue_url),
+        "{err}"
+    );
+    assert!(!err.to_string().contains(&free_key), "{err}");
+    assert!(
+        received.lock().unwrap().is_empty(),
+        "the key went to the moved address: {:?}",
+        received.lock().unwrap()
+    );
+}
+
+/// Connecting over plain http:// to another computer is refused before anything is sent; the
+/// error names the address and never the key.
+#[test]
+fn connect_refuses_plain_http_to_another_computer() {
+    let h = Harness::new();
+    let err = h.err(
+        "connect",
+        json!({"baseUrl": "http://api.example.com", "apiKey": "dd_pro_plain_http_secret"}),
+    );
+    assert_eq!(err["kind"], "insecure_url", "{err}");
+    let message = err["message"].as_str().unwrap();
+    assert!(message.contains("http://api.example.com"), "{message}");
+    assert!(!message.contains("plain_http_secret"), "{message}");
+    assert_eq!(h.ok("accounts_list", json!({})), json!([]));
+}
+
+/// On start, the last account's entry and the settings' last base URL disagree (the file was
+/// edited): the app does not sign in with the key and says why instead of starting silently
+/// signed out.
+#[test]
+fn resume_refuses_when_the_last_base_url_is_not_the_accounts() {
+    let h = Harness::new();
+    let data = h._dir.path().join("data");
+    std::fs::create_dir_all(&data).unwrap();
+    let edited = json!({
+        "settings": {"last_account": "acc_1@127.0.0.1:9", "base_url": "http://127.0.0.1:10"},
+        "accounts": [{"id": "acc_1@127.0.0.1:9", "label": "Shop", "mode": "connected",
+                      "base_url": "http://127.0.0.1:9"}]
+    });
+    std::fs::write(data.join("settings.json"), edited.to_string()).unwrap();
+    let err = h.err("session_get", json!({}));
+    assert_eq!(err["kind"], "key_destination_mismatch", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("http://127.0.0.1:10"),
+        "{err}"
+    );
 }

@@ -8,14 +8,16 @@ use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_notification::NotificationExt;
 
 use crate::paths::AppPaths;
-use crate::settings::{self, AccountMode, Settings};
+use crate::settings::{self, AccountMode, Settings, SettingsView};
 use crate::state::AppState;
 use crate::{Error, Result};
 
+/// The settings, with a `notice` when the file could not be read this run (it was kept beside
+/// as `settings.json.bad-<time>` and the defaults are in use).
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
-pub async fn settings_get<R: Runtime>(app: AppHandle<R>) -> Result<Settings> {
-    settings::load(&app)
+pub async fn settings_get<R: Runtime>(app: AppHandle<R>) -> Result<SettingsView> {
+    settings::view(&app)
 }
 
 /// Saves what the window may change (theme, polling, last project); the account and base URL

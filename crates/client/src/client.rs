@@ -49,7 +49,8 @@ impl Client {
     /// runtime; the scheduler lives as long as any clone of the returned handle.
     pub fn new(config: ClientConfig) -> Result<Self> {
         let transport =
-            HttpTransport::new(&config.base_url, &config.api_key, config.request_timeout)?;
+            HttpTransport::new(&config.base_url, &config.api_key, config.request_timeout)?
+                .max_response_bytes(config.max_response_bytes);
         Self::with_transport(config.queue, transport)
     }
 

@@ -5,6 +5,7 @@ use std::time::Duration;
 use domain_desk_api::{Limits, Plan};
 
 use crate::secret::ApiKey;
+use crate::transport::DEFAULT_MAX_RESPONSE_BYTES;
 
 /// Everything needed to talk to the platform with one key.
 #[derive(Debug, Clone)]
@@ -14,6 +15,8 @@ pub struct ClientConfig {
     pub api_key: ApiKey,
     /// How long one HTTP exchange may take before it counts as a network failure.
     pub request_timeout: Duration,
+    /// The longest answer body read; longer ones fail with `Error::ResponseTooLarge`.
+    pub max_response_bytes: u64,
     pub queue: QueueConfig,
 }
 
@@ -23,6 +26,7 @@ impl ClientConfig {
             base_url: base_url.into(),
             api_key: api_key.into(),
             request_timeout: Duration::from_secs(30),
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
             queue: QueueConfig::default(),
         }
     }
@@ -101,5 +105,37 @@ impl Default for RetryPolicy {
             budget_tokens: 10.0,
             budget_ratio: 0.1,
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{Client, ClientPool};
+
+    /// Everything in this crate that holds a key, printed with `{:?}` and `{:#?}` as a log
+    /// line or a panic message would: the key's text never appears.
+    #[tokio::test]
+    async fn debug_of_everything_holding_a_key_is_redacted() {
+        const SECRET: &str = "ddk_live_debug_audit_secret";
+        let config = ClientConfig::new("http://127.0.0.1:9", SECRET);
+        let transport =
+            crate::HttpTransport::new(&config.base_url, &config.api_key, config.request_timeout)
+                .unwrap();
+        let client = Client::new(config.clone()).unwrap();
+        let pool = ClientPool::new();
+        let pooled = pool.client(config.clone()).unwrap();
+        let insecure = crate::HttpTransport::new(
+            "http://api.example.com",
+            &config.api_key,
+            config.request_timeout,
+        )
+        .unwrap_err();
+        let shown = format!(
+            "{config:?} {config:#?} {transport:?} {client:?} {client:#?} {pool:?} {pooled:?} {insecure:?} {insecure}"
+        );
+        assert!(!shown.contains(SECRET), "{shown}");
+        assert!(!shown.contains("debug_audit"), "{shown}");
+        assert!(shown.contains("ApiKey(…)"), "{shown}");
     }
 }

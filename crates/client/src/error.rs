@@ -64,6 +64,19 @@ pub enum Error {
     /// Could not set up the HTTP client or the queue.
     #[error("the API client could not be set up: {0}")]
     Setup(String),
+
+    /// The platform address is plain `http://` to another computer: the key would cross the
+    /// network unencrypted, so nothing is sent. `url` is the address without credentials or
+    /// query.
+    #[error(
+        "refusing to send the API key to {url} over plain http://; use https:// (http:// is allowed only for this computer: localhost, 127.0.0.1 or ::1)"
+    )]
+    InsecureUrl { url: String },
+
+    /// The platform's answer was longer than the client reads (`limit` bytes); it was cut off
+    /// and dropped.
+    #[error("the platform's answer was larger than {limit} bytes, so it was not read")]
+    ResponseTooLarge { limit: u64 },
 }
 
 impl Error {
@@ -120,6 +133,16 @@ impl Error {
         matches!(self, Error::Network(_) | Error::Timeout)
     }
 
+    /// The key was not sent because the address is plain `http://` to another computer.
+    pub fn is_insecure_url(&self) -> bool {
+        matches!(self, Error::InsecureUrl { .. })
+    }
+
+    /// The answer was longer than the client's cap.
+    pub fn is_response_too_large(&self) -> bool {
+        matches!(self, Error::ResponseTooLarge { .. })
+    }
+
     pub fn is_cancelled(&self) -> bool {
         matches!(self, Error::Cancelled)
     }
@@ -160,6 +183,8 @@ impl Error {
             Error::Cancelled => "cancelled",
             Error::QueueClosed => "queue_closed",
             Error::Setup(_) => "setup",
+            Error::InsecureUrl { .. } => "insecure_url",
+            Error::ResponseTooLarge { .. } => "response_too_large",
         }
     }
 }

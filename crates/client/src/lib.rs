@@ -39,4 +39,7 @@ pub use pool::ClientPool;
 pub use queue::JobId;
 pub use secret::ApiKey;
 pub use state::{Priority, QueueState, QueuedCounts, WindowState};
-pub use transport::{ApiRequest, HttpTransport, Transport, TransportError, WireResponse};
+pub use transport::{
+    ApiRequest, DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, Transport, TransportError, WireResponse,
+    is_loopback,
+};

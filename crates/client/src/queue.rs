@@ -517,7 +517,7 @@ impl Scheduler {
             }
             Err(err) => {
                 tracing::debug!(error = %err, "request failed on the wire");
-                if !self.retry(done.id, now) {
+                if !(err.is_retryable() && self.retry(done.id, now)) {
                     self.finish(done.id, Err(err.into()));
                 }
             }

@@ -5,14 +5,20 @@
 //! scheduler's tests run against an in-process platform on a paused clock, and lets a
 //! benchmark wrap the real transport to count what was sent. [`HttpTransport`] is the real
 //! one: reqwest with rustls, the API key in a sensitive `Authorization` header.
+//!
+//! The key goes only where it belongs: over `https://`, or over plain `http://` to a loopback
+//! address (the local service), never through a proxy when the platform is on loopback, and
+//! never along a redirect (reqwest keeps `Authorization` on a redirect that stays on the same
+//! host and port, even from `https` to `http`). An answer is read up to a size cap, so a
+//! hostile or broken server cannot make the app read gigabytes.
 
 use std::fmt;
 use std::time::Duration;
 
-use bytes::Bytes;
+use bytes::{Bytes, BytesMut};
 use futures::future::BoxFuture;
 use reqwest::header::{AUTHORIZATION, CONTENT_TYPE, HeaderMap, HeaderValue};
-use reqwest::{Method, StatusCode};
+use reqwest::{Method, StatusCode, Url};
 
 use crate::error::{Error, Result};
 use crate::secret::ApiKey;
@@ -97,12 +103,28 @@ pub struct WireResponse {
     pub body: Bytes,
 }
 
+/// The most of one answer the client reads, unless configured otherwise: 16 MiB. The
+/// largest answer of API v1 (a project's domain list) is a few hundred kilobytes.
+pub const DEFAULT_MAX_RESPONSE_BYTES: u64 = 16 * 1024 * 1024;
+
 /// Why no answer arrived.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum TransportError {
     Timeout,
     /// Connect or I/O failure; the message names no URL and no header.
     Network(String),
+    /// The answer's body was longer than `limit` bytes; the rest was not read. Sending the
+    /// request again would only read as much again, so the queue does not retry it.
+    TooLarge {
+        limit: u64,
+    },
+}
+
+impl TransportError {
+    /// Worth sending again (after a backoff): the failure may be gone next time.
+    pub fn is_retryable(&self) -> bool {
+        !matches!(self, TransportError::TooLarge { .. })
+    }
 }
 
 impl fmt::Display for TransportError {
@@ -110,6 +132,9 @@ impl fmt::Display for TransportError {
         match self {
             TransportError::Timeout => f.write_str("timed out"),
             TransportError::Network(message) => f.write_str(message),
+            TransportError::TooLarge { limit } => {
+                write!(f, "the answer was larger than {limit} bytes")
+            }
         }
     }
 }
@@ -119,6 +144,7 @@ impl From<TransportError> for Error {
         match err {
             TransportError::Timeout => Error::Timeout,
             TransportError::Network(message) => Error::Network(message),
+            TransportError::TooLarge { limit } => Error::ResponseTooLarge { limit },
         }
     }
 }
@@ -136,26 +162,64 @@ pub struct HttpTransport {
     http: reqwest::Client,
     base_url: String,
     authorization: HeaderValue,
+    max_response_bytes: u64,
 }
 
 impl fmt::Debug for HttpTransport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.debug_struct("HttpTransport")
             .field("base_url", &self.base_url)
+            .field("max_response_bytes", &self.max_response_bytes)
             .finish_non_exhaustive()
     }
 }
 
+/// The host is this computer: `localhost`, 127.0.0.0/8 or `::1`.
+pub fn is_loopback(url: &Url) -> bool {
+    let Some(host) = url.host_str() else {
+        return false;
+    };
+    if let Some(v6) = host.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+        return v6.parse::<std::net::Ipv6Addr>().is_ok_and(|ip| {
+            ip.is_loopback() || ip.to_ipv4_mapped().is_some_and(|v4| v4.is_loopback())
+        });
+    }
+    if let Ok(ip) = host.parse::<std::net::Ipv4Addr>() {
+        return ip.is_loopback();
+    }
+    let name = host.strip_suffix('.').unwrap_or(host);
+    name.eq_ignore_ascii_case("localhost")
+}
+
+/// The URL as it may appear in a message: no user name, password, query or fragment (any of
+/// which could hold a secret someone pasted).
+fn shown(url: &Url) -> String {
+    let mut url = url.clone();
+    let _ = url.set_username("");
+    let _ = url.set_password(None);
+    url.set_query(None);
+    url.set_fragment(None);
+    url.as_str().trim_end_matches('/').to_owned()
+}
+
 impl HttpTransport {
     /// `base_url` is the platform's root, e.g. `http://127.0.0.1:8787` (without `/v1`).
+    /// Refuses plain `http://` to anything but a loopback address: the key would cross the
+    /// network readable by anyone on the way.
     pub fn new(base_url: &str, api_key: &ApiKey, timeout: Duration) -> Result<Self> {
         let base_url = base_url.trim_end_matches('/').to_owned();
-        let parsed = reqwest::Url::parse(&base_url)
+        let parsed = Url::parse(&base_url)
             .map_err(|err| Error::Setup(format!("the platform address is not a URL: {err}")))?;
         if !matches!(parsed.scheme(), "http" | "https") {
             return Err(Error::Setup(
                 "the platform address must start with http:// or https://".into(),
             ));
+        }
+        let loopback = is_loopback(&parsed);
+        if parsed.scheme() == "http" && !loopback {
+            return Err(Error::InsecureUrl {
+                url: shown(&parsed),
+            });
         }
         if api_key.is_empty() {
             return Err(Error::Setup("the API key is empty".into()));
@@ -165,18 +229,56 @@ impl HttpTransport {
                 Error::Setup("the API key contains characters a header cannot carry".into())
             })?;
         authorization.set_sensitive(true);
-        let http = reqwest::Client::builder()
+        let mut http = reqwest::Client::builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .user_agent(concat!("domain-desk/", env!("CARGO_PKG_VERSION")))
+            // API v1 never redirects; a redirect is a misconfigured or hostile server, and
+            // following it could carry the key elsewhere.
+            .redirect(reqwest::redirect::Policy::none());
+        if loopback {
+            // A proxy from HTTP_PROXY/ALL_PROXY has no business seeing loopback traffic, let
+            // alone the key sent over plain http to it.
+            http = http.no_proxy();
+        }
+        let http = http
             .build()
             .map_err(|err| Error::Setup(err.without_url().to_string()))?;
         Ok(Self {
             http,
             base_url,
             authorization,
+            max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
         })
     }
+
+    /// Reads at most `limit` bytes of an answer's body; a longer answer fails with
+    /// [`Error::ResponseTooLarge`].
+    pub fn max_response_bytes(mut self, limit: u64) -> Self {
+        self.max_response_bytes = limit;
+        self
+    }
+}
+
+/// Reads the body chunk by chunk, giving up as soon as it passes `limit` (or announces that
+/// it will, with its Content-Length).
+async fn read_capped(
+    mut response: reqwest::Response,
+    limit: u64,
+) -> std::result::Result<Bytes, TransportError> {
+    let announced = response.content_length();
+    if announced.is_some_and(|length| length > limit) {
+        return Err(TransportError::TooLarge { limit });
+    }
+    let capacity = announced.unwrap_or(0).min(limit).min(1024 * 1024);
+    let mut body = BytesMut::with_capacity(usize::try_from(capacity).unwrap_or(0));
+    while let Some(chunk) = response.chunk().await.map_err(transport_error)? {
+        if body.len() as u64 + chunk.len() as u64 > limit {
+            return Err(TransportError::TooLarge { limit });
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(body.freeze())
 }
 
 impl Transport for HttpTransport {
@@ -199,11 +301,12 @@ impl Transport for HttpTransport {
         if let Some(key) = &request.idempotency_key {
             builder = builder.header(domain_desk_api::rate_limit::IDEMPOTENCY_KEY, key.as_str());
         }
+        let limit = self.max_response_bytes;
         Box::pin(async move {
             let response = builder.send().await.map_err(transport_error)?;
             let status = response.status();
             let headers = response.headers().clone();
-            let body = response.bytes().await.map_err(transport_error)?;
+            let body = read_capped(response, limit).await?;
             Ok(WireResponse {
                 status,
                 headers,
@@ -272,5 +375,51 @@ mod tests {
         let transport =
             HttpTransport::new("http://127.0.0.1:1/", &key, Duration::from_secs(5)).unwrap();
         assert!(!format!("{transport:?}").contains("ddk_secret_value"));
+    }
+
+    #[test]
+    fn plain_http_is_refused_except_to_loopback_naming_the_url_not_the_key() {
+        let key = ApiKey::new("ddk_secret_value");
+        let timeout = Duration::from_secs(5);
+        for remote in [
+            "http://api.example.com",
+            "http://192.168.1.10:8787/",
+            "http://localhost.example.com",
+            "http://[2001:db8::1]:8787",
+            "http://user:pw@api.example.com/?key=ddk_secret_value#ddk_secret_value",
+        ] {
+            let err = HttpTransport::new(remote, &key, timeout).unwrap_err();
+            assert!(err.is_insecure_url(), "{remote}: {err}");
+            let text = err.to_string();
+            assert!(!text.contains("ddk_secret_value"), "{text}");
+            assert!(!text.contains("pw@"), "{text}");
+            let url = Url::parse(remote).unwrap();
+            assert!(text.contains(url.host_str().unwrap()), "{text}");
+        }
+        for local in [
+            "http://127.0.0.1:8787",
+            "http://127.3.2.1",
+            "http://localhost:8787/",
+            "http://LOCALHOST.",
+            "http://[::1]:8787",
+            "https://api.example.com",
+            "https://192.168.1.10",
+        ] {
+            assert!(HttpTransport::new(local, &key, timeout).is_ok(), "{local}");
+        }
+    }
+
+    #[test]
+    fn loopback_is_localhost_127_slash_8_and_ipv6_one() {
+        let yes = |u: &str| is_loopback(&Url::parse(u).unwrap());
+        assert!(yes("http://127.0.0.1"));
+        assert!(yes("http://127.255.0.9:1"));
+        assert!(yes("http://[::1]"));
+        assert!(yes("http://localhost"));
+        assert!(!yes("http://128.0.0.1"));
+        assert!(!yes("http://0.0.0.0"));
+        assert!(!yes("http://[::2]"));
+        assert!(!yes("http://localhost.evil.example"));
+        assert!(!yes("http://evil-localhost"));
     }
 }

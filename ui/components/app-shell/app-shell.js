@@ -7,6 +7,7 @@ import { listen } from '../../lib/tauri.js';
 import { store, loadProjects, openProject, refreshClock } from '../../lib/state.js';
 import { errorText } from '../../lib/errors.js';
 import { applyTheme } from '../../lib/theme.js';
+import { toast } from '../../lib/toast.js';
 
 export class AppShell extends HTMLElement {
   connectedCallback() {
@@ -27,8 +28,10 @@ export class AppShell extends HTMLElement {
   async boot() {
     this.unlisten = await listen('queue://changed', (queue) => store.set({ queue }));
     try {
-      const settings = await api.settings();
+      const { notice, ...settings } = await api.settings();
       store.set({ settings });
+      // The settings file could not be read: it was kept aside and the defaults are in use.
+      if (notice) toast(notice.message, 'warning');
       const session = await api.session();
       if (!session) {
         store.set({ route: 'first-run' });

@@ -29,6 +29,7 @@ export class Toasts extends HTMLElement {
     item.append(close);
     while (this.children.length >= MAX_TOASTS) this.firstElementChild.remove();
     this.append(item);
-    setTimeout(() => item.remove(), tone === 'error' ? 12_000 : 5_000);
+    // A warning (settings that could not be read) stays until it is dismissed.
+    if (tone !== 'warning') setTimeout(() => item.remove(), tone === 'error' ? 12_000 : 5_000);
   }
 }
