@@ -15,8 +15,10 @@ use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
 use hyper_util::rt::TokioIo;
 use rustls::ServerConfig;
+use rustls::server::Acceptor;
+use rustls::sign::CertifiedKey;
 use tokio::net::TcpListener;
-use tokio_rustls::TlsAcceptor;
+use tokio_rustls::LazyConfigAcceptor;
 
 use super::routes::{CertificateBySni, EdgeDirectory, Route};
 use crate::Result;
@@ -51,7 +53,7 @@ pub async fn serve_https(
     files: Arc<dyn SiteFiles>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<()> {
-    let acceptor = TlsAcceptor::from(tls_config(&routes)?);
+    let config = tls_config(&routes)?;
     tokio::pin!(shutdown);
     loop {
         let (stream, peer) = tokio::select! {
@@ -64,25 +66,57 @@ pub async fn serve_https(
             },
             () = &mut shutdown => return Ok(()),
         };
-        let acceptor = acceptor.clone();
+        let config = config.clone();
         let routes = routes.clone();
         let files = files.clone();
         tokio::spawn(async move {
-            let tls = match tokio::time::timeout(HANDSHAKE_TIMEOUT, acceptor.accept(stream)).await {
-                Ok(Ok(tls)) => tls,
+            let handshake = async {
+                // The directory is read on the blocking pool (it may ask the database), so the
+                // name is taken from the ClientHello first and the certificate chosen then.
+                let start = LazyConfigAcceptor::new(Acceptor::default(), stream).await?;
+                let server_name = start
+                    .client_hello()
+                    .server_name()
+                    .map(str::to_owned)
+                    .ok_or_else(|| std::io::Error::other("no server name (SNI)"))?;
+                let lookup = {
+                    let (routes, name) = (routes.clone(), server_name.clone());
+                    tokio::task::spawn_blocking(move || routes.host(&name))
+                        .await
+                        .map_err(std::io::Error::other)?
+                };
+                let host = lookup
+                    .ok_or_else(|| std::io::Error::other("a name this edge does not serve"))?;
+                let tls = start
+                    .into_stream(with_certificate(&config, host.certificate))
+                    .await?;
+                Ok::<_, std::io::Error>((tls, server_name))
+            };
+            let (tls, server_name) = match tokio::time::timeout(HANDSHAKE_TIMEOUT, handshake).await
+            {
+                Ok(Ok(done)) => done,
                 Ok(Err(error)) => {
                     tracing::debug!(%error, %peer, "edge TLS handshake failed");
                     return;
                 }
                 Err(_) => return,
             };
-            let Some(server_name) = tls.get_ref().1.server_name().map(str::to_owned) else {
-                return;
-            };
+            let server_name: Arc<str> = server_name.into();
             let service = service_fn(move |request: Request<Incoming>| {
-                let response =
-                    answer_https(routes.as_ref(), files.as_ref(), &server_name, &request);
-                async move { Ok::<_, std::convert::Infallible>(response) }
+                let (routes, files, server_name) =
+                    (routes.clone(), files.clone(), server_name.clone());
+                let method = request.method().clone();
+                let uri = request.uri().clone();
+                async move {
+                    let response = tokio::task::spawn_blocking(move || {
+                        answer_https(routes.as_ref(), files.as_ref(), &server_name, &method, &uri)
+                    })
+                    .await
+                    .unwrap_or_else(|_| {
+                        text(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.\n")
+                    });
+                    Ok::<_, std::convert::Infallible>(response)
+                }
             });
             if let Err(error) = http1::Builder::new()
                 .serve_connection(TokioIo::new(tls), service)
@@ -91,6 +125,23 @@ pub async fn serve_https(
                 tracing::debug!(%error, %peer, "edge connection ended with an error");
             }
         });
+    }
+}
+
+/// The edge's TLS settings with one certificate: the one the directory chose for this
+/// connection's name.
+fn with_certificate(base: &Arc<ServerConfig>, certificate: Arc<CertifiedKey>) -> Arc<ServerConfig> {
+    let mut config = (**base).clone();
+    config.cert_resolver = Arc::new(SingleCertificate(certificate));
+    Arc::new(config)
+}
+
+#[derive(Debug)]
+struct SingleCertificate(Arc<CertifiedKey>);
+
+impl rustls::server::ResolvesServerCert for SingleCertificate {
+    fn resolve(&self, _: rustls::server::ClientHello<'_>) -> Option<Arc<CertifiedKey>> {
+        Some(self.0.clone())
     }
 }
 
@@ -117,8 +168,22 @@ pub async fn serve_http(
         let routes = routes.clone();
         tokio::spawn(async move {
             let service = service_fn(move |request: Request<Incoming>| {
-                let response = answer_http(routes.as_ref(), https_port, &request);
-                async move { Ok::<_, std::convert::Infallible>(response) }
+                let routes = routes.clone();
+                let host = request_host(&request);
+                let path_and_query = request
+                    .uri()
+                    .path_and_query()
+                    .map_or_else(|| "/".to_owned(), |value| value.as_str().to_owned());
+                async move {
+                    let response = tokio::task::spawn_blocking(move || {
+                        answer_http(routes.as_ref(), https_port, &host, &path_and_query)
+                    })
+                    .await
+                    .unwrap_or_else(|_| {
+                        text(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.\n")
+                    });
+                    Ok::<_, std::convert::Infallible>(response)
+                }
             });
             if let Err(error) = http1::Builder::new()
                 .serve_connection(TokioIo::new(stream), service)
@@ -134,7 +199,8 @@ fn answer_https(
     routes: &dyn EdgeDirectory,
     files: &dyn SiteFiles,
     server_name: &str,
-    request: &Request<Incoming>,
+    method: &Method,
+    uri: &hyper::Uri,
 ) -> Response<Body> {
     // The route is read again for every request, so a removed name stops at once even on a
     // connection that was opened before.
@@ -144,25 +210,22 @@ fn answer_https(
             "This name is not served here.\n",
         );
     };
-    let path_and_query = request
-        .uri()
-        .path_and_query()
-        .map_or("/", |value| value.as_str());
+    let path_and_query = uri.path_and_query().map_or("/", |value| value.as_str());
     match host.route {
         Route::Redirect { to } => redirect(&format!("https://{to}{path_and_query}")),
         Route::Project { project_id } => {
-            if request.method() != Method::GET && request.method() != Method::HEAD {
+            if method != Method::GET && method != Method::HEAD {
                 return text(
                     StatusCode::METHOD_NOT_ALLOWED,
                     "Only GET and HEAD are served.\n",
                 );
             }
-            let Some(path) = file_path(request.uri().path()) else {
+            let Some(path) = file_path(uri.path()) else {
                 return text(StatusCode::NOT_FOUND, "Not found.\n");
             };
             match files.file(&project_id, &path) {
                 Some(content) => {
-                    let body = if request.method() == Method::HEAD {
+                    let body = if method == Method::HEAD {
                         Bytes::new()
                     } else {
                         Bytes::from(content)
@@ -175,25 +238,28 @@ fn answer_https(
     }
 }
 
-fn answer_http(
-    routes: &dyn EdgeDirectory,
-    https_port: u16,
-    request: &Request<Incoming>,
-) -> Response<Body> {
+/// The name a plain-HTTP request asks for: its Host header (or the URI's host), without port.
+fn request_host(request: &Request<Incoming>) -> String {
     let host = request
         .headers()
         .get(HOST)
         .and_then(|value| value.to_str().ok())
         .or_else(|| request.uri().host())
         .unwrap_or_default();
-    let name = host.rsplit_once(':').map_or(host, |(name, _)| name);
+    host.rsplit_once(':')
+        .map_or(host, |(name, _)| name)
+        .to_owned()
+}
+
+fn answer_http(
+    routes: &dyn EdgeDirectory,
+    https_port: u16,
+    name: &str,
+    path_and_query: &str,
+) -> Response<Body> {
     if name.is_empty() || routes.host(name).is_none() {
         return text(StatusCode::NOT_FOUND, "This name is not served here.\n");
     }
-    let path_and_query = request
-        .uri()
-        .path_and_query()
-        .map_or("/", |value| value.as_str());
     let port = if https_port == 443 {
         String::new()
     } else {

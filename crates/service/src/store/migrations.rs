@@ -2,7 +2,7 @@
 //! SQLite's `user_version`; opening a database applies the rest, each in its own transaction.
 //!
 //! To change the schema, append a step with the next version; never edit a step that shipped.
-//! The world behind the API (zones, CA, certificates) appends its own steps here too.
+//! The world behind the API (zones, CA, certificates) keeps its tables here too.
 
 use rusqlite::Connection;
 
@@ -99,7 +99,7 @@ pub const MIGRATIONS: &[Migration] = &[
     Migration {
         version: 2,
         name: "demo DNS zones with record history, the local CA, issued certificates",
-        sql: crate::world::persist::MIGRATION_SQL,
+        sql: WORLD_TABLES,
     },
     Migration {
         version: 3,
@@ -127,6 +127,37 @@ pub const MIGRATIONS: &[Migration] = &[
     "#,
     },
 ];
+
+/// Migration 2: the demo zones with their record history, the local CA, the certificates.
+const WORLD_TABLES: &str = r#"
+    CREATE TABLE dns_zones (
+        name       TEXT PRIMARY KEY,
+        created_at TEXT NOT NULL
+    );
+    CREATE TABLE dns_records (
+        id         TEXT PRIMARY KEY,
+        zone       TEXT NOT NULL,
+        name       TEXT NOT NULL,
+        type       TEXT NOT NULL,
+        value      TEXT NOT NULL,
+        ttl        INTEGER NOT NULL,
+        added_at   TEXT NOT NULL,
+        removed_at TEXT
+    );
+    CREATE INDEX dns_records_by_zone ON dns_records(zone);
+    CREATE TABLE local_ca (
+        id              INTEGER PRIMARY KEY CHECK (id = 1),
+        certificate_pem TEXT NOT NULL,
+        key_pem         TEXT NOT NULL
+    );
+    CREATE TABLE certificates (
+        hostname        TEXT PRIMARY KEY,
+        certificate_pem TEXT NOT NULL,
+        key_pem         TEXT NOT NULL,
+        issued_at       TEXT NOT NULL,
+        expires_at      TEXT NOT NULL
+    );
+"#;
 
 /// Applies the steps of `migrations` the database has not seen yet.
 pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<()> {

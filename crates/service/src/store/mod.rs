@@ -13,6 +13,7 @@
 
 pub mod accounts;
 pub mod bans;
+pub mod certificates;
 pub mod deploys;
 pub mod domains;
 pub mod idempotency;
@@ -21,6 +22,7 @@ pub mod page;
 pub mod projects;
 pub mod seed;
 pub mod time;
+pub mod zones;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};

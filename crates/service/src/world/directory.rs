@@ -1,7 +1,7 @@
-//! What the edge and the platform zone ask at every handshake, request and query: is this
-//! name a project's default address or a live domain, and with which certificate. Answered
-//! from the database each time, so a new project is served and resolvable at once and a
-//! removed domain's next handshake fails, with nothing to keep in sync.
+//! What the edge asks at every handshake and request: is this name a project's default address
+//! or a live domain, and with which certificate. Answered from the database (through the
+//! reader pool; the edge calls it on the blocking pool) each time, so a new project is served
+//! at once and a removed domain's next handshake fails, with nothing to keep in sync.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -11,12 +11,11 @@ use domain_desk_api::{Domain, DomainRole, DomainStatus};
 use rustls::sign::CertifiedKey;
 
 use super::RENEW_BEFORE;
-use super::persist;
 use crate::Result;
 use crate::ca::{CertificateAuthority, IssuedCertificate};
 use crate::clock::Clock;
 use crate::edge::{EdgeDirectory, EdgeHost, Route, certified_key};
-use crate::store::{Store, domains, projects};
+use crate::store::{Store, certificates, domains, projects};
 
 /// A certificate in use, with its rustls form.
 #[derive(Clone)]
@@ -73,7 +72,7 @@ impl CertificateCache {
     ) -> Result<LoadedCertificate> {
         let issued = ca.issue(&[hostname.to_owned()], now)?;
         let key = certified_key(&issued, ca.certificate_pem())?;
-        store.write_blocking(|tx| persist::write_certificate(tx, hostname, &issued))?;
+        store.write_blocking(|tx| certificates::write_certificate(tx, hostname, &issued))?;
         let loaded = LoadedCertificate { issued, key };
         self.lock().insert(hostname.to_owned(), loaded.clone());
         Ok(loaded)
@@ -115,17 +114,6 @@ impl WorldDirectory {
                 .filter(|domain| domain.status == DomainStatus::Live)
                 .map(|domain| (route_of(&domain), false)))
         })
-    }
-
-    /// True when `name` is a project's default address (for the platform zone).
-    pub fn is_default_address(&self, name: &str) -> bool {
-        self.store
-            .read_blocking(|conn| projects::row_by_default_address(conn, name))
-            .map(|project| project.is_some())
-            .unwrap_or_else(|error| {
-                tracing::error!(%error, "the platform zone could not read the projects");
-                false
-            })
     }
 }
 

@@ -11,7 +11,6 @@
 
 pub mod directory;
 pub mod files;
-pub mod persist;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -40,7 +39,7 @@ use crate::clock::Clock;
 use crate::dns::{PlatformZone, ZoneHandler, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns};
 use crate::edge::{EdgeDirectory, serve_http, serve_https};
 use crate::state::{AppState, World, WorldInfo};
-use crate::store::{Store, domains, projects};
+use crate::store::{Store, certificates, domains, projects, zones};
 use crate::verify::Verifier;
 use crate::{Error, Result};
 use directory::{CertificateCache, WorldDirectory};
@@ -144,21 +143,21 @@ impl LocalWorld {
             let store = store.clone();
             tokio::task::spawn_blocking(move || -> Result<_> {
                 store.write_blocking(|tx| {
-                    if !persist::zones_seeded(tx)? {
-                        persist::write_zones(tx, &demo_zones(&target, &identity)?)?;
+                    if !zones::zones_seeded(tx)? {
+                        zones::write_zones(tx, &demo_zones(&target, &identity)?)?;
                     }
-                    let ca = match persist::read_ca(tx)? {
+                    let ca = match certificates::read_ca(tx)? {
                         Some(material) => CertificateAuthority::load(&identity, material)?,
                         None => {
                             let ca = CertificateAuthority::generate(&identity)?;
-                            persist::write_ca(tx, ca.material())?;
+                            certificates::write_ca(tx, ca.material())?;
                             ca
                         }
                     };
                     Ok((
-                        persist::read_zones(tx)?,
+                        zones::read_zones(tx)?,
                         ca,
-                        persist::read_certificates(tx)?,
+                        certificates::read_certificates(tx)?,
                     ))
                 })
             })
@@ -175,7 +174,7 @@ impl LocalWorld {
         // The platform zone answers projects' default addresses from memory: loaded here,
         // told of each new project (`World::project_created`), reloaded by a reset.
         let zones =
-            ZoneStore::new(platform).with_journal(Arc::new(persist::StoreJournal(store.clone())));
+            ZoneStore::new(platform).with_journal(Arc::new(zones::StoreJournal(store.clone())));
         zones.restore(snapshot);
         zones.set_platform_hosts(store.read(projects::default_addresses).await?);
 
@@ -603,15 +602,15 @@ impl LocalWorld {
             let seed = seed.clone();
             self.store
                 .write(move |tx| {
-                    persist::write_zones(tx, &seed)?;
-                    persist::prune_certificates(tx)
+                    zones::write_zones(tx, &seed)?;
+                    certificates::prune_certificates(tx)
                 })
                 .await?;
         }
         self.zones.restore(seed);
         self.zones
             .set_platform_hosts(self.store.read(projects::default_addresses).await?);
-        let kept = self.store.read(persist::read_certificates).await?;
+        let kept = self.store.read(certificates::read_certificates).await?;
         self.certificates
             .retain(|hostname| kept.contains_key(hostname));
         self.lock_failures().clear();

@@ -1,48 +1,15 @@
-//! The world's tables (migration 2): demo zones with their record history, the local CA, and
-//! the certificates issued, so a restart keeps what `dig`, the verifier and the edge saw.
-
-use std::collections::HashMap;
+//! The demo DNS provider's tables (migration 2): zones and every record with the time it was
+//! added and removed, so the platform resolver's delayed view and a restart see the same
+//! history. [`StoreJournal`] writes each change as the zone store makes it.
 
 use chrono::{DateTime, Utc};
 use domain_desk_api::local::{ZoneRecord, ZoneRecordType};
 use rusqlite::{Connection, OptionalExtension, params};
 
-use crate::ca::{CaMaterial, IssuedCertificate};
+use super::Store;
+use super::time::{from_sql, opt_from_sql, to_sql};
 use crate::dns::{StoredRecord, ZoneJournal, ZoneSnapshot};
-use crate::store::Store;
-use crate::store::time::{from_sql, opt_from_sql, to_sql};
 use crate::{Error, Result};
-
-/// The schema step the world appends to the store's migrations.
-pub const MIGRATION_SQL: &str = r#"
-    CREATE TABLE dns_zones (
-        name       TEXT PRIMARY KEY,
-        created_at TEXT NOT NULL
-    );
-    CREATE TABLE dns_records (
-        id         TEXT PRIMARY KEY,
-        zone       TEXT NOT NULL,
-        name       TEXT NOT NULL,
-        type       TEXT NOT NULL,
-        value      TEXT NOT NULL,
-        ttl        INTEGER NOT NULL,
-        added_at   TEXT NOT NULL,
-        removed_at TEXT
-    );
-    CREATE INDEX dns_records_by_zone ON dns_records(zone);
-    CREATE TABLE local_ca (
-        id              INTEGER PRIMARY KEY CHECK (id = 1),
-        certificate_pem TEXT NOT NULL,
-        key_pem         TEXT NOT NULL
-    );
-    CREATE TABLE certificates (
-        hostname        TEXT PRIMARY KEY,
-        certificate_pem TEXT NOT NULL,
-        key_pem         TEXT NOT NULL,
-        issued_at       TEXT NOT NULL,
-        expires_at      TEXT NOT NULL
-    );
-"#;
 
 /// `meta` key set once the demo zones were written.
 const ZONES_SEEDED: &str = "dns_zones_seeded";
@@ -196,87 +163,4 @@ impl ZoneJournal for StoreJournal {
             Ok(())
         })
     }
-}
-
-pub fn read_ca(conn: &Connection) -> Result<Option<CaMaterial>> {
-    Ok(conn
-        .query_row(
-            "SELECT certificate_pem, key_pem FROM local_ca WHERE id = 1",
-            [],
-            |row| {
-                Ok(CaMaterial {
-                    certificate_pem: row.get(0)?,
-                    key_pem: row.get(1)?,
-                })
-            },
-        )
-        .optional()?)
-}
-
-pub fn write_ca(conn: &Connection, material: &CaMaterial) -> Result<()> {
-    conn.execute(
-        "INSERT OR REPLACE INTO local_ca (id, certificate_pem, key_pem) VALUES (1, ?1, ?2)",
-        params![material.certificate_pem, material.key_pem],
-    )?;
-    Ok(())
-}
-
-pub fn write_certificate(
-    conn: &Connection,
-    hostname: &str,
-    issued: &IssuedCertificate,
-) -> Result<()> {
-    conn.execute(
-        "INSERT OR REPLACE INTO certificates (hostname, certificate_pem, key_pem, issued_at, expires_at)
-         VALUES (?1, ?2, ?3, ?4, ?5)",
-        params![
-            hostname,
-            issued.certificate_pem,
-            issued.key_pem,
-            to_sql(issued.issued_at),
-            to_sql(issued.expires_at),
-        ],
-    )?;
-    Ok(())
-}
-
-pub fn read_certificates(conn: &Connection) -> Result<HashMap<String, IssuedCertificate>> {
-    let mut stmt = conn.prepare(
-        "SELECT hostname, certificate_pem, key_pem, issued_at, expires_at FROM certificates",
-    )?;
-    let rows = stmt
-        .query_map([], |row| {
-            Ok((
-                row.get::<_, String>(0)?,
-                row.get::<_, String>(1)?,
-                row.get::<_, String>(2)?,
-                row.get::<_, String>(3)?,
-                row.get::<_, String>(4)?,
-            ))
-        })?
-        .collect::<rusqlite::Result<Vec<_>>>()?;
-    let mut certificates = HashMap::with_capacity(rows.len());
-    for (hostname, certificate_pem, key_pem, issued_at, expires_at) in rows {
-        certificates.insert(
-            hostname.clone(),
-            IssuedCertificate {
-                certificate_pem,
-                key_pem,
-                names: vec![hostname],
-                issued_at: from_sql(&issued_at)?,
-                expires_at: from_sql(&expires_at)?,
-            },
-        );
-    }
-    Ok(certificates)
-}
-
-/// Forgets certificates of names that are neither a domain nor a default address any more.
-pub fn prune_certificates(conn: &Connection) -> Result<()> {
-    conn.execute(
-        "DELETE FROM certificates WHERE hostname NOT IN (SELECT hostname FROM domains)
-             AND hostname NOT IN (SELECT default_address FROM projects)",
-        [],
-    )?;
-    Ok(())
 }
