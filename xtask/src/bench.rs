@@ -25,7 +25,9 @@ environment:
   BENCH_SECONDS      length of each measured wrk run (default 10)
   BENCH_CONNECTIONS  open connections wrk keeps (default 32)
   BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 300)
-  BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one";
+  BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one
+  BENCH_BARE_AXUM    use this bare_axum build (the service's ceiling) instead of building it
+  BENCH_DNS_NAMES    names in the DNS server benchmark (default 1000, 7 questions each)";
 
 /// The peers, at the versions the comparison was made with.
 const PRISM: (&str, &str) = ("@stoplight/prism-cli", "5.14.2");
@@ -830,6 +832,9 @@ fn service(work: &Path, table: &mut Table) -> Result<()> {
 
 /// The bare-axum ceiling, built from the service crate's example.
 fn build_bare_axum() -> Result<PathBuf> {
+    if let Some(binary) = std::env::var_os("BENCH_BARE_AXUM") {
+        return Ok(PathBuf::from(binary));
+    }
     let status = cargo()
         .args(["build", "--release", "--package", "domain-desk-service"])
         .args(["--example", "bare_axum"])

@@ -31,6 +31,39 @@ const MAX_EDNS_PAYLOAD: u16 = 1232;
 /// The largest UDP answer for a client that did not offer EDNS (RFC 1035 §4.2.1).
 const CLASSIC_UDP_LIMIT: usize = 512;
 
+/// An upper bound of a record's wire size without encoding it: its owner name uncompressed,
+/// type, class, TTL and length, and the data — `None` for data whose size is not known
+/// without encoding.
+fn record_size_bound(record: &Record) -> Option<usize> {
+    use hickory_proto::rr::RData;
+    let name = record.name().len() + 1;
+    let data = match record.data() {
+        RData::A(_) => 4,
+        RData::AAAA(_) => 16,
+        RData::CNAME(target) => target.0.len() + 1,
+        RData::NS(target) => target.0.len() + 1,
+        RData::SOA(soa) => soa.mname().len() + soa.rname().len() + 2 + 20,
+        _ => return None,
+    };
+    Some(name + 10 + data)
+}
+
+/// True when an answer may not fit `limit` bytes; exact (by encoding) only when the cheap
+/// upper bound says it might not.
+fn may_exceed(header: Header, answers: &[Record], authority: &[Record], limit: usize) -> bool {
+    // header (12) and a generous question section (a full-length name, type and class)
+    let mut bound = Some(12 + 255 + 4);
+    for record in answers.iter().chain(authority) {
+        bound = bound
+            .zip(record_size_bound(record))
+            .map(|(sum, size)| sum + size);
+    }
+    match bound {
+        Some(bound) if bound <= limit => false,
+        _ => encoded_len(header, answers, authority) > limit,
+    }
+}
+
 /// The size of an answer in wire form (no name compression assumed away: an upper bound).
 fn encoded_len(header: Header, answers: &[Record], authority: &[Record]) -> usize {
     let mut message = Message::new();
@@ -77,15 +110,35 @@ impl ZoneHandler {
 
 /// Binds a UDP socket and a TCP listener on the same address. With port 0 it picks a port
 /// that is free for both, so `dig` and `dig +tcp` reach the server at one `host:port`.
+/// Bytes the kernel may queue for the UDP socket. A burst of questions (a resolver or a batch
+/// tool with thousands in flight) arrives faster than any server answers; with the default
+/// buffer (about 200 kB, some 800 questions) the rest are dropped and the client waits
+/// seconds to retransmit. The kernel caps this at `net.core.rmem_max`.
+const UDP_BUFFER_BYTES: usize = 8 * 1024 * 1024;
+
+async fn bind_udp(address: std::net::SocketAddr) -> Result<UdpSocket> {
+    let udp = UdpSocket::bind(address).await?;
+    let socket = socket2::SockRef::from(&udp);
+    for (what, outcome) in [
+        ("receive", socket.set_recv_buffer_size(UDP_BUFFER_BYTES)),
+        ("send", socket.set_send_buffer_size(UDP_BUFFER_BYTES)),
+    ] {
+        if let Err(error) = outcome {
+            tracing::debug!(%error, what, "could not enlarge the DNS socket's buffer");
+        }
+    }
+    Ok(udp)
+}
+
 pub async fn bind_dns(address: std::net::SocketAddr) -> Result<(UdpSocket, TcpListener)> {
     if address.port() != 0 {
-        let udp = UdpSocket::bind(address).await?;
+        let udp = bind_udp(address).await?;
         let tcp = TcpListener::bind(address).await?;
         return Ok((udp, tcp));
     }
     let mut last_error = None;
     for _ in 0..20 {
-        let udp = UdpSocket::bind(address).await?;
+        let udp = bind_udp(address).await?;
         let chosen = udp.local_addr()?;
         match TcpListener::bind(chosen).await {
             Ok(tcp) => return Ok((udp, tcp)),
@@ -191,7 +244,7 @@ impl RequestHandler for ZoneHandler {
                 };
                 if request.protocol() == Protocol::Udp
                     && request.edns().is_none()
-                    && encoded_len(header, &answers, &negative) > CLASSIC_UDP_LIMIT
+                    && may_exceed(header, &answers, &negative, CLASSIC_UDP_LIMIT)
                 {
                     // RFC 1035 §4.2.1: without EDNS a UDP answer holds at most 512 bytes;
                     // send none of the records, with TC, so the client asks again over TCP.
@@ -219,5 +272,45 @@ impl RequestHandler for ZoneHandler {
                 header.into()
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod size_tests {
+    use std::net::Ipv4Addr;
+
+    use hickory_proto::rr::rdata::{A, CNAME};
+    use hickory_proto::rr::{Name, RData};
+
+    use super::*;
+
+    fn a(name: &str) -> Record {
+        Record::from_rdata(
+            Name::from_ascii(name).unwrap(),
+            60,
+            RData::A(A(Ipv4Addr::LOCALHOST)),
+        )
+    }
+
+    #[test]
+    fn the_bound_is_never_below_the_encoded_size() {
+        let cname = Record::from_rdata(
+            Name::from_ascii("shop.example.com.").unwrap(),
+            60,
+            RData::CNAME(CNAME(
+                Name::from_ascii("cname.pages.local-platform.test.").unwrap(),
+            )),
+        );
+        let answers = vec![cname.clone(), a("cname.pages.local-platform.test.")];
+        let bound: usize = answers.iter().map(|r| record_size_bound(r).unwrap()).sum();
+        let encoded = encoded_len(Header::new(), &answers, &[]) - 12;
+        assert!(bound >= encoded, "bound {bound} < encoded {encoded}");
+        assert!(!may_exceed(Header::new(), &answers, &[], CLASSIC_UDP_LIMIT));
+        // many records: over the classic limit, and found so
+        let many: Vec<Record> = (0..40)
+            .map(|n| a(&format!("host-{n}.example.com.")))
+            .collect();
+        assert!(encoded_len(Header::new(), &many, &[]) > CLASSIC_UDP_LIMIT);
+        assert!(may_exceed(Header::new(), &many, &[], CLASSIC_UDP_LIMIT));
     }
 }

@@ -148,7 +148,12 @@ fn parse(raw: RawDomain) -> Result<Domain> {
         .map(serde_json::from_str)
         .transpose()?;
     Ok(Domain {
-        unicode_hostname: idna::domain_to_unicode(&hostname).0,
+        // Only A-labels (`xn--`) have another Unicode form; skip IDNA for the rest.
+        unicode_hostname: if hostname.contains("xn--") {
+            idna::domain_to_unicode(&hostname).0
+        } else {
+            hostname.clone()
+        },
         hostname,
         project_id: required(project_id, "project")?,
         apex: raw.apex,
