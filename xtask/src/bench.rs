@@ -705,6 +705,15 @@ fn service(work: &Path, table: &mut Table) -> Result<()> {
         ),
     )?;
     let page = wrk(&uncached.server.base, &page_script, seconds.min(5), 1)?;
+    let first_page = work.join("get-domain-first-page.lua");
+    std::fs::write(
+        &first_page,
+        get_script(
+            &format!("/v1/projects/{}/domains", uncached.projects[1]),
+            &uncached.key,
+        ),
+    )?;
+    let default_page = wrk(&uncached.server.base, &first_page, seconds.min(5), 1)?;
     drop(uncached);
     std::fs::write(&routes.get, get_script("/v1/projects", &key))?;
 
@@ -782,7 +791,13 @@ fn service(work: &Path, table: &mut Table) -> Result<()> {
     );
     table.add(
         "service: 5,000-domain list",
-        "GET …/domains?limit=1000, one connection, --no-read-cache",
+        "GET …/domains (default page of 100), one connection, --no-read-cache",
+        default_page.figure(),
+        goal(default_page.p99_us < 5_000, "a page in < 5 ms (p99)"),
+    );
+    table.add(
+        "service: 5,000-domain list",
+        "GET …/domains?limit=1000 (the client's page), one connection, --no-read-cache",
         page.figure(),
         goal(page.p99_us < 5_000, "a page in < 5 ms (p99)"),
     );
