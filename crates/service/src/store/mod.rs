@@ -112,7 +112,12 @@ impl Store {
             uuid::Uuid::new_v4().simple()
         ));
         let writer = location.open()?;
-        Self::configure(&location, writer, "PRAGMA synchronous = OFF;")
+        // Nothing here outlives the process: no fsync, the rollback journal in memory.
+        Self::configure(
+            &location,
+            writer,
+            "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;",
+        )
     }
 
     fn configure(location: &Location, mut writer: Connection, durability: &str) -> Result<Self> {
