@@ -8,8 +8,10 @@
 //! statements are prepared once per connection (`prepare_cached`). The schema is versioned
 //! from the start (see [`migrations`]).
 //!
-//! `--memory` uses SQLite's in-memory `memdb` VFS under a private name, so the writer and the
-//! readers share one database that lives only as long as the service.
+//! `--memory` uses SQLite's in-memory `memdb` VFS under a private name. It has no WAL, so a
+//! reader there would make the writer wait for its lock (SQLite's busy handler sleeps at least
+//! a millisecond): in memory every read goes through the one connection instead, which never
+//! waits on a lock, only on the mutex.
 
 pub mod accounts;
 pub mod bans;
@@ -33,7 +35,7 @@ use tokio::sync::Semaphore;
 
 use crate::{Error, Result};
 
-/// How many read-only connections serve reads side by side.
+/// How many read-only connections serve reads side by side (file databases, in WAL mode).
 pub const READERS: usize = 4;
 
 /// A handle to the database; clones share the writer and the readers.
@@ -47,6 +49,8 @@ struct Inner {
     /// Idle reader connections; a permit of `reader_permits` guarantees one is there.
     readers: Mutex<Vec<Connection>>,
     reader_permits: Arc<Semaphore>,
+    /// 0 for `--memory`: reads use the writer's connection.
+    reader_count: usize,
     /// Counts committed write transactions: a cache that saw generation `n` is current while
     /// it is still `n`.
     generation: AtomicU64,
@@ -100,7 +104,7 @@ impl Store {
                 "the database refused WAL mode (got {mode})"
             )));
         }
-        let store = Self::configure(&location, writer, "PRAGMA synchronous = FULL;")?;
+        let store = Self::configure(&location, writer, "PRAGMA synchronous = FULL;", READERS)?;
         restrict_files(path);
         Ok(store)
     }
@@ -117,10 +121,16 @@ impl Store {
             &location,
             writer,
             "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;",
+            0,
         )
     }
 
-    fn configure(location: &Location, mut writer: Connection, durability: &str) -> Result<Self> {
+    fn configure(
+        location: &Location,
+        mut writer: Connection,
+        durability: &str,
+        reader_count: usize,
+    ) -> Result<Self> {
         writer.execute_batch(durability)?;
         writer.execute_batch(
             "PRAGMA foreign_keys = ON;
@@ -128,8 +138,8 @@ impl Store {
         )?;
         writer.set_prepared_statement_cache_capacity(64);
         migrations::migrate(&mut writer, migrations::MIGRATIONS)?;
-        let mut readers = Vec::with_capacity(READERS);
-        for _ in 0..READERS {
+        let mut readers = Vec::with_capacity(reader_count);
+        for _ in 0..reader_count {
             let reader = location.open()?;
             reader.execute_batch(
                 "PRAGMA query_only = ON;
@@ -142,7 +152,8 @@ impl Store {
             inner: Arc::new(Inner {
                 writer: Mutex::new(writer),
                 readers: Mutex::new(readers),
-                reader_permits: Arc::new(Semaphore::new(READERS)),
+                reader_permits: Arc::new(Semaphore::new(reader_count)),
+                reader_count,
                 generation: AtomicU64::new(0),
             }),
         })
@@ -160,6 +171,10 @@ impl Store {
         T: Send + 'static,
         F: FnOnce(&Connection) -> Result<T> + Send + 'static,
     {
+        if self.inner.reader_count == 0 {
+            let store = self.clone();
+            return tokio::task::spawn_blocking(move || store.on_writer(work)).await?;
+        }
         let permit = self
             .inner
             .reader_permits
@@ -180,15 +195,18 @@ impl Store {
     pub fn read_blocking<T>(&self, work: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
         match self.inner.reader_permits.try_acquire() {
             Ok(_permit) => self.with_reader(work),
-            Err(_) => {
-                let conn = self
-                    .inner
-                    .writer
-                    .lock()
-                    .unwrap_or_else(PoisonError::into_inner);
-                work(&conn)
-            }
+            Err(_) => self.on_writer(work),
         }
+    }
+
+    /// A read on the writer's connection, outside any transaction.
+    fn on_writer<T>(&self, work: impl FnOnce(&Connection) -> Result<T>) -> Result<T> {
+        let conn = self
+            .inner
+            .writer
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        work(&conn)
     }
 
     /// Runs `work` on an idle reader; the caller holds a permit, so one is there.
