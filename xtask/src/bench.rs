@@ -1064,6 +1064,8 @@ fn peer_setups(
     let mut prism = Command::new(bin.join("prism"));
     prism
         .args(["mock", "--host", "127.0.0.1", "--port", &port.to_string()])
+        // its fastest documented setting: no log line per request
+        .args(["--verboseLevel", "warn"])
         .arg(&document);
     peers.push(("Prism 5.14.2 (mock of /openapi.json)", prism, port));
 
