@@ -113,14 +113,46 @@ pub struct PendingAnswer {
     idem_key: String,
     fingerprint: String,
     at: DateTime<Utc>,
+    not_before: DateTime<Utc>,
 }
 
-/// Marks a response whose answer was already stored with its change.
-#[derive(Debug, Clone, Copy)]
-struct Recorded;
+impl PendingAnswer {
+    /// The answer already remembered for this key, if any: `Ok(Some)` to replay it, or `422
+    /// idempotency_key_reused` when it was given to a different request.
+    fn earlier(&self, conn: &rusqlite::Connection) -> Result<Option<Answer>> {
+        let Some(stored) = idempotency::get(conn, &self.key_hash, &self.idem_key, self.not_before)?
+        else {
+            return Ok(None);
+        };
+        if stored.fingerprint != self.fingerprint {
+            return Err(Error::api(
+                StatusCode::UNPROCESSABLE_ENTITY,
+                ErrorCode::IdempotencyKeyReused,
+                "This Idempotency-Key was already used with a different request; use a new key.",
+            ));
+        }
+        Ok(Some(Answer {
+            status: StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK),
+            body: stored.body,
+            kind: AnswerKind::Replayed,
+        }))
+    }
+}
+
+/// How an answer came about, for the middleware.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum AnswerKind {
+    /// Made now; not remembered (no Idempotency-Key).
+    Fresh,
+    /// Made now and remembered in the transaction of its change.
+    Recorded,
+    /// The answer remembered for an earlier request with the same key.
+    Replayed,
+}
 
 /// Commits `work`'s change and, for a request with an `Idempotency-Key`, the answer it makes
 /// (`status` and `work`'s value as JSON) in one transaction; answers with exactly those bytes.
+/// A key that already has an answer gets that answer, and `work` does not run.
 pub async fn commit_answer<T, F>(
     state: &AppState,
     pending: Option<PendingAnswer>,
@@ -131,24 +163,22 @@ where
     T: Serialize + Send + 'static,
     F: FnOnce(&Transaction<'_>) -> Result<T> + Send + 'static,
 {
-    let answer = state
-        .store()
-        .write(move |tx| {
-            let value = work(tx)?;
-            Answer::record(tx, pending.as_ref(), status, &value)
-        })
-        .await?;
-    Ok(answer.into_response())
+    let (response, _) = commit_answer_with(state, pending, status, move |tx| {
+        work(tx).map(|value| (value, ()))
+    })
+    .await?;
+    Ok(response)
 }
 
 /// Like [`commit_answer`], when the caller needs something more from the transaction than the
-/// answer (`work` returns the answer's value and that).
+/// answer (`work` returns the answer's value and that; `None` when the answer was replayed and
+/// `work` did not run).
 pub async fn commit_answer_with<T, X, F>(
     state: &AppState,
     pending: Option<PendingAnswer>,
     status: StatusCode,
     work: F,
-) -> Result<(Response, X)>
+) -> Result<(Response, Option<X>)>
 where
     T: Serialize + Send + 'static,
     X: Send + 'static,
@@ -157,23 +187,38 @@ where
     let (answer, extra) = state
         .store()
         .write(move |tx| {
+            if let Some(earlier) = Answer::earlier(tx, pending.as_ref())? {
+                return Ok((earlier, None));
+            }
             let (value, extra) = work(tx)?;
-            Ok((Answer::record(tx, pending.as_ref(), status, &value)?, extra))
+            Ok((
+                Answer::record(tx, pending.as_ref(), status, &value)?,
+                Some(extra),
+            ))
         })
         .await?;
     Ok((answer.into_response(), extra))
 }
 
 /// An answer serialised inside the transaction of the change it reports, and remembered
-/// there when the request carried an `Idempotency-Key`.
+/// there when the request carried an `Idempotency-Key` — or the answer remembered earlier.
 #[derive(Debug)]
 pub struct Answer {
     status: StatusCode,
     body: Vec<u8>,
-    recorded: bool,
+    kind: AnswerKind,
 }
 
 impl Answer {
+    /// The answer an earlier request with this key got, read in `tx` (so the check and the
+    /// change it guards are one transaction); see [`PendingAnswer`].
+    pub fn earlier(tx: &Transaction<'_>, pending: Option<&PendingAnswer>) -> Result<Option<Self>> {
+        match pending {
+            Some(pending) => pending.earlier(tx),
+            None => Ok(None),
+        }
+    }
+
     /// Serialises `value` and, with `pending`, stores it in `tx` as the request's answer.
     pub fn record<T: Serialize>(
         tx: &Transaction<'_>,
@@ -188,16 +233,23 @@ impl Answer {
         Ok(Self {
             status,
             body,
-            recorded: pending.is_some(),
+            kind: if pending.is_some() {
+                AnswerKind::Recorded
+            } else {
+                AnswerKind::Fresh
+            },
         })
     }
 
     /// The response with exactly the recorded bytes.
     pub fn into_response(self) -> Response {
         let mut response = json_response(self.status, self.body);
-        if self.recorded {
-            response.extensions_mut().insert(Recorded);
+        if self.kind == AnswerKind::Replayed {
+            response
+                .headers_mut()
+                .insert(REPLAYED, HeaderValue::from_static("true"));
         }
+        response.extensions_mut().insert(self.kind);
         response
     }
 }
@@ -312,50 +364,45 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
             }
         });
     }
-    let (lookup_hash, lookup_idem) = (hash.clone(), idem_key.clone());
-    let stored = state
-        .store()
-        .read(move |conn| idempotency::get(conn, &lookup_hash, &lookup_idem, not_before))
-        .await?;
-    if let Some(stored) = stored {
-        if stored.fingerprint != print {
-            return Err(Error::api(
-                StatusCode::UNPROCESSABLE_ENTITY,
-                ErrorCode::IdempotencyKeyReused,
-                "This Idempotency-Key was already used with a different request; use a new key.",
-            ));
-        }
-        let status = StatusCode::from_u16(stored.status).unwrap_or(StatusCode::OK);
-        let mut response = json_response(status, stored.body);
-        response
-            .headers_mut()
-            .insert(REPLAYED, HeaderValue::from_static("true"));
-        return Ok(response);
-    }
-
     let pending = PendingAnswer {
         key_hash: hash,
         idem_key,
         fingerprint: print,
         at: now,
+        not_before,
     };
+    // The handler looks for an earlier answer inside the transaction of its change (one trip
+    // to the writer, and no gap between the check and the act).
     let mut request = Request::from_parts(parts, Body::from(bytes));
     request.extensions_mut().insert(pending.clone());
     let response = next.run(request).await;
-    if response.extensions().get::<Recorded>().is_some() || response.status().is_server_error() {
+    let kind = response.extensions().get::<AnswerKind>().copied();
+    if matches!(kind, Some(AnswerKind::Recorded | AnswerKind::Replayed))
+        || response.status().is_server_error()
+    {
         return Ok(response);
     }
-    // An answer that changed nothing (a refusal): remembered on its own, so a retry gets the
-    // same refusal. Losing it to a crash only means the retry is judged again.
+    // A refusal (the handler stopped before its transaction, or inside it): the key's earlier
+    // answer if it has one, else this refusal, remembered so a retry gets it again. Losing it
+    // to a crash only means the retry is judged again.
     let (parts, body) = response.into_parts();
     let body = read_body(body, usize::MAX).await?;
     let status = parts.status;
-    let stored = body.to_vec();
-    state
+    let refusal = body.to_vec();
+    let earlier = state
         .store()
-        .write(move |tx| remember(tx, &pending, status, &stored))
+        .write(move |tx| {
+            if let Some(earlier) = pending.earlier(tx)? {
+                return Ok(Some(earlier));
+            }
+            remember(tx, &pending, status, &refusal)?;
+            Ok(None)
+        })
         .await?;
-    Ok(Response::from_parts(parts, Body::from(body)))
+    Ok(match earlier {
+        Some(earlier) => earlier.into_response(),
+        None => Response::from_parts(parts, Body::from(body)),
+    })
 }
 
 #[cfg(test)]

@@ -545,6 +545,9 @@ impl LocalWorld {
         let (fresh_attempt, answer) = state
             .store()
             .write(move |tx| {
+                if let Some(earlier) = Answer::earlier(tx, pending.as_ref())? {
+                    return Ok((false, earlier));
+                }
                 let domain = domains::require_in_project(tx, &project, &name)?;
                 let verification = Verification {
                     checked_at: Some(now),

@@ -98,7 +98,7 @@ pub async fn create_project(
             Ok((projects::to_api(tx, &row)?, row.default_address))
         })
         .await?;
-    if let Some(world) = state.world() {
+    if let (Some(world), Some(default_address)) = (state.world(), default_address) {
         world.project_created(&default_address);
     }
     Ok(response)
