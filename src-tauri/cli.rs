@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
+use domain_desk_service::ConnectionLimits;
 
 /// Domain Desk: attach custom domains to hosted projects.
 #[derive(Debug, Parser)]
@@ -53,6 +54,31 @@ pub struct ServeArgs {
     /// nothing changed (to measure the database path on its own).
     #[arg(long)]
     pub no_read_cache: bool,
+    /// Connections served at once on each listener (API, TLS edge, HTTP edge); further
+    /// clients wait until one closes.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = ConnectionLimits::default().max_connections as u32)]
+    pub max_connections: u32,
+    /// Seconds a client may take to send a request's headers; also how long an idle
+    /// keep-alive connection stays open.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..),
+          default_value_t = ConnectionLimits::default().header_read_timeout.as_secs())]
+    pub header_timeout: u64,
+    /// Seconds without a byte read or written after which a connection is closed.
+    #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..),
+          default_value_t = ConnectionLimits::default().idle_timeout.as_secs())]
+    pub idle_timeout: u64,
+}
+
+impl ServeArgs {
+    /// The connection limits the flags ask for.
+    pub fn connection_limits(&self) -> ConnectionLimits {
+        ConnectionLimits {
+            max_connections: self.max_connections as usize,
+            header_read_timeout: std::time::Duration::from_secs(self.header_timeout),
+            idle_timeout: std::time::Duration::from_secs(self.idle_timeout),
+        }
+    }
 }
 
 /// `domain-desk doctor`: see `domain_desk_doctor::diagnose`.
@@ -260,6 +286,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
         )
         .with_writer(std::io::stderr)
         .try_init();
+    let connections = args.connection_limits();
     let storage = if args.memory {
         Storage::Memory
     } else {
@@ -269,6 +296,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
         )
     };
     let settings = ServiceSettings {
+        connections,
         storage: storage.clone(),
         api_addr: args.api,
         dns_addr: args.dns,
@@ -332,4 +360,61 @@ async fn shutdown_signal() {
 
 pub fn report_error(err: &dyn std::fmt::Display) {
     eprintln!("domain-desk: {err}");
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::{CommandFactory, Parser};
+
+    use super::*;
+
+    fn serve_args(flags: &[&str]) -> Result<ServeArgs, clap::Error> {
+        let args = ["domain-desk", "serve"].iter().chain(flags);
+        match Cli::try_parse_from(args)?.command {
+            Some(Command::Serve(args)) => Ok(args),
+            other => panic!("not serve: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn serve_limits_default_to_the_service_defaults() {
+        let args = serve_args(&[]).unwrap();
+        assert_eq!(args.connection_limits(), ConnectionLimits::default());
+    }
+
+    #[test]
+    fn serve_limits_come_from_the_flags() {
+        let args = serve_args(&[
+            "--max-connections",
+            "64",
+            "--header-timeout",
+            "5",
+            "--idle-timeout",
+            "45",
+        ])
+        .unwrap();
+        assert_eq!(
+            args.connection_limits(),
+            ConnectionLimits {
+                max_connections: 64,
+                header_read_timeout: std::time::Duration::from_secs(5),
+                idle_timeout: std::time::Duration::from_secs(45),
+            }
+        );
+        assert!(serve_args(&["--max-connections", "0"]).is_err());
+        assert!(serve_args(&["--header-timeout", "0"]).is_err());
+    }
+
+    #[test]
+    fn serve_help_shows_the_connection_limits() {
+        let mut cli = Cli::command();
+        let help = cli
+            .find_subcommand_mut("serve")
+            .expect("serve")
+            .render_long_help()
+            .to_string();
+        for flag in ["--max-connections", "--header-timeout", "--idle-timeout"] {
+            assert!(help.contains(flag), "serve --help lacks {flag}:\n{help}");
+        }
+    }
 }

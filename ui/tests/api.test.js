@@ -31,13 +31,12 @@ test('every command the UI calls is registered, permitted, and gets the keys it 
     ['diagnose', { hostname: 'shop.example.com', target: 'cname.platform.test' }],
   ]);
 
-  // Call every entry of the api object and check each command is built and granted.
+  // Call every entry of the api object and check each command is granted (commands.test.js
+  // checks every invoke( in ui/ against the Rust handler list).
   calls.length = 0;
   for (const fn of Object.values(api)) await fn('x', 'y', 'z');
-  const build = readFileSync(join(root, 'src-tauri', 'build.rs'), 'utf8');
   const capability = JSON.parse(readFileSync(join(root, 'capabilities', 'main.json'), 'utf8'));
   for (const [cmd] of calls) {
-    assert.ok(build.includes(`"${cmd}"`), `${cmd} is not in build.rs`);
     assert.ok(capability.permissions.includes(`allow-${cmd.replaceAll('_', '-')}`), `${cmd} is not granted`);
   }
   delete globalThis.__TAURI__;

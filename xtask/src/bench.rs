@@ -1218,6 +1218,33 @@ fn parse_queue_table(text: &str) -> Result<Vec<QueueRun>> {
     Ok(runs)
 }
 
+/// The least share of its plan the scheduler must use on a run of its own: a bulk job on a
+/// key nobody else uses should run close to the plan's limit.
+const SCHEDULER_MIN_USE_PERCENT: f64 = 85.0;
+
+/// The scheduler's own runs use at least [`SCHEDULER_MIN_USE_PERCENT`] of the plan, and no
+/// run of the scheduler gets a 429, a ban or a failed request. The naive client's figures are
+/// only compared, never checked.
+fn check_scheduler_runs(runs: &[QueueRun]) -> Result<()> {
+    for run in runs
+        .iter()
+        .filter(|run| run.client.starts_with("scheduler"))
+    {
+        let name = format!("{} · {}", run.plan, run.client);
+        if let Some(used) = run.use_percent
+            && used < SCHEDULER_MIN_USE_PERCENT
+        {
+            bail!(
+                "{name}: the queue used {used:.1} % of the plan, below {SCHEDULER_MIN_USE_PERCENT} %"
+            );
+        }
+        if run.bans > 0 || run.failed > 0 {
+            bail!("{name}: {} bans, {} failed requests", run.bans, run.failed);
+        }
+    }
+    Ok(())
+}
+
 fn queue(table: &mut Table) -> Result<()> {
     println!("\n==> the client's queue against the naive client");
     let out = cargo()
@@ -1232,6 +1259,7 @@ fn queue(table: &mut Table) -> Result<()> {
         bail!("the queue benchmark failed ({})", out.status);
     }
     let runs = parse_queue_table(&text)?;
+    check_scheduler_runs(&runs)?;
     for run in &runs {
         let naive = runs
             .iter()
@@ -1808,6 +1836,25 @@ mod tests {
         assert_eq!(runs[2].client, "two schedulers, key");
         assert_eq!(runs[2].ideal_seconds, None);
         assert!(parse_queue_table("nothing printed").is_err());
+    }
+
+    #[test]
+    fn a_scheduler_below_the_use_floor_fails_the_benchmark() {
+        let table = |use_percent: &str| {
+            format!(
+                "plan  client               requests   wall s  ideal s  use %  429s  sent paused  bans  failed\n\
+                 free  scheduler                1000    40.00    33.33   {use_percent}     0            0     0       0\n\
+                 free  naive (4 workers)        1000    61.02    33.33   54.6   120           37     1       0\n"
+            )
+        };
+        let fast = parse_queue_table(&table("99.8")).unwrap();
+        assert!(
+            check_scheduler_runs(&fast).is_ok(),
+            "the naive client's ban is not checked"
+        );
+        let slow = parse_queue_table(&table("83.3")).unwrap();
+        let err = check_scheduler_runs(&slow).unwrap_err().to_string();
+        assert!(err.contains("83.3"), "{err}");
     }
 
     #[test]

@@ -34,6 +34,7 @@ commands:
   deb-check    install the .deb on a fresh Debian tree (debootstrap) and start it there
   windows      cross-build the workspace for Windows (MinGW)
   macos-check  type-check the Tauri-free crates for macOS
+  acceptance   the contract's acceptance walk-throughs from ../shared/acceptance
   bench        performance figures against peers: bench [service|queue|doctor|app|all]
                (installs wrk, dig, Prism, json-server and WireMock; see BENCHMARKS.md)";
 
@@ -52,6 +53,7 @@ fn main() {
         Some("deb-check") => deb_check::run(),
         Some("windows") => platforms::windows(),
         Some("macos-check") => platforms::macos_check(),
+        Some("acceptance") => platforms::acceptance(),
         Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
             println!("{USAGE}");
@@ -76,6 +78,22 @@ fn cargo() -> Command {
     let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
     cmd.current_dir(root());
     cmd
+}
+
+/// Whether this runs in CI (`CI=true`, as CI services set it): there, a check that cannot run
+/// fails instead of being skipped.
+fn in_ci() -> bool {
+    std::env::var("CI").is_ok_and(|value| value.eq_ignore_ascii_case("true") || value == "1")
+}
+
+/// A check that cannot run here: skipped with a note on a developer's machine, a failure in
+/// CI, where a skipped check would look like a passed one.
+fn cannot_run(reason: &str, ci: bool) -> Result<()> {
+    if ci {
+        bail!("{reason}; in CI (CI=true) that is a failure");
+    }
+    println!("{reason}: skipped");
+    Ok(())
 }
 
 /// Runs a command to completion, failing with its name when it fails.
@@ -190,4 +208,16 @@ fn keyring_stores(sandbox: &session::Sandbox) -> Result<()> {
 
 fn exe(name: &str) -> String {
     format!("{name}{}", std::env::consts::EXE_SUFFIX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_check_that_cannot_run_fails_in_ci_and_is_skipped_elsewhere() {
+        assert!(cannot_run("Wine is not installed", false).is_ok());
+        let err = cannot_run("Wine is not installed", true).unwrap_err();
+        assert!(err.to_string().contains("Wine is not installed"), "{err}");
+    }
 }

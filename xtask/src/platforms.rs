@@ -100,13 +100,39 @@ pub fn windows() -> Result<()> {
     println!("built {}", exe.display());
     match crate::wine::find_wine() {
         Some(wine) => crate::wine::smoke_test(&wine, &exe, WINDOWS_TARGET),
-        None => {
-            println!(
-                "Wine is not installed: the Windows build was not run (apt-get install wine64)"
-            );
-            Ok(())
-        }
+        None => crate::cannot_run(
+            "Wine is not installed: the Windows build was not run (apt-get install wine64)",
+            crate::in_ci(),
+        ),
     }
+}
+
+/// The contract's acceptance walk-throughs, kept beside the clone in `../shared/acceptance`,
+/// against a fresh build of the app. Without them the step is skipped, except in CI.
+pub fn acceptance() -> Result<()> {
+    let acceptance = root().join("../shared/acceptance");
+    if !acceptance.is_dir() {
+        return crate::cannot_run(
+            &format!(
+                "the acceptance walk-throughs are not at {}",
+                acceptance.display()
+            ),
+            crate::in_ci(),
+        );
+    }
+    step(
+        "build the app (for the walk-throughs)",
+        cargo().args(["build", "--package", "domain-desk"]),
+    )?;
+    for walk in ["local-api", "local-world"] {
+        step(
+            &format!("acceptance: {walk}"),
+            Command::new("bash")
+                .arg(acceptance.join(walk))
+                .current_dir(root()),
+        )?;
+    }
+    Ok(())
 }
 
 /// Type-checks the Tauri-free crates for macOS.

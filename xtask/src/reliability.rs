@@ -137,7 +137,9 @@ pub fn contract() -> Result<()> {
     Ok(())
 }
 
-/// A short run of every fuzz target, with sanitizers, on the stable toolchain.
+/// A short run of every fuzz target, with sanitizers, on the stable toolchain. Prints how many
+/// inputs each target ran; in regression mode a target that ran fewer than
+/// [`REGRESSION_RUNS`] (the time guard stopped it first) fails the check.
 pub fn fuzz(mode: FuzzMode) -> Result<()> {
     ensure_cargo_fuzz()?;
     let fuzz_dir = root().join("fuzz");
@@ -145,6 +147,7 @@ pub fn fuzz(mode: FuzzMode) -> Result<()> {
     let mut build = fuzz_command(&fuzz_dir);
     build.arg("build");
     step("build the fuzz targets", &mut build)?;
+    let mut ran = Vec::new();
     for target in targets {
         let corpus = fuzz_dir.join("corpus").join(&target);
         std::fs::create_dir_all(&corpus)?;
@@ -164,7 +167,70 @@ pub fn fuzz(mode: FuzzMode) -> Result<()> {
                 .arg(format!("-max_total_time={}", FUZZ_SECONDS * 6)),
             FuzzMode::Explore => cmd.arg(format!("-max_total_time={FUZZ_SECONDS}")),
         };
-        step(&format!("fuzz `{target}` ({mode:?})"), &mut cmd)?;
+        let output = step_reading_stderr(&format!("fuzz `{target}` ({mode:?})"), &mut cmd)?;
+        let inputs = inputs_run(&output).with_context(|| {
+            format!("fuzz `{target}`: libFuzzer did not say how many inputs it ran")
+        })?;
+        println!("fuzz `{target}`: {inputs} inputs");
+        ran.push((target, inputs));
+    }
+    println!("\n==> fuzzing: inputs run per target");
+    for (target, inputs) in &ran {
+        println!("  {target:<24} {inputs:>10}");
+    }
+    if mode == FuzzMode::Regression {
+        check_inputs_run(&ran, u64::from(REGRESSION_RUNS))?;
+    }
+    Ok(())
+}
+
+/// Like [`step`], with the command's standard error shown as it comes and also returned.
+fn step_reading_stderr(title: &str, cmd: &mut Command) -> Result<String> {
+    println!("\n==> {title}");
+    let mut child = cmd
+        .stderr(Stdio::piped())
+        .spawn()
+        .with_context(|| format!("could not start: {title}"))?;
+    let mut text = String::new();
+    if let Some(stderr) = child.stderr.take() {
+        for line in BufReader::new(stderr).lines() {
+            let line = line?;
+            eprintln!("{line}");
+            text.push_str(&line);
+            text.push('\n');
+        }
+    }
+    let status = child.wait()?;
+    if !status.success() {
+        bail!("{title} failed ({status})");
+    }
+    Ok(text)
+}
+
+/// The number of inputs libFuzzer reports at the end of a run: `Done 300000 runs in 18 second(s)`.
+fn inputs_run(stderr: &str) -> Option<u64> {
+    stderr.lines().rev().find_map(|line| {
+        line.trim()
+            .strip_prefix("Done ")?
+            .split_once(" runs in ")?
+            .0
+            .parse()
+            .ok()
+    })
+}
+
+/// Every target ran at least `asked` inputs.
+fn check_inputs_run(ran: &[(String, u64)], asked: u64) -> Result<()> {
+    let short: Vec<String> = ran
+        .iter()
+        .filter(|(_, inputs)| *inputs < asked)
+        .map(|(target, inputs)| format!("`{target}` ran {inputs}"))
+        .collect();
+    if !short.is_empty() {
+        bail!(
+            "fuzzing ran fewer inputs than the {asked} asked (the time guard stopped it): {}",
+            short.join(", ")
+        );
     }
     Ok(())
 }
@@ -542,5 +608,34 @@ fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>> {
             .ok_or_else(|| anyhow!("short chunk in the answer"))?;
         body.extend_from_slice(chunk);
         rest = after.get(size + 2..).unwrap_or_default();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_inputs_run_are_read_from_libfuzzers_last_words() {
+        let stderr = "INFO: Seed: 20261121\n#2\tINITED cov: 10 ft: 10 corp: 1/1b\n\
+            #300000\tDONE   cov: 412 ft: 1290 corp: 180/9Kb lim: 4096 exec/s: 15000 rss: 80Mb\n\
+            Done 300000 runs in 20 second(s)\n";
+        assert_eq!(inputs_run(stderr), Some(300_000));
+        assert_eq!(inputs_run("==1== ERROR: libFuzzer: deadly signal\n"), None);
+    }
+
+    #[test]
+    fn a_target_stopped_by_the_time_guard_fails_the_check() {
+        let full = [
+            ("dns_message".to_owned(), 300_000),
+            ("hostname".to_owned(), 300_000),
+        ];
+        assert!(check_inputs_run(&full, 300_000).is_ok());
+        let short = [
+            ("dns_message".to_owned(), 300_000),
+            ("hostname".to_owned(), 120_431),
+        ];
+        let err = check_inputs_run(&short, 300_000).unwrap_err().to_string();
+        assert!(err.contains("`hostname` ran 120431"), "{err}");
     }
 }

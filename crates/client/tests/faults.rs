@@ -1,25 +1,33 @@
 //! The client under faults, against the real local service on loopback: every `/v1` answer
 //! slowed down, a share of them 503, a share of connections closed without an answer, and
 //! another program on the same key that uses up the window again and again (a 429 storm).
-//! A bulk job still completes: every project created exactly once, no ban, and the service's
-//! own access log shows that nothing of the job arrived while the client was paused by a 429.
+//! A bulk job still completes: every project created exactly once, no ban, and nothing of the
+//! job was sent or arrived while the client was paused by a 429, over the whole pause.
+//!
+//! Requests the client had already sent when a 429 came back may still arrive after the
+//! service answered that 429; they are told apart by order, not by a grace period: the
+//! service's access log and the client's transport write into one log, in the order things
+//! happen, so the test knows how many requests had left when the client read each 429.
 //!
 //! Its own test binary: it reads the service's log through a process-wide tracing subscriber,
-//! which only this one test may own.
+//! which only one of its tests may own.
 
 use std::collections::BTreeMap;
 use std::fmt::Debug;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use chrono::{DateTime, TimeDelta, Timelike, Utc};
 use domain_desk_api::Plan;
 use domain_desk_api::local::{ClockState, Faults};
-use domain_desk_client::{ApiRequest, Client, ClientConfig};
+use domain_desk_client::{
+    ApiKey, ApiRequest, Client, ClientConfig, HttpTransport, Transport, TransportError,
+    WireResponse,
+};
 use domain_desk_service::http::gate::ACCESS_LOG;
 use domain_desk_service::{Service, ServiceSettings};
-use futures::future::join_all;
+use futures::future::{BoxFuture, join_all};
 use tokio::sync::{Notify, oneshot};
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
@@ -30,9 +38,9 @@ const SPEED: f64 = 30.0;
 const PROJECTS: usize = 45;
 /// The storm strikes each time this many more projects were created.
 const STORM_EVERY: u64 = 10;
-/// How late a request the client sent before it read a 429 may still reach the service,
-/// in real time (loopback, two busy cores).
-const IN_FLIGHT_SLACK: Duration = Duration::from_millis(300);
+/// Retry-After counts whole platform seconds while a window ends within one: the pause may
+/// end up to one platform second before the 429's arrival plus its Retry-After.
+const RETRY_AFTER_ROUNDING: TimeDelta = TimeDelta::seconds(1);
 
 /// One line of the service's access log.
 #[derive(Debug, Clone, Default)]
@@ -69,9 +77,29 @@ impl Visit for Access {
     }
 }
 
-/// Collects the access log; ignores everything else.
+/// What happened, in the order it happened: the service's access lines (written as each
+/// answer is given) and the job's requests as the client's transport saw them.
+#[derive(Debug, Clone)]
+enum Happened {
+    Access(Access),
+    /// A job request handed to the transport, before any byte of it left.
+    Sent {
+        at: Instant,
+    },
+    /// The answer to a job request, before the queue reads it; `pause` is a 429's Retry-After
+    /// in real time.
+    Answered {
+        at: Instant,
+        status: Option<u16>,
+        pause: Option<Duration>,
+    },
+}
+
+type Events = Arc<Mutex<Vec<Happened>>>;
+
+/// Collects the access log into the events; ignores everything else.
 struct AccessLog {
-    lines: Arc<Mutex<Vec<Access>>>,
+    events: Events,
     next_span: AtomicU64,
 }
 
@@ -87,10 +115,63 @@ impl Subscriber for AccessLog {
     fn event(&self, event: &Event<'_>) {
         let mut access = Access::default();
         event.record(&mut access);
-        self.lines.lock().unwrap().push(access);
+        self.events.lock().unwrap().push(Happened::Access(access));
     }
     fn enter(&self, _: &Id) {}
     fn exit(&self, _: &Id) {}
+}
+
+/// The client's real HTTP transport, writing the job's requests into the events.
+struct Recording {
+    inner: HttpTransport,
+    events: Events,
+}
+
+impl Recording {
+    fn is_job(request: &ApiRequest) -> bool {
+        request.method == reqwest::Method::POST && request.path == "/v1/projects"
+    }
+}
+
+impl Transport for Recording {
+    fn send(
+        &self,
+        request: &ApiRequest,
+    ) -> BoxFuture<'static, Result<WireResponse, TransportError>> {
+        let job = Self::is_job(request);
+        if job {
+            let sent = Happened::Sent { at: Instant::now() };
+            self.events.lock().unwrap().push(sent);
+        }
+        // Nothing leaves before this future is first polled, after the event above.
+        let answer = self.inner.send(request);
+        let events = self.events.clone();
+        Box::pin(async move {
+            let result = answer.await;
+            if job {
+                let status = result.as_ref().ok().map(|r| r.status.as_u16());
+                let pause = result
+                    .as_ref()
+                    .ok()
+                    .filter(|r| r.status.as_u16() == 429)
+                    .and_then(|r| {
+                        r.headers
+                            .get("retry-after")?
+                            .to_str()
+                            .ok()?
+                            .parse::<f64>()
+                            .ok()
+                    })
+                    .map(|seconds| Duration::from_secs_f64(seconds / SPEED));
+                events.lock().unwrap().push(Happened::Answered {
+                    at: Instant::now(),
+                    status,
+                    pause,
+                });
+            }
+            result
+        })
+    }
 }
 
 struct Running {
@@ -177,9 +258,9 @@ async fn storm(http: reqwest::Client, base_url: String, key: String) -> usize {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
 async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_a_ban() {
-    let lines = Arc::new(Mutex::new(Vec::new()));
+    let events: Events = Arc::new(Mutex::new(Vec::new()));
     tracing::subscriber::set_global_default(AccessLog {
-        lines: lines.clone(),
+        events: events.clone(),
         next_span: AtomicU64::new(0),
     })
     .expect("this binary's only subscriber");
@@ -212,8 +293,16 @@ async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_
 
     let mut config = ClientConfig::new(&service.base_url, service.key.clone()).plan(Plan::Free);
     config.queue.platform_clock_speed = SPEED;
-    config.request_timeout = Duration::from_secs(5);
-    let client = Client::new(config).unwrap();
+    let transport = Recording {
+        inner: HttpTransport::new(
+            &service.base_url,
+            &ApiKey::new(service.key.clone()),
+            Duration::from_secs(5),
+        )
+        .unwrap(),
+        events: events.clone(),
+    };
+    let client = Client::with_transport(config.queue, transport).unwrap();
     let bulk = client.in_job(client.new_job()).bulk();
 
     // The storm strikes whenever the job made some progress.
@@ -294,37 +383,155 @@ async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_
         );
     }
 
-    let log = lines.lock().unwrap().clone();
-    let job: Vec<&Access> = log
+    let events = events.lock().unwrap().clone();
+    let job: Vec<&Access> = events
         .iter()
-        .filter(|a| a.method == "POST" && a.path == "/v1/projects")
+        .filter_map(|event| match event {
+            Happened::Access(a) if a.method == "POST" && a.path == "/v1/projects" => Some(a),
+            _ => None,
+        })
         .collect();
     assert!(job.iter().all(|a| a.status != 403), "a key_banned answer");
     let dropped = job.iter().filter(|a| a.dropped).count();
     let unavailable = job.iter().filter(|a| a.status == 503 && !a.dropped).count();
-    let limited: Vec<&&Access> = job.iter().filter(|a| a.status == 429).collect();
+    let limited = job.iter().filter(|a| a.status == 429).count();
     assert!(dropped > 0, "no dropped connection was injected");
     assert!(unavailable > 0, "no 503 was injected");
-    assert!(!limited.is_empty(), "the storms never limited the job");
+    assert!(limited > 0, "the storms never limited the job");
+    nothing_was_sent_while_paused(&events);
+    nothing_arrived_while_paused(&events);
+}
 
-    // Nothing of the job reached the service between a 429 it got and that 429's
-    // Retry-After, once requests already on the way could have arrived.
-    let slack = TimeDelta::from_std(IN_FLIGHT_SLACK).unwrap() * SPEED as i32;
-    for answer in &limited {
-        let at = answer.received.unwrap();
-        let retry_after = TimeDelta::seconds(answer.retry_after.expect("Retry-After") as i64);
-        let paused_from = at + slack;
-        let paused_until = at + retry_after - TimeDelta::seconds(1);
-        let sent_while_paused: Vec<&&Access> = job
-            .iter()
-            .filter(|a| {
-                let received = a.received.unwrap();
-                received > paused_from && received < paused_until
-            })
-            .collect();
-        assert!(
-            sent_while_paused.is_empty(),
-            "429 at {at} (Retry-After {retry_after}), yet the job sent {sent_while_paused:#?}"
-        );
+/// The client's side, over each whole pause: once the client read a 429, no job request left
+/// before that 429's Retry-After had passed.
+fn nothing_was_sent_while_paused(events: &[Happened]) {
+    let rounding = RETRY_AFTER_ROUNDING.to_std().unwrap().div_f64(SPEED);
+    let mut pauses = 0;
+    for (index, event) in events.iter().enumerate() {
+        let Happened::Answered {
+            at: read,
+            pause: Some(pause),
+            ..
+        } = event
+        else {
+            continue;
+        };
+        pauses += 1;
+        let resume = *read + pause.saturating_sub(rounding);
+        for later in &events[index..] {
+            if let Happened::Sent { at } = later {
+                assert!(
+                    *at >= resume,
+                    "a job request left {:?} after a 429 was read, within its Retry-After of {pause:?}",
+                    at.duration_since(*read)
+                );
+            }
+        }
     }
+    assert!(pauses > 0, "the client read no 429");
+}
+
+/// The service's side, over each whole pause from the 429's arrival: every job request that
+/// arrived before that 429's Retry-After passed had already left the client when the client
+/// read the 429 (it was on its way, not sent while paused).
+fn nothing_arrived_while_paused(events: &[Happened]) {
+    let is_job_access = |event: &Happened| matches!(event, Happened::Access(a) if a.method == "POST" && a.path == "/v1/projects");
+    let arrivals: Vec<DateTime<Utc>> = events
+        .iter()
+        .filter(|event| is_job_access(event))
+        .filter_map(|event| match event {
+            Happened::Access(a) => a.received,
+            _ => None,
+        })
+        .collect();
+    // The client reads the 429s in the order the service wrote them, each after it was written.
+    let mut reads = events.iter().enumerate().filter(|(_, event)| {
+        matches!(
+            event,
+            Happened::Answered {
+                status: Some(429),
+                ..
+            }
+        )
+    });
+    let mut checked = 0;
+    for (index, event) in events.iter().enumerate() {
+        let Happened::Access(access) = event else {
+            continue;
+        };
+        if !is_job_access(event) || access.status != 429 {
+            continue;
+        }
+        let Some((read, _)) = reads.find(|(read, _)| *read > index) else {
+            panic!("the client never read the 429 written at {index}");
+        };
+        let sent_before_read = events[..read]
+            .iter()
+            .filter(|event| matches!(event, Happened::Sent { .. }))
+            .count();
+        let at = access.received.expect("received");
+        let retry_after = TimeDelta::seconds(access.retry_after.expect("Retry-After") as i64);
+        let paused_until = at + retry_after - RETRY_AFTER_ROUNDING;
+        let arrived = arrivals
+            .iter()
+            .filter(|received| **received < paused_until)
+            .count();
+        assert!(
+            arrived <= sent_before_read,
+            "429 at {at} (Retry-After {retry_after}): {arrived} job requests arrived before \
+             {paused_until}, but only {sent_before_read} had left when the client read the 429"
+        );
+        checked += 1;
+    }
+    assert!(checked > 0, "no 429 of the job was checked");
+}
+
+/// The two checks above on made-up runs: a request in flight when the 429 was read passes, a
+/// request sent or arriving within the pause fails, from the pause's first moment.
+#[test]
+fn the_pause_checks_catch_a_request_sent_at_any_moment_of_a_pause() {
+    let start = Instant::now();
+    let t0 = Utc::now();
+    let access = |at: DateTime<Utc>, status: u64| {
+        Happened::Access(Access {
+            method: "POST".into(),
+            path: "/v1/projects".into(),
+            status,
+            dropped: false,
+            received: Some(at),
+            retry_after: (status == 429).then_some(30),
+        })
+    };
+    let read_429 = Happened::Answered {
+        at: start + Duration::from_millis(10),
+        status: Some(429),
+        pause: Some(Duration::from_secs(1)),
+    };
+    // Two requests leave, the first gets a 429, the second was on its way and arrives after it.
+    let in_flight = vec![
+        Happened::Sent { at: start },
+        Happened::Sent { at: start },
+        access(t0, 429),
+        read_429.clone(),
+        access(t0 + TimeDelta::milliseconds(300), 201),
+    ];
+    nothing_was_sent_while_paused(&in_flight);
+    nothing_arrived_while_paused(&in_flight);
+
+    // A third request leaves right after the 429 was read and arrives at once.
+    let mut sent_at_once = in_flight.clone();
+    sent_at_once.insert(
+        4,
+        Happened::Sent {
+            at: start + Duration::from_millis(11),
+        },
+    );
+    sent_at_once.push(access(t0 + TimeDelta::milliseconds(400), 201));
+    let client_side = std::panic::catch_unwind(|| nothing_was_sent_while_paused(&sent_at_once));
+    assert!(client_side.is_err(), "a send 1 ms into the pause passed");
+    let service_side = std::panic::catch_unwind(|| nothing_arrived_while_paused(&sent_at_once));
+    assert!(
+        service_side.is_err(),
+        "an arrival 0.4 s into the pause passed"
+    );
 }

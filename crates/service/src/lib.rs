@@ -26,7 +26,7 @@ use tokio::net::TcpListener;
 pub use clock::Clock;
 pub use error::{Error, Result};
 pub use http::{app, openapi_document};
-pub use settings::{ServiceSettings, Storage};
+pub use settings::{ConnectionLimits, ServiceSettings, Storage};
 pub use state::{AppState, World, WorldInfo};
 
 /// Opens the state the settings name (seeding a new database) on a clock running at the
@@ -46,7 +46,8 @@ pub async fn run(
     let addr = api_listener.local_addr()?;
     state.set_api_addr(addr);
     tracing::info!(%addr, "platform API listening");
-    server::serve(api_listener, app(state), shutdown).await
+    let limits = state.settings().connections;
+    server::serve_with_limits(api_listener, app(state), &limits, shutdown).await
 }
 
 /// The service bound to its addresses and ready to run: what `domain-desk serve` and the

@@ -4,6 +4,7 @@
 
 use std::net::SocketAddr;
 use std::path::PathBuf;
+use std::time::Duration;
 
 use chrono::TimeDelta;
 
@@ -51,6 +52,37 @@ pub struct ServiceSettings {
     /// Answer repeated `GET`s from memory while no write happened since (see
     /// `http::read_cache`); off only to measure the database path alone.
     pub read_cache: bool,
+    /// How the API and the edge hold up against clients that open connections and keep them.
+    pub connections: ConnectionLimits,
+}
+
+/// Limits on the connections of each listener (the API, the TLS edge, the plain-HTTP edge), so
+/// that slow or idle clients cannot hold the service. These are real time, not the virtual
+/// clock: they protect the process, not the platform's behaviour.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ConnectionLimits {
+    /// Connections served at once per listener. Further clients wait in the system's accept
+    /// queue until one closes, so one client opening many cannot use up the process's file
+    /// descriptors.
+    pub max_connections: usize,
+    /// How long a client may take to send a request's line and headers (HTTP/1.1), counted
+    /// from when the server waits for them, so also how long an idle keep-alive connection
+    /// stays open. A Slowloris client that trickles headers is closed after this.
+    pub header_read_timeout: Duration,
+    /// A connection on which no byte is read or written this long is closed: a body sent too
+    /// slowly, an answer never read, an idle HTTP/2 connection. Longer than the longest
+    /// injected latency (60 s), so a slowed-down answer is never cut.
+    pub idle_timeout: Duration,
+}
+
+impl Default for ConnectionLimits {
+    fn default() -> Self {
+        Self {
+            max_connections: 512,
+            header_read_timeout: Duration::from_secs(30),
+            idle_timeout: Duration::from_secs(120),
+        }
+    }
 }
 
 pub const DEFAULT_PLATFORM_DOMAIN: &str = "pages.local-platform.test";
@@ -76,6 +108,7 @@ impl Default for ServiceSettings {
             certificate_issuance_time: TimeDelta::minutes(2),
             certificate_deadline: TimeDelta::minutes(30),
             read_cache: true,
+            connections: ConnectionLimits::default(),
         }
     }
 }

@@ -1,15 +1,13 @@
 //! The typed client and its queue against the real local service, started in-process on
 //! loopback (port 0, in-memory storage), with its clock sped up where time matters.
 
-use std::collections::BTreeMap;
-use std::time::Instant;
-
 use chrono::{DateTime, TimeDelta, Timelike, Utc};
 use domain_desk_api::local::{ClockState, LocalInfo};
 use domain_desk_api::{AddDomain, DomainConfig, DomainStatus, ErrorCode, Plan};
 use domain_desk_client::{ApiRequest, Client, ClientConfig, Priority};
 use domain_desk_service::{Service, ServiceSettings};
 use futures::future::join_all;
+use std::collections::BTreeMap;
 use tokio::sync::oneshot;
 
 struct LocalService {
@@ -239,7 +237,6 @@ async fn a_bulk_job_on_a_fast_clock_gets_no_429() {
     let service = LocalService::start().await;
     service.set_clock(minute_boundary(3), SPEED).await;
     let free = service.client(Plan::Free, SPEED).bulk();
-    let started = Instant::now();
     let answers = join_all((0..150).map(|i| {
         let free = free.clone();
         async move {
@@ -248,19 +245,14 @@ async fn a_bulk_job_on_a_fast_clock_gets_no_429() {
         }
     }))
     .await;
-    let elapsed = started.elapsed().as_secs_f64();
     let statuses: Vec<u16> = answers
         .into_iter()
         .map(|a| a.unwrap().status.as_u16())
         .collect();
     assert!(statuses.iter().all(|s| *s == 404), "{statuses:?}");
     assert_eq!(free.state().borrow().rate_limited_total, 0);
-    // 150 at 60 a minute is 2.5 platform minutes: 2.5 s at 60x.
-    let ideal = 150.0 / 60.0 * 60.0 / SPEED;
-    assert!(
-        ideal / elapsed > 0.85,
-        "{elapsed:.2} s against an ideal of {ideal:.2} s"
-    );
+    // How close to the plan's limit the queue runs is a figure of the benchmark
+    // (`cargo xtask bench queue`, which fails below its floor), not of this test.
 }
 
 #[tokio::test]

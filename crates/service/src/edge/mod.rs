@@ -6,7 +6,10 @@ pub mod routes;
 pub mod server;
 
 pub use routes::{CertificateBySni, EdgeDirectory, EdgeHost, EdgeRoutes, Route, certified_key};
-pub use server::{SiteFiles, file_path, serve_http, serve_https, tls_config};
+pub use server::{
+    SiteFiles, file_path, serve_http, serve_http_with_limits, serve_https, serve_https_with_limits,
+    tls_config,
+};
 
 #[cfg(test)]
 mod tests;

@@ -13,7 +13,7 @@ use hyper::header::{CONTENT_TYPE, HOST, LOCATION};
 use hyper::server::conn::http1;
 use hyper::service::service_fn;
 use hyper::{Method, Request, Response, StatusCode};
-use hyper_util::rt::TokioIo;
+use hyper_util::rt::{TokioIo, TokioTimer};
 use rustls::ServerConfig;
 use rustls::server::Acceptor;
 use rustls::sign::CertifiedKey;
@@ -22,6 +22,8 @@ use tokio_rustls::LazyConfigAcceptor;
 
 use super::routes::{CertificateBySni, EdgeDirectory, Route};
 use crate::Result;
+use crate::server::{Watched, accept_until, until_idle};
+use crate::settings::ConnectionLimits;
 
 /// How long a client may take to complete the TLS handshake.
 const HANDSHAKE_TIMEOUT: Duration = Duration::from_secs(10);
@@ -46,30 +48,41 @@ pub fn tls_config(routes: &Arc<dyn EdgeDirectory>) -> Result<Arc<ServerConfig>> 
     Ok(Arc::new(config))
 }
 
-/// Serves TLS on a bound listener until `shutdown` completes.
+/// Serves TLS on a bound listener until `shutdown` completes, with the default
+/// [`ConnectionLimits`].
 pub async fn serve_https(
     listener: TcpListener,
     routes: Arc<dyn EdgeDirectory>,
     files: Arc<dyn SiteFiles>,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<()> {
+    serve_https_with_limits(
+        listener,
+        routes,
+        files,
+        &ConnectionLimits::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// Serves TLS on a bound listener within `limits` until `shutdown` completes.
+pub async fn serve_https_with_limits(
+    listener: TcpListener,
+    routes: Arc<dyn EdgeDirectory>,
+    files: Arc<dyn SiteFiles>,
+    limits: &ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<()> {
     let config = tls_config(&routes)?;
-    tokio::pin!(shutdown);
-    loop {
-        let (stream, peer) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    tracing::warn!(%error, "edge could not accept a connection");
-                    continue;
-                }
-            },
-            () = &mut shutdown => return Ok(()),
-        };
+    let limits = *limits;
+    accept_until(&listener, &limits, shutdown, |stream, peer, permit| {
         let config = config.clone();
         let routes = routes.clone();
         let files = files.clone();
         tokio::spawn(async move {
+            let _permit = permit;
+            let (stream, activity) = Watched::new(stream);
             let handshake = async {
                 // The directory is read on the blocking pool (it may ask the database), so the
                 // name is taken from the ClientHello first and the certificate chosen then.
@@ -118,14 +131,18 @@ pub async fn serve_https(
                     Ok::<_, std::convert::Infallible>(response)
                 }
             });
-            if let Err(error) = http1::Builder::new()
-                .serve_connection(TokioIo::new(tls), service)
-                .await
-            {
-                tracing::debug!(%error, %peer, "edge connection ended with an error");
+            let connection = http1_builder(&limits).serve_connection(TokioIo::new(tls), service);
+            match until_idle(connection, &activity, limits.idle_timeout).await {
+                Some(Ok(())) => {}
+                Some(Err(error)) => {
+                    tracing::debug!(%error, %peer, "edge connection ended with an error");
+                }
+                None => tracing::debug!(%peer, "edge closed an idle connection"),
             }
         });
-    }
+    })
+    .await;
+    Ok(())
 }
 
 /// The edge's TLS settings with one certificate: the one the directory chose for this
@@ -145,28 +162,39 @@ impl rustls::server::ResolvesServerCert for SingleCertificate {
     }
 }
 
-/// Serves plain HTTP on a bound listener until `shutdown` completes: 301 to https for every
-/// name the edge serves. `https_port` is added to the location unless it is 443.
+/// Serves plain HTTP on a bound listener until `shutdown` completes, with the default
+/// [`ConnectionLimits`]: 301 to https for every name the edge serves. `https_port` is added to
+/// the location unless it is 443.
 pub async fn serve_http(
     listener: TcpListener,
     routes: Arc<dyn EdgeDirectory>,
     https_port: u16,
     shutdown: impl Future<Output = ()> + Send,
 ) -> Result<()> {
-    tokio::pin!(shutdown);
-    loop {
-        let (stream, _) = tokio::select! {
-            accepted = listener.accept() => match accepted {
-                Ok(accepted) => accepted,
-                Err(error) => {
-                    tracing::warn!(%error, "edge could not accept a connection");
-                    continue;
-                }
-            },
-            () = &mut shutdown => return Ok(()),
-        };
+    serve_http_with_limits(
+        listener,
+        routes,
+        https_port,
+        &ConnectionLimits::default(),
+        shutdown,
+    )
+    .await
+}
+
+/// [`serve_http`] within `limits`.
+pub async fn serve_http_with_limits(
+    listener: TcpListener,
+    routes: Arc<dyn EdgeDirectory>,
+    https_port: u16,
+    limits: &ConnectionLimits,
+    shutdown: impl Future<Output = ()> + Send,
+) -> Result<()> {
+    let limits = *limits;
+    accept_until(&listener, &limits, shutdown, |stream, peer, permit| {
         let routes = routes.clone();
         tokio::spawn(async move {
+            let _permit = permit;
+            let (stream, activity) = Watched::new(stream);
             let service = service_fn(move |request: Request<Incoming>| {
                 let routes = routes.clone();
                 let host = request_host(&request);
@@ -185,14 +213,27 @@ pub async fn serve_http(
                     Ok::<_, std::convert::Infallible>(response)
                 }
             });
-            if let Err(error) = http1::Builder::new()
-                .serve_connection(TokioIo::new(stream), service)
-                .await
-            {
-                tracing::debug!(%error, "edge connection ended with an error");
+            let connection = http1_builder(&limits).serve_connection(TokioIo::new(stream), service);
+            match until_idle(connection, &activity, limits.idle_timeout).await {
+                Some(Ok(())) => {}
+                Some(Err(error)) => {
+                    tracing::debug!(%error, %peer, "edge connection ended with an error");
+                }
+                None => tracing::debug!(%peer, "edge closed an idle connection"),
             }
         });
-    }
+    })
+    .await;
+    Ok(())
+}
+
+/// HTTP/1.1 with the header timeout of `limits`.
+fn http1_builder(limits: &ConnectionLimits) -> http1::Builder {
+    let mut builder = http1::Builder::new();
+    builder
+        .timer(TokioTimer::new())
+        .header_read_timeout(limits.header_read_timeout);
+    builder
 }
 
 fn answer_https(

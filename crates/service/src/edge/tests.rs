@@ -265,3 +265,94 @@ async fn a_reloaded_ca_issues_certificates_that_chain_to_the_kept_root() {
         .unwrap();
     assert!(response.starts_with("HTTP/1.1 200"));
 }
+
+const SLOW_CLIENT_LIMITS: crate::ConnectionLimits = crate::ConnectionLimits {
+    max_connections: 1,
+    header_read_timeout: std::time::Duration::from_secs(5),
+    idle_timeout: std::time::Duration::from_secs(20),
+};
+
+/// Reads until the edge closes the connection; `false` if it is still open after an hour.
+async fn closed_within_an_hour(stream: &mut (impl tokio::io::AsyncRead + Unpin)) -> bool {
+    let mut rest = Vec::new();
+    let hour = std::time::Duration::from_secs(3600);
+    tokio::time::timeout(hour, stream.read_to_end(&mut rest))
+        .await
+        .is_ok()
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_tls_edge_closes_a_client_that_sends_no_request_after_the_handshake() {
+    let ca = CertificateAuthority::generate("letsencrypt.org").unwrap();
+    let routes = EdgeRoutes::new();
+    let name = "slow.example.com";
+    let project = Route::Project {
+        project_id: "prj_1".to_owned(),
+    };
+    routes.insert(name, host_for(&ca, name, project));
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let directory: Arc<dyn EdgeDirectory> = Arc::new(routes);
+    tokio::spawn(serve_https_with_limits(
+        listener,
+        directory,
+        Arc::new(MemoryFiles(HashMap::new())),
+        &SLOW_CLIENT_LIMITS,
+        std::future::pending(),
+    ));
+    let mut roots = RootCertStore::empty();
+    for certificate in rustls_pemfile::certs(&mut ca.certificate_pem().as_bytes()) {
+        roots.add(certificate.unwrap()).unwrap();
+    }
+    let config =
+        ClientConfig::builder_with_provider(Arc::new(rustls::crypto::ring::default_provider()))
+            .with_safe_default_protocol_versions()
+            .unwrap()
+            .with_root_certificates(roots)
+            .with_no_client_auth();
+    let tcp = TcpStream::connect(addr).await.unwrap();
+    let mut tls = TlsConnector::from(Arc::new(config))
+        .connect(ServerName::try_from(name).unwrap(), tcp)
+        .await
+        .unwrap();
+    tls.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
+    let started = tokio::time::Instant::now();
+    assert!(
+        closed_within_an_hour(&mut tls).await,
+        "a client that never finished its request kept the TLS connection"
+    );
+    assert!(started.elapsed() < SLOW_CLIENT_LIMITS.idle_timeout);
+}
+
+#[tokio::test(start_paused = true)]
+async fn the_http_edge_serves_one_client_at_a_time_when_the_limit_is_one() {
+    let routes = EdgeRoutes::new();
+    let listener = TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let directory: Arc<dyn EdgeDirectory> = Arc::new(routes);
+    tokio::spawn(serve_http_with_limits(
+        listener,
+        directory,
+        443,
+        &SLOW_CLIENT_LIMITS,
+        std::future::pending(),
+    ));
+    let mut slowloris = TcpStream::connect(addr).await.unwrap();
+    slowloris.write_all(b"GET / HTTP/1.1\r\n").await.unwrap();
+    let mut next = TcpStream::connect(addr).await.unwrap();
+    next.write_all(b"GET / HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n")
+        .await
+        .unwrap();
+    let mut byte = [0; 1];
+    let second = std::time::Duration::from_secs(1);
+    let early = tokio::time::timeout(second, next.read(&mut byte)).await;
+    assert!(
+        early.is_err(),
+        "a second client was served beside the first"
+    );
+    // The Slowloris client is closed at its header timeout, and the next one is served.
+    assert!(closed_within_an_hour(&mut slowloris).await);
+    let mut answer = String::new();
+    next.read_to_string(&mut answer).await.unwrap();
+    assert!(answer.starts_with("HTTP/1.1 404"), "{answer}");
+}

@@ -109,6 +109,26 @@ async fn method_not_allowed(req: Request) -> Error {
     )
 }
 
+/// The paths `router` routes (not its fallbacks), so that a test can compare them with the
+/// OpenAPI document's. axum lists them only in its debug description: `RouteId(n): "/path"`
+/// entries before the fallback router.
+pub fn routed_paths(router: &Router) -> std::collections::BTreeSet<String> {
+    let description = format!("{router:?}");
+    let routed = description
+        .split("fallback_router:")
+        .next()
+        .unwrap_or_default();
+    routed
+        .split("RouteId(")
+        .filter_map(|entry| {
+            let rest = entry.trim_start_matches(|c: char| c.is_ascii_digit());
+            let path = rest.strip_prefix("): \"")?;
+            Some(path[..path.find('"')?].to_owned())
+        })
+        .filter(|path| !path.contains("__private__axum"))
+        .collect()
+}
+
 /// The whole HTTP service for `state`.
 pub fn app(state: AppState) -> Router {
     let (router, _) = api_router().split_for_parts();

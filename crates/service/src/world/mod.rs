@@ -37,7 +37,7 @@ use tokio::sync::watch;
 use crate::ca::{CertificateAuthority, IssuedCertificate};
 use crate::clock::Clock;
 use crate::dns::{PlatformZone, ZoneHandler, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns};
-use crate::edge::{EdgeDirectory, serve_http, serve_https};
+use crate::edge::{EdgeDirectory, serve_http_with_limits, serve_https_with_limits};
 use crate::state::{AppState, World, WorldInfo};
 use crate::store::{Store, certificates, domains, projects, zones};
 use crate::verify::Verifier;
@@ -231,19 +231,15 @@ impl LocalWorld {
         );
         let files = Arc::new(files::StoreFiles(store));
         let edge_directory: Arc<dyn EdgeDirectory> = directory;
-        spawn_logged(
-            "edge https",
-            serve_https(https, edge_directory.clone(), files, stopped(&world)),
-        );
-        spawn_logged(
-            "edge http",
-            serve_http(
-                http,
-                edge_directory,
-                addresses.edge_https.port(),
-                stopped(&world),
-            ),
-        );
+        let limits = settings.connections;
+        let (https_directory, https_stopped) = (edge_directory.clone(), stopped(&world));
+        spawn_logged("edge https", async move {
+            serve_https_with_limits(https, https_directory, files, &limits, https_stopped).await
+        });
+        let (https_port, http_stopped) = (addresses.edge_https.port(), stopped(&world));
+        spawn_logged("edge http", async move {
+            serve_http_with_limits(http, edge_directory, https_port, &limits, http_stopped).await
+        });
         world.reconcile(true).await?;
         tokio::spawn(background(Arc::downgrade(&world), stopped(&world)));
         tracing::info!(
