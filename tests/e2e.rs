@@ -330,8 +330,20 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         |t| t == format!("Redirect → {SHOP}"),
     )
     .await;
-    app.wait_contains("#toasts", &format!("{WWW} now redirects to {SHOP} (301)"))
-        .await;
+    // The alias was never verified: it will redirect once it is live, not now.
+    assert_eq!(
+        app.try_attr(&row(WWW), "data-status").await.as_deref(),
+        Some("waiting")
+    );
+    app.wait_contains(
+        "#toasts",
+        &format!("{WWW} will redirect to {SHOP} (301) once it is live."),
+    )
+    .await;
+    assert!(
+        !app.text("#toasts").await.contains("now redirects"),
+        "no notice says the waiting alias redirects now"
+    );
     // The narrow Role column cuts the target off; hovering shows it whole.
     assert_eq!(
         app.try_attr(&format!("{} .role", row(WWW)), "title").await,
