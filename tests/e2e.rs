@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use domain_desk_service::settings::DEFAULT_PLATFORM_DOMAIN;
 use fantoccini::key::Key;
-use harness::App;
+use harness::{App, NotificationServer};
 
 const PRO_SITE: &str = r#"[data-testid="project-pro-site"]"#;
 const FREE_SITE: &str = r#"[data-testid="project-free-site"]"#;
@@ -132,10 +132,12 @@ async fn about_shows_the_version_the_rust_side_reports() {
 /// The walk of the issue: a domain whose zone has a conflicting A record fails to verify and
 /// says why; the user fixes the zone in Demo DNS, verifies once too early (the platform sees
 /// DNS a minute late), moves the clock on, verifies, watches the certificate arrive with the
-/// clock sped up, sets a redirect and removes the domain.
+/// clock sped up — and a real notification server on the desktop shows that it went live —
+/// sets a redirect and removes the domain.
 #[tokio::test]
 #[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
 async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() {
+    let notifications = NotificationServer::start();
     let app = App::launch("demo_walk").await;
     let target = platform_target();
 
@@ -306,6 +308,21 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     let shop_row = app.text(&row(SHOP)).await;
     assert!(shop_row.contains("Live"), "the table row: {shop_row}");
     app.screenshot("08-live").await;
+
+    // The desktop said so too, through the notification server.
+    let shown = notifications.wait_for(&app, "Domain live").await;
+    assert_eq!(
+        shown.body,
+        format!("{SHOP} now serves Pro site over HTTPS."),
+        "the notification's text: {shown:?}"
+    );
+    notifications.screenshot("08-live-notification");
+    assert_eq!(
+        notifications.shown().len(),
+        1,
+        "one notification for one domain going live: {:?}",
+        notifications.shown()
+    );
 
     // A second domain, redirected to the first.
     fill_add_dialog(&app, WWW).await;
