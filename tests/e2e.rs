@@ -78,23 +78,26 @@ async fn submit_add_dialog(app: &App, hostname: &str) {
     assert_eq!(app.text("#add-record-name").await, relative);
 }
 
-/// Fails when a notice covers any part of a control the main area shows: notices sit below
-/// the main area, never over it.
-async fn assert_notices_cover_no_control(app: &App) {
+/// Fails when a notice lies over the header or the main area: notices sit below the main
+/// area, never over it, so they cannot hide a control whatever the page shows.
+async fn assert_notices_cover_nothing(app: &App) {
     let report = app
         .script(
-            "const notices = [...document.querySelectorAll('#toasts .toast')]
-               .map((n) => n.getBoundingClientRect());
-             const main = document.getElementById('main').getBoundingClientRect();
+            "const box = (r) => ({ top: Math.round(r.top), bottom: Math.round(r.bottom),
+                                  left: Math.round(r.left), right: Math.round(r.right) });
+             const notices = [...document.querySelectorAll('#toasts .toast')]
+               .map((n) => box(n.getBoundingClientRect()));
+             const areas = { header: document.querySelector('.app-header'), main: document.getElementById('main') };
              const covered = [];
-             for (const c of document.querySelectorAll('main button, main input, main select, main a[href], main [tabindex]:not(main)')) {
-               const r = c.getBoundingClientRect();
-               // The part of the control that shows: inside the main area and the window.
-               const top = Math.max(r.top, main.top, 0), bottom = Math.min(r.bottom, main.bottom, innerHeight);
-               const left = Math.max(r.left, main.left, 0), right = Math.min(r.right, main.right, innerWidth);
-               if (bottom <= top || right <= left) continue;
-               if (notices.some((n) => n.left < right && left < n.right && n.top < bottom && top < n.bottom)) {
-                 covered.push(c.id || c.getAttribute('aria-label') || c.textContent.trim());
+             for (const [name, element] of Object.entries(areas)) {
+               const r = element.getBoundingClientRect();
+               // The part of the area the window shows.
+               const a = { top: Math.max(r.top, 0), bottom: Math.min(r.bottom, innerHeight),
+                           left: Math.max(r.left, 0), right: Math.min(r.right, innerWidth) };
+               for (const n of notices) {
+                 if (n.left < a.right && a.left < n.right && n.top < a.bottom && a.top < n.bottom) {
+                   covered.push({ area: name, shown: box(a), notice: n });
+                 }
                }
              }
              return { notices: notices.length, covered };",
@@ -106,7 +109,7 @@ async fn assert_notices_cover_no_control(app: &App) {
     );
     let covered = report["covered"].as_array().map_or(0, Vec::len);
     if covered > 0 {
-        app.fail(format!("notices cover controls of the window: {report}"))
+        app.fail(format!("notices lie over the window's content: {report}"))
             .await;
     }
 }
@@ -211,7 +214,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         "the record plan says to add the CNAME: {add}"
     );
     app.wait_contains("#toasts", "verification failed").await;
-    assert_notices_cover_no_control(&app).await;
+    assert_notices_cover_nothing(&app).await;
     app.screenshot("05-verify-failure").await;
 
     // Diagnose finds the same conflict, as an error, with what the DNS server answers.
@@ -627,7 +630,7 @@ async fn rate_meter_counts_a_burst_and_refills_at_the_reset() {
         notices.as_u64().is_some_and(|n| (1..=3).contains(&n)),
         "a burst keeps at most three notices on screen, not one per request: {notices}"
     );
-    assert_notices_cover_no_control(&app).await;
+    assert_notices_cover_nothing(&app).await;
     app.screenshot("12-meter-after-burst").await;
 
     // At the reset the whole minute is back, without another request.
