@@ -14,7 +14,7 @@ use std::time::Duration;
 
 use domain_desk_service::settings::DEFAULT_PLATFORM_DOMAIN;
 use fantoccini::key::Key;
-use harness::App;
+use harness::{App, NotificationServer};
 
 const PRO_SITE: &str = r#"[data-testid="project-pro-site"]"#;
 const FREE_SITE: &str = r#"[data-testid="project-free-site"]"#;
@@ -78,6 +78,42 @@ async fn submit_add_dialog(app: &App, hostname: &str) {
     assert_eq!(app.text("#add-record-name").await, relative);
 }
 
+/// Fails when a notice lies over the header or the main area: notices sit below the main
+/// area, never over it, so they cannot hide a control whatever the page shows.
+async fn assert_notices_cover_nothing(app: &App) {
+    let report = app
+        .script(
+            "const box = (r) => ({ top: Math.round(r.top), bottom: Math.round(r.bottom),
+                                  left: Math.round(r.left), right: Math.round(r.right) });
+             const notices = [...document.querySelectorAll('#toasts .toast')]
+               .map((n) => box(n.getBoundingClientRect()));
+             const areas = { header: document.querySelector('.app-header'), main: document.getElementById('main') };
+             const covered = [];
+             for (const [name, element] of Object.entries(areas)) {
+               const r = element.getBoundingClientRect();
+               // The part of the area the window shows.
+               const a = { top: Math.max(r.top, 0), bottom: Math.min(r.bottom, innerHeight),
+                           left: Math.max(r.left, 0), right: Math.min(r.right, innerWidth) };
+               for (const n of notices) {
+                 if (n.left < a.right && a.left < n.right && n.top < a.bottom && a.top < n.bottom) {
+                   covered.push({ area: name, shown: box(a), notice: n });
+                 }
+               }
+             }
+             return { notices: notices.length, covered };",
+        )
+        .await;
+    assert!(
+        report["notices"].as_u64().is_some_and(|n| n > 0),
+        "the check needs a notice on screen: {report}"
+    );
+    let covered = report["covered"].as_array().map_or(0, Vec::len);
+    if covered > 0 {
+        app.fail(format!("notices lie over the window's content: {report}"))
+            .await;
+    }
+}
+
 /// Opens the row menu of `hostname` and picks `item` (`#menu-…`).
 async fn row_menu(app: &App, hostname: &str, item: &str) {
     app.click(&format!(r#"[data-testid="row-menu-{hostname}"]"#))
@@ -99,10 +135,12 @@ async fn about_shows_the_version_the_rust_side_reports() {
 /// The walk of the issue: a domain whose zone has a conflicting A record fails to verify and
 /// says why; the user fixes the zone in Demo DNS, verifies once too early (the platform sees
 /// DNS a minute late), moves the clock on, verifies, watches the certificate arrive with the
-/// clock sped up, sets a redirect and removes the domain.
+/// clock sped up — and a real notification server on the desktop shows that it went live —
+/// sets a redirect and removes the domain.
 #[tokio::test]
 #[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
 async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() {
+    let notifications = NotificationServer::start();
     let app = App::launch("demo_walk").await;
     let target = platform_target();
 
@@ -176,6 +214,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         "the record plan says to add the CNAME: {add}"
     );
     app.wait_contains("#toasts", "verification failed").await;
+    assert_notices_cover_nothing(&app).await;
     app.screenshot("05-verify-failure").await;
 
     // Diagnose finds the same conflict, as an error, with what the DNS server answers.
@@ -273,6 +312,21 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     assert!(shop_row.contains("Live"), "the table row: {shop_row}");
     app.screenshot("08-live").await;
 
+    // The desktop said so too, through the notification server.
+    let shown = notifications.wait_for(&app, "Domain live").await;
+    assert_eq!(
+        shown.body,
+        format!("{SHOP} now serves Pro site over HTTPS."),
+        "the notification's text: {shown:?}"
+    );
+    notifications.screenshot("08-live-notification");
+    assert_eq!(
+        notifications.shown().len(),
+        1,
+        "one notification for one domain going live: {:?}",
+        notifications.shown()
+    );
+
     // A second domain, redirected to the first.
     fill_add_dialog(&app, WWW).await;
     assert!(
@@ -296,8 +350,20 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         |t| t == format!("Redirect → {SHOP}"),
     )
     .await;
-    app.wait_contains("#toasts", &format!("{WWW} now redirects to {SHOP} (301)"))
-        .await;
+    // The alias was never verified: it will redirect once it is live, not now.
+    assert_eq!(
+        app.try_attr(&row(WWW), "data-status").await.as_deref(),
+        Some("waiting")
+    );
+    app.wait_contains(
+        "#toasts",
+        &format!("{WWW} will redirect to {SHOP} (301) once it is live."),
+    )
+    .await;
+    assert!(
+        !app.text("#toasts").await.contains("now redirects"),
+        "no notice says the waiting alias redirects now"
+    );
     // The narrow Role column cuts the target off; hovering shows it whole.
     assert_eq!(
         app.try_attr(&format!("{} .role", row(WWW)), "title").await,
@@ -561,9 +627,10 @@ async fn rate_meter_counts_a_burst_and_refills_at_the_reset() {
         .script("return document.querySelectorAll('#toasts .toast').length;")
         .await;
     assert!(
-        notices.as_u64().is_some_and(|n| (1..=4).contains(&n)),
-        "a burst keeps at most four notices on screen, not one per request: {notices}"
+        notices.as_u64().is_some_and(|n| (1..=3).contains(&n)),
+        "a burst keeps at most three notices on screen, not one per request: {notices}"
     );
+    assert_notices_cover_nothing(&app).await;
     app.screenshot("12-meter-after-burst").await;
 
     // At the reset the whole minute is back, without another request.

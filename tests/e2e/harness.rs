@@ -478,3 +478,182 @@ impl App {
         }
     }
 }
+
+/// A real notification server on the test's D-Bus session: dunst, drawing on the test's
+/// display, with a rule that records every notification it shows (app name, summary, body)
+/// in a file, so a test can assert what the user saw.
+///
+/// It must own `org.freedesktop.Notifications` before the app sends anything: otherwise D-Bus
+/// would start a server of its own choosing. `cargo xtask e2e` runs the tests in a private
+/// D-Bus session, where nobody else owns the name.
+pub struct NotificationServer {
+    child: Child,
+    dir: tempfile::TempDir,
+}
+
+/// One notification as the server received it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Shown {
+    pub app_name: String,
+    pub summary: String,
+    pub body: String,
+}
+
+const NOTIFICATIONS: &str = "org.freedesktop.Notifications";
+
+impl NotificationServer {
+    pub fn start() -> NotificationServer {
+        assert!(
+            std::env::var_os("DBUS_SESSION_BUS_ADDRESS").is_some(),
+            "no D-Bus session for the notification server: run `cargo xtask e2e`"
+        );
+        assert!(
+            !name_has_owner(NOTIFICATIONS),
+            "another notification server already answers on this D-Bus session; \
+             run the tests in a private session (`cargo xtask e2e`)"
+        );
+        let dir = tempfile::Builder::new()
+            .prefix("domain-desk-e2e-notifications-")
+            .tempdir()
+            .expect("a temporary folder for the notification server");
+        let script = dir.path().join("record.sh");
+        // dunst runs the rule's script with the app name, summary and body as arguments.
+        std::fs::write(
+            &script,
+            format!(
+                "#!/bin/sh\nprintf '%s\\t%s\\t%s\\n' \"$1\" \"$2\" \"$3\" >> '{}'\n",
+                dir.path().join("shown.tsv").display()
+            ),
+        )
+        .expect("the recording script");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::set_permissions(&script, std::fs::Permissions::from_mode(0o755))
+                .expect("make the recording script executable");
+        }
+        let config = dir.path().join("dunstrc");
+        std::fs::write(
+            &config,
+            format!(
+                "[global]\n    follow = none\n[record]\n    appname = \"*\"\n    script = {}\n",
+                script.display()
+            ),
+        )
+        .expect("the notification server's configuration");
+        let log = std::fs::File::create(dir.path().join("dunst.log")).expect("its log file");
+        let mut command = Command::new("dunst");
+        #[cfg(unix)]
+        std::os::unix::process::CommandExt::process_group(&mut command, 0);
+        let child = command
+            .arg("-config")
+            .arg(&config)
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("dunst starts (apt-get install dunst)");
+        let mut server = NotificationServer { child, dir };
+        let deadline = Instant::now() + Duration::from_secs(10);
+        while !name_has_owner(NOTIFICATIONS) {
+            let exited = server.child.try_wait().ok().flatten();
+            if exited.is_some() || Instant::now() >= deadline {
+                panic!(
+                    "dunst did not take {NOTIFICATIONS} ({exited:?}): {}",
+                    server.log()
+                );
+            }
+            std::thread::sleep(Duration::from_millis(50));
+        }
+        server
+    }
+
+    /// Every notification shown so far, oldest first.
+    pub fn shown(&self) -> Vec<Shown> {
+        let text = std::fs::read_to_string(self.dir.path().join("shown.tsv")).unwrap_or_default();
+        text.lines()
+            .filter_map(|line| {
+                let mut fields = line.splitn(3, '\t');
+                Some(Shown {
+                    app_name: fields.next()?.to_owned(),
+                    summary: fields.next()?.to_owned(),
+                    body: fields.next()?.to_owned(),
+                })
+            })
+            .collect()
+    }
+
+    /// Waits until a notification with `summary` has been shown, and returns it.
+    pub async fn wait_for(&self, app: &App, summary: &str) -> Shown {
+        let deadline = Deadline::after(WAIT);
+        loop {
+            if let Some(shown) = self.shown().into_iter().find(|s| s.summary == summary) {
+                return shown;
+            }
+            if deadline.passed() {
+                app.fail(format!(
+                    "a desktop notification “{summary}” should have been shown within {WAIT:?}; \
+                     the server showed {:?} ({})",
+                    self.shown(),
+                    self.log()
+                ))
+                .await;
+            }
+            Deadline::next_look().await;
+        }
+    }
+
+    /// Saves the whole screen (the window and the notification over it) as
+    /// `target/e2e/<name>.png`; WebDriver's screenshots show the page only.
+    pub fn screenshot(&self, name: &str) {
+        let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e");
+        std::fs::create_dir_all(&dir).expect("target/e2e");
+        let status = Command::new("import")
+            .args(["-window", "root"])
+            .arg(dir.join(format!("{name}.png")))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .status();
+        assert!(
+            status.is_ok_and(|s| s.success()),
+            "a screenshot of the screen (apt-get install imagemagick)"
+        );
+    }
+
+    /// What dunst said, in printable characters.
+    fn log(&self) -> String {
+        let text = std::fs::read_to_string(self.dir.path().join("dunst.log")).unwrap_or_default();
+        text.chars()
+            .filter(|c| *c == '\n' || *c == '\t' || (' '..='~').contains(c))
+            .collect()
+    }
+}
+
+impl Drop for NotificationServer {
+    fn drop(&mut self) {
+        // `--` before the negative group id, as for the driver.
+        #[cfg(unix)]
+        let _ = Command::new("kill")
+            .args(["-s", "TERM", "--", &format!("-{}", self.child.id())])
+            .stderr(Stdio::null())
+            .status();
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+/// Whether someone owns `name` on the session bus (asking never starts a service).
+fn name_has_owner(name: &str) -> bool {
+    Command::new("dbus-send")
+        .args([
+            "--session",
+            "--print-reply",
+            "--dest=org.freedesktop.DBus",
+            "/org/freedesktop/DBus",
+            "org.freedesktop.DBus.NameHasOwner",
+        ])
+        .arg(format!("string:{name}"))
+        .stderr(Stdio::null())
+        .output()
+        .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains("boolean true"))
+}

@@ -6,6 +6,7 @@ import { store, refreshDomains, loadProjects, refreshProject } from './state.js'
 import { upsertDomain, removeDomain } from './store.js';
 import { errorText } from './errors.js';
 import { toast } from './toast.js';
+import { redirectNotice } from './domain-view.js';
 
 function projectId() {
   return store.get().project?.id;
@@ -71,10 +72,22 @@ export async function setRedirect(hostname, to) {
   try {
     await api.setRedirect(projectId(), hostname, to);
     await refreshDomains();
-    toast(to ? `${hostname} now redirects to ${to} (301).` : `${hostname} no longer redirects.`, 'ok');
+    const target = to ? (findDomain(to)?.unicode_hostname ?? to) : null;
+    toast(redirectNotice(findDomain(hostname), hostname, target), 'ok');
     return true;
   } catch (err) {
     fail(err);
+    return false;
+  }
+}
+
+/** The Refresh button: the domains again from the platform; a failure is said, not swallowed. */
+export async function refreshList() {
+  try {
+    await refreshDomains();
+    return true;
+  } catch (err) {
+    toast(`The domains could not be refreshed. ${errorText(err)}`, 'error');
     return false;
   }
 }

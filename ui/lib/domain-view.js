@@ -111,6 +111,17 @@ export function roleLabel(domain) {
   return 'Alias';
 }
 
+/**
+ * The notice after a redirect was set or cleared. A redirect is served only by a live
+ * domain, so one that still waits for DNS or a certificate says it will redirect once live.
+ */
+export function redirectNotice(domain, hostname, to) {
+  const name = domain?.unicode_hostname || hostname;
+  if (!to) return `${name} no longer redirects.`;
+  if (domain?.status === 'live') return `${name} now redirects to ${to} (301).`;
+  return `${name} will redirect to ${to} (301) once it is live.`;
+}
+
 /** The verb of the verify button: Verify first, Re-verify once it has been checked. */
 export function verifyLabel(domain) {
   if (domain.status === 'live') return 'Re-verify';

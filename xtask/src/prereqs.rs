@@ -26,6 +26,8 @@ const WINDOWS: &[&str] = &[
 ];
 const TEST: &[&str] = &[
     "webkit2gtk-driver",
+    // The notification server the end-to-end walk reads the desktop notifications from.
+    "dunst",
     "imagemagick",
     "xdotool",
     "dnsutils",

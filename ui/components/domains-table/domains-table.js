@@ -202,7 +202,9 @@ export class DomainsTable extends HTMLElement {
     const host = this.getBoundingClientRect();
     const menuHeight = this.menu.offsetHeight;
     const below = box.bottom - host.top + 4;
-    const top = box.bottom + menuHeight > window.innerHeight ? box.top - host.top - menuHeight - 4 : below;
+    // The main area scrolls (and the notices sit below it), so its bottom is the limit.
+    const limit = this.closest('main')?.getBoundingClientRect().bottom ?? window.innerHeight;
+    const top = box.bottom + menuHeight > limit ? box.top - host.top - menuHeight - 4 : below;
     this.menu.style.top = `${Math.max(0, top)}px`;
     this.menu.style.left = `${Math.max(0, box.right - host.left - this.menu.offsetWidth)}px`;
     this.menu.querySelector('button:not([disabled])')?.focus();

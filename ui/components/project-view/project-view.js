@@ -4,10 +4,11 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, refreshDomains, refreshProject, platformNow } from '../../lib/state.js';
+import { store, refreshProject, platformNow } from '../../lib/state.js';
 import { upsertDomain } from '../../lib/store.js';
 import { PollSchedule, pollPlan, notableChange } from '../../lib/backoff.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
+import { refreshList } from '../../lib/actions.js';
 
 export class ProjectView extends HTMLElement {
   connectedCallback() {
@@ -49,7 +50,7 @@ export class ProjectView extends HTMLElement {
       </section>`);
     this.querySelector('#back-to-projects').addEventListener('click', () => store.set({ route: 'projects', project: null, domains: [], selected: null }));
     this.querySelector('#add-domain-button').addEventListener('click', () => document.getElementById('add-domain-host').open());
-    this.querySelector('#domains-refresh').addEventListener('click', () => refreshDomains().catch(() => {}));
+    this.querySelector('#domains-refresh').addEventListener('click', () => refreshList());
     this.drawHeader();
   }
 
