@@ -54,6 +54,10 @@ pub struct ServeArgs {
     /// nothing changed (to measure the database path on its own).
     #[arg(long)]
     pub no_read_cache: bool,
+    /// Allow an --api address other than loopback. The control plane (`/_local`, no key) and
+    /// the demo keys are then reachable from the network: only on a network you trust.
+    #[arg(long)]
+    pub allow_remote: bool,
     /// Connections served at once on each listener (API, TLS edge, HTTP edge); further
     /// clients wait until one closes.
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
@@ -136,14 +140,38 @@ pub fn run(command: Command) -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Doctor(args) => doctor(args),
-        Command::Serve(args) => match serve(args) {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
+        Command::Serve(args) => match check_exposure(&args).and_then(|()| {
+            serve(args).map_err(|err| {
                 report_error(&err);
-                ExitCode::FAILURE
-            }
+            })
+        }) {
+            Ok(()) => ExitCode::SUCCESS,
+            Err(()) => ExitCode::FAILURE,
         },
     }
+}
+
+/// `serve` listens on loopback unless told otherwise: another --api address is refused
+/// without --allow-remote, and warned about with it.
+fn check_exposure(args: &ServeArgs) -> Result<(), ()> {
+    if args.api.ip().is_loopback() {
+        return Ok(());
+    }
+    if !args.allow_remote {
+        eprintln!(
+            "domain-desk serve: refusing to listen on {}: the control plane (/_local, no API key) \
+             and the demo keys would be reachable from the network. Use a loopback address \
+             (127.0.0.1 or [::1]), or add --allow-remote on a network you trust.",
+            args.api
+        );
+        return Err(());
+    }
+    eprintln!(
+        "domain-desk serve: WARNING: listening on {} with --allow-remote: anyone who can reach it \
+         can read the demo keys and drive the control plane (/_local).",
+        args.api
+    );
+    Ok(())
 }
 
 fn doctor(args: DoctorArgs) -> ExitCode {
@@ -373,6 +401,18 @@ mod tests {
         match Cli::try_parse_from(args)?.command {
             Some(Command::Serve(args)) => Ok(args),
             other => panic!("not serve: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn serve_refuses_a_non_loopback_api_without_allow_remote() {
+        assert!(check_exposure(&serve_args(&[]).unwrap()).is_ok());
+        assert!(check_exposure(&serve_args(&["--api", "[::1]:8787"]).unwrap()).is_ok());
+        for exposed in ["0.0.0.0:8787", "192.168.1.5:8787", "[::]:8787"] {
+            let refused = serve_args(&["--api", exposed]).unwrap();
+            assert!(check_exposure(&refused).is_err(), "{exposed}");
+            let allowed = serve_args(&["--api", exposed, "--allow-remote"]).unwrap();
+            assert!(check_exposure(&allowed).is_ok(), "{exposed}");
         }
     }
 

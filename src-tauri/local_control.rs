@@ -49,9 +49,18 @@ impl LocalControl {
         path: &str,
         body: Option<&(impl Serialize + ?Sized)>,
     ) -> Result<Option<T>> {
+        let sends_body = matches!(method, Method::POST | Method::PUT);
         let mut request = self.http.request(method, format!("{}{path}", self.base));
-        if let Some(body) = body {
-            request = request.json(body);
+        match body {
+            Some(body) => request = request.json(body),
+            // The control plane takes a POST or PUT only as JSON (a web page cannot send that
+            // without a preflight), so one without a body still says so.
+            None if sends_body => {
+                request = request
+                    .header(reqwest::header::CONTENT_TYPE, "application/json")
+                    .body("{}");
+            }
+            None => {}
         }
         let response = request.send().await.map_err(|err| Error::Demo {
             code: "network".into(),

@@ -351,6 +351,8 @@ pub enum ErrorCode {
     InvalidCursor,
     /// A list's `limit` is outside 1 to 1000.
     InvalidLimit,
+    /// The local control plane was asked under a name that is not the loopback.
+    ForbiddenHost,
     /// The demo DNS provider refuses a CNAME beside other records at one name, or the reverse.
     RecordConflict,
     /// The demo DNS provider already has this zone.

@@ -51,7 +51,7 @@ fn check_declared_length(parts_headers: &axum::http::HeaderMap, limit: usize) ->
     }
 }
 
-fn is_json_content_type(headers: &axum::http::HeaderMap) -> bool {
+pub(crate) fn is_json_content_type(headers: &axum::http::HeaderMap) -> bool {
     let Some(value) = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
@@ -67,7 +67,7 @@ fn is_json_content_type(headers: &axum::http::HeaderMap) -> bool {
     mime == "application/json" || (mime.starts_with("application/") && mime.ends_with("+json"))
 }
 
-fn unsupported_media_type() -> Error {
+pub(crate) fn unsupported_media_type() -> Error {
     Error::api(
         StatusCode::UNSUPPORTED_MEDIA_TYPE,
         ErrorCode::UnsupportedMediaType,

@@ -156,6 +156,7 @@ pub fn app(state: AppState) -> Router {
         .layer(middleware::from_fn_with_state(state.clone(), gate::gate))
         .with_state(state)
         .merge(openapi)
+        .layer(middleware::from_fn(local::guard))
         .layer(tower_http::catch_panic::CatchPanicLayer::custom(
             |_: Box<dyn std::any::Any + Send>| {
                 tracing::error!("a request handler panicked");

@@ -54,6 +54,10 @@ use super::idempotency::{MAX_KEY_LEN, REPLAYED};
             and no other item is skipped. `422 invalid_limit` for a limit out of range, `422 \
             invalid_cursor` for a cursor that is malformed or from another list, `422 \
             validation_failed` for any other query parameter.\n\n\
+            The control plane `/_local` needs no key but answers only requests whose Host is a \
+            loopback name or address (else `403 forbidden_host`), and takes a `POST` or `PUT` \
+            only with `Content-Type: application/json` (else `415`); `serve` refuses a \
+            non-loopback `--api` address unless `--allow-remote` is given.\n\n\
             Faults set with `PUT /_local/faults` apply to admitted `/v1` requests only: added \
             latency, `503 service_unavailable`, or the connection closed without an answer.\n\n\
             Removing a domain re-points redirects that pointed to it at the project's current \
@@ -267,6 +271,20 @@ pub fn complete(doc: &mut utoipa::openapi::OpenApi) {
             complete_body_errors(operation);
             if v1 {
                 complete_v1(operation, method);
+            }
+            if path.starts_with("/_local") {
+                ensure(
+                    operation,
+                    "403",
+                    "`forbidden_host`: the control plane answers only requests whose Host is a loopback name or address (localhost, 127.0.0.1, [::1]).",
+                );
+                if matches!(method, "post" | "put" | "patch") {
+                    ensure(
+                        operation,
+                        "415",
+                        "`unsupported_media_type`: every change to the control plane must be sent with `Content-Type: application/json`.",
+                    );
+                }
             }
         }
     }

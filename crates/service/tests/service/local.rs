@@ -98,7 +98,7 @@ async fn reset_returns_to_the_seed_with_the_same_keys() {
         .await
         .expect(200);
     let reset = service
-        .call(Method::POST, "/_local/reset", None, None)
+        .call(Method::POST, "/_local/reset", None, Some(json!({})))
         .await;
     reset.expect(200);
     assert_eq!(reset.body["demo_keys"]["pro"], key.as_str());
@@ -123,4 +123,84 @@ async fn reset_returns_to_the_seed_with_the_same_keys() {
             .len(),
         3
     );
+}
+
+/// The control plane is the local user's: a page in their browser must not drive it, neither
+/// by a simple cross-site POST nor by DNS rebinding (a foreign name resolving to 127.0.0.1).
+#[tokio::test]
+async fn the_control_plane_refuses_foreign_hosts_and_simple_posts() {
+    use axum::body::Body;
+    use axum::http::Request;
+    let service = TestService::new();
+    let request = |method: Method, path: &str, host: Option<&str>, content_type: Option<&str>| {
+        let mut builder = Request::builder().method(method).uri(path);
+        if let Some(host) = host {
+            builder = builder.header("host", host);
+        }
+        if let Some(content_type) = content_type {
+            builder = builder.header("content-type", content_type);
+        }
+        builder.body(Body::from(r#"{"seconds": 1}"#)).unwrap()
+    };
+    for host in [
+        "evil.example",
+        "evil.example:8787",
+        "192.168.1.5:8787",
+        "127.0.0.1.nip.io",
+    ] {
+        service
+            .request(request(Method::GET, "/_local/info", Some(host), None))
+            .await
+            .expect_error(403, "forbidden_host");
+        service
+            .request(request(
+                Method::POST,
+                "/_local/reset",
+                Some(host),
+                Some("application/json"),
+            ))
+            .await
+            .expect_error(403, "forbidden_host");
+    }
+    for host in ["localhost:8787", "127.0.0.1:8787", "[::1]:8787"] {
+        service
+            .request(request(Method::GET, "/_local/info", Some(host), None))
+            .await
+            .expect(200);
+    }
+    // what an HTML form or a no-cors fetch can send: refused before anything happens
+    for content_type in [
+        None,
+        Some("text/plain"),
+        Some("application/x-www-form-urlencoded"),
+    ] {
+        service
+            .request(request(
+                Method::POST,
+                "/_local/clock/advance",
+                Some("localhost:8787"),
+                content_type,
+            ))
+            .await
+            .expect_error(415, "unsupported_media_type");
+    }
+    service
+        .request(request(
+            Method::POST,
+            "/_local/clock/advance",
+            Some("localhost:8787"),
+            Some("application/json"),
+        ))
+        .await
+        .expect(200);
+    // the /v1 API keeps its own rules (a key), whatever the Host
+    service
+        .request(request(
+            Method::GET,
+            "/v1/account",
+            Some("evil.example"),
+            None,
+        ))
+        .await
+        .expect_error(401, "unauthorized");
 }

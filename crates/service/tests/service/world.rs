@@ -595,7 +595,7 @@ async fn reset_brings_the_seed_zones_back_and_keeps_the_ca() {
     world.dns_delete("example.com", "seed-com-shop-a").await;
     world
         .service
-        .call(Method::POST, "/_local/reset", None, None)
+        .call(Method::POST, "/_local/reset", None, Some(json!({})))
         .await
         .expect(200);
     let records = world
