@@ -381,6 +381,9 @@ fn ensure_schemathesis() -> Result<Schemathesis> {
         return Ok(in_target);
     }
 
+    // A venv that does not answer (moved, or half-made) is made anew: its scripts name the
+    // interpreter by absolute path, and pip would call the old install satisfied.
+    let _ = std::fs::remove_dir_all(&venv);
     let venv_made = Command::new("python3")
         .args(["-m", "venv"])
         .arg(&venv)
