@@ -153,16 +153,20 @@ pub(crate) async fn accept_until<L: Listen>(
                 "connection limit reached; new clients wait until a connection closes"
             );
         }
+        // `biased`, shutdown first: once told to stop, no further connection is taken, even
+        // when one is ready at the same moment.
         let permit = tokio::select! {
+            biased;
+            () = &mut shutdown => return,
             permit = permits.clone().acquire_owned() => match permit {
                 Ok(permit) => permit,
                 Err(_) => return,
             },
-            () = &mut shutdown => return,
         };
         let accepted = tokio::select! {
-            accepted = listener.accept() => accepted,
+            biased;
             () = &mut shutdown => return,
+            accepted = listener.accept() => accepted,
         };
         match accepted {
             Ok((stream, peer)) => {
