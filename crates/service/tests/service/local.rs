@@ -193,6 +193,25 @@ async fn the_control_plane_refuses_foreign_hosts_and_simple_posts() {
         ))
         .await
         .expect(200);
+    // reset takes no body, but only as JSON; a method a path does not have is still 405
+    service
+        .request(request(
+            Method::POST,
+            "/_local/reset",
+            Some("localhost"),
+            None,
+        ))
+        .await
+        .expect_error(415, "unsupported_media_type");
+    service
+        .request(request(
+            Method::PUT,
+            "/_local/info",
+            Some("localhost"),
+            None,
+        ))
+        .await
+        .expect(405);
     // the /v1 API keeps its own rules (a key), whatever the Host
     service
         .request(request(

@@ -3,10 +3,12 @@
 
 use axum::Json;
 use axum::extract::State;
+use axum::http::HeaderMap;
 use domain_desk_api::local::LocalInfo;
 
 use super::info::local_info;
 use crate::Result;
+use crate::http::extract::{is_json_content_type, unsupported_media_type};
 use crate::state::AppState;
 
 #[utoipa::path(
@@ -14,9 +16,19 @@ use crate::state::AppState;
     path = "/_local/reset",
     tag = "local",
     summary = "Back to the seed data; answers the service's facts as after a fresh start",
-    responses((status = 200, description = "Reset done", body = LocalInfo)),
+    responses(
+        (status = 200, description = "Reset done", body = LocalInfo),
+        (status = 415, description = "`unsupported_media_type`: send it with `Content-Type: application/json`", body = domain_desk_api::ErrorBody),
+    ),
 )]
-pub async fn post_reset(State(state): State<AppState>) -> Result<Json<LocalInfo>> {
+pub async fn post_reset(
+    State(state): State<AppState>,
+    headers: HeaderMap,
+) -> Result<Json<LocalInfo>> {
+    // It takes no body, but only as JSON: a web page cannot send that without a preflight.
+    if !is_json_content_type(&headers) {
+        return Err(unsupported_media_type());
+    }
     state.reset().await?;
     tracing::info!("reset to the seed data");
     Ok(Json(local_info(&state).await?))
