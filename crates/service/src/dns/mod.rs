@@ -13,9 +13,7 @@ pub mod zone;
 
 pub use seed::{DEMO_ZONES, demo_zones};
 pub use server::{ZoneHandler, ZoneView, bind_dns, serve_dns};
-pub use zone::{
-    PlatformLookup, PlatformZone, Resolution, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore,
-};
+pub use zone::{PlatformZone, Resolution, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore};
 
 #[cfg(test)]
 pub(crate) mod tests;

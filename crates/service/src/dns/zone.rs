@@ -84,9 +84,6 @@ pub trait ZoneJournal: Send + Sync {
     fn record_removed(&self, zone: &str, id: &str, removed_at: DateTime<Utc>) -> Result<()>;
 }
 
-/// Says whether a name under the platform domain is a project's default address.
-pub type PlatformLookup = Arc<dyn Fn(&str) -> bool + Send + Sync>;
-
 /// The DNS answer to one question, before it is put into a message.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Resolution {
@@ -119,9 +116,6 @@ struct Zones {
     platform: PlatformZone,
     /// Default addresses of the projects, resolved to the edge.
     platform_hosts: BTreeSet<String>,
-    /// Asked for names under the platform domain that are not in `platform_hosts`: the
-    /// service answers from its projects, so a new project resolves at once.
-    platform_lookup: Option<PlatformLookup>,
     customer: BTreeMap<String, DateTime<Utc>>,
     records: Vec<StoredRecord>,
     /// Indexes into `records` by owner name, so a question reads only its name's records
@@ -156,7 +150,6 @@ impl ZoneStore {
             inner: Arc::new(RwLock::new(Zones {
                 platform,
                 platform_hosts: BTreeSet::new(),
-                platform_lookup: None,
                 customer: BTreeMap::new(),
                 records: Vec::new(),
                 owners: HashMap::new(),
@@ -165,12 +158,6 @@ impl ZoneStore {
             })),
             journal: None,
         }
-    }
-
-    /// Answers names under the platform domain that `lookup` says are default addresses.
-    pub fn with_platform_lookup(self, lookup: PlatformLookup) -> Self {
-        self.write().platform_lookup = Some(lookup);
-        self
     }
 
     /// Records every later change in `journal`.
@@ -504,10 +491,6 @@ impl Zones {
 
     fn is_platform_host(&self, name: &str) -> bool {
         self.platform_hosts.contains(name)
-            || self
-                .platform_lookup
-                .as_ref()
-                .is_some_and(|lookup| lookup(name))
     }
 
     /// The zone a name belongs to: the longest zone that is the name or a parent of it.
