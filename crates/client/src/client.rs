@@ -246,6 +246,32 @@ impl Client {
         self.call(ApiRequest::post(path, json(domain)?)).await
     }
 
+    /// Adds a domain under an `Idempotency-Key` the caller chose (derived from what it asks
+    /// for), so that asking again after a lost answer, a crash or a rerun acts at most once.
+    /// The answer says whether the platform replayed an earlier answer to the same key.
+    pub async fn add_domain_once(
+        &self,
+        project_id: &str,
+        domain: &AddDomain,
+        idempotency_key: &str,
+    ) -> Result<AddedDomain> {
+        let path = format!(
+            "/v1/projects/{}/domains",
+            segment(project_id, "project id")?
+        );
+        let mut request = ApiRequest::post(path, json(domain)?);
+        request.idempotency_key = Some(idempotency_key.to_owned());
+        let response = self.send(request).await?;
+        let replayed = response
+            .headers
+            .get("idempotent-replayed")
+            .is_some_and(|v| v.as_bytes().eq_ignore_ascii_case(b"true"));
+        Ok(AddedDomain {
+            domain: decode(&response)?,
+            replayed,
+        })
+    }
+
     pub async fn domain(&self, project_id: &str, hostname: &str) -> Result<Domain> {
         self.call(ApiRequest::get(domain_path(project_id, hostname)?))
             .await
@@ -282,6 +308,15 @@ impl Client {
         );
         self.call(ApiRequest::put(path, json(config)?)).await
     }
+}
+
+/// The answer to [`Client::add_domain_once`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AddedDomain {
+    pub domain: Domain,
+    /// `true` when the platform answered from an earlier request with the same key: the
+    /// domain was added then, not now.
+    pub replayed: bool,
 }
 
 fn domain_path(project_id: &str, hostname: &str) -> Result<String> {

@@ -1,0 +1,251 @@
+//! A project's domains written out: CSV for a spreadsheet, JSON in the API's own shapes for
+//! scripts, and a BIND zone-file fragment a DNS admin can paste.
+//!
+//! Values come from the platform, and the zone fragment is pasted into a DNS admin's
+//! configuration: any name that is not plainly a DNS name is written as an inert comment
+//! rather than as a record.
+
+use std::fmt::Write as _;
+
+use domain_desk_api::{Domain, DomainList, DomainRole, DomainStatus};
+use serde::{Deserialize, Serialize};
+
+use crate::error::{Error, Result};
+
+/// The formats of `domains export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ExportFormat {
+    Csv,
+    Json,
+    Zone,
+}
+
+impl ExportFormat {
+    pub fn parse(name: &str) -> Option<ExportFormat> {
+        match name.to_ascii_lowercase().as_str() {
+            "csv" => Some(ExportFormat::Csv),
+            "json" => Some(ExportFormat::Json),
+            "zone" | "bind" => Some(ExportFormat::Zone),
+            _ => None,
+        }
+    }
+}
+
+/// The domains in `format`; `label` names the project in the zone fragment's header.
+pub fn export(domains: &[Domain], format: ExportFormat, label: &str) -> Result<String> {
+    match format {
+        ExportFormat::Csv => Ok(csv(domains)),
+        ExportFormat::Json => {
+            let list = DomainList {
+                domains: domains.to_vec(),
+                next_cursor: None,
+            };
+            let mut text = serde_json::to_string_pretty(&list).map_err(Error::Json)?;
+            text.push('\n');
+            Ok(text)
+        }
+        ExportFormat::Zone => Ok(zone(domains, label)),
+    }
+}
+
+fn role(role: DomainRole) -> &'static str {
+    match role {
+        DomainRole::Primary => "primary",
+        DomainRole::Alias => "alias",
+        DomainRole::Redirect => "redirect",
+    }
+}
+
+fn status(status: DomainStatus) -> &'static str {
+    match status {
+        DomainStatus::PendingVerification => "pending_verification",
+        DomainStatus::Verified => "verified",
+        DomainStatus::Live => "live",
+    }
+}
+
+fn record_type(domain: &Domain) -> String {
+    serde_json::to_value(domain.dns_record.record_type)
+        .ok()
+        .and_then(|v| v.as_str().map(str::to_owned))
+        .unwrap_or_default()
+}
+
+/// The columns an import reads first (`hostname,redirect_to`), then what a person checks.
+fn csv(domains: &[Domain]) -> String {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    let _ = writer.write_record([
+        "hostname",
+        "redirect_to",
+        "unicode_hostname",
+        "role",
+        "status",
+        "record_type",
+        "record_name",
+        "record_value",
+        "ttl",
+        "certificate",
+        "problem",
+    ]);
+    for d in domains {
+        let problem = d
+            .verification
+            .error
+            .as_ref()
+            .map(|e| e.message.clone())
+            .or_else(|| d.certificate.error.as_ref().map(|e| e.message.clone()))
+            .unwrap_or_default();
+        let certificate = serde_json::to_value(d.certificate.status)
+            .ok()
+            .and_then(|v| v.as_str().map(str::to_owned))
+            .unwrap_or_default();
+        let _ = writer.write_record([
+            d.hostname.as_str(),
+            d.redirect.as_ref().map_or("", |r| r.to.as_str()),
+            d.unicode_hostname.as_str(),
+            role(d.role),
+            status(d.status),
+            &record_type(d),
+            d.dns_record.name.as_str(),
+            d.dns_record.value.as_str(),
+            &d.dns_record.ttl.to_string(),
+            &certificate,
+            &problem,
+        ]);
+    }
+    String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+}
+
+/// A name a zone file can hold as it is: LDH labels (and `_`), nothing that could end a line
+/// or start a comment.
+fn plain_dns_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 253
+        && name.split('.').all(|l| !l.is_empty() && l.len() <= 63)
+        && name
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.' || b == b'_')
+}
+
+/// Text for a comment: printable ASCII only, everything else as `\u{…}`.
+fn comment_text(value: &str) -> String {
+    value.escape_default().to_string()
+}
+
+fn zone(domains: &[Domain], label: &str) -> String {
+    let mut out = String::new();
+    let _ = writeln!(out, "; Custom domains of {}", comment_text(label));
+    let _ = writeln!(
+        out,
+        "; Create these records at the DNS provider of each domain, then verify in Domain Desk."
+    );
+    for d in domains {
+        let owner = format!("{}.", d.hostname);
+        let target = format!("{}.", d.dns_record.value.trim_end_matches('.'));
+        let _ = writeln!(out);
+        let _ = writeln!(
+            out,
+            "; {} ({}, {})",
+            comment_text(&d.unicode_hostname),
+            role(d.role),
+            status(d.status)
+        );
+        if !plain_dns_name(&d.hostname) || !plain_dns_name(d.dns_record.value.trim_end_matches('.'))
+        {
+            let _ = writeln!(
+                out,
+                "; skipped: {} -> {} is not a plain DNS name",
+                comment_text(&d.hostname),
+                comment_text(&d.dns_record.value)
+            );
+            continue;
+        }
+        if d.apex {
+            let _ = writeln!(
+                out,
+                "; An apex cannot hold a CNAME. Create an ALIAS record (called ANAME, or CNAME flattening"
+            );
+            let _ = writeln!(
+                out,
+                "; at the apex, by some providers; Route 53 calls it an Alias record). Without one,"
+            );
+            let _ = writeln!(
+                out,
+                "; make www.{} the primary domain and redirect the apex to it.",
+                d.hostname
+            );
+            let _ = writeln!(out, ";{owner}\t{}\tIN\tALIAS\t{target}", d.dns_record.ttl);
+        } else {
+            let _ = writeln!(out, "{owner}\t{}\tIN\tCNAME\t{target}", d.dns_record.ttl);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn domain(hostname: &str, apex: bool, value: &str) -> Domain {
+        serde_json::from_value(serde_json::json!({
+            "hostname": hostname, "unicode_hostname": hostname,
+            "project_id": "prj_1", "apex": apex, "role": "alias", "redirect": null,
+            "status": "pending_verification",
+            "dns_record": {"type": if apex {"ALIAS"} else {"CNAME"}, "name": if apex {"@"} else {"shop"},
+                           "value": value, "ttl": 3600},
+            "verification": {"checked_at": null, "error": null},
+            "certificate": {"status": "none", "started_at": null, "issued_at": null, "expires_at": null, "error": null},
+            "created_at": "2026-01-01T00:00:00Z"
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn zone_has_a_cname_per_subdomain_and_the_apex_alias_as_a_comment() {
+        let text = zone(
+            &[
+                domain("shop.example.com", false, "cname.platform.test"),
+                domain("example.com", true, "cname.platform.test"),
+            ],
+            "Shop",
+        );
+        let records: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with(';') && !l.is_empty())
+            .collect();
+        assert_eq!(
+            records,
+            vec!["shop.example.com.\t3600\tIN\tCNAME\tcname.platform.test."]
+        );
+        assert!(text.contains(";example.com.\t3600\tIN\tALIAS\tcname.platform.test."));
+        assert!(text.contains("make www.example.com the primary"));
+    }
+
+    #[test]
+    fn a_value_that_is_not_a_dns_name_stays_a_comment() {
+        let text = zone(
+            &[domain(
+                "shop.example.com",
+                false,
+                "evil.test.\nexample.com. IN A 6.6.6.6",
+            )],
+            "x\ny",
+        );
+        assert!(
+            text.lines().all(|l| l.is_empty() || l.starts_with(';')),
+            "{text}"
+        );
+        assert!(text.contains("skipped"));
+    }
+
+    #[test]
+    fn csv_starts_with_the_import_columns() {
+        let text = csv(&[domain("shop.example.com", false, "t.platform.test")]);
+        let mut lines = text.lines();
+        assert!(lines.next().unwrap().starts_with("hostname,redirect_to,"));
+        assert!(lines.next().unwrap().starts_with("shop.example.com,,"));
+    }
+}

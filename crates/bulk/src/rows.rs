@@ -1,0 +1,343 @@
+//! The rows of an import file, each with the line it came from, so that every problem is
+//! reported where the user can find it in their spreadsheet or editor.
+//!
+//! Two formats: CSV with the columns `hostname[,redirect_to]` (a header row is optional,
+//! quoting as RFC 4180, `#` starts a comment line), and JSON lines
+//! (`{"hostname": "…", "redirect_to": "…"}` one object a line).
+
+use std::fmt;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+
+/// How an import file is written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Format {
+    Csv,
+    JsonLines,
+}
+
+impl Format {
+    /// The format a file's name says (`.jsonl`, `.ndjson`, `.json` are JSON lines), else what
+    /// its first non-blank character says (`{` is JSON lines), else CSV.
+    pub fn detect(path: Option<&Path>, text: &str) -> Format {
+        let extension = path
+            .and_then(Path::extension)
+            .and_then(|e| e.to_str())
+            .map(str::to_ascii_lowercase);
+        match extension.as_deref() {
+            Some("jsonl" | "ndjson" | "json") => Format::JsonLines,
+            Some("csv" | "txt") => Format::Csv,
+            _ if strip_bom(text).trim_start().starts_with('{') => Format::JsonLines,
+            _ => Format::Csv,
+        }
+    }
+}
+
+/// One row as written: nothing checked yet beyond the file's syntax.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Row {
+    /// 1-based line of the file.
+    pub line: u64,
+    pub hostname: String,
+    pub redirect_to: Option<String>,
+}
+
+/// What is wrong with one line; nothing is sent while any exists.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct RowProblem {
+    pub line: u64,
+    /// The hostname as written, when the line got that far.
+    pub hostname: Option<String>,
+    pub message: String,
+}
+
+impl fmt::Display for RowProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match &self.hostname {
+            Some(hostname) => write!(f, "line {}: {hostname}: {}", self.line, self.message),
+            None => write!(f, "line {}: {}", self.line, self.message),
+        }
+    }
+}
+
+/// Every row of `text`, or every line that could not be read.
+pub fn parse(text: &str, format: Format) -> Result<Vec<Row>, Vec<RowProblem>> {
+    let text = strip_bom(text);
+    match format {
+        Format::Csv => parse_csv(text),
+        Format::JsonLines => parse_json_lines(text),
+    }
+}
+
+fn strip_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
+}
+
+fn non_empty(field: Option<&str>) -> Option<String> {
+    field
+        .map(str::trim)
+        .filter(|f| !f.is_empty())
+        .map(str::to_owned)
+}
+
+fn parse_csv(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    let mut first = true;
+    // With a header, columns are found by name and others ignored (an export reads back in).
+    let mut header_redirect_column: Option<Option<usize>> = None;
+    // Line by line (a hostname never spans lines), so that every line number is the file's.
+    for (index, raw) in text.lines().enumerate() {
+        let line = index as u64 + 1;
+        if raw.trim().is_empty() || raw.trim_start().starts_with('#') {
+            continue;
+        }
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(false)
+            .flexible(true)
+            .trim(csv::Trim::All)
+            .from_reader(raw.as_bytes());
+        let record = match reader.records().next() {
+            Some(Ok(record)) => record,
+            Some(Err(err)) => {
+                problems.push(RowProblem {
+                    line,
+                    hostname: None,
+                    message: format!("not a CSV row: {err}"),
+                });
+                continue;
+            }
+            None => continue,
+        };
+        if std::mem::take(&mut first)
+            && record
+                .get(0)
+                .is_some_and(|f| f.eq_ignore_ascii_case("hostname"))
+        {
+            let find = |name: &str| record.iter().position(|f| f.eq_ignore_ascii_case(name));
+            header_redirect_column = Some(find("redirect_to"));
+            continue;
+        }
+        if record.iter().all(str::is_empty) {
+            continue;
+        }
+        let hostname = non_empty(record.get(0));
+        let redirect_column = match header_redirect_column {
+            Some(column) => column,
+            None if record.len() > 2 => {
+                problems.push(RowProblem {
+                    line,
+                    hostname,
+                    message: format!(
+                        "{} columns; the columns are hostname and (optionally) redirect_to",
+                        record.len()
+                    ),
+                });
+                continue;
+            }
+            None => Some(1),
+        };
+        let Some(hostname) = hostname else {
+            problems.push(RowProblem {
+                line,
+                hostname: None,
+                message: "the hostname is empty".into(),
+            });
+            continue;
+        };
+        rows.push(Row {
+            line,
+            hostname,
+            redirect_to: redirect_column.and_then(|c| non_empty(record.get(c))),
+        });
+    }
+    if problems.is_empty() {
+        Ok(rows)
+    } else {
+        Err(problems)
+    }
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct JsonRow {
+    hostname: String,
+    #[serde(default)]
+    redirect_to: Option<String>,
+}
+
+fn parse_json_lines(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
+    let mut rows = Vec::new();
+    let mut problems = Vec::new();
+    for (index, raw) in text.lines().enumerate() {
+        let line = index as u64 + 1;
+        let raw = raw.trim();
+        if raw.is_empty() || raw.starts_with('#') {
+            continue;
+        }
+        match serde_json::from_str::<JsonRow>(raw) {
+            Ok(row) => match non_empty(Some(&row.hostname)) {
+                Some(hostname) => rows.push(Row {
+                    line,
+                    hostname,
+                    redirect_to: non_empty(row.redirect_to.as_deref()),
+                }),
+                None => problems.push(RowProblem {
+                    line,
+                    hostname: None,
+                    message: "the hostname is empty".into(),
+                }),
+            },
+            Err(err) => problems.push(RowProblem {
+                line,
+                hostname: None,
+                message: format!(
+                    "not a JSON object with \"hostname\" and optional \"redirect_to\": {err}"
+                ),
+            }),
+        }
+    }
+    if problems.is_empty() {
+        Ok(rows)
+    } else {
+        Err(problems)
+    }
+}
+
+/// Rows written back in the import format (CSV with a header), so that what failed can be
+/// imported again as it is.
+pub fn to_csv(rows: &[Row]) -> String {
+    let mut writer = csv::WriterBuilder::new()
+        .terminator(csv::Terminator::Any(b'\n'))
+        .from_writer(Vec::new());
+    // Writing to a Vec cannot fail.
+    let _ = writer.write_record(["hostname", "redirect_to"]);
+    for row in rows {
+        let _ = writer.write_record([
+            row.hostname.as_str(),
+            row.redirect_to.as_deref().unwrap_or(""),
+        ]);
+    }
+    let bytes = writer.into_inner().unwrap_or_default();
+    String::from_utf8(bytes).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn hosts(rows: &[Row]) -> Vec<(u64, &str, Option<&str>)> {
+        rows.iter()
+            .map(|r| (r.line, r.hostname.as_str(), r.redirect_to.as_deref()))
+            .collect()
+    }
+
+    #[test]
+    fn csv_with_header_quotes_comments_and_blank_lines() {
+        let text = "\u{feff}Hostname,redirect_to\r\n# ours\r\nshop.example.com\r\n\r\n\"www.example.com\" , shop.example.com\r\n";
+        let rows = parse(text, Format::Csv).unwrap();
+        assert_eq!(
+            hosts(&rows),
+            vec![
+                (3, "shop.example.com", None),
+                (5, "www.example.com", Some("shop.example.com"))
+            ]
+        );
+    }
+
+    #[test]
+    fn csv_without_header_keeps_the_first_row() {
+        let rows = parse("a.example.com\nb.example.com,\n", Format::Csv).unwrap();
+        assert_eq!(
+            hosts(&rows),
+            vec![(1, "a.example.com", None), (2, "b.example.com", None)]
+        );
+    }
+
+    #[test]
+    fn csv_problems_name_their_lines() {
+        let problems = parse("a.example.com\n,x.example.com\nb,c,d\n", Format::Csv).unwrap_err();
+        let shown: Vec<String> = problems.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            shown,
+            vec![
+                "line 2: the hostname is empty",
+                "line 3: b: 3 columns; the columns are hostname and (optionally) redirect_to"
+            ]
+        );
+    }
+
+    #[test]
+    fn with_a_header_columns_are_found_by_name() {
+        let text = "hostname,role,redirect_to\nold.example.com,redirect,new.example.com\n";
+        let rows = parse(text, Format::Csv).unwrap();
+        assert_eq!(
+            hosts(&rows),
+            vec![(2, "old.example.com", Some("new.example.com"))]
+        );
+    }
+
+    #[test]
+    fn json_lines_rows_and_problems() {
+        let text = "{\"hostname\":\"a.example.com\"}\n\n{\"hostname\":\"b.example.com\",\"redirect_to\":\"a.example.com\"}\n{\"host\":\"c\"}\nnot json\n";
+        let problems = parse(text, Format::JsonLines).unwrap_err();
+        assert_eq!(
+            problems.iter().map(|p| p.line).collect::<Vec<_>>(),
+            vec![4, 5]
+        );
+        let rows = parse(
+            &text.lines().take(3).collect::<Vec<_>>().join("\n"),
+            Format::JsonLines,
+        )
+        .unwrap();
+        assert_eq!(
+            hosts(&rows),
+            vec![
+                (1, "a.example.com", None),
+                (3, "b.example.com", Some("a.example.com"))
+            ]
+        );
+    }
+
+    #[test]
+    fn format_from_name_then_content() {
+        assert_eq!(
+            Format::detect(Some(Path::new("x.JSONL")), "a"),
+            Format::JsonLines
+        );
+        assert_eq!(Format::detect(Some(Path::new("x.csv")), "{"), Format::Csv);
+        assert_eq!(
+            Format::detect(None, "  {\"hostname\":1}"),
+            Format::JsonLines
+        );
+        assert_eq!(Format::detect(None, "hostname\n"), Format::Csv);
+    }
+
+    #[test]
+    fn failed_rows_written_back_parse_to_the_same_rows() {
+        let rows = vec![
+            Row {
+                line: 1,
+                hostname: "a.example.com".into(),
+                redirect_to: None,
+            },
+            Row {
+                line: 2,
+                hostname: "b,weird".into(),
+                redirect_to: Some("a.example.com".into()),
+            },
+        ];
+        let again = parse(&to_csv(&rows), Format::Csv).unwrap();
+        assert_eq!(
+            again
+                .iter()
+                .map(|r| (r.hostname.clone(), r.redirect_to.clone()))
+                .collect::<Vec<_>>(),
+            rows.iter()
+                .map(|r| (r.hostname.clone(), r.redirect_to.clone()))
+                .collect::<Vec<_>>()
+        );
+    }
+}
