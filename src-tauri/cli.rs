@@ -7,6 +7,15 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 use domain_desk_service::ConnectionLimits;
 
+mod accounts;
+mod bulk;
+mod connect;
+mod domains;
+mod output;
+
+pub use connect::ApiArgs;
+pub use domains::{DomainsCommand, ProjectsCommand};
+
 /// Domain Desk: attach custom domains to hosted projects.
 #[derive(Debug, Parser)]
 #[command(name = "domain-desk", version, about)]
@@ -24,6 +33,56 @@ pub enum Command {
     /// Diagnose custom domains' DNS: find the mistake, show the evidence, say the fix.
     /// Exits with status 1 when any finding is an error.
     Doctor(DoctorArgs),
+    /// Keep an account's API key in the OS keyring and make it the default account (the
+    /// window sees it too).
+    ///
+    /// Example: domain-desk login --base-url https://api.example.com
+    Login(accounts::LoginArgs),
+    /// Forget an account kept on this computer and delete its key.
+    ///
+    /// Example: domain-desk logout acc_123@api.example.com
+    Logout {
+        #[arg(value_name = "ACCOUNT_ID")]
+        account: String,
+    },
+    /// The accounts kept on this computer; `*` marks the default.
+    ///
+    /// Example: domain-desk accounts
+    Accounts {
+        #[arg(long)]
+        json: bool,
+    },
+    /// The account's projects.
+    Projects {
+        #[command(subcommand)]
+        command: ProjectsCommand,
+        #[command(flatten)]
+        api: ApiArgs,
+    },
+    /// A project's custom domains: list, add, inspect, verify, remove, primary, redirect,
+    /// import and export.
+    ///
+    /// Exit status: 0 done, 1 a domain is not live or a check failed, 2 a usage mistake,
+    /// 3 the key was refused or is missing, 4 rate limited and waiting was refused
+    /// (--no-wait) or the key is banned.
+    #[command(
+        after_help = "Examples:\n  domain-desk domains list --project shop\n  domain-desk --local domains add www.example.com --project shop\n  domain-desk domains import domains.csv --project shop\n  domain-desk domains export --project shop --format zone"
+    )]
+    Domains {
+        #[command(subcommand)]
+        command: DomainsCommand,
+        /// The project, by id or by name.
+        #[arg(
+            long,
+            short,
+            global = true,
+            env = "DOMAIN_DESK_PROJECT",
+            value_name = "PROJECT"
+        )]
+        project: Option<String>,
+        #[command(flatten)]
+        api: ApiArgs,
+    },
 }
 
 /// `domain-desk serve`: flags and defaults as the API contract gives them.
@@ -140,6 +199,31 @@ pub fn run(command: Command) -> ExitCode {
             ExitCode::SUCCESS
         }
         Command::Doctor(args) => doctor(args),
+        Command::Login(args) => on_runtime(accounts::login(args)),
+        Command::Logout { account } => finish(accounts::logout(&account)),
+        Command::Accounts { json } => finish(accounts::list(json)),
+        Command::Projects { command, api } => on_runtime(async move {
+            let pool = domain_desk_client::ClientPool::new();
+            let connection = connect::connect(&api, &pool).await?;
+            match command {
+                ProjectsCommand::List => domains::projects(&connection, api.json).await,
+            }
+        }),
+        Command::Domains {
+            command,
+            project,
+            api,
+        } => on_runtime(async move {
+            let project = project.ok_or_else(|| {
+                output::Failure::usage(
+                    "Name the project with --project (id or name); `domain-desk projects list` shows them.",
+                )
+            })?;
+            let pool = domain_desk_client::ClientPool::new();
+            let connection = connect::connect(&api, &pool).await?;
+            let project = domains::find_project(&connection.client, &project).await?;
+            domains::run(&connection, &project, command, api.json, api.no_wait).await
+        }),
         Command::Serve(args) => match check_exposure(&args).and_then(|()| {
             serve(args).map_err(|err| {
                 report_error(&err);
@@ -148,6 +232,29 @@ pub fn run(command: Command) -> ExitCode {
             Ok(()) => ExitCode::SUCCESS,
             Err(()) => ExitCode::FAILURE,
         },
+    }
+}
+
+fn finish(outcome: output::Outcome) -> ExitCode {
+    match outcome {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(failure) => failure.exit(),
+    }
+}
+
+/// Runs a command that talks to the platform on a runtime of its own, logging warnings to
+/// standard error.
+fn on_runtime(command: impl std::future::Future<Output = output::Outcome>) -> ExitCode {
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(
+            tracing_subscriber::EnvFilter::try_from_default_env()
+                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+        )
+        .with_writer(std::io::stderr)
+        .try_init();
+    match tokio::runtime::Runtime::new() {
+        Ok(runtime) => finish(runtime.block_on(command)),
+        Err(err) => output::Failure::check(err.to_string()).exit(),
     }
 }
 

@@ -27,8 +27,8 @@ pub struct DemoSlot(Mutex<Option<RunningDemo>>);
 #[derive(Debug)]
 struct RunningDemo {
     base_url: String,
-    /// Dropping it (when the app exits) stops the service.
-    _shutdown: oneshot::Sender<()>,
+    /// Dropping it (when the app exits) stops the service if this process started it.
+    _service: EmbeddedService,
 }
 
 fn loopback_any_port() -> SocketAddr {
@@ -42,10 +42,66 @@ async fn ensure_running<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<String>
     if let Some(demo) = running.as_ref() {
         return Ok(demo.base_url.clone());
     }
-    let data_dir = app.state::<AppPaths>().data_dir.clone();
-    std::fs::create_dir_all(&data_dir)?;
+    let service = start_embedded(&app.state::<AppPaths>()).await?;
+    let base_url = service.base_url().to_owned();
+    tracing::info!(%base_url, "offline demo service started");
+    *running = Some(RunningDemo {
+        base_url: base_url.clone(),
+        _service: service,
+    });
+    Ok(base_url)
+}
+
+/// The demo's service as [`start_embedded`] found it.
+#[derive(Debug)]
+pub enum EmbeddedService {
+    /// Started here; it runs until `stop` is dropped.
+    Started {
+        base_url: String,
+        stop: oneshot::Sender<()>,
+    },
+    /// Another process (the window, or the command line) runs it at `base_url`.
+    Elsewhere { base_url: String },
+}
+
+impl EmbeddedService {
+    pub fn base_url(&self) -> &str {
+        match self {
+            EmbeddedService::Started { base_url, .. } | EmbeddedService::Elsewhere { base_url } => {
+                base_url
+            }
+        }
+    }
+}
+
+/// Starts the local service on the demo's database, on loopback ports the OS picks, unless
+/// another process on this computer already runs it: one service per database, or their
+/// in-memory views (DNS zones, cached answers) would drift apart.
+///
+/// The running process holds an OS lock on `demo-service.lock` in the data folder, which
+/// names its address; the lock goes with the process, so a crashed holder blocks nobody.
+pub async fn start_embedded(paths: &AppPaths) -> Result<EmbeddedService> {
+    use std::io::{Read, Seek, Write};
+    std::fs::create_dir_all(&paths.data_dir)?;
+    let mut lock = std::fs::OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(paths.data_dir.join("demo-service.lock"))?;
+    if let Err(std::fs::TryLockError::WouldBlock) = lock.try_lock() {
+        let mut base_url = String::new();
+        lock.read_to_string(&mut base_url)?;
+        let base_url = base_url.trim().to_owned();
+        if base_url.starts_with("http://127.0.0.1:") || base_url.starts_with("http://[::1]:") {
+            return Ok(EmbeddedService::Elsewhere { base_url });
+        }
+        return Err(Error::DemoStart(
+            "another process is starting the offline demo; try again in a moment".into(),
+        ));
+    }
     let settings = ServiceSettings {
-        storage: Storage::File(app.state::<AppPaths>().demo_database()),
+        storage: Storage::File(paths.demo_database()),
         api_addr: loopback_any_port(),
         dns_addr: loopback_any_port(),
         edge_https_addr: loopback_any_port(),
@@ -60,8 +116,12 @@ async fn ensure_running<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<String>
         .await
         .map_err(|err| Error::DemoStart(err.to_string()))?;
     let base_url = format!("http://{}", info.api);
+    lock.set_len(0)?;
+    lock.rewind()?;
+    lock.write_all(base_url.as_bytes())?;
+    lock.flush()?;
     let (stop, stopped) = oneshot::channel::<()>();
-    tauri::async_runtime::spawn(async move {
+    tokio::spawn(async move {
         let shutdown = async {
             // Resolves when the sender is dropped as well as when it sends.
             let _ = stopped.await;
@@ -69,13 +129,10 @@ async fn ensure_running<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<String>
         if let Err(err) = service.run(shutdown).await {
             tracing::error!(%err, "the offline demo's service stopped");
         }
+        // Held while the service runs.
+        drop(lock);
     });
-    tracing::info!(%base_url, "offline demo service started");
-    *running = Some(RunningDemo {
-        base_url: base_url.clone(),
-        _shutdown: stop,
-    });
-    Ok(base_url)
+    Ok(EmbeddedService::Started { base_url, stop })
 }
 
 /// The account entry id of a demo plan's account: `offline-demo:pro`.

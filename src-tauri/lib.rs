@@ -3,6 +3,7 @@
 //! Commands live in [`commands`] and stay a few lines each; the logic they call is in crates
 //! that know nothing of Tauri, so the command line ([`cli`]) drives the same code.
 
+pub mod accounts_file;
 pub mod cli;
 pub mod commands;
 pub mod console;

@@ -206,8 +206,17 @@ fn store<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<Arc<Store<R>>> {
         app.manage(SettingsCheck::default());
     }
     app.state::<SettingsCheck>().run_once(&file)?;
-    app.store(file)
-        .map_err(|err| Error::Settings(err.to_string()))
+    let store = app
+        .store(&file)
+        .map_err(|err| Error::Settings(err.to_string()))?;
+    // The command line writes the same file (`domain-desk login`): read what is there now.
+    // Every change here is saved at once, so nothing unsaved is lost by reading again.
+    if file.exists() {
+        if let Err(err) = store.reload_ignore_defaults() {
+            tracing::warn!(%err, "the settings file could not be read again; using what was read before");
+        }
+    }
+    Ok(store)
 }
 
 /// A stored value as `T`; absent is the default. A value that does not decode is an error
@@ -264,7 +273,7 @@ pub fn remember_account<R: Runtime>(app: &tauri::AppHandle<R>, entry: AccountEnt
     save_accounts(app, &list)
 }
 
-fn remember_in(list: &mut Vec<AccountEntry>, mut entry: AccountEntry) {
+pub(crate) fn remember_in(list: &mut Vec<AccountEntry>, mut entry: AccountEntry) {
     match list.iter_mut().find(|e| e.id == entry.id) {
         Some(existing) => {
             for (name, value) in std::mem::take(&mut existing.extra) {

@@ -37,6 +37,23 @@ fn host_of(base_url: &str) -> &str {
     rest.split('/').next().unwrap_or(rest)
 }
 
+/// The entry an account connected at `base_url` is kept under: `<account>@<host>`, the
+/// keyring entry's name, so that the name records where its key may be sent.
+pub fn account_entry(base_url: &str, account: &domain_desk_api::Account) -> AccountEntry {
+    AccountEntry {
+        id: format!("{}@{}", account.id, host_of(base_url)),
+        label: format!(
+            "{} · {} · {}",
+            account.name,
+            account.plan.as_str(),
+            host_of(base_url)
+        ),
+        mode: AccountMode::Connected,
+        base_url: base_url.to_owned(),
+        extra: Default::default(),
+    }
+}
+
 /// Starts a client for `base_url` and asks for the account, which proves the key works.
 async fn open<R: Runtime>(
     app: &tauri::AppHandle<R>,
@@ -64,23 +81,10 @@ pub async fn connect<R: Runtime>(
         return Err(Error::InvalidInput("Enter the API key.".into()));
     }
     let (client, account) = open(app, &base_url, key.clone()).await?;
-    let id = format!("{}@{}", account.id, host_of(&base_url));
+    let entry = account_entry(&base_url, &account);
+    let id = entry.id.clone();
     secrets::store_key(&id, &key)?;
-    settings::remember_account(
-        app,
-        AccountEntry {
-            id: id.clone(),
-            label: format!(
-                "{} · {} · {}",
-                account.name,
-                account.plan.as_str(),
-                host_of(&base_url)
-            ),
-            mode: AccountMode::Connected,
-            base_url: base_url.clone(),
-            extra: Default::default(),
-        },
-    )?;
+    settings::remember_account(app, entry)?;
     let session = Session::new(id, AccountMode::Connected, base_url, client, account);
     activate(app, session).await
 }

@@ -81,11 +81,11 @@ impl fmt::Display for Refusal {
                 for problem in problems {
                     write!(f, "\n  {problem}")?;
                 }
-                Ok(())
+                write!(f, "\nNothing was sent.")
             }
             Refusal::NoCustomDomains { plan } => write!(
                 f,
-                "The {plan} plan has no custom domains; upgrade the account to add them."
+                "The {plan} plan has no custom domains; upgrade the account to add them. Nothing was sent."
             ),
             Refusal::TooManyDomains {
                 existing,

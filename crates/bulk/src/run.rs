@@ -165,9 +165,10 @@ pub async fn run(
     for phase in [domains, redirects] {
         if stopped {
             for row in phase {
-                summary
-                    .unfinished
-                    .push(unfinished(&row, "not sent: the import was stopped"));
+                summary.unfinished.push(unfinished(
+                    &row,
+                    "not done: the import was stopped before it was sent",
+                ));
             }
             continue;
         }
@@ -202,7 +203,7 @@ pub async fn run(
                     Outcome::Present { replayed: false }
                 }
                 Err(err) if err.is_cancelled() => Outcome::Unfinished {
-                    reason: "not sent: the import was stopped".into(),
+                    reason: "not done: the import was stopped before it was sent".into(),
                 },
                 Err(err)
                     if err.status().is_some_and(|s| (400..500).contains(&s))

@@ -310,6 +310,10 @@ impl Scheduler {
     fn cancel_job(&mut self, job: JobId) {
         let mut emptied = Vec::new();
         for (id, entry) in &mut self.entries {
+            if entry.in_flight {
+                // Sent: the platform may act on it, so its callers get the answer.
+                continue;
+            }
             let (cancelled, kept): (Vec<_>, Vec<_>) = std::mem::take(&mut entry.waiters)
                 .into_iter()
                 .partition(|w| w.job == Some(job));

@@ -1,0 +1,170 @@
+//! Which platform and key a command talks to: an account kept on this computer (the same
+//! list as the window's, keys from the OS keyring), the local service with `--local`, or the
+//! offline demo's accounts.
+
+use std::net::SocketAddr;
+
+use domain_desk_api::{Account, Plan};
+use domain_desk_client::{Client, ClientConfig, ClientPool};
+
+use super::output::Failure;
+use crate::accounts_file::AccountsFile;
+use crate::demo::{self, EmbeddedService};
+use crate::local_control::LocalControl;
+use crate::paths::AppPaths;
+use crate::secrets::{self, KeyStore};
+use crate::settings::AccountMode;
+use crate::signin;
+
+/// The flags every command that talks to the platform takes.
+#[derive(Debug, Clone, clap::Args)]
+pub struct ApiArgs {
+    /// The account to use (see `domain-desk accounts`); default: the last one connected.
+    #[arg(long, global = true, env = "DOMAIN_DESK_ACCOUNT", value_name = "ID")]
+    pub account: Option<String>,
+    /// Use the local service (`domain-desk serve`) with its demo key for --plan.
+    #[arg(long, global = true, conflicts_with = "account")]
+    pub local: bool,
+    /// The local service's API address, with --local.
+    #[arg(
+        long,
+        global = true,
+        value_name = "ADDR",
+        default_value = "127.0.0.1:8787"
+    )]
+    pub local_api: SocketAddr,
+    /// The demo account's plan, with --local.
+    #[arg(long, global = true, value_name = "PLAN", default_value = "pro",
+          value_parser = ["free", "pro", "business", "enterprise"])]
+    pub plan: String,
+    /// Print JSON (the API's own shapes) instead of tables.
+    #[arg(long, global = true)]
+    pub json: bool,
+    /// Do not wait for the rate limit: exit with status 4 when a request would have to wait.
+    #[arg(long, global = true)]
+    pub no_wait: bool,
+}
+
+/// A client on the chosen account, and what else the command may need to know.
+pub struct Connection {
+    pub client: Client,
+    pub account: Account,
+    /// Platform seconds per local second (the local service may run its clock fast).
+    pub clock_speed: f64,
+    /// Keeps a demo service started for this command running until the command ends.
+    _service: Option<EmbeddedService>,
+}
+
+fn plan_named(name: &str) -> Plan {
+    Plan::ALL
+        .into_iter()
+        .find(|p| p.as_str() == name)
+        .unwrap_or(Plan::Pro)
+}
+
+/// Opens the account `args` names.
+pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Failure> {
+    if args.local {
+        let base_url = format!("http://{}", args.local_api);
+        return local(pool, &base_url, plan_named(&args.plan), None).await;
+    }
+    let paths = AppPaths::from_os();
+    let file = AccountsFile::open(&paths.data_dir)?;
+    let id = match &args.account {
+        Some(id) => id.clone(),
+        None => file.settings()?.last_account.ok_or_else(|| {
+            Failure::auth(
+                "No account yet: run `domain-desk login --base-url URL`, or use --local with `domain-desk serve` running.",
+            )
+        })?,
+    };
+    if let Some(plan) = demo::plan_of(&id) {
+        let service = demo::start_embedded(&paths).await?;
+        let base_url = service.base_url().to_owned();
+        return local(pool, &base_url, plan, Some(service)).await;
+    }
+    let entry = file
+        .accounts()?
+        .into_iter()
+        .find(|e| e.id == id)
+        .ok_or_else(|| {
+            Failure::auth(format!(
+                "No account {} is kept here; `domain-desk accounts` lists them.",
+                super::output::inert(&id)
+            ))
+        })?;
+    if entry.mode != AccountMode::Connected {
+        return Err(Failure::usage("That account has no key to use."));
+    }
+    // Before the key leaves the keyring: is this where it belongs?
+    let base_url = signin::key_destination(&entry, None)?.to_owned();
+    KeyStore::install();
+    let key = secrets::load_key(&entry.id)?;
+    let client = pool.client(ClientConfig::new(&base_url, key))?;
+    let account = client.account().await?;
+    Ok(Connection {
+        client,
+        account,
+        clock_speed: 1.0,
+        _service: None,
+    })
+}
+
+/// The local service at `base_url` with its demo key for `plan`, pacing by its clock.
+async fn local(
+    pool: &ClientPool,
+    base_url: &str,
+    plan: Plan,
+    service: Option<EmbeddedService>,
+) -> Result<Connection, Failure> {
+    let control = LocalControl::new(base_url)?;
+    let info = control.info().await.map_err(|err| {
+        Failure::check(format!(
+            "The local service at {base_url} does not answer ({err}); start it with `domain-desk serve`."
+        ))
+    })?;
+    let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
+        Failure::usage(format!("The local service has no {} key.", plan.as_str()))
+    })?;
+    let clock = control.clock().await?;
+    let speed = if clock.speed > 0.0 { clock.speed } else { 1.0 };
+    let mut config = ClientConfig::new(base_url, key.as_str()).plan(plan);
+    config.queue.platform_clock_speed = speed;
+    let client = pool.client(config)?;
+    let account = client.account().await?;
+    Ok(Connection {
+        client,
+        account,
+        clock_speed: speed,
+        _service: service,
+    })
+}
+
+/// With `--no-wait`: fails with status 4 unless `requests` can be sent now without waiting
+/// for a window (asks `GET /v1/rate_limit`, which the platform does not count).
+pub async fn refuse_to_wait(
+    connection: &Connection,
+    requests: u64,
+    no_wait: bool,
+) -> Result<(), Failure> {
+    if !no_wait {
+        return Ok(());
+    }
+    let status = connection.client.rate_limit().await?;
+    if let Some(ban) = &status.banned_until {
+        return Err(Failure::rate_limited(format!(
+            "The key is banned until {ban}."
+        )));
+    }
+    let now = chrono::Utc::now().timestamp_millis() as f64 / 1000.0;
+    let state = connection.client.state().borrow().clone();
+    let wait = domain_desk_bulk::eta::WindowBudget::from_queue(&state, now, connection.clock_speed)
+        .earliest_done(requests, now);
+    if wait > std::time::Duration::ZERO {
+        return Err(Failure::rate_limited(format!(
+            "{requests} request(s) would wait {} for the rate limit (--no-wait).",
+            super::output::duration(wait)
+        )));
+    }
+    Ok(())
+}

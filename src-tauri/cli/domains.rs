@@ -1,0 +1,331 @@
+//! `domain-desk projects …` and `domain-desk domains …`: the window's Domains view on the
+//! command line, each subcommand a call or two into the client.
+
+use domain_desk_api::{AddDomain, Domain, DomainStatus, Hostname, Project};
+use domain_desk_client::Client;
+
+use super::connect::{Connection, refuse_to_wait};
+use super::output::{Failure, Outcome, inert, print_json, record_line, snake, table};
+use crate::domain_config;
+
+#[derive(Debug, clap::Subcommand)]
+pub enum ProjectsCommand {
+    /// Every project of the account.
+    ///
+    /// Example: domain-desk projects list
+    List,
+}
+
+#[derive(Debug, clap::Subcommand)]
+pub enum DomainsCommand {
+    /// The project's domains with their status and the DNS record each needs.
+    ///
+    /// Example: domain-desk domains list --project shop
+    List,
+    /// Add a domain; prints the DNS record to create at the domain's DNS provider.
+    ///
+    /// Example: domain-desk domains add www.example.com --project shop
+    Add {
+        hostname: String,
+        /// Make it a 301 redirect to this domain of the project.
+        #[arg(long, value_name = "HOSTNAME")]
+        redirect_to: Option<String>,
+    },
+    /// Everything the window's detail panel shows: the record to create, the verification's
+    /// evidence, the certificate. Exits with status 1 when the domain is not live.
+    ///
+    /// Example: domain-desk domains inspect www.example.com --project shop
+    Inspect { hostname: String },
+    /// Check the DNS record now. Exits with status 1 when verification fails, and says why.
+    ///
+    /// Example: domain-desk domains verify www.example.com --project shop
+    Verify { hostname: String },
+    /// Remove a domain from the project.
+    ///
+    /// Example: domain-desk domains remove old.example.com --project shop
+    Remove { hostname: String },
+    /// Make a domain the project's primary domain (the others redirect or alias to it).
+    ///
+    /// Example: domain-desk domains primary www.example.com --project shop
+    Primary { hostname: String },
+    /// Make a domain 301-redirect to another domain of the project, or stop with --none.
+    ///
+    /// Example: domain-desk domains redirect example.com --to www.example.com --project shop
+    Redirect {
+        hostname: String,
+        #[arg(long, value_name = "HOSTNAME", required_unless_present = "none")]
+        to: Option<String>,
+        /// Stop redirecting.
+        #[arg(long, conflicts_with = "to")]
+        none: bool,
+    },
+    /// Add every row of a CSV (`hostname[,redirect_to]`) or JSON lines file, paced by the
+    /// plan's rate limits; safe to run again after any interruption.
+    ///
+    /// Example: domain-desk domains import domains.csv --project shop
+    Import(super::bulk::ImportArgs),
+    /// Every domain with its status and the DNS record to create, as CSV, JSON or a BIND zone
+    /// fragment.
+    ///
+    /// Example: domain-desk domains export --project shop --format zone > records.zone
+    Export(super::bulk::ExportArgs),
+}
+
+/// Finds a project by id or by exact name.
+pub async fn find_project(client: &Client, wanted: &str) -> Result<Project, Failure> {
+    let projects = client.projects().await?;
+    let mut matches = projects
+        .iter()
+        .filter(|p| p.id == wanted || p.name == wanted);
+    match (matches.next(), matches.next()) {
+        (Some(project), None) => Ok(project.clone()),
+        (Some(_), Some(_)) => Err(Failure::usage(format!(
+            "More than one project is named {}; give its id (`domain-desk projects list`).",
+            inert(wanted)
+        ))),
+        (None, _) => Err(Failure::usage(format!(
+            "No project {} in this account; `domain-desk projects list` shows them.",
+            inert(wanted)
+        ))),
+    }
+}
+
+pub async fn projects(connection: &Connection, json: bool) -> Outcome {
+    let projects = connection.client.projects().await?;
+    if json {
+        return print_json(&domain_desk_api::ProjectList {
+            projects,
+            next_cursor: None,
+        });
+    }
+    let rows: Vec<Vec<String>> = projects
+        .iter()
+        .map(|p| {
+            vec![
+                inert(&p.id),
+                inert(&p.name),
+                inert(p.primary_domain.as_deref().unwrap_or("—")),
+                inert(&p.url),
+            ]
+        })
+        .collect();
+    print!("{}", table(&["ID", "NAME", "PRIMARY DOMAIN", "URL"], &rows));
+    Ok(())
+}
+
+fn hostname(input: &str) -> Result<String, Failure> {
+    Hostname::parse(input)
+        .map(|h| h.as_str().to_owned())
+        .map_err(|err| Failure::usage(err.to_string()))
+}
+
+/// Runs a `domains` subcommand on `project`.
+pub async fn run(
+    connection: &Connection,
+    project: &Project,
+    command: DomainsCommand,
+    json: bool,
+    no_wait: bool,
+) -> Outcome {
+    let client = &connection.client;
+    match command {
+        DomainsCommand::List => {
+            let domains = client.domains(&project.id).await?;
+            if json {
+                return print_json(&domain_desk_api::DomainList {
+                    domains,
+                    next_cursor: None,
+                });
+            }
+            let rows: Vec<Vec<String>> = domains
+                .iter()
+                .map(|d| {
+                    vec![
+                        inert(&d.unicode_hostname),
+                        snake(&d.role),
+                        snake(&d.status),
+                        snake(&d.certificate.status),
+                        record_line(d),
+                    ]
+                })
+                .collect();
+            print!(
+                "{}",
+                table(
+                    &[
+                        "DOMAIN",
+                        "ROLE",
+                        "STATUS",
+                        "CERTIFICATE",
+                        "DNS RECORD TO CREATE"
+                    ],
+                    &rows
+                )
+            );
+            Ok(())
+        }
+        DomainsCommand::Add {
+            hostname: name,
+            redirect_to,
+        } => {
+            let body = AddDomain {
+                hostname: hostname(&name)?,
+                redirect_to,
+            };
+            refuse_to_wait(connection, 1, no_wait).await?;
+            let domain = client.add_domain(&project.id, &body).await?;
+            if json {
+                return print_json(&domain);
+            }
+            println!(
+                "Added {} to {}.",
+                inert(&domain.unicode_hostname),
+                inert(&project.name)
+            );
+            println!(
+                "Create this record at the domain's DNS provider, then run `domain-desk domains verify {}`:",
+                domain.hostname
+            );
+            print_record(&domain);
+            Ok(())
+        }
+        DomainsCommand::Inspect { hostname: name } => {
+            let domain = client.domain(&project.id, &hostname(&name)?).await?;
+            if json {
+                print_json(&domain)?;
+            } else {
+                print_detail(&domain);
+            }
+            not_live_fails(&domain)
+        }
+        DomainsCommand::Verify { hostname: name } => {
+            refuse_to_wait(connection, 1, no_wait).await?;
+            let domain = client.verify_domain(&project.id, &hostname(&name)?).await?;
+            if json {
+                print_json(&domain)?;
+            } else {
+                print_detail(&domain);
+            }
+            match &domain.verification.error {
+                Some(error) => Err(Failure::check(format!(
+                    "verification failed: {}",
+                    inert(&error.message)
+                ))),
+                None => Ok(()),
+            }
+        }
+        DomainsCommand::Remove { hostname: name } => {
+            refuse_to_wait(connection, 1, no_wait).await?;
+            let name = hostname(&name)?;
+            client.remove_domain(&project.id, &name).await?;
+            if json {
+                return print_json(&serde_json::json!({ "removed": name }));
+            }
+            println!(
+                "Removed {name}. Delete its DNS record at the DNS provider if nothing else uses it."
+            );
+            Ok(())
+        }
+        DomainsCommand::Primary { hostname: name } => {
+            refuse_to_wait(connection, 2, no_wait).await?;
+            let name = hostname(&name)?;
+            let config = client.domain_config(&project.id).await?;
+            let config = client
+                .set_domain_config(&project.id, &domain_config::make_primary(config, &name))
+                .await?;
+            if json {
+                return print_json(&config);
+            }
+            println!("{name} is the primary domain of {}.", inert(&project.name));
+            Ok(())
+        }
+        DomainsCommand::Redirect {
+            hostname: name,
+            to,
+            none: _,
+        } => {
+            refuse_to_wait(connection, 2, no_wait).await?;
+            let name = hostname(&name)?;
+            let to = to.as_deref().map(hostname).transpose()?;
+            let config = client.domain_config(&project.id).await?;
+            let edited = domain_config::set_redirect(config, &name, to.as_deref())?;
+            let config = client.set_domain_config(&project.id, &edited).await?;
+            if json {
+                return print_json(&config);
+            }
+            match to {
+                Some(to) => println!("{name} now redirects (301) to {to}."),
+                None => println!("{name} no longer redirects."),
+            }
+            Ok(())
+        }
+        DomainsCommand::Import(args) => {
+            super::bulk::import(connection, project, args, json, no_wait).await
+        }
+        DomainsCommand::Export(args) => super::bulk::export(connection, project, args).await,
+    }
+}
+
+fn not_live_fails(domain: &Domain) -> Outcome {
+    if domain.status == DomainStatus::Live {
+        Ok(())
+    } else {
+        // The detail above says why; the status is for scripts.
+        Err(Failure::check(""))
+    }
+}
+
+fn print_record(domain: &Domain) {
+    let record = &domain.dns_record;
+    println!("  type   {}", snake(&record.record_type));
+    println!("  name   {}", inert(&record.name));
+    println!("  value  {}", inert(&record.value));
+    println!("  ttl    {}", record.ttl);
+    if domain.apex {
+        println!(
+            "  An apex cannot hold a CNAME: use your provider's ALIAS, ANAME or CNAME flattening. Without one, make www the primary domain and redirect the apex to it."
+        );
+    }
+}
+
+fn print_detail(domain: &Domain) {
+    println!("{}", inert(&domain.unicode_hostname));
+    if domain.unicode_hostname != domain.hostname {
+        println!("  ({})", domain.hostname);
+    }
+    println!("status       {}", snake(&domain.status));
+    println!("role         {}", snake(&domain.role));
+    if let Some(redirect) = &domain.redirect {
+        println!("redirects    {} {}", redirect.status, inert(&redirect.to));
+    }
+    println!("DNS record to create:");
+    print_record(domain);
+    let verification = &domain.verification;
+    match (&verification.checked_at, &verification.error) {
+        (None, _) => println!("verification not checked yet"),
+        (Some(at), None) => println!("verification passed at {at}"),
+        (Some(at), Some(error)) => {
+            println!("verification failed at {at}: {}", snake(&error.code));
+            println!("  {}", inert(&error.message));
+            for found in &error.found {
+                println!(
+                    "  found {} {}",
+                    inert(&found.record_type),
+                    inert(&found.value)
+                );
+            }
+        }
+    }
+    let certificate = &domain.certificate;
+    print!("certificate  {}", snake(&certificate.status));
+    if let Some(issued) = certificate.issued_at {
+        print!(", issued {issued}");
+    }
+    if let Some(expires) = certificate.expires_at {
+        print!(", expires {expires}");
+    }
+    println!();
+    if let Some(error) = &certificate.error {
+        println!("  {}: {}", snake(&error.code), inert(&error.message));
+    }
+}
