@@ -66,7 +66,7 @@ fn plan_named(name: &str) -> Plan {
 pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Failure> {
     if args.local {
         let base_url = format!("http://{}", args.local_api);
-        return local(pool, &base_url, plan_named(&args.plan), None).await;
+        return local(pool, &base_url, plan_named(&args.plan), None, args.no_wait).await;
     }
     let paths = AppPaths::from_os();
     let file = AccountsFile::open(&paths.data_dir)?;
@@ -81,7 +81,7 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
     if let Some(plan) = demo::plan_of(&id) {
         let service = demo::start_embedded(&paths).await?;
         let base_url = service.base_url().to_owned();
-        return local(pool, &base_url, plan, Some(service)).await;
+        return local(pool, &base_url, plan, Some(service), args.no_wait).await;
     }
     let entry = file
         .accounts()?
@@ -101,6 +101,10 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
     KeyStore::install();
     let key = secrets::load_key(&entry.id)?;
     let client = pool.client(ClientConfig::new(&base_url, key))?;
+    if args.no_wait {
+        // Reading the account is a request too.
+        can_send_now(&client, 1.0, 1).await?;
+    }
     let account = client.account().await?;
     Ok(Connection {
         client,
@@ -116,6 +120,7 @@ async fn local(
     base_url: &str,
     plan: Plan,
     service: Option<EmbeddedService>,
+    no_wait: bool,
 ) -> Result<Connection, Failure> {
     let control = LocalControl::new(base_url)?;
     let info = control.info().await.map_err(|err| {
@@ -131,6 +136,9 @@ async fn local(
     let mut config = ClientConfig::new(base_url, key.as_str()).plan(plan);
     config.queue.platform_clock_speed = speed;
     let client = pool.client(config)?;
+    if no_wait {
+        can_send_now(&client, speed, 1).await?;
+    }
     let account = client.account().await?;
     Ok(Connection {
         client,
@@ -150,15 +158,19 @@ pub async fn refuse_to_wait(
     if !no_wait {
         return Ok(());
     }
-    let status = connection.client.rate_limit().await?;
+    can_send_now(&connection.client, connection.clock_speed, requests).await
+}
+
+async fn can_send_now(client: &Client, clock_speed: f64, requests: u64) -> Result<(), Failure> {
+    let status = client.rate_limit().await?;
     if let Some(ban) = &status.banned_until {
         return Err(Failure::rate_limited(format!(
             "The key is banned until {ban}."
         )));
     }
     let now = chrono::Utc::now().timestamp_millis() as f64 / 1000.0;
-    let state = connection.client.state().borrow().clone();
-    let wait = domain_desk_bulk::eta::WindowBudget::from_queue(&state, now, connection.clock_speed)
+    let state = client.state().borrow().clone();
+    let wait = domain_desk_bulk::eta::WindowBudget::from_queue(&state, now, clock_speed)
         .earliest_done(requests, now);
     if wait > std::time::Duration::ZERO {
         return Err(Failure::rate_limited(format!(

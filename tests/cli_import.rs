@@ -1,0 +1,430 @@
+//! `domain-desk domains import`, the real binary, against `domain-desk serve` with faults on
+//! (latency, 503s, dropped connections): the import process is killed with SIGKILL in the
+//! middle of the run and run again until it reports everything done. Afterwards every row
+//! exists exactly once, and the service's access log shows no 429 and no ban. Plus the
+//! refusals before anything is sent (Free, one row over Business's limit) and `--no-wait`.
+
+use std::io::{BufRead, BufReader};
+use std::path::Path;
+use std::process::{Child, Command, Output, Stdio};
+
+use serde_json::{Value, json};
+
+/// One running `domain-desk serve --memory` with its access log in a file; killed when
+/// dropped.
+struct Served {
+    child: Child,
+    api: String,
+    log: std::path::PathBuf,
+}
+
+impl Served {
+    fn start(dir: &Path) -> Served {
+        let log = dir.join("access.log");
+        let mut child = Command::new(env!("CARGO_BIN_EXE_domain-desk"))
+            .args([
+                "serve",
+                "--memory",
+                "--api",
+                "127.0.0.1:0",
+                "--dns",
+                "127.0.0.1:0",
+            ])
+            .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
+            .env("RUST_LOG", "warn,domain_desk_service::access=debug")
+            .stdin(Stdio::null())
+            .stdout(Stdio::piped())
+            .stderr(std::fs::File::create(&log).expect("log file"))
+            .spawn()
+            .expect("the service starts");
+        let stdout = child.stdout.take().expect("stdout is piped");
+        let mut lines = BufReader::new(stdout).lines();
+        let api = loop {
+            let line = lines
+                .next()
+                .expect("the service printed its addresses")
+                .expect("readable banner");
+            if let Some(url) = line.trim().strip_prefix("api") {
+                break url.trim().trim_start_matches("http://").to_owned();
+            }
+        };
+        std::thread::spawn(move || for _ in lines {});
+        Served { child, api, log }
+    }
+
+    fn url(&self, path: &str) -> String {
+        format!("http://{}{path}", self.api)
+    }
+
+    /// Answers with this status in the access log.
+    fn logged(&self, status: u16) -> usize {
+        let text = std::fs::read_to_string(&self.log).unwrap_or_default();
+        text.lines()
+            .filter(|l| l.contains(&format!("status={status}")))
+            .count()
+    }
+}
+
+impl Drop for Served {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+fn http() -> reqwest::blocking::Client {
+    reqwest::blocking::Client::builder()
+        .no_proxy()
+        .build()
+        .expect("client")
+}
+
+fn demo_key(served: &Served, plan: &str) -> String {
+    let info: Value = http()
+        .get(served.url("/_local/info"))
+        .send()
+        .and_then(|r| r.json())
+        .expect("info");
+    info["demo_keys"][plan].as_str().expect("key").to_owned()
+}
+
+/// A new project with a deploy, on the demo account of `plan`; its id.
+fn project(served: &Served, plan: &str, name: &str) -> String {
+    let key = demo_key(served, plan);
+    let created: Value = http()
+        .post(served.url("/v1/projects"))
+        .bearer_auth(&key)
+        .json(&json!({ "name": name }))
+        .send()
+        .and_then(|r| r.json())
+        .expect("project");
+    let id = created["id"].as_str().expect("id").to_owned();
+    let deployed = http()
+        .post(served.url(&format!("/v1/projects/{id}/deploys")))
+        .bearer_auth(&key)
+        .json(&json!({}))
+        .send()
+        .expect("deploy");
+    assert!(deployed.status().is_success(), "{}", deployed.status());
+    id
+}
+
+fn domains(served: &Served, plan: &str, project: &str) -> Vec<String> {
+    let key = demo_key(served, plan);
+    let mut names = Vec::new();
+    let mut cursor: Option<String> = None;
+    loop {
+        let mut url = served.url(&format!("/v1/projects/{project}/domains?limit=1000"));
+        if let Some(cursor) = &cursor {
+            url.push_str(&format!("&cursor={cursor}"));
+        }
+        let page: Value = http()
+            .get(url)
+            .bearer_auth(&key)
+            .send()
+            .and_then(|r| r.json())
+            .expect("domains");
+        for domain in page["domains"].as_array().expect("list") {
+            names.push(domain["hostname"].as_str().expect("hostname").to_owned());
+        }
+        match page["next_cursor"].as_str() {
+            Some(next) => cursor = Some(next.to_owned()),
+            None => return names,
+        }
+    }
+}
+
+fn set_faults(served: &Served, faults: Value) {
+    let answer = http()
+        .put(served.url("/_local/faults"))
+        .json(&faults)
+        .send()
+        .expect("faults");
+    assert!(answer.status().is_success(), "{}", answer.status());
+}
+
+fn cli(served: &Served, data: &Path, plan: &str, args: &[&str]) -> Command {
+    let mut command = Command::new(env!("CARGO_BIN_EXE_domain-desk"));
+    command
+        .args(args)
+        .args(["--local", "--local-api", &served.api, "--plan", plan])
+        .env("XDG_DATA_HOME", data)
+        .env("HOME", data)
+        .env_remove("DOMAIN_DESK_ACCOUNT")
+        .stdin(Stdio::null());
+    command
+}
+
+fn run(command: &mut Command) -> Output {
+    command.output().expect("the command line runs")
+}
+
+/// Writes `rows` hostnames to a CSV file and imports it on `plan`, killing the first run
+/// once a quarter of the rows are answered, then running again until it says it is done.
+fn import_killed_then_rerun(plan: &str, rows: usize) {
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let project = project(&served, plan, "bulk");
+    let file = dir.path().join("domains.csv");
+    let text: String = std::iter::once("hostname\n".to_owned())
+        .chain((0..rows).map(|i| format!("host{i}.bulk-{plan}.example.com\n")))
+        .collect();
+    std::fs::write(&file, text).unwrap();
+    set_faults(
+        &served,
+        json!({"latency_ms": 3, "error_rate": 0.05, "drop_rate": 0.05}),
+    );
+    let file_arg = file.to_str().unwrap();
+    let import = [
+        "domains",
+        "import",
+        file_arg,
+        "--project",
+        &project,
+        "--json",
+    ];
+
+    let mut first = cli(&served, dir.path(), plan, &import)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("import starts");
+    let progress = BufReader::new(first.stderr.take().expect("stderr"));
+    let quarter = rows / 4;
+    let mut killed_at = None;
+    for line in progress.lines() {
+        let line = line.expect("progress line");
+        // `[####----] 120/250 · …`
+        let answered = line
+            .split_once("] ")
+            .and_then(|(_, rest)| rest.split_once('/'))
+            .and_then(|(n, _)| n.trim().parse::<usize>().ok());
+        if answered.is_some_and(|n| n >= quarter) {
+            first.kill().expect("SIGKILL");
+            killed_at = answered;
+            break;
+        }
+    }
+    let _ = first.wait();
+    let killed_at = killed_at.expect("the first run was killed in the middle");
+    assert!(killed_at < rows, "killed at {killed_at} of {rows}");
+
+    let mut reruns = 0;
+    loop {
+        reruns += 1;
+        let output = run(&mut cli(&served, dir.path(), plan, &import));
+        let stderr = String::from_utf8_lossy(&output.stderr);
+        if output.status.code() == Some(0) || !output.stdout.is_empty() {
+            let summary: Value = serde_json::from_slice(&output.stdout)
+                .unwrap_or_else(|err| panic!("{err}: {stderr}"));
+            assert_eq!(summary["rate_limited"], 0, "{summary}");
+            assert_eq!(summary["refused"], json!([]), "{summary}");
+            if output.status.code() == Some(0) {
+                break;
+            }
+        }
+        // A fault hit the reads before sending, or rows were left: run again, as a user would.
+        assert!(reruns < 15, "not done after {reruns} reruns: {stderr}");
+    }
+
+    set_faults(&served, json!({}));
+    let mut names = domains(&served, plan, &project);
+    assert_eq!(names.len(), rows, "every row, once");
+    names.sort_unstable();
+    names.dedup();
+    assert_eq!(names.len(), rows);
+    assert_eq!(served.logged(429), 0, "no 429 in the access log");
+    assert_eq!(served.logged(403), 0, "no ban");
+}
+
+#[test]
+fn a_killed_250_row_import_on_business_ends_with_every_row_once() {
+    import_killed_then_rerun("business", 250);
+}
+
+#[test]
+fn a_killed_2000_row_import_on_enterprise_ends_with_every_row_once() {
+    import_killed_then_rerun("enterprise", 2_000);
+}
+
+#[test]
+fn refusals_come_before_anything_is_sent() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let file = dir.path().join("big.csv");
+    let text: String = (0..251).map(|i| format!("d{i}.example.com\n")).collect();
+    std::fs::write(&file, text).unwrap();
+    let file_arg = file.to_str().unwrap();
+
+    let business = project(&served, "business", "full");
+    let output = run(&mut cli(
+        &served,
+        dir.path(),
+        "business",
+        &["domains", "import", file_arg, "--project", &business],
+    ));
+    assert_eq!(output.status.code(), Some(1));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("allows 250"), "{stderr}");
+    assert!(domains(&served, "business", &business).is_empty());
+
+    let free: Value = http()
+        .get(served.url("/v1/projects"))
+        .bearer_auth(demo_key(&served, "free"))
+        .send()
+        .and_then(|r| r.json())
+        .expect("free projects");
+    let free_project = free["projects"][0]["id"].as_str().expect("a free project");
+    let output = run(&mut cli(
+        &served,
+        dir.path(),
+        "free",
+        &["domains", "import", file_arg, "--project", free_project],
+    ));
+    assert_eq!(output.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&output.stderr).contains("no custom domains"));
+
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "ok.example.com\n*.example.com\nOK.example.com\n").unwrap();
+    let output = run(&mut cli(
+        &served,
+        dir.path(),
+        "business",
+        &[
+            "domains",
+            "import",
+            bad.to_str().unwrap(),
+            "--project",
+            &business,
+        ],
+    ));
+    assert_eq!(output.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(stderr.contains("line 2: *.example.com"), "{stderr}");
+    assert!(
+        stderr.contains("line 3: OK.example.com: a duplicate of line 1"),
+        "{stderr}"
+    );
+    assert!(domains(&served, "business", &business).is_empty());
+}
+
+#[test]
+fn no_wait_exits_4_instead_of_waiting_for_the_window() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    // A frozen clock: the minute window never turns over by itself.
+    let answer = http()
+        .put(served.url("/_local/clock"))
+        .json(&json!({"now": "2031-01-01T00:00:30Z", "speed": 0}))
+        .send()
+        .expect("clock");
+    assert!(answer.status().is_success());
+    let key = demo_key(&served, "pro");
+    let limit: Value = http()
+        .get(served.url("/v1/rate_limit"))
+        .bearer_auth(&key)
+        .send()
+        .and_then(|r| r.json())
+        .expect("rate limit");
+    let remaining = limit["minute"]["remaining"].as_u64().expect("remaining");
+    for _ in 0..remaining {
+        let spent = http()
+            .get(served.url("/v1/account"))
+            .bearer_auth(&key)
+            .send()
+            .expect("spend");
+        assert!(spent.status().is_success());
+    }
+    let projects = ["projects", "list", "--no-wait"];
+    let output = run(&mut cli(&served, dir.path(), "pro", &projects));
+    assert_eq!(
+        output.status.code(),
+        Some(4),
+        "{}",
+        String::from_utf8_lossy(&output.stderr)
+    );
+    assert_eq!(served.logged(429), 0, "refused without earning a 429");
+}
+
+#[test]
+fn domains_round_trip_through_the_command_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let project = project(&served, "pro", "cli");
+    let add = run(&mut cli(
+        &served,
+        dir.path(),
+        "pro",
+        &["domains", "add", "www.cli.example.com", "--project", "cli"],
+    ));
+    assert!(
+        add.status.success(),
+        "{}",
+        String::from_utf8_lossy(&add.stderr)
+    );
+    let shown = String::from_utf8_lossy(&add.stdout);
+    assert!(shown.contains("CNAME") && shown.contains("www"), "{shown}");
+
+    let list = run(&mut cli(
+        &served,
+        dir.path(),
+        "pro",
+        &["domains", "list", "--project", &project, "--json"],
+    ));
+    let list: Value = serde_json::from_slice(&list.stdout).expect("JSON list");
+    assert_eq!(list["domains"][0]["hostname"], "www.cli.example.com");
+
+    // Not live yet: inspect says so with status 1.
+    let inspect = run(&mut cli(
+        &served,
+        dir.path(),
+        "pro",
+        &[
+            "domains",
+            "inspect",
+            "www.cli.example.com",
+            "--project",
+            "cli",
+        ],
+    ));
+    assert_eq!(inspect.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&inspect.stdout).contains("DNS record to create"));
+
+    let export = run(&mut cli(
+        &served,
+        dir.path(),
+        "pro",
+        &["domains", "export", "--project", "cli", "--format", "zone"],
+    ));
+    let zone = String::from_utf8_lossy(&export.stdout);
+    assert!(
+        zone.contains("www.cli.example.com.\t3600\tIN\tCNAME\t"),
+        "{zone}"
+    );
+
+    let remove = run(&mut cli(
+        &served,
+        dir.path(),
+        "pro",
+        &[
+            "domains",
+            "remove",
+            "www.cli.example.com",
+            "--project",
+            "cli",
+        ],
+    ));
+    assert!(remove.status.success());
+    assert!(domains(&served, "pro", &project).is_empty());
+
+    // Usage mistakes are status 2; an unknown account is status 3.
+    let usage = run(&mut cli(&served, dir.path(), "pro", &["domains", "list"]));
+    assert_eq!(usage.status.code(), Some(2));
+    let unknown = Command::new(env!("CARGO_BIN_EXE_domain-desk"))
+        .args(["projects", "list", "--account", "nobody@nowhere.example"])
+        .env("XDG_DATA_HOME", dir.path())
+        .env("HOME", dir.path())
+        .output()
+        .expect("runs");
+    assert_eq!(unknown.status.code(), Some(3));
+}
