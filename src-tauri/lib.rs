@@ -32,12 +32,17 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
     builder
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
+        .plugin(tauri_plugin_dialog::init())
+        .manage(commands::bulk::RunningImport::default())
         .manage(state::AppState::default())
         .manage(demo::DemoSlot::default())
         .manage(settings::SettingsCheck::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
             commands::session::session_get,
+            commands::bulk::domains_import,
+            commands::bulk::domains_import_cancel,
+            commands::bulk::domains_export,
             commands::session::demo_start,
             commands::session::connect,
             commands::session::accounts_list,

@@ -174,9 +174,7 @@ fn write_failed_rows(args: &ImportArgs, summary: &Summary) -> Result<Option<Path
         if args.file.as_os_str() == "-" {
             PathBuf::from("import.failed.csv")
         } else {
-            let mut name = args.file.clone().into_os_string();
-            name.push(".failed.csv");
-            PathBuf::from(name)
+            rows::retry_path(&args.file)
         }
     });
     std::fs::write(&path, rows::to_csv(&rows))

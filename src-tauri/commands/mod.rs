@@ -2,6 +2,7 @@
 //! modules ([`crate::signin`], [`crate::demo`], [`crate::domain_config`]).
 
 pub mod app;
+pub mod bulk;
 pub mod demo;
 pub mod diagnose;
 pub mod domains;

@@ -206,6 +206,13 @@ fn parse_json_lines(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
     }
 }
 
+/// Where the rows to import again go, beside the imported file: `FILE.failed.csv`.
+pub fn retry_path(imported: &Path) -> std::path::PathBuf {
+    let mut name = imported.as_os_str().to_owned();
+    name.push(".failed.csv");
+    std::path::PathBuf::from(name)
+}
+
 /// Rows written back in the import format (CSV with a header), so that what failed can be
 /// imported again as it is.
 pub fn to_csv(rows: &[Row]) -> String {
