@@ -387,6 +387,58 @@ pub struct ErrorDetail {
     /// With `validation_failed` and `invalid_hostname`: the field at fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// With `domain_taken` when another account holds the name: the TXT record that proves
+    /// the caller controls it. Once it is in DNS, adding the domain again moves it here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership_challenge: Option<OwnershipChallenge>,
+    /// With `not_found` for a domain the project no longer has because the platform removed
+    /// it: when and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removal: Option<DomainRemoval>,
+}
+
+/// The TXT record that proves control of a hostname another account holds. One per account
+/// and hostname; the same record is offered again until it expires, then a new one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OwnershipChallenge {
+    /// Always `TXT`.
+    #[serde(rename = "type")]
+    pub record_type: String,
+    /// Relative to the registrable domain, as DNS providers ask for it
+    /// (`_domain-desk-challenge.shop` for `shop.example.com`).
+    pub name: String,
+    /// The whole name (`_domain-desk-challenge.shop.example.com`).
+    pub fqdn: String,
+    /// The TXT value, exactly (`domain-desk-challenge=…`).
+    pub value: String,
+    /// After this the record proves nothing; adding again offers a new one.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Why a domain left a project without its owner removing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RemovalReason {
+    /// Another account proved control of the name in DNS and took it over.
+    OwnershipTransferred,
+    #[serde(other)]
+    Unknown,
+}
+
+/// A domain the platform removed from a project, as its owner sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DomainRemoval {
+    pub hostname: String,
+    pub reason: RemovalReason,
+    /// One sentence for a person.
+    pub message: String,
+    pub removed_at: DateTime<Utc>,
+}
+
+/// The project's domains the platform removed (newest first, at most 100).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DomainRemovalList {
+    pub removed_domains: Vec<DomainRemoval>,
 }
 
 impl ErrorDetail {
@@ -398,6 +450,8 @@ impl ErrorDetail {
             window: None,
             banned_until: None,
             field: None,
+            ownership_challenge: None,
+            removal: None,
         }
     }
 }

@@ -49,6 +49,9 @@ pub struct ServiceSettings {
     pub certificate_issuance_time: TimeDelta,
     /// No certificate this long after the start: the attempt fails.
     pub certificate_deadline: TimeDelta,
+    /// How long the TXT record offered to prove control of a name another account holds
+    /// stays good.
+    pub ownership_challenge_ttl: TimeDelta,
     /// Answer repeated `GET`s from memory while no write happened since (see
     /// `http::read_cache`); off only to measure the database path alone.
     pub read_cache: bool,
@@ -107,6 +110,7 @@ impl Default for ServiceSettings {
             dns_propagation_delay: TimeDelta::seconds(60),
             certificate_issuance_time: TimeDelta::minutes(2),
             certificate_deadline: TimeDelta::minutes(30),
+            ownership_challenge_ttl: TimeDelta::days(7),
             read_cache: true,
             connections: ConnectionLimits::default(),
         }

@@ -682,6 +682,17 @@ impl World for LocalWorld {
         Box::pin(self.verify_domain(state, project_id, hostname, pending))
     }
 
+    fn txt_values<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Vec<String>, crate::verify::LookupFailed>> {
+        Box::pin(self.verifier.txt_values(name))
+    }
+
+    fn points_here<'a>(&'a self, hostname: &'a Hostname) -> BoxFuture<'a, bool> {
+        Box::pin(async move { self.verifier.verify(hostname).await.is_ok() })
+    }
+
     fn project_created(&self, default_address: &str) {
         self.zones.add_platform_host(default_address);
     }
