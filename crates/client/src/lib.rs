@@ -32,7 +32,7 @@ mod secret;
 mod state;
 mod transport;
 
-pub use client::Client;
+pub use client::{Client, RemovedDomain};
 pub use config::{ClientConfig, QueueConfig, RetryPolicy};
 pub use error::{Error, Result};
 pub use pool::ClientPool;

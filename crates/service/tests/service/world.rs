@@ -888,3 +888,43 @@ async fn an_expired_challenge_proves_nothing_and_a_new_one_is_offered() {
     assert_ne!(renewed, value, "an expired challenge is replaced");
     world.domain(&mine, hostname).await;
 }
+
+#[tokio::test]
+async fn removing_a_domain_that_still_points_here_names_the_record_to_delete() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "leaver").await;
+    let hostname = make_live(&world, &project, "example.com", "left").await;
+    world
+        .add(&project, json!({"hostname": "never.example.com"}))
+        .await
+        .expect(201);
+
+    let removed = world
+        .service
+        .delete(
+            &format!("/v1/projects/{project}/domains/{hostname}"),
+            &world.key,
+        )
+        .await;
+    removed.expect(204);
+    assert!(removed.raw.is_empty(), "204 has no body");
+    let header = removed
+        .header("dangling-dns-record")
+        .expect("the CNAME still points at the platform");
+    let record = domain_desk_api::DanglingRecord::from_header(header).unwrap();
+    assert_eq!(record.record_type, "CNAME");
+    assert_eq!(record.name, "left");
+    assert_eq!(record.fqdn, hostname);
+    assert_eq!(record.value, world.target);
+    assert!(world.edge(&hostname, "/").await.is_err(), "serving stopped");
+
+    let clean = world
+        .service
+        .delete(
+            &format!("/v1/projects/{project}/domains/never.example.com"),
+            &world.key,
+        )
+        .await;
+    clean.expect(204);
+    assert_eq!(clean.header("dangling-dns-record"), None);
+}

@@ -5,17 +5,20 @@
 //! `redirect_to` the domain 301-redirects to another domain of the project (or to its default
 //! address), never to itself and never to a domain that redirects (no chains).
 //! Removing is always allowed; redirects that pointed at the removed domain re-point to the
-//! project's current address (its live primary domain, else its default address).
+//! project's current address (its live primary domain, else its default address). When the
+//! removed name still points at the platform, the `204` names the record to delete
+//! (`Dangling-Dns-Record`): a record left pointing at a shared platform is a takeover waiting.
 //! A name another account holds can be taken over by proving control of it ([`super::ownership`]);
 //! the project that lost it answers `404` for it with the removal's reason, and lists it
 //! under `removed_domains`.
 
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
 use domain_desk_api::{
-    AddDomain, Domain, DomainList, DomainRemovalList, DomainRole, ErrorBody, ErrorCode, Hostname,
+    AddDomain, DANGLING_DNS_RECORD, DanglingRecord, DnsRecordType, Domain, DomainList,
+    DomainRemovalList, DomainRole, ErrorBody, ErrorCode, Hostname,
 };
 use rusqlite::Connection;
 
@@ -317,28 +320,52 @@ pub async fn verify_domain(
         ("project_id" = String, Path, description = "The project's id"),
         ("hostname" = String, Path, description = "The domain, as A-labels or Unicode"),
     ),
-    responses((status = 204, description = "Removed")),
+    responses((status = 204, description = "Removed. When the name still points at the platform (as the platform's resolver sees it), the `Dangling-Dns-Record` header names the record to delete at the DNS provider, so nobody else can claim the name here", headers(
+        ("Dangling-Dns-Record" = String, description = "Only while the removed name still points at the platform: a structured-field dictionary (RFC 8941) `type=\"CNAME\", name=\"shop\", fqdn=\"shop.example.com\", value=\"<platform DNS target>\"` (`ALIAS` and `@` for an apex)"),
+    ))),
 )]
 pub async fn remove_domain(
     State(state): State<AppState>,
     caller: Caller,
     ApiPath((project_id, hostname)): ApiPath<(String, String)>,
-) -> Result<StatusCode> {
+) -> Result<Response> {
     let hostname = path_hostname(&hostname)?;
     let account_id = caller.account.id;
-    let removed = hostname.as_str().to_owned();
-    state
+    let name = hostname.as_str().to_owned();
+    let removed = state
         .store()
         .write(move |tx| {
             let project = projects::require(tx, &account_id, &project_id)?;
-            let domain = require_domain(tx, &project.id, hostname.as_str())?;
+            let domain = require_domain(tx, &project.id, &name)?;
             domains::delete(tx, &domain.hostname)?;
             let current = projects::current_address(tx, &project)?;
-            domains::repoint_redirects(tx, &project.id, &domain.hostname, &current)
+            domains::repoint_redirects(tx, &project.id, &domain.hostname, &current)?;
+            Ok(domain)
         })
         .await?;
-    tracing::info!(hostname = %removed, "domain removed");
-    Ok(StatusCode::NO_CONTENT)
+    tracing::info!(hostname = %removed.hostname, "domain removed");
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    // Serving has stopped; a record that still points here is what a takeover needs.
+    if let Some(world) = state.world() {
+        if world.points_here(&hostname).await {
+            let dangling = DanglingRecord {
+                record_type: match removed.dns_record.record_type {
+                    DnsRecordType::Cname => "CNAME",
+                    DnsRecordType::Alias => "ALIAS",
+                }
+                .to_owned(),
+                name: removed.dns_record.name.clone(),
+                fqdn: removed.hostname.clone(),
+                value: removed.dns_record.value.clone(),
+            };
+            if let Ok(value) = HeaderValue::from_str(&dangling.to_header()) {
+                response
+                    .headers_mut()
+                    .insert(HeaderName::from_static(DANGLING_DNS_RECORD), value);
+            }
+        }
+    }
+    Ok(response)
 }
 
 #[utoipa::path(
