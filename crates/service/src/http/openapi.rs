@@ -69,6 +69,7 @@ use super::idempotency::{MAX_KEY_LEN, REPLAYED};
         (name = "projects", description = "Projects and deploys"),
         (name = "domains", description = "Custom domains, verification and redirects"),
         (name = "local", description = "The local service's control plane (no API key)"),
+        (name = "domainconnect", description = "Domain Connect (draft-ietf-dconn-domainconnect): the local DNS provider's settings, template support and synchronous flow (no API key; pages answer a loopback Host only)"),
     ),
 )]
 pub struct ApiDoc;
