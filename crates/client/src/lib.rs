@@ -24,6 +24,7 @@
 mod budget;
 mod client;
 mod config;
+pub mod domain_connect;
 mod error;
 pub mod headers;
 mod pool;
