@@ -411,3 +411,62 @@ async fn a_signed_template_needs_a_signature_that_verifies() {
         vec!["site=t-123".to_owned()]
     );
 }
+
+#[tokio::test]
+async fn the_apex_template_replaces_the_old_address_with_an_alias() {
+    let service = Running::start().await;
+    let client = service.client();
+    let project = client.create_project("apex").await.unwrap();
+    client.deploy(&project.id, None).await.unwrap();
+    client
+        .add_domain(
+            &project.id,
+            &AddDomain {
+                hostname: "example.net".into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap();
+    let discovery = service.discover("example.net").await;
+    assert_eq!(discovery.host, "");
+    let url = sync_apply_url(
+        &discovery,
+        PLATFORM,
+        "custom-domain-apex",
+        &SyncApply::default(),
+    )
+    .unwrap();
+    let (status, page) = service.get(&url).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("<td>ALIAS</td><td>example.net</td>"),
+        "{page}"
+    );
+    assert!(page.contains("Records to delete"), "{page}");
+    assert!(
+        page.contains("<td>A</td><td>example.net</td><td>192.0.2.20</td>"),
+        "{page}"
+    );
+
+    let applied = service.submit(&url, &page, "apply").await;
+    assert_eq!(
+        applied.status(),
+        200,
+        "no redirect_uri: a page says it is done"
+    );
+    assert!(applied.text().await.unwrap().contains("Applied"));
+    service
+        .local("/_local/clock/advance", serde_json::json!({"seconds": 61}))
+        .await;
+    let verified = client
+        .verify_domain(&project.id, "example.net")
+        .await
+        .unwrap();
+    assert_eq!(
+        verified.status,
+        DomainStatus::Verified,
+        "{:?}",
+        verified.verification
+    );
+}

@@ -269,7 +269,10 @@ pub fn complete(doc: &mut utoipa::openapi::OpenApi) {
         ];
         for (method, operation) in operations {
             let Some(operation) = operation else { continue };
-            complete_body_errors(operation);
+            // Domain Connect's form answers its own HTML pages, not the JSON body errors.
+            if !path.starts_with("/v2/") {
+                complete_body_errors(operation);
+            }
             if v1 {
                 complete_v1(operation, method);
             }
