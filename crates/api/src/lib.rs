@@ -5,6 +5,7 @@
 //! of drifting silently; the local service derives its OpenAPI document from them.
 
 pub mod caa;
+pub mod domain_connect;
 pub mod error;
 pub mod hostname;
 pub mod local;

@@ -387,6 +387,119 @@ pub struct ErrorDetail {
     /// With `validation_failed` and `invalid_hostname`: the field at fault.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub field: Option<String>,
+    /// With `domain_taken` when another account holds the name: the TXT record that proves
+    /// the caller controls it. Once it is in DNS, adding the domain again moves it here.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub ownership_challenge: Option<OwnershipChallenge>,
+    /// With `not_found` for a domain the project no longer has because the platform removed
+    /// it: when and why.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub removal: Option<DomainRemoval>,
+}
+
+/// The TXT record that proves control of a hostname another account holds. One per account
+/// and hostname; the same record is offered again until it expires, then a new one.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct OwnershipChallenge {
+    /// Always `TXT`.
+    #[serde(rename = "type")]
+    pub record_type: String,
+    /// Relative to the registrable domain, as DNS providers ask for it
+    /// (`_domain-desk-challenge.shop` for `shop.example.com`).
+    pub name: String,
+    /// The whole name (`_domain-desk-challenge.shop.example.com`).
+    pub fqdn: String,
+    /// The TXT value, exactly (`domain-desk-challenge=…`).
+    pub value: String,
+    /// After this the record proves nothing; adding again offers a new one.
+    pub expires_at: DateTime<Utc>,
+}
+
+/// Why a domain left a project without its owner removing it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RemovalReason {
+    /// Another account proved control of the name in DNS and took it over.
+    OwnershipTransferred,
+    #[serde(other)]
+    Unknown,
+}
+
+/// A domain the platform removed from a project, as its owner sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DomainRemoval {
+    pub hostname: String,
+    pub reason: RemovalReason,
+    /// One sentence for a person.
+    pub message: String,
+    pub removed_at: DateTime<Utc>,
+}
+
+/// The header on `204` to `DELETE /v1/projects/{project_id}/domains/{hostname}` when the removed
+/// name still points at the platform: the record to delete at the DNS provider, so nobody else
+/// can claim the name on the platform. A structured-field dictionary (RFC 8941):
+/// `type="CNAME", name="shop", fqdn="shop.example.com", value="cname.<platform domain>"`.
+pub const DANGLING_DNS_RECORD: &str = "dangling-dns-record";
+
+/// A DNS record left pointing at the platform after its domain was removed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DanglingRecord {
+    /// `CNAME` for a subdomain, `ALIAS` for an apex.
+    #[serde(rename = "type")]
+    pub record_type: String,
+    /// Relative to the registrable domain, as DNS providers show it (`@` for an apex).
+    pub name: String,
+    pub fqdn: String,
+    /// The platform DNS target it points at.
+    pub value: String,
+}
+
+impl DanglingRecord {
+    /// The [`DANGLING_DNS_RECORD`] header value.
+    pub fn to_header(&self) -> String {
+        let quoted = |text: &str| text.replace('\\', "\\\\").replace('"', "\\\"");
+        format!(
+            "type=\"{}\", name=\"{}\", fqdn=\"{}\", value=\"{}\"",
+            quoted(&self.record_type),
+            quoted(&self.name),
+            quoted(&self.fqdn),
+            quoted(&self.value)
+        )
+    }
+
+    /// Reads a [`DANGLING_DNS_RECORD`] header value; `None` when it is not one.
+    pub fn from_header(value: &str) -> Option<Self> {
+        let mut fields = BTreeMap::new();
+        let mut rest = value.trim();
+        while !rest.is_empty() {
+            let (key, after) = rest.split_once('=')?;
+            let after = after.strip_prefix('"')?;
+            let mut text = String::new();
+            let mut chars = after.char_indices();
+            let end = loop {
+                match chars.next()? {
+                    (_, '\\') => text.push(chars.next()?.1),
+                    (at, '"') => break at,
+                    (_, c) => text.push(c),
+                }
+            };
+            fields.insert(key.trim().to_owned(), text);
+            rest = after[end + 1..].trim_start();
+            rest = rest.strip_prefix(',').unwrap_or(rest).trim_start();
+        }
+        Some(Self {
+            record_type: fields.remove("type")?,
+            name: fields.remove("name")?,
+            fqdn: fields.remove("fqdn")?,
+            value: fields.remove("value")?,
+        })
+    }
+}
+
+/// The project's domains the platform removed (newest first, at most 100).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DomainRemovalList {
+    pub removed_domains: Vec<DomainRemoval>,
 }
 
 impl ErrorDetail {
@@ -398,6 +511,8 @@ impl ErrorDetail {
             window: None,
             banned_until: None,
             field: None,
+            ownership_challenge: None,
+            removal: None,
         }
     }
 }
@@ -414,6 +529,29 @@ mod tests {
             serde_json::to_string(&DnsRecordType::Cname).unwrap(),
             "\"CNAME\""
         );
+    }
+
+    #[test]
+    fn the_dangling_record_header_round_trips() {
+        let record = DanglingRecord {
+            record_type: "CNAME".into(),
+            name: "shop".into(),
+            fqdn: "shop.example.com".into(),
+            value: "cname.pages.local-platform.test".into(),
+        };
+        let header = record.to_header();
+        assert_eq!(
+            header,
+            r#"type="CNAME", name="shop", fqdn="shop.example.com", value="cname.pages.local-platform.test""#
+        );
+        assert_eq!(DanglingRecord::from_header(&header), Some(record.clone()));
+        let odd = DanglingRecord {
+            value: r#"a"b\c"#.into(),
+            ..record
+        };
+        assert_eq!(DanglingRecord::from_header(&odd.to_header()), Some(odd));
+        assert_eq!(DanglingRecord::from_header("type=CNAME"), None);
+        assert_eq!(DanglingRecord::from_header(r#"type="CNAME""#), None);
     }
 
     #[test]

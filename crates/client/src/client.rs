@@ -11,8 +11,9 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use domain_desk_api::{
-    Account, AddDomain, CreateDeploy, CreateProject, Deploy, Domain, DomainConfig, DomainList,
-    ErrorBody, ErrorCode, Project, ProjectList, RateLimitStatus,
+    Account, AddDomain, CreateDeploy, CreateProject, DANGLING_DNS_RECORD, DanglingRecord, Deploy,
+    Domain, DomainConfig, DomainList, DomainRemoval, DomainRemovalList, ErrorBody, ErrorCode,
+    Project, ProjectList, RateLimitStatus,
 };
 use reqwest::StatusCode;
 use serde::Serialize;
@@ -289,6 +290,40 @@ impl Client {
             .await
     }
 
+    /// Removes a domain and reports what it left behind: the DNS record that still points at
+    /// the platform (a name someone else could claim there), for the front end to show with
+    /// the advice to delete it.
+    pub async fn remove_domain_reporting(
+        &self,
+        project_id: &str,
+        hostname: &str,
+    ) -> Result<RemovedDomain> {
+        let response = self
+            .send(ApiRequest::delete(domain_path(project_id, hostname)?))
+            .await?;
+        if !response.status.is_success() {
+            return Err(error_from(&response));
+        }
+        Ok(RemovedDomain {
+            dangling_record: response
+                .headers
+                .get(DANGLING_DNS_RECORD)
+                .and_then(|value| value.to_str().ok())
+                .and_then(DanglingRecord::from_header),
+        })
+    }
+
+    /// The project's domains the platform removed (another account proved control of the
+    /// name), newest first, with the reason.
+    pub async fn removed_domains(&self, project_id: &str) -> Result<Vec<DomainRemoval>> {
+        let path = format!(
+            "/v1/projects/{}/removed_domains",
+            segment(project_id, "project id")?
+        );
+        let list: DomainRemovalList = self.call(ApiRequest::get(path)).await?;
+        Ok(list.removed_domains)
+    }
+
     pub async fn domain_config(&self, project_id: &str) -> Result<DomainConfig> {
         let path = format!(
             "/v1/projects/{}/domain_config",
@@ -317,6 +352,14 @@ pub struct AddedDomain {
     /// `true` when the platform answered from an earlier request with the same key: the
     /// domain was added then, not now.
     pub replayed: bool,
+}
+
+/// What removing a domain left behind.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RemovedDomain {
+    /// The record that still points at the platform, to delete at the DNS provider; `None`
+    /// when the name no longer points here.
+    pub dangling_record: Option<DanglingRecord>,
 }
 
 fn domain_path(project_id: &str, hostname: &str) -> Result<String> {

@@ -73,6 +73,11 @@ pub enum Error {
     )]
     InsecureUrl { url: String },
 
+    /// Domain Connect discovery failed: a DNS lookup, the provider's settings or template
+    /// query (not "unsupported", which is an answer).
+    #[error("Domain Connect discovery failed: {0}")]
+    DomainConnect(String),
+
     /// The platform's answer was longer than the client reads (`limit` bytes); it was cut off
     /// and dropped.
     #[error("the platform's answer was larger than {limit} bytes, so it was not read")]
@@ -185,6 +190,7 @@ impl Error {
             Error::Setup(_) => "setup",
             Error::InsecureUrl { .. } => "insecure_url",
             Error::ResponseTooLarge { .. } => "response_too_large",
+            Error::DomainConnect(_) => "domain_connect",
         }
     }
 }

@@ -24,6 +24,7 @@
 mod budget;
 mod client;
 mod config;
+pub mod domain_connect;
 mod error;
 pub mod headers;
 mod pool;
@@ -32,7 +33,7 @@ mod secret;
 mod state;
 mod transport;
 
-pub use client::{AddedDomain, Client};
+pub use client::{AddedDomain, Client, RemovedDomain};
 pub use config::{ClientConfig, QueueConfig, RetryPolicy};
 pub use error::{Error, Result};
 pub use pool::ClientPool;

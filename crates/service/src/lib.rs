@@ -7,6 +7,7 @@
 
 pub mod ca;
 pub mod clock;
+pub mod dconnect;
 pub mod dns;
 pub mod edge;
 pub mod error;

@@ -49,6 +49,12 @@ pub struct ServiceSettings {
     pub certificate_issuance_time: TimeDelta,
     /// No certificate this long after the start: the attempt fails.
     pub certificate_deadline: TimeDelta,
+    /// How long the TXT record offered to prove control of a name another account holds
+    /// stays good.
+    pub ownership_challenge_ttl: TimeDelta,
+    /// Domain Connect templates (the standard's JSON) the local DNS provider supports besides
+    /// the platform's own.
+    pub domain_connect_templates: Vec<String>,
     /// Answer repeated `GET`s from memory while no write happened since (see
     /// `http::read_cache`); off only to measure the database path alone.
     pub read_cache: bool,
@@ -107,6 +113,8 @@ impl Default for ServiceSettings {
             dns_propagation_delay: TimeDelta::seconds(60),
             certificate_issuance_time: TimeDelta::minutes(2),
             certificate_deadline: TimeDelta::minutes(30),
+            ownership_challenge_ttl: TimeDelta::days(7),
+            domain_connect_templates: Vec::new(),
             read_cache: true,
             connections: ConnectionLimits::default(),
         }

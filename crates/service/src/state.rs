@@ -47,6 +47,17 @@ pub trait World: Send + Sync + 'static {
         pending: Option<PendingAnswer>,
     ) -> BoxFuture<'a, Result<Response>>;
 
+    /// The TXT values at `name` as the platform's resolver sees them (after the propagation
+    /// delay): where ownership challenges are looked for.
+    fn txt_values<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Vec<String>, crate::verify::LookupFailed>>;
+
+    /// Whether `hostname` points at the platform now, as the platform's resolver sees it:
+    /// a removed domain that still does leaves a record someone else could claim.
+    fn points_here<'a>(&'a self, hostname: &'a Hostname) -> BoxFuture<'a, bool>;
+
     /// Called once a new project is committed: its default address resolves from now on.
     fn project_created(&self, default_address: &str);
 

@@ -321,3 +321,55 @@ async fn two_clients_on_one_key_finish_without_a_ban() {
     let limited = a.state().borrow().rate_limited_total + b.state().borrow().rate_limited_total;
     assert!(limited <= 6, "{limited} 429s for two clients sharing a key");
 }
+
+#[tokio::test]
+async fn removing_a_domain_reports_the_record_left_pointing_at_the_platform() {
+    let service = LocalService::start().await;
+    service.set_clock(minute_boundary(3), 0.0).await;
+    let pro = service.client(Plan::Pro, 1.0);
+    let project = pro.create_project("dangling").await.unwrap();
+    pro.deploy(&project.id, None).await.unwrap();
+    for hostname in ["left.example.com", "clean.example.com"] {
+        pro.add_domain(
+            &project.id,
+            &AddDomain {
+                hostname: hostname.into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap();
+    }
+    let added = service
+        .http
+        .post(format!("{}/_local/dns/example.com/records", service.base_url))
+        .json(&serde_json::json!({"name": "left", "type": "CNAME", "value": service.info.platform_dns_target}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(added.status(), 201);
+    let advanced = service
+        .http
+        .post(format!("{}/_local/clock/advance", service.base_url))
+        .json(&serde_json::json!({"seconds": 61}))
+        .send()
+        .await
+        .unwrap();
+    assert!(advanced.status().is_success());
+
+    let left = pro
+        .remove_domain_reporting(&project.id, "left.example.com")
+        .await
+        .unwrap();
+    let record = left.dangling_record.expect("the CNAME still points here");
+    assert_eq!(record.record_type, "CNAME");
+    assert_eq!(record.name, "left");
+    assert_eq!(record.fqdn, "left.example.com");
+    assert_eq!(record.value, service.info.platform_dns_target);
+    let clean = pro
+        .remove_domain_reporting(&project.id, "clean.example.com")
+        .await
+        .unwrap();
+    assert_eq!(clean.dangling_record, None);
+    assert!(pro.removed_domains(&project.id).await.unwrap().is_empty());
+}

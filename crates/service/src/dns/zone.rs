@@ -126,6 +126,9 @@ struct Zones {
     existing: HashMap<String, Vec<usize>>,
     /// Bumped on every change; it is the SOA serial.
     serial: u32,
+    /// What `_domainconnect` at each customer zone's apex answers (TXT): the host of this
+    /// DNS provider's Domain Connect API. `None` answers nothing there.
+    domain_connect_host: Option<String>,
 }
 
 /// Outcome of following one name inside our zones.
@@ -155,6 +158,7 @@ impl ZoneStore {
                 owners: HashMap::new(),
                 existing: HashMap::new(),
                 serial: 1,
+                domain_connect_host: None,
             })),
             journal: None,
         }
@@ -211,6 +215,14 @@ impl ZoneStore {
         zones
             .platform_hosts
             .remove(&hostname.trim_end_matches('.').to_ascii_lowercase());
+        zones.serial = zones.serial.wrapping_add(1);
+    }
+
+    /// Publishes `_domainconnect TXT "<host>"` at every customer zone's apex: the DNS
+    /// provider's Domain Connect API (`host:port` of the local service's API).
+    pub fn set_domain_connect_host(&self, host: Option<String>) {
+        let mut zones = self.write();
+        zones.domain_connect_host = host;
         zones.serial = zones.serial.wrapping_add(1);
     }
 
@@ -489,6 +501,16 @@ impl Zones {
             .filter(move |stored| stored.zone == zone && stored.visible_at(as_of))
     }
 
+    /// `_domainconnect.<zone>` of a customer zone, while the provider publishes it.
+    fn is_domain_connect_name(&self, zone: &str, name: &str) -> bool {
+        self.domain_connect_host.is_some()
+            && zone != self.platform.domain
+            && name
+                .strip_prefix(domain_desk_api::domain_connect::DISCOVERY_LABEL)
+                .and_then(|rest| rest.strip_prefix('.'))
+                == Some(zone)
+    }
+
     fn is_platform_host(&self, name: &str) -> bool {
         self.platform_hosts.contains(name)
     }
@@ -510,7 +532,7 @@ impl Zones {
 
     /// True when the name owns records or has records below it (an empty non-terminal).
     fn name_exists(&self, zone: &str, name: &str, as_of: Option<DateTime<Utc>>) -> bool {
-        if name == zone {
+        if name == zone || self.is_domain_connect_name(zone, name) {
             return true;
         }
         let below = format!(".{name}");
@@ -572,6 +594,13 @@ impl Zones {
                 }
             }
             return Ok(Step::Exists { zone });
+        }
+        if self.is_domain_connect_name(&zone, name)
+            && matches!(qtype, RecordType::TXT | RecordType::ANY)
+        {
+            if let Some(host) = &self.domain_connect_host {
+                answers.push(to_record(&owner, ZoneRecordType::Txt, host, PLATFORM_TTL)?);
+            }
         }
         let here: Vec<&StoredRecord> = self.at_name(&zone, name, as_of).collect();
         if let Some(cname) = here

@@ -1,6 +1,7 @@
 //! The HTTP face of the service: `/v1` (the platform API), `/_local` (the control plane) and
 //! `GET /openapi.json`, all in one [`app`] router that tests drive without a socket.
 
+pub mod dconnect;
 pub mod extract;
 pub mod gate;
 pub mod idempotency;
@@ -40,10 +41,14 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(v1::domains::list_domains, v1::domains::add_domain))
         .routes(routes!(v1::domains::get_domain, v1::domains::remove_domain))
         .routes(routes!(v1::domains::verify_domain))
+        .routes(routes!(v1::domains::list_removed_domains))
         .routes(routes!(
             v1::domain_config::get_domain_config,
             v1::domain_config::put_domain_config
         ))
+        .routes(routes!(dconnect::get_settings))
+        .routes(routes!(dconnect::get_template))
+        .routes(routes!(dconnect::consent_page, dconnect::apply_or_cancel))
         .routes(routes!(local::info::get_info))
         .routes(routes!(local::clock::get_clock, local::clock::put_clock))
         .routes(routes!(local::clock::advance_clock))

@@ -69,6 +69,7 @@ use super::idempotency::{MAX_KEY_LEN, REPLAYED};
         (name = "projects", description = "Projects and deploys"),
         (name = "domains", description = "Custom domains, verification and redirects"),
         (name = "local", description = "The local service's control plane (no API key)"),
+        (name = "domainconnect", description = "Domain Connect (draft-ietf-dconn-domainconnect): the local DNS provider's settings, template support and synchronous flow (no API key; pages answer a loopback Host only)"),
     ),
 )]
 pub struct ApiDoc;
@@ -268,7 +269,10 @@ pub fn complete(doc: &mut utoipa::openapi::OpenApi) {
         ];
         for (method, operation) in operations {
             let Some(operation) = operation else { continue };
-            complete_body_errors(operation);
+            // Domain Connect's form answers its own HTML pages, not the JSON body errors.
+            if !path.starts_with("/v2/") {
+                complete_body_errors(operation);
+            }
             if v1 {
                 complete_v1(operation, method);
             }

@@ -126,6 +126,29 @@ pub const MIGRATIONS: &[Migration] = &[
         INSERT OR IGNORE INTO meta (key, value) VALUES ('cursor_key', lower(hex(randomblob(32))));
     "#,
     },
+    Migration {
+        version: 4,
+        name: "ownership challenges for names another account holds, removals by the platform",
+        sql: r#"
+        CREATE TABLE ownership_challenges (
+            account_id TEXT NOT NULL REFERENCES accounts(id) ON DELETE CASCADE,
+            hostname   TEXT NOT NULL,
+            token      TEXT NOT NULL,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            PRIMARY KEY (account_id, hostname)
+        ) WITHOUT ROWID;
+        CREATE TABLE domain_removals (
+            project_id TEXT NOT NULL REFERENCES projects(id) ON DELETE CASCADE,
+            hostname   TEXT NOT NULL,
+            reason     TEXT NOT NULL,
+            message    TEXT NOT NULL,
+            removed_at TEXT NOT NULL,
+            PRIMARY KEY (project_id, hostname)
+        ) WITHOUT ROWID;
+        CREATE INDEX domain_removals_by_time ON domain_removals(project_id, removed_at);
+    "#,
+    },
 ];
 
 /// Migration 2: the demo zones with their record history, the local CA, the certificates.

@@ -20,6 +20,7 @@ pub mod deploys;
 pub mod domains;
 pub mod idempotency;
 pub mod migrations;
+pub mod ownership;
 pub mod page;
 pub mod projects;
 pub mod seed;

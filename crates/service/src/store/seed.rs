@@ -15,6 +15,8 @@ use crate::Result;
 
 /// Tables holding API data, children first; [`reset`] empties them.
 const DATA_TABLES: &[&str] = &[
+    "ownership_challenges",
+    "domain_removals",
     "idempotency",
     "bans",
     "deploy_files",

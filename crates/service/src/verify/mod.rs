@@ -98,6 +98,25 @@ impl Verifier {
         }
     }
 
+    /// The TXT values at `name` itself (each record's strings joined), as the platform's
+    /// resolver sees them: what an ownership challenge is read from.
+    pub async fn txt_values(&self, name: &str) -> Result<Vec<String>, LookupFailed> {
+        Ok(self
+            .lookup(name, RecordType::TXT)
+            .await?
+            .iter()
+            .filter(|record| owned_by(record, name))
+            .filter_map(|record| match record.data() {
+                RData::TXT(txt) => Some(
+                    txt.iter()
+                        .map(|part| String::from_utf8_lossy(part).into_owned())
+                        .collect::<String>(),
+                ),
+                _ => None,
+            })
+            .collect())
+    }
+
     /// Checks that `hostname` points at the platform: a subdomain by a CNAME equal to the
     /// target with no A/AAAA beside it, an apex by A/AAAA answers equal to the target's.
     pub async fn verify(&self, hostname: &Hostname) -> Result<(), VerificationError> {

@@ -89,6 +89,8 @@ pub struct LocalWorld {
     stop: watch::Sender<bool>,
     /// Counts the reconciliations that ran, so a waiter can see the background task's work.
     reconciled: watch::Sender<u64>,
+    /// The local DNS provider's Domain Connect templates.
+    domain_connect: Arc<crate::dconnect::Provider>,
 }
 
 impl std::fmt::Debug for LocalWorld {
@@ -177,6 +179,11 @@ impl LocalWorld {
             ZoneStore::new(platform).with_journal(Arc::new(zones::StoreJournal(store.clone())));
         zones.restore(snapshot);
         zones.set_platform_hosts(store.read(projects::default_addresses).await?);
+        zones.set_domain_connect_host(Some(state.api_addr().to_string()));
+        let domain_connect = Arc::new(crate::dconnect::Provider::new(
+            &settings.platform_dns_target,
+            &settings.domain_connect_templates,
+        )?);
 
         let (stop, _) = watch::channel(false);
         let world = Arc::new(Self {
@@ -198,6 +205,7 @@ impl LocalWorld {
             next_due_micros: std::sync::atomic::AtomicI64::new(i64::MIN),
             stop,
             reconciled: watch::channel(0).0,
+            domain_connect,
         });
 
         let stopped = |world: &Arc<Self>| {
@@ -263,6 +271,15 @@ impl LocalWorld {
 
     pub fn zones(&self) -> &ZoneStore {
         &self.zones
+    }
+
+    /// The local DNS provider's Domain Connect templates.
+    pub fn domain_connect(&self) -> &crate::dconnect::Provider {
+        &self.domain_connect
+    }
+
+    pub fn domain_connect_arc(&self) -> Arc<crate::dconnect::Provider> {
+        self.domain_connect.clone()
     }
 
     pub fn ca(&self) -> &CertificateAuthority {
@@ -680,6 +697,17 @@ impl World for LocalWorld {
         pending: Option<PendingAnswer>,
     ) -> BoxFuture<'a, Result<Response>> {
         Box::pin(self.verify_domain(state, project_id, hostname, pending))
+    }
+
+    fn txt_values<'a>(
+        &'a self,
+        name: &'a str,
+    ) -> BoxFuture<'a, std::result::Result<Vec<String>, crate::verify::LookupFailed>> {
+        Box::pin(self.verifier.txt_values(name))
+    }
+
+    fn points_here<'a>(&'a self, hostname: &'a Hostname) -> BoxFuture<'a, bool> {
+        Box::pin(async move { self.verifier.verify(hostname).await.is_ok() })
     }
 
     fn project_created(&self, default_address: &str) {

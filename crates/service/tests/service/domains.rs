@@ -180,14 +180,24 @@ async fn a_name_is_attached_once() {
         .add_domain(&pro, &mine, json!({"hostname": "WWW.example.com."}))
         .await
         .expect_error(409, "domain_already_attached");
-    service
+    let same_account = service
         .add_domain(&pro, &second, json!({"hostname": "www.example.com"}))
-        .await
-        .expect_error(409, "domain_taken");
-    service
+        .await;
+    same_account.expect_error(409, "domain_taken");
+    assert!(
+        same_account.body["error"]
+            .get("ownership_challenge")
+            .is_none(),
+        "the account holds it already: nothing to prove"
+    );
+    let other_account = service
         .add_domain(&business, &theirs, json!({"hostname": "www.example.com"}))
-        .await
-        .expect_error(409, "domain_taken");
+        .await;
+    other_account.expect_error(409, "domain_taken");
+    assert_eq!(
+        other_account.body["error"]["ownership_challenge"]["fqdn"],
+        "_domain-desk-challenge.www.example.com"
+    );
 }
 
 #[tokio::test]

@@ -8,6 +8,7 @@ mod concurrency;
 mod contract_regressions;
 mod dns_robustness;
 mod domain_config;
+mod domain_connect;
 mod domains;
 mod errors;
 mod faults;

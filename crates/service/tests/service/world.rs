@@ -716,3 +716,215 @@ async fn a_clock_jump_goes_live_in_the_background_without_any_request() {
             .starts_with("HTTP/1.1 200")
     );
 }
+
+/// Live on `project` of the world's (Pro) key: CNAME, propagation, verify, issuance.
+async fn make_live(world: &WorldService, project: &str, zone: &str, name: &str) -> String {
+    let hostname = format!("{name}.{zone}");
+    world
+        .add(project, json!({"hostname": hostname}))
+        .await
+        .expect(201);
+    world.cname(zone, name).await;
+    world.advance(61.0).await;
+    world.verify(project, &hostname).await;
+    world.advance(180.0).await;
+    assert_eq!(
+        text(&world.domain(project, &hostname).await, "/status"),
+        "live"
+    );
+    hostname
+}
+
+#[tokio::test]
+async fn a_name_another_account_holds_moves_once_its_challenge_is_in_dns() {
+    let world = started().await;
+    let mine = world.service.deployed_project(&world.key, "holder").await;
+    let hostname = make_live(&world, &mine, "example.com", "moved").await;
+    assert!(
+        world
+            .edge(&hostname, "/")
+            .await
+            .unwrap()
+            .starts_with("HTTP/1.1 200")
+    );
+
+    let business = world.service.key(Plan::Business).await;
+    let theirs = world.service.deployed_project(&business, "claimer").await;
+    let claim = || {
+        world
+            .service
+            .add_domain(&business, &theirs, json!({"hostname": hostname}))
+    };
+    let refused = claim().await;
+    refused.expect_error(409, "domain_taken");
+    let challenge = refused.body["error"]["ownership_challenge"].clone();
+    assert_eq!(challenge["type"], "TXT");
+    assert_eq!(challenge["name"], "_domain-desk-challenge.moved");
+    assert_eq!(
+        challenge["fqdn"],
+        "_domain-desk-challenge.moved.example.com"
+    );
+    let value = challenge["value"].as_str().unwrap().to_owned();
+    assert!(value.starts_with("domain-desk-challenge="), "{value}");
+    assert!(challenge["expires_at"].is_string());
+    let again = claim().await;
+    again.expect_error(409, "domain_taken");
+    assert_eq!(
+        again.body["error"]["ownership_challenge"], challenge,
+        "the same record is offered again"
+    );
+
+    // A wrong value proves nothing; the right one counts once the platform's resolver sees it.
+    world
+        .dns_add(
+            "example.com",
+            json!({"name": "_domain-desk-challenge.moved", "type": "TXT", "value": "domain-desk-challenge=guess"}),
+        )
+        .await
+        .expect(201);
+    world
+        .dns_add(
+            "example.com",
+            json!({"name": "_domain-desk-challenge.moved", "type": "TXT", "value": value}),
+        )
+        .await
+        .expect(201);
+    claim().await.expect_error(409, "domain_taken");
+    world.advance(61.0).await;
+    let moved = claim().await;
+    moved.expect(201);
+    assert_eq!(moved.body["project_id"], theirs.as_str());
+    assert_eq!(moved.body["status"], "pending_verification");
+
+    // The old project stops serving it at once, and its owner sees why.
+    assert!(
+        world.edge(&hostname, "/").await.is_err(),
+        "still served after the move"
+    );
+    let gone = world
+        .service
+        .get(
+            &format!("/v1/projects/{mine}/domains/{hostname}"),
+            &world.key,
+        )
+        .await;
+    gone.expect_error(404, "not_found");
+    assert_eq!(
+        gone.body["error"]["removal"]["reason"],
+        "ownership_transferred"
+    );
+    assert_eq!(gone.body["error"]["removal"]["hostname"], hostname.as_str());
+    let listed = world
+        .service
+        .get(&format!("/v1/projects/{mine}/domains"), &world.key)
+        .await;
+    assert_eq!(listed.body["domains"], json!([]));
+    let removed = world
+        .service
+        .get(&format!("/v1/projects/{mine}/removed_domains"), &world.key)
+        .await;
+    removed.expect(200);
+    assert_eq!(
+        removed.body["removed_domains"][0]["hostname"],
+        hostname.as_str()
+    );
+    assert_eq!(
+        removed.body["removed_domains"][0]["reason"],
+        "ownership_transferred"
+    );
+
+    // The new holder is an ordinary domain there: it verifies and goes live.
+    let verified = world
+        .service
+        .post(
+            &format!("/v1/projects/{theirs}/domains/{hostname}/verify"),
+            &business,
+            json!({}),
+        )
+        .await;
+    verified.expect(200);
+    assert_eq!(verified.body["status"], "verified");
+}
+
+#[tokio::test]
+async fn an_expired_challenge_proves_nothing_and_a_new_one_is_offered() {
+    let world = with_world(TestService::with_settings(ServiceSettings {
+        ownership_challenge_ttl: chrono::TimeDelta::hours(1),
+        ..ServiceSettings::default()
+    }))
+    .await;
+    let mine = world.service.deployed_project(&world.key, "holder").await;
+    let hostname = "kept.example.com";
+    world
+        .add(&mine, json!({"hostname": hostname}))
+        .await
+        .expect(201);
+    let business = world.service.key(Plan::Business).await;
+    let theirs = world.service.deployed_project(&business, "late").await;
+    let claim = || {
+        world
+            .service
+            .add_domain(&business, &theirs, json!({"hostname": hostname}))
+    };
+    let first = claim().await;
+    first.expect_error(409, "domain_taken");
+    let value = first.body["error"]["ownership_challenge"]["value"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    world
+        .dns_add(
+            "example.com",
+            json!({"name": "_domain-desk-challenge.kept", "type": "TXT", "value": value}),
+        )
+        .await
+        .expect(201);
+    world.advance(3600.0).await;
+    let late = claim().await;
+    late.expect_error(409, "domain_taken");
+    let renewed = late.body["error"]["ownership_challenge"]["value"]
+        .as_str()
+        .unwrap();
+    assert_ne!(renewed, value, "an expired challenge is replaced");
+    world.domain(&mine, hostname).await;
+}
+
+#[tokio::test]
+async fn removing_a_domain_that_still_points_here_names_the_record_to_delete() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "leaver").await;
+    let hostname = make_live(&world, &project, "example.com", "left").await;
+    world
+        .add(&project, json!({"hostname": "never.example.com"}))
+        .await
+        .expect(201);
+
+    let removed = world
+        .service
+        .delete(
+            &format!("/v1/projects/{project}/domains/{hostname}"),
+            &world.key,
+        )
+        .await;
+    removed.expect(204);
+    assert!(removed.raw.is_empty(), "204 has no body");
+    let header = removed
+        .header("dangling-dns-record")
+        .expect("the CNAME still points at the platform");
+    let record = domain_desk_api::DanglingRecord::from_header(header).unwrap();
+    assert_eq!(record.record_type, "CNAME");
+    assert_eq!(record.name, "left");
+    assert_eq!(record.fqdn, hostname);
+    assert_eq!(record.value, world.target);
+    assert!(world.edge(&hostname, "/").await.is_err(), "serving stopped");
+
+    let clean = world
+        .service
+        .delete(
+            &format!("/v1/projects/{project}/domains/never.example.com"),
+            &world.key,
+        )
+        .await;
+    clean.expect(204);
+    assert_eq!(clean.header("dangling-dns-record"), None);
+}

@@ -5,22 +5,51 @@
 //! `redirect_to` the domain 301-redirects to another domain of the project (or to its default
 //! address), never to itself and never to a domain that redirects (no chains).
 //! Removing is always allowed; redirects that pointed at the removed domain re-point to the
-//! project's current address (its live primary domain, else its default address).
+//! project's current address (its live primary domain, else its default address). When the
+//! removed name still points at the platform, the `204` names the record to delete
+//! (`Dangling-Dns-Record`): a record left pointing at a shared platform is a takeover waiting.
+//! A name another account holds can be taken over by proving control of it ([`super::ownership`]);
+//! the project that lost it answers `404` for it with the removal's reason, and lists it
+//! under `removed_domains`.
 
 use axum::extract::State;
-use axum::http::StatusCode;
-use axum::response::Response;
+use axum::http::{HeaderName, HeaderValue, StatusCode};
+use axum::response::{IntoResponse, Response};
 use axum::{Extension, Json};
-use domain_desk_api::{AddDomain, Domain, DomainList, DomainRole, ErrorBody, ErrorCode, Hostname};
+use domain_desk_api::{
+    AddDomain, DANGLING_DNS_RECORD, DanglingRecord, DnsRecordType, Domain, DomainList,
+    DomainRemovalList, DomainRole, ErrorBody, ErrorCode, Hostname,
+};
 use rusqlite::Connection;
 
+use super::ownership;
 use super::path_hostname;
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
 use crate::http::idempotency::{PendingAnswer, commit_answer};
 use crate::state::AppState;
 use crate::store::page::ListScope;
-use crate::store::{deploys, domains, projects};
+use crate::store::{deploys, domains, ownership as removals, projects};
 use crate::{Error, Result};
+
+/// A domain of this project, or `404 not_found` — with the reason when the platform removed it.
+pub(crate) fn require_domain(
+    conn: &Connection,
+    project_id: &str,
+    hostname: &str,
+) -> Result<Domain> {
+    domains::require_in_project(conn, project_id, hostname).map_err(
+        |error| match removals::removal(conn, project_id, hostname) {
+            Ok(Some(removal)) => {
+                let mut detail =
+                    domain_desk_api::ErrorDetail::new(ErrorCode::NotFound, removal.message.clone());
+                detail.removal = Some(removal);
+                Error::from_detail(StatusCode::NOT_FOUND, detail)
+            }
+            Ok(None) => error,
+            Err(lookup) => lookup,
+        },
+    )
+}
 
 #[utoipa::path(
     get,
@@ -114,7 +143,7 @@ pub(crate) fn redirect_target(
     responses(
         (status = 201, description = "The new domain, pending verification, with the DNS record to create", body = Domain),
         (status = 403, description = "`plan_upgrade_required` (Free plan) or `key_banned`", body = ErrorBody),
-        (status = 409, description = "`deploy_required`, `domain_already_attached`, `domain_taken` or `domain_limit_reached`", body = ErrorBody),
+        (status = 409, description = "`deploy_required`, `domain_already_attached`, `domain_taken` or `domain_limit_reached`. When a project of another account holds the name, `domain_taken` carries `ownership_challenge`: the TXT record (`name`, `fqdn`, `value`, `expires_at`) that proves control of it; once the platform's resolver sees it, adding again moves the domain here (the other project loses it at once and lists it under `removed_domains`)", body = ErrorBody),
         (status = 422, description = "`invalid_hostname`, `invalid_redirect` or `validation_failed`", body = ErrorBody),
     ),
 )]
@@ -130,6 +159,14 @@ pub async fn add_domain(
     let platform_target = state.settings().platform_dns_target.clone();
     let account = caller.account;
     let pending = pending.map(|Extension(pending)| pending);
+    // A name another account holds may be taken over with a proof in DNS, looked up before
+    // the transaction (see `ownership`).
+    let prepared = match Hostname::parse(&body.hostname) {
+        Ok(hostname) if account.plan.allows_custom_domains() => {
+            ownership::prepare(&state, &account.id, &hostname).await?
+        }
+        _ => None,
+    };
     commit_answer(&state, pending, StatusCode::CREATED, move |tx| {
         let project = projects::require(tx, &account.id, &project_id)?;
         if !account.plan.allows_custom_domains() {
@@ -164,12 +201,14 @@ pub async fn add_domain(
                     format!("{hostname} is already a domain of this project."),
                 ));
             }
-            Some(_) => {
-                return Err(Error::conflict(
-                    ErrorCode::DomainTaken,
-                    format!("{hostname} is attached to another project; remove it there first."),
-                ));
-            }
+            Some(existing) => ownership::take_over_or_refuse(
+                tx,
+                &account.id,
+                &hostname,
+                &existing,
+                prepared.as_ref(),
+                now,
+            )?,
             None => {}
         }
         let limit = account.limits.max_domains_per_project;
@@ -197,6 +236,7 @@ pub async fn add_domain(
             now,
         );
         domains::insert(tx, &domain)?;
+        removals::forget_removal(tx, &project.id, &domain.hostname)?;
         tracing::info!(hostname = %domain.hostname, project = %domain.project_id, "domain added");
         Ok(domain)
     })
@@ -225,7 +265,7 @@ pub async fn get_domain(
         .store()
         .read(move |conn| {
             let project = projects::require(conn, &account_id, &project_id)?;
-            domains::require_in_project(conn, &project.id, hostname.as_str())
+            require_domain(conn, &project.id, hostname.as_str())
         })
         .await?;
     Ok(Json(domain))
@@ -260,7 +300,7 @@ pub async fn verify_domain(
             .store()
             .read(move |conn| {
                 let project = projects::require(conn, &account_id, &project_id)?;
-                domains::require_in_project(conn, &project.id, hostname.as_str())
+                require_domain(conn, &project.id, hostname.as_str())
             })
             .await?;
     }
@@ -280,26 +320,74 @@ pub async fn verify_domain(
         ("project_id" = String, Path, description = "The project's id"),
         ("hostname" = String, Path, description = "The domain, as A-labels or Unicode"),
     ),
-    responses((status = 204, description = "Removed")),
+    responses((status = 204, description = "Removed. When the name still points at the platform (as the platform's resolver sees it), the `Dangling-Dns-Record` header names the record to delete at the DNS provider, so nobody else can claim the name here", headers(
+        ("Dangling-Dns-Record" = String, description = "Only while the removed name still points at the platform: a structured-field dictionary (RFC 8941) `type=\"CNAME\", name=\"shop\", fqdn=\"shop.example.com\", value=\"<platform DNS target>\"` (`ALIAS` and `@` for an apex)"),
+    ))),
 )]
 pub async fn remove_domain(
     State(state): State<AppState>,
     caller: Caller,
     ApiPath((project_id, hostname)): ApiPath<(String, String)>,
-) -> Result<StatusCode> {
+) -> Result<Response> {
     let hostname = path_hostname(&hostname)?;
     let account_id = caller.account.id;
-    let removed = hostname.as_str().to_owned();
-    state
+    let name = hostname.as_str().to_owned();
+    let removed = state
         .store()
         .write(move |tx| {
             let project = projects::require(tx, &account_id, &project_id)?;
-            let domain = domains::require_in_project(tx, &project.id, hostname.as_str())?;
+            let domain = require_domain(tx, &project.id, &name)?;
             domains::delete(tx, &domain.hostname)?;
             let current = projects::current_address(tx, &project)?;
-            domains::repoint_redirects(tx, &project.id, &domain.hostname, &current)
+            domains::repoint_redirects(tx, &project.id, &domain.hostname, &current)?;
+            Ok(domain)
         })
         .await?;
-    tracing::info!(hostname = %removed, "domain removed");
-    Ok(StatusCode::NO_CONTENT)
+    tracing::info!(hostname = %removed.hostname, "domain removed");
+    let mut response = StatusCode::NO_CONTENT.into_response();
+    // Serving has stopped; a record that still points here is what a takeover needs.
+    if let Some(world) = state.world() {
+        if world.points_here(&hostname).await {
+            let dangling = DanglingRecord {
+                record_type: match removed.dns_record.record_type {
+                    DnsRecordType::Cname => "CNAME",
+                    DnsRecordType::Alias => "ALIAS",
+                }
+                .to_owned(),
+                name: removed.dns_record.name.clone(),
+                fqdn: removed.hostname.clone(),
+                value: removed.dns_record.value.clone(),
+            };
+            if let Ok(value) = HeaderValue::from_str(&dangling.to_header()) {
+                response
+                    .headers_mut()
+                    .insert(HeaderName::from_static(DANGLING_DNS_RECORD), value);
+            }
+        }
+    }
+    Ok(response)
+}
+
+#[utoipa::path(
+    get,
+    path = "/v1/projects/{project_id}/removed_domains",
+    tag = "domains",
+    summary = "Domains the platform removed from the project (another account proved control of the name), newest first, at most 100",
+    params(("project_id" = String, Path, description = "The project's id")),
+    responses((status = 200, description = "The removals with their reason", body = DomainRemovalList)),
+)]
+pub async fn list_removed_domains(
+    State(state): State<AppState>,
+    caller: Caller,
+    ApiPath(project_id): ApiPath<String>,
+) -> Result<Json<DomainRemovalList>> {
+    let account_id = caller.account.id;
+    let removed_domains = state
+        .store()
+        .read(move |conn| {
+            let project = projects::require(conn, &account_id, &project_id)?;
+            removals::removals(conn, &project.id)
+        })
+        .await?;
+    Ok(Json(DomainRemovalList { removed_domains }))
 }

@@ -4,6 +4,7 @@ pub mod account;
 pub mod deploys;
 pub mod domain_config;
 pub mod domains;
+pub mod ownership;
 pub mod projects;
 pub mod rate_limit;
 

@@ -1,0 +1,316 @@
+//! Domain Connect discovery, for the app and the command line: does the DNS provider of a
+//! customer's domain support Domain Connect (a `_domainconnect` TXT record at the zone's apex
+//! naming its API, and that API's settings document), does it support the platform's template,
+//! and the synchronous flow's apply URL to open in the user's browser.
+//!
+//! Like the API client it sends nothing over plain `http://` except to this computer (the
+//! local service's provider lives on loopback).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use domain_desk_api::Hostname;
+use domain_desk_api::domain_connect::{DISCOVERY_LABEL, ProviderSettings};
+use hickory_resolver::config::{NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts};
+use hickory_resolver::name_server::TokioConnectionProvider;
+use hickory_resolver::proto::rr::{RData, RecordType};
+use hickory_resolver::proto::xfer::Protocol;
+use hickory_resolver::{Resolver, TokioResolver};
+use reqwest::{StatusCode, Url};
+
+use crate::transport::is_loopback;
+use crate::{Error, Result};
+
+/// How long one DNS question or HTTP request of discovery may take.
+const TIMEOUT: Duration = Duration::from_secs(5);
+
+/// What discovery found for a hostname.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Discovery {
+    /// The zone (registrable domain): the apply URL's `domain`.
+    pub domain: String,
+    /// The name under the zone (`shop` for `shop.example.com`), empty for an apex: the apply
+    /// URL's `host`.
+    pub host: String,
+    /// The DNS provider's settings document.
+    pub settings: ProviderSettings,
+}
+
+/// Discovers DNS providers that support Domain Connect.
+#[derive(Debug, Clone)]
+pub struct DomainConnect {
+    resolver: TokioResolver,
+    http: reqwest::Client,
+}
+
+impl DomainConnect {
+    /// Asks the system's resolvers.
+    pub fn system() -> Result<Self> {
+        let resolver = Resolver::builder_tokio()
+            .map_err(|error| Error::Setup(format!("no system DNS configuration: {error}")))?
+            .build();
+        Self::with_resolver(resolver)
+    }
+
+    /// Asks one name server (the local service's DNS server in the offline demo).
+    pub fn with_name_server(address: SocketAddr) -> Result<Self> {
+        let mut config = ResolverConfig::new();
+        config.add_name_server(NameServerConfig::new(address, Protocol::Udp));
+        config.add_name_server(NameServerConfig::new(address, Protocol::Tcp));
+        let mut options = ResolverOpts::default();
+        options.timeout = TIMEOUT;
+        options.attempts = 1;
+        options.use_hosts_file = ResolveHosts::Never;
+        options.cache_size = 0;
+        let resolver = Resolver::builder_with_config(config, TokioConnectionProvider::default())
+            .with_options(options)
+            .build();
+        Self::with_resolver(resolver)
+    }
+
+    fn with_resolver(resolver: TokioResolver) -> Result<Self> {
+        let http = reqwest::Client::builder()
+            .timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none())
+            .build()
+            .map_err(|error| Error::Setup(error.to_string()))?;
+        Ok(Self { resolver, http })
+    }
+
+    /// The DNS provider of `hostname`'s zone, if it supports Domain Connect: `None` when the
+    /// zone has no `_domainconnect` record or the provider does not know the zone.
+    pub async fn discover(&self, hostname: &str) -> Result<Option<Discovery>> {
+        let name =
+            Hostname::parse(hostname).map_err(|error| Error::InvalidInput(error.to_string()))?;
+        let domain = name.registrable_domain().to_owned();
+        let host = match name.relative_name() {
+            "@" => String::new(),
+            relative => relative.to_owned(),
+        };
+        let Some(api_host) = self.api_host(&domain).await? else {
+            return Ok(None);
+        };
+        let url = base_url(&api_host)?
+            .join(&format!("v2/{domain}/settings"))
+            .map_err(|error| Error::DomainConnect(format!("a settings URL: {error}")))?;
+        let response = self.http.get(url).send().await.map_err(|error| {
+            Error::DomainConnect(format!("the settings of {domain}: {}", error.without_url()))
+        })?;
+        match response.status() {
+            StatusCode::OK => {}
+            StatusCode::NOT_FOUND => return Ok(None),
+            other => {
+                return Err(Error::DomainConnect(format!(
+                    "the settings of {domain} answered {other}"
+                )));
+            }
+        }
+        let settings: ProviderSettings = response.json().await.map_err(|error| {
+            Error::DomainConnect(format!("the settings of {domain}: {}", error.without_url()))
+        })?;
+        Ok(Some(Discovery {
+            domain,
+            host,
+            settings,
+        }))
+    }
+
+    /// The `_domainconnect` TXT value of a zone.
+    async fn api_host(&self, domain: &str) -> Result<Option<String>> {
+        let name = format!("{DISCOVERY_LABEL}.{domain}.");
+        match self.resolver.lookup(name.as_str(), RecordType::TXT).await {
+            Ok(lookup) => Ok(lookup
+                .records()
+                .iter()
+                .find_map(|record| match record.data() {
+                    RData::TXT(txt) => Some(
+                        txt.iter()
+                            .map(|part| String::from_utf8_lossy(part).into_owned())
+                            .collect::<String>()
+                            .trim()
+                            .to_owned(),
+                    ),
+                    _ => None,
+                })),
+            Err(error) if error.is_no_records_found() => Ok(None),
+            Err(error) => Err(Error::DomainConnect(format!("looking up {name}: {error}"))),
+        }
+    }
+
+    /// Whether the provider supports the template `provider_id`/`service_id`.
+    pub async fn supports_template(
+        &self,
+        settings: &ProviderSettings,
+        provider_id: &str,
+        service_id: &str,
+    ) -> Result<bool> {
+        let url = checked_url(&settings.url_api)?
+            .join(&format!(
+                "v2/domainTemplates/providers/{}/services/{}",
+                path_segment(provider_id)?,
+                path_segment(service_id)?
+            ))
+            .map_err(|error| Error::DomainConnect(format!("a template URL: {error}")))?;
+        let response = self.http.get(url).send().await.map_err(|error| {
+            Error::DomainConnect(format!("the template query: {}", error.without_url()))
+        })?;
+        match response.status() {
+            StatusCode::OK => Ok(true),
+            StatusCode::NOT_FOUND => Ok(false),
+            other => Err(Error::DomainConnect(format!(
+                "the template query answered {other}"
+            ))),
+        }
+    }
+}
+
+/// The parameters of a synchronous apply URL besides the template's.
+#[derive(Debug, Clone, Default)]
+pub struct SyncApply<'a> {
+    /// Template variables, `name=value`.
+    pub variables: Vec<(&'a str, &'a str)>,
+    /// Where the provider sends the browser afterwards.
+    pub redirect_uri: Option<&'a str>,
+    /// Passed back to `redirect_uri` unchanged.
+    pub state: Option<&'a str>,
+}
+
+/// The synchronous flow's apply URL for `discovery`, to open in the user's browser.
+pub fn sync_apply_url(
+    discovery: &Discovery,
+    provider_id: &str,
+    service_id: &str,
+    apply: &SyncApply<'_>,
+) -> Result<String> {
+    let mut url = checked_url(&discovery.settings.url_sync_ux)?
+        .join(&format!(
+            "v2/domainTemplates/providers/{}/services/{}/apply",
+            path_segment(provider_id)?,
+            path_segment(service_id)?
+        ))
+        .map_err(|error| Error::DomainConnect(format!("an apply URL: {error}")))?;
+    {
+        let mut query = url.query_pairs_mut();
+        query.append_pair("domain", &discovery.domain);
+        if !discovery.host.is_empty() {
+            query.append_pair("host", &discovery.host);
+        }
+        for (name, value) in &apply.variables {
+            query.append_pair(name, value);
+        }
+        if let Some(uri) = apply.redirect_uri {
+            query.append_pair("redirect_uri", uri);
+        }
+        if let Some(state) = apply.state {
+            query.append_pair("state", state);
+        }
+    }
+    Ok(url.to_string())
+}
+
+/// `https://<api host>/` (or `http://` for this computer) from a `_domainconnect` value,
+/// which is a host with an optional port and path.
+fn base_url(api_host: &str) -> Result<Url> {
+    if api_host.is_empty() || api_host.contains("://") || api_host.contains(char::is_whitespace) {
+        return Err(Error::DomainConnect(format!(
+            "the _domainconnect record {api_host:?} is not a host name"
+        )));
+    }
+    let https =
+        Url::parse(&format!("https://{}/", api_host.trim_end_matches('/'))).map_err(|_| {
+            Error::DomainConnect(format!(
+                "the _domainconnect record {api_host:?} is not a host name"
+            ))
+        })?;
+    if is_loopback(&https) {
+        let mut http = https;
+        http.set_scheme("http")
+            .map_err(|()| Error::DomainConnect("a loopback URL".to_owned()))?;
+        return Ok(http);
+    }
+    Ok(https)
+}
+
+/// A provider URL from its settings, with a final `/`, refused if plain http to another
+/// computer.
+fn checked_url(text: &str) -> Result<Url> {
+    let url = Url::parse(&format!("{}/", text.trim_end_matches('/')))
+        .map_err(|_| Error::DomainConnect(format!("the provider URL {text:?} is not a URL")))?;
+    match url.scheme() {
+        "https" => Ok(url),
+        "http" if is_loopback(&url) => Ok(url),
+        _ => Err(Error::DomainConnect(format!(
+            "the provider URL {text:?} is neither https nor on this computer"
+        ))),
+    }
+}
+
+fn path_segment(value: &str) -> Result<String> {
+    if value.is_empty()
+        || !value
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-._".contains(&b))
+    {
+        return Err(Error::InvalidInput(format!(
+            "{value:?} is not a template identifier"
+        )));
+    }
+    Ok(value.to_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn discovery(url: &str, host: &str) -> Discovery {
+        Discovery {
+            domain: "example.com".into(),
+            host: host.into(),
+            settings: ProviderSettings {
+                provider_id: "p".into(),
+                provider_name: "P".into(),
+                provider_display_name: None,
+                url_sync_ux: url.into(),
+                url_api: url.into(),
+                width: None,
+                height: None,
+                name_servers: vec![],
+            },
+        }
+    }
+
+    #[test]
+    fn the_apply_url_carries_domain_host_and_parameters_encoded() {
+        let url = sync_apply_url(
+            &discovery("https://dc.provider.example/base", "shop"),
+            "local-platform.test",
+            "custom-domain",
+            &SyncApply {
+                variables: vec![("target", "a b&c")],
+                redirect_uri: Some("http://localhost:9/done?x=1"),
+                state: Some("s1"),
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            url,
+            "https://dc.provider.example/base/v2/domainTemplates/providers/local-platform.test/services/custom-domain/apply?domain=example.com&host=shop&target=a+b%26c&redirect_uri=http%3A%2F%2Flocalhost%3A9%2Fdone%3Fx%3D1&state=s1"
+        );
+    }
+
+    #[test]
+    fn plain_http_only_to_this_computer() {
+        assert!(checked_url("http://127.0.0.1:8787").is_ok());
+        assert!(checked_url("http://provider.example").is_err());
+        assert_eq!(
+            base_url("127.0.0.1:8787").unwrap().as_str(),
+            "http://127.0.0.1:8787/"
+        );
+        assert_eq!(
+            base_url("api.provider.example/dc").unwrap().as_str(),
+            "https://api.provider.example/dc/"
+        );
+        assert!(base_url("https://x").is_err());
+        assert!(path_segment("../x").is_err());
+    }
+}

@@ -1,0 +1,472 @@
+//! "Set up automatically" end to end over real loopback: the client discovers the local
+//! service's DNS provider through `_domainconnect` TXT and the settings call, checks template
+//! support, builds the apply URL; the consent page is fetched and its form posted like a
+//! browser would; the record is then answered by the DNS server over UDP and the domain
+//! verifies. And the refusals: Cancel, an unsupported template, missing or bad signatures, a
+//! forged form, markup in the request.
+
+use std::net::SocketAddr;
+
+use base64::Engine;
+use domain_desk_api::local::LocalInfo;
+use domain_desk_api::{AddDomain, DomainStatus, Plan};
+use domain_desk_client::domain_connect::{Discovery, DomainConnect, SyncApply, sync_apply_url};
+use domain_desk_client::{Client, ClientConfig};
+use domain_desk_service::{Service, ServiceSettings};
+use hickory_resolver::Resolver;
+use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
+use hickory_resolver::name_server::TokioConnectionProvider;
+use hickory_resolver::proto::rr::{RData, RecordType};
+use hickory_resolver::proto::xfer::Protocol;
+use tokio::sync::oneshot;
+
+const PLATFORM: &str = "local-platform.test";
+const SUBDOMAIN: &str = "custom-domain";
+const REDIRECT: &str = "http://localhost:9/done";
+
+/// A third-party template that asks for signed requests, its key published under example.net.
+const SIGNED_TEMPLATE: &str = r#"{
+    "providerId": "signed.example", "providerName": "Signed Example", "serviceId": "site",
+    "serviceName": "Site", "version": 1, "syncPubKeyDomain": "example.net",
+    "syncRedirectDomain": "localhost",
+    "records": [{"type": "TXT", "host": "_site", "data": "site=%token%", "ttl": 300}]
+}"#;
+const SIGNING_KEY: &[u8] = include_bytes!("../data/dc-test-signing-key.pk8");
+const OTHER_KEY: &[u8] = include_bytes!("../data/dc-other-key.pk8");
+const PUBLIC_KEY: &str = include_str!("../data/dc-test-signing-key.pub.b64");
+
+struct Running {
+    info: LocalInfo,
+    base: String,
+    http: reqwest::Client,
+    _stop: oneshot::Sender<()>,
+}
+
+impl Running {
+    async fn start() -> Self {
+        let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+        let service = Service::bind(ServiceSettings {
+            api_addr: loopback,
+            dns_addr: loopback,
+            edge_https_addr: loopback,
+            edge_http_addr: loopback,
+            clock_speed: 0.0,
+            domain_connect_templates: vec![SIGNED_TEMPLATE.to_owned()],
+            ..ServiceSettings::default()
+        })
+        .await
+        .expect("the service starts");
+        let info = service.info().await.expect("info");
+        let (stop, stopped) = oneshot::channel::<()>();
+        tokio::spawn(service.run(async move {
+            let _ = stopped.await;
+        }));
+        Self {
+            base: format!("http://{}", info.api),
+            info,
+            http: reqwest::Client::builder()
+                .redirect(reqwest::redirect::Policy::none())
+                .build()
+                .unwrap(),
+            _stop: stop,
+        }
+    }
+
+    fn dns(&self) -> SocketAddr {
+        self.info
+            .dns
+            .as_deref()
+            .unwrap()
+            .parse()
+            .expect("the DNS address")
+    }
+
+    fn client(&self) -> Client {
+        let key = self.info.demo_keys["pro"].clone();
+        Client::new(ClientConfig::new(&self.base, key).plan(Plan::Pro)).expect("client")
+    }
+
+    async fn local(&self, path: &str, body: serde_json::Value) -> reqwest::Response {
+        self.http
+            .post(format!("{}{path}", self.base))
+            .json(&body)
+            .send()
+            .await
+            .unwrap()
+    }
+
+    async fn discover(&self, hostname: &str) -> Discovery {
+        DomainConnect::with_name_server(self.dns())
+            .unwrap()
+            .discover(hostname)
+            .await
+            .unwrap()
+            .expect("the local provider supports Domain Connect")
+    }
+
+    async fn get(&self, url: &str) -> (u16, String) {
+        let response = self.http.get(url).send().await.unwrap();
+        let status = response.status().as_u16();
+        (status, response.text().await.unwrap())
+    }
+
+    /// Posts the consent page's form with `action`, as the browser would.
+    async fn submit(&self, url: &str, page: &str, action: &str) -> reqwest::Response {
+        let form_url = url.split('?').next().unwrap();
+        self.http
+            .post(form_url)
+            .form(&[
+                ("query", hidden(page, "query")),
+                ("token", hidden(page, "token")),
+                ("action", action.to_owned()),
+            ])
+            .send()
+            .await
+            .unwrap()
+    }
+}
+
+/// A hidden input's value in the consent page, unescaped.
+fn hidden(page: &str, name: &str) -> String {
+    let marker = format!("name=\"{name}\" value=\"");
+    let start = page.find(&marker).expect("the hidden field") + marker.len();
+    let end = start + page[start..].find('"').unwrap();
+    page[start..end]
+        .replace("&quot;", "\"")
+        .replace("&#39;", "'")
+        .replace("&lt;", "<")
+        .replace("&gt;", ">")
+        .replace("&amp;", "&")
+}
+
+async fn answers(dns: SocketAddr, name: &str, record_type: RecordType) -> Vec<String> {
+    let mut config = ResolverConfig::new();
+    config.add_name_server(NameServerConfig::new(dns, Protocol::Udp));
+    let mut options = ResolverOpts::default();
+    options.cache_size = 0;
+    let resolver = Resolver::builder_with_config(config, TokioConnectionProvider::default())
+        .with_options(options)
+        .build();
+    match resolver.lookup(name, record_type).await {
+        Ok(lookup) => lookup
+            .records()
+            .iter()
+            .filter_map(|record| match record.data() {
+                RData::CNAME(target) => Some(target.0.to_ascii()),
+                RData::TXT(txt) => Some(
+                    txt.iter()
+                        .map(|part| String::from_utf8_lossy(part).into_owned())
+                        .collect::<String>(),
+                ),
+                _ => None,
+            })
+            .collect(),
+        Err(_) => Vec::new(),
+    }
+}
+
+/// Appends `sig` and `key` to `url`, signing its query with the PKCS #8 key `der`.
+fn signed(url: &str, der: &[u8]) -> String {
+    let query = url.split_once('?').unwrap().1;
+    let pair = ring::signature::RsaKeyPair::from_pkcs8(der).unwrap();
+    let mut signature = vec![0; pair.public().modulus_len()];
+    pair.sign(
+        &ring::signature::RSA_PKCS1_SHA256,
+        &ring::rand::SystemRandom::new(),
+        query.as_bytes(),
+        &mut signature,
+    )
+    .unwrap();
+    let sig = base64::engine::general_purpose::STANDARD.encode(signature);
+    let sig: String = sig
+        .bytes()
+        .map(|b| match b {
+            b'+' => "%2B".to_owned(),
+            b'/' => "%2F".to_owned(),
+            b'=' => "%3D".to_owned(),
+            b => char::from(b).to_string(),
+        })
+        .collect();
+    format!("{url}&sig={sig}&key=_dck1")
+}
+
+#[tokio::test]
+async fn set_up_automatically_writes_the_record_and_the_domain_verifies() {
+    let service = Running::start().await;
+    let client = service.client();
+    let project = client.create_project("auto").await.unwrap();
+    client.deploy(&project.id, None).await.unwrap();
+    let hostname = "auto.example.com";
+    client
+        .add_domain(
+            &project.id,
+            &AddDomain {
+                hostname: hostname.into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap();
+
+    let discovery = service.discover(hostname).await;
+    assert_eq!(discovery.domain, "example.com");
+    assert_eq!(discovery.host, "auto");
+    assert_eq!(discovery.settings.provider_id, "dns.local-platform.test");
+    let dc = DomainConnect::with_name_server(service.dns()).unwrap();
+    assert!(
+        dc.supports_template(&discovery.settings, PLATFORM, SUBDOMAIN)
+            .await
+            .unwrap()
+    );
+    assert!(
+        !dc.supports_template(&discovery.settings, PLATFORM, "mail")
+            .await
+            .unwrap()
+    );
+    assert_eq!(
+        DomainConnect::with_name_server(service.dns())
+            .unwrap()
+            .discover("shop.unserved-zone.com")
+            .await
+            .unwrap(),
+        None,
+        "a zone without _domainconnect"
+    );
+
+    let url = sync_apply_url(
+        &discovery,
+        PLATFORM,
+        SUBDOMAIN,
+        &SyncApply {
+            redirect_uri: Some(REDIRECT),
+            state: Some("st-1"),
+            ..SyncApply::default()
+        },
+    )
+    .unwrap();
+    let (status, page) = service.get(&url).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("<td>CNAME</td><td>auto.example.com</td>"),
+        "{page}"
+    );
+    assert!(page.contains(&service.info.platform_dns_target));
+    assert!(page.contains(">Apply</button>") && page.contains(">Cancel</button>"));
+    assert!(
+        answers(service.dns(), "auto.example.com.", RecordType::CNAME)
+            .await
+            .is_empty()
+    );
+
+    let applied = service.submit(&url, &page, "apply").await;
+    assert_eq!(applied.status(), 303);
+    assert_eq!(
+        applied.headers()["location"].to_str().unwrap(),
+        format!("{REDIRECT}?state=st-1")
+    );
+    assert_eq!(
+        answers(service.dns(), "auto.example.com.", RecordType::CNAME).await,
+        vec![format!("{}.", service.info.platform_dns_target)]
+    );
+
+    // The platform's resolver sees it after the propagation delay; then Verify passes.
+    service
+        .local("/_local/clock/advance", serde_json::json!({"seconds": 61}))
+        .await;
+    let verified = client.verify_domain(&project.id, hostname).await.unwrap();
+    assert_eq!(
+        verified.status,
+        DomainStatus::Verified,
+        "{:?}",
+        verified.verification
+    );
+}
+
+#[tokio::test]
+async fn cancel_unsupported_and_forged_requests_change_nothing() {
+    let service = Running::start().await;
+    let discovery = service.discover("cancel.example.com").await;
+    let apply = SyncApply {
+        redirect_uri: Some(REDIRECT),
+        state: Some("st-2"),
+        ..SyncApply::default()
+    };
+    let url = sync_apply_url(&discovery, PLATFORM, SUBDOMAIN, &apply).unwrap();
+    let (_, page) = service.get(&url).await;
+
+    let cancelled = service.submit(&url, &page, "cancel").await;
+    assert_eq!(cancelled.status(), 303);
+    assert_eq!(
+        cancelled.headers()["location"].to_str().unwrap(),
+        format!("{REDIRECT}?state=st-2&error=access_denied&error_description=user_cancel")
+    );
+    assert!(
+        answers(service.dns(), "cancel.example.com.", RecordType::CNAME)
+            .await
+            .is_empty()
+    );
+
+    // A form this service did not serve for this request.
+    let other_url = sync_apply_url(
+        &service.discover("other.example.com").await,
+        PLATFORM,
+        SUBDOMAIN,
+        &apply,
+    )
+    .unwrap();
+    let forged = service
+        .http
+        .post(url.split('?').next().unwrap())
+        .form(&[
+            ("query", other_url.split_once('?').unwrap().1),
+            ("token", hidden(&page, "token").as_str()),
+            ("action", "apply"),
+        ])
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(forged.status(), 403);
+    assert!(
+        answers(service.dns(), "other.example.com.", RecordType::CNAME)
+            .await
+            .is_empty()
+    );
+
+    let unsupported = sync_apply_url(&discovery, PLATFORM, "mail", &apply).unwrap();
+    let (status, page) = service.get(&unsupported).await;
+    assert_eq!(status, 404);
+    assert!(page.contains("does not support the template"), "{page}");
+
+    let elsewhere = sync_apply_url(
+        &discovery,
+        PLATFORM,
+        SUBDOMAIN,
+        &SyncApply {
+            redirect_uri: Some("https://evil.example/steal"),
+            ..SyncApply::default()
+        },
+    )
+    .unwrap();
+    let (status, page) = service.get(&elsewhere).await;
+    assert_eq!(status, 400);
+    assert!(
+        page.contains("allows redirects only to localhost"),
+        "{page}"
+    );
+
+    let markup = format!(
+        "{}/v2/domainTemplates/providers/{PLATFORM}/services/{SUBDOMAIN}/apply?domain=example.com&host=%3Cscript%3Ex%3C%2Fscript%3E",
+        service.base
+    );
+    let (status, page) = service.get(&markup).await;
+    assert_eq!(status, 400);
+    assert!(!page.contains("<script>x"), "{page}");
+    assert!(page.contains("&lt;script&gt;x"), "{page}");
+}
+
+#[tokio::test]
+async fn a_signed_template_needs_a_signature_that_verifies() {
+    let service = Running::start().await;
+    let (first, second) = PUBLIC_KEY.trim().split_at(PUBLIC_KEY.trim().len() / 2);
+    for (order, part) in [(1, first), (2, second)] {
+        let added = service
+            .local(
+                "/_local/dns/example.net/records",
+                serde_json::json!({"name": "_dck1", "type": "TXT", "value": format!("p={order},a=RS256,d={part}")}),
+            )
+            .await;
+        assert_eq!(added.status(), 201);
+    }
+    let discovery = service.discover("www.example.com").await;
+    let url = sync_apply_url(
+        &discovery,
+        "signed.example",
+        "site",
+        &SyncApply {
+            variables: vec![("token", "t-123")],
+            redirect_uri: Some(REDIRECT),
+            state: None,
+        },
+    )
+    .unwrap();
+
+    let (status, page) = service.get(&url).await;
+    assert_eq!(status, 403);
+    assert!(page.contains("carries no signature"), "{page}");
+    let (status, page) = service.get(&signed(&url, OTHER_KEY)).await;
+    assert_eq!(status, 403);
+    assert!(page.contains("does not match"), "{page}");
+    let tampered = signed(&url, SIGNING_KEY).replace("t-123", "t-999");
+    let (status, _) = service.get(&tampered).await;
+    assert_eq!(status, 403, "a changed variable breaks the signature");
+
+    let good = signed(&url, SIGNING_KEY);
+    let (status, page) = service.get(&good).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(page.contains("site=t-123"), "{page}");
+    let applied = service.submit(&good, &page, "apply").await;
+    assert_eq!(applied.status(), 303);
+    assert_eq!(
+        answers(service.dns(), "_site.www.example.com.", RecordType::TXT).await,
+        vec!["site=t-123".to_owned()]
+    );
+}
+
+#[tokio::test]
+async fn the_apex_template_replaces_the_old_address_with_an_alias() {
+    let service = Running::start().await;
+    let client = service.client();
+    let project = client.create_project("apex").await.unwrap();
+    client.deploy(&project.id, None).await.unwrap();
+    client
+        .add_domain(
+            &project.id,
+            &AddDomain {
+                hostname: "example.net".into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap();
+    let discovery = service.discover("example.net").await;
+    assert_eq!(discovery.host, "");
+    let url = sync_apply_url(
+        &discovery,
+        PLATFORM,
+        "custom-domain-apex",
+        &SyncApply::default(),
+    )
+    .unwrap();
+    let (status, page) = service.get(&url).await;
+    assert_eq!(status, 200, "{page}");
+    assert!(
+        page.contains("<td>ALIAS</td><td>example.net</td>"),
+        "{page}"
+    );
+    assert!(page.contains("Records to delete"), "{page}");
+    assert!(
+        page.contains("<td>A</td><td>example.net</td><td>192.0.2.20</td>"),
+        "{page}"
+    );
+
+    let applied = service.submit(&url, &page, "apply").await;
+    assert_eq!(
+        applied.status(),
+        200,
+        "no redirect_uri: a page says it is done"
+    );
+    assert!(applied.text().await.unwrap().contains("Applied"));
+    service
+        .local("/_local/clock/advance", serde_json::json!({"seconds": 61}))
+        .await;
+    let verified = client
+        .verify_domain(&project.id, "example.net")
+        .await
+        .unwrap();
+    assert_eq!(
+        verified.status,
+        DomainStatus::Verified,
+        "{:?}",
+        verified.verification
+    );
+}
