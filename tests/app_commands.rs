@@ -790,3 +790,69 @@ fn resume_refuses_when_the_last_base_url_is_not_the_accounts() {
         "{err}"
     );
 }
+
+#[test]
+fn import_and_export_run_through_the_windows_commands() {
+    let harness = Harness::new();
+    harness.ok("demo_start", json!({}));
+    let project = harness.project_with_deploy(Some("succeeded"));
+    let project_id = project["id"].as_str().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("domains.csv");
+    std::fs::write(
+        &file,
+        "hostname,redirect_to\nimport-a.example.com\nimport-b.example.com,import-a.example.com\n",
+    )
+    .unwrap();
+    let result = harness.ok(
+        "domains_import",
+        json!({"projectId": project_id, "path": file, "onProgress": "__CHANNEL__:7"}),
+    );
+    assert_eq!(
+        result["summary"]["created"],
+        json!(["import-a.example.com", "import-b.example.com"]),
+        "{result}"
+    );
+    assert_eq!(result["retry_file"], Value::Null);
+
+    // Again: nothing is sent twice, both are reported as already there.
+    let again = harness.ok(
+        "domains_import",
+        json!({"projectId": project_id, "path": file, "onProgress": "__CHANNEL__:8"}),
+    );
+    assert_eq!(again["summary"]["created"], json!([]));
+    assert_eq!(
+        again["summary"]["already_present"]
+            .as_array()
+            .unwrap()
+            .len(),
+        2
+    );
+
+    // A bad file is refused with every line named, before anything is sent.
+    let bad = dir.path().join("bad.csv");
+    std::fs::write(&bad, "*.example.com\n").unwrap();
+    let err = harness.err(
+        "domains_import",
+        json!({"projectId": project_id, "path": bad, "onProgress": "__CHANNEL__:9"}),
+    );
+    assert!(err["message"].as_str().unwrap().contains("line 1"), "{err}");
+
+    let out = dir.path().join("domains.zone");
+    let written = harness.ok(
+        "domains_export",
+        json!({"projectId": project_id, "format": "zone", "path": out}),
+    );
+    assert_eq!(written.as_str().unwrap(), out.display().to_string());
+    let zone = std::fs::read_to_string(&out).unwrap();
+    assert!(
+        zone.contains("import-a.example.com.\t3600\tIN\tCNAME\t"),
+        "{zone}"
+    );
+    assert!(
+        !harness
+            .ok("domains_import_cancel", json!({}))
+            .as_bool()
+            .unwrap()
+    );
+}

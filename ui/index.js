@@ -14,6 +14,7 @@ import { DemoDns } from './components/demo-dns/demo-dns.js';
 import { AboutDialog } from './components/about-dialog/about-dialog.js';
 import { AccountSwitcher } from './components/account-switcher/account-switcher.js';
 import { Toasts } from './components/toasts/toasts.js';
+import { BulkPanel } from './components/bulk-panel/bulk-panel.js';
 
 const ELEMENTS = {
   'dd-toasts': Toasts,
@@ -28,6 +29,7 @@ const ELEMENTS = {
   'dd-account-switcher': AccountSwitcher,
   'dd-first-run': FirstRun,
   'dd-project-list': ProjectList,
+  'dd-bulk-panel': BulkPanel,
   'dd-domains-table': DomainsTable,
   'dd-domain-detail': DomainDetail,
   'dd-project-view': ProjectView,

@@ -217,13 +217,25 @@ pub async fn run(
         DomainsCommand::Remove { hostname: name } => {
             refuse_to_wait(connection, 1, no_wait).await?;
             let name = hostname(&name)?;
-            client.remove_domain(&project.id, &name).await?;
+            let removed = client.remove_domain_reporting(&project.id, &name).await?;
             if json {
-                return print_json(&serde_json::json!({ "removed": name }));
+                return print_json(&serde_json::json!({
+                    "removed": name,
+                    "dangling_record": removed.dangling_record,
+                }));
             }
-            println!(
-                "Removed {name}. Delete its DNS record at the DNS provider if nothing else uses it."
-            );
+            println!("Removed {name}.");
+            if let Some(record) = &removed.dangling_record {
+                println!(
+                    "Its DNS record still points at the platform: delete it at the DNS provider now, or whoever attaches {name} to their project takes it over:"
+                );
+                println!(
+                    "  {} {} → {}",
+                    inert(&record.record_type),
+                    inert(&record.fqdn),
+                    inert(&record.value)
+                );
+            }
             Ok(())
         }
         DomainsCommand::Primary { hostname: name } => {

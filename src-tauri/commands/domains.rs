@@ -88,13 +88,15 @@ pub async fn domain_remove(
     state: State<'_, AppState>,
     project_id: String,
     hostname: String,
-) -> Result<()> {
+) -> Result<Option<domain_desk_api::DanglingRecord>> {
+    // The record still pointing at the platform, if any: the window asks to delete it.
     Ok(state
         .session()
         .await?
         .client
-        .remove_domain(&project_id, &hostname)
-        .await?)
+        .remove_domain_reporting(&project_id, &hostname)
+        .await?
+        .dangling_record)
 }
 
 #[tauri::command]

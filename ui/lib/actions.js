@@ -33,6 +33,18 @@ export async function verify(hostname) {
   }
 }
 
+/**
+ * What to say after a removal: when the name's record still points at the platform, which
+ * record to delete, since a dangling CNAME lets whoever attaches the name next take it over.
+ */
+export function removedNotice(name, dangling) {
+  if (!dangling) return { message: `Removed ${name}.`, tone: 'ok' };
+  return {
+    message: `Removed ${name}. Its ${dangling.type} record ${dangling.fqdn} → ${dangling.value} still points at the platform: delete it at your DNS provider, or whoever adds ${name} to their project next takes it over.`,
+    tone: 'warning',
+  };
+}
+
 export async function remove(hostname) {
   const domain = findDomain(hostname);
   const name = domain?.unicode_hostname ?? hostname;
@@ -43,9 +55,10 @@ export async function remove(hostname) {
   });
   if (!ok) return false;
   try {
-    await api.removeDomain(projectId(), hostname);
+    const dangling = await api.removeDomain(projectId(), hostname);
     store.set((s) => ({ domains: removeDomain(s.domains, hostname), selected: s.selected === hostname ? null : s.selected }));
-    toast(`Removed ${name}.`, 'ok');
+    const notice = removedNotice(name, dangling);
+    toast(notice.message, notice.tone);
     refreshDomains().catch(() => {});
     refreshProject().catch(() => {});
     loadProjects().catch(() => {});

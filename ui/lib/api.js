@@ -1,7 +1,7 @@
 // Every Tauri command the window calls, in one place, with its argument names. Tauri maps the
 // camelCase keys here to the Rust commands' snake_case parameters.
 
-import { invoke } from './tauri.js';
+import { invoke, channel } from './tauri.js';
 
 export const api = {
   appInfo: () => invoke('app_info'),
@@ -20,6 +20,10 @@ export const api = {
   removeDomain: (projectId, hostname) => invoke('domain_remove', { projectId, hostname }),
   makePrimary: (projectId, hostname) => invoke('domain_make_primary', { projectId, hostname }),
   setRedirect: (projectId, hostname, to) => invoke('domain_redirect', { projectId, hostname, to }),
+  // Import… and Export…: the file is picked by the system's dialog on the Rust side.
+  importDomains: (projectId, onProgress) => invoke('domains_import', { projectId, path: null, onProgress: channel(onProgress) }),
+  cancelImport: () => invoke('domains_import_cancel'),
+  exportDomains: (projectId, format) => invoke('domains_export', { projectId, format, path: null }),
   domainConfig: (projectId) => invoke('domain_config_get', { projectId }),
   checkHostname: (hostname) => invoke('hostname_check', { hostname }),
   queueState: () => invoke('rate_limit_state'),

@@ -11,3 +11,12 @@ export async function listen(event, handler) {
   if (!tauri?.event) return () => {};
   return tauri.event.listen(event, (e) => handler(e.payload));
 }
+
+/** A channel a command sends progress on; `onMessage` gets each message. */
+export function channel(onMessage) {
+  const Channel = globalThis.__TAURI__?.core?.Channel;
+  if (!Channel) return null;
+  const ch = new Channel();
+  ch.onmessage = onMessage;
+  return ch;
+}

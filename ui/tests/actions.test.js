@@ -2,7 +2,7 @@
 // commands and a fake document collects the notices.
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { setRedirect, refreshList } from '../lib/actions.js';
+import { setRedirect, refreshList, removedNotice } from '../lib/actions.js';
 import { store } from '../lib/state.js';
 import { redirectNotice } from '../lib/domain-view.js';
 import { domain } from './fixtures.js';
@@ -77,4 +77,12 @@ test('a Refresh that works updates the table and says nothing', async () => {
   assert.equal(await refreshList(), true);
   assert.deepEqual(store.get().domains, [shop]);
   assert.deepEqual(notices, []);
+});
+
+test('a removal whose record still points at the platform says which record to delete', () => {
+  assert.deepEqual(removedNotice('shop.example.com', null), { message: 'Removed shop.example.com.', tone: 'ok' });
+  const notice = removedNotice('shop.example.com', { type: 'CNAME', name: 'shop', fqdn: 'shop.example.com', value: 'cname.pages.local-platform.test' });
+  assert.equal(notice.tone, 'warning');
+  assert.match(notice.message, /CNAME record shop\.example\.com → cname\.pages\.local-platform\.test still points at the platform/);
+  assert.match(notice.message, /takes it over/);
 });

@@ -43,6 +43,7 @@ export class ProjectView extends HTMLElement {
           <button type="button" id="domains-refresh">Refresh</button>
         </div>
         <p id="add-domain-reason" class="blocked" hidden></p>
+        <dd-bulk-panel id="bulk-panel"></dd-bulk-panel>
         <div class="domains-layout">
           <dd-domains-table id="domains-table"></dd-domains-table>
           <dd-domain-detail id="domain-detail"></dd-domain-detail>

@@ -1,0 +1,107 @@
+// Import… and Export… for the project's domains: the file comes from the system's dialog (on
+// the Rust side), progress arrives on a channel, Cancel withdraws the rows not yet sent, and
+// the summary stays until dismissed.
+import { html } from '../../lib/html.js';
+import { render } from '../../lib/dom.js';
+import { api } from '../../lib/api.js';
+import { store } from '../../lib/state.js';
+import { refreshList } from '../../lib/actions.js';
+import { errorText } from '../../lib/errors.js';
+import { toast } from '../../lib/toast.js';
+import { progressText, progressShare, summaryView } from '../../lib/bulk.js';
+
+export class BulkPanel extends HTMLElement {
+  connectedCallback() {
+    this.running = false;
+    this.draw();
+  }
+
+  draw() {
+    render(this, html`
+      <div class="bulk-actions">
+        <button type="button" id="import-button" title="Add every row of a CSV (hostname, redirect_to) or JSON lines file">Import…</button>
+        <label class="bulk-format">Export as
+          <select id="export-format">
+            <option value="csv">CSV</option>
+            <option value="json">JSON</option>
+            <option value="zone">Zone file (BIND)</option>
+          </select>
+        </label>
+        <button type="button" id="export-button">Export…</button>
+      </div>
+      <div id="bulk-status" class="bulk-status" role="status" aria-live="polite" hidden></div>`);
+    this.querySelector('#import-button').addEventListener('click', () => this.import());
+    this.querySelector('#export-button').addEventListener('click', () => this.export());
+  }
+
+  status() {
+    return this.querySelector('#bulk-status');
+  }
+
+  showProgress(progress) {
+    const status = this.status();
+    status.hidden = false;
+    const bar = this.querySelector('#bulk-progress');
+    if (bar) {
+      // Updated in place, so Cancel keeps its focus while rows are answered.
+      bar.value = progressShare(progress);
+      this.querySelector('#bulk-progress-text').textContent = progressText(progress);
+      return;
+    }
+    render(status, html`
+      <p class="bulk-line"><strong>Importing</strong> · <span id="bulk-progress-text">${progressText(progress)}</span></p>
+      <progress id="bulk-progress" max="1" value="${progressShare(progress)}"></progress>
+      <button type="button" id="import-cancel">Cancel</button>`);
+    this.querySelector('#import-cancel').addEventListener('click', () => {
+      api.cancelImport().catch((err) => toast(errorText(err), 'error'));
+    });
+  }
+
+  showSummary(result) {
+    const view = summaryView(result);
+    const status = this.status();
+    status.hidden = false;
+    render(status, html`
+      <div class="bulk-summary bulk-${view.tone}" id="import-summary">
+        <p><strong>${view.headline}</strong></p>
+        ${view.lines.length ? html`<ul>${view.lines.map((line) => html`<li>${line}</li>`)}</ul>` : ''}
+        ${view.retry ? html`<p class="mono">${view.retry}</p>` : ''}
+        <button type="button" id="import-dismiss">Dismiss</button>
+      </div>`);
+    this.querySelector('#import-dismiss').addEventListener('click', () => { status.hidden = true; });
+  }
+
+  async import() {
+    const project = store.get().project;
+    if (!project || this.running) return;
+    this.running = true;
+    this.querySelector('#import-button').disabled = true;
+    try {
+      const result = await api.importDomains(project.id, (progress) => this.showProgress(progress));
+      if (result) {
+        this.showSummary(result);
+        refreshList().catch(() => {});
+      } else {
+        this.status().hidden = true;
+      }
+    } catch (err) {
+      this.status().hidden = true;
+      toast(errorText(err), 'error');
+    } finally {
+      this.running = false;
+      this.querySelector('#import-button').disabled = false;
+    }
+  }
+
+  async export() {
+    const project = store.get().project;
+    if (!project) return;
+    const format = this.querySelector('#export-format').value;
+    try {
+      const path = await api.exportDomains(project.id, format);
+      if (path) toast(`Exported the domains of ${project.name} to ${path}.`, 'ok');
+    } catch (err) {
+      toast(errorText(err), 'error');
+    }
+  }
+}
