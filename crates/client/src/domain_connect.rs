@@ -314,3 +314,127 @@ mod tests {
         assert!(path_segment("../x").is_err());
     }
 }
+
+/// The platform's templates (the files under the local service's `data/domainconnect`): the
+/// provider id, and the service for a subdomain and for an apex.
+pub const PLATFORM_PROVIDER_ID: &str = "local-platform.test";
+pub const SUBDOMAIN_SERVICE_ID: &str = "custom-domain";
+pub const APEX_SERVICE_ID: &str = "custom-domain-apex";
+
+/// How the user's browser came back from the provider's consent page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum SyncOutcome {
+    /// The provider wrote the records.
+    Applied,
+    /// The user pressed Cancel, or the provider refused (`error` and its description).
+    Refused { error: String, description: String },
+}
+
+/// Runs the synchronous flow for `discovery` with the browser: listens on a loopback port for
+/// the provider's redirect, hands the apply URL (with that redirect and a random `state`) to
+/// `open_browser`, and waits up to `wait` for the browser to come back. A request to the port
+/// without the right `state` is answered and ignored.
+pub async fn run_sync_flow(
+    discovery: &Discovery,
+    service_id: &str,
+    open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
+    wait: Duration,
+) -> Result<SyncOutcome> {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
+        .await
+        .map_err(|error| {
+            Error::DomainConnect(format!("a loopback port for the answer: {error}"))
+        })?;
+    let port = listener
+        .local_addr()
+        .map_err(|error| Error::DomainConnect(format!("a loopback port: {error}")))?
+        .port();
+    let state: String = {
+        use rand::Rng;
+        let mut rng = rand::thread_rng();
+        (0..24)
+            .map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.gen_range(0..36)]))
+            .collect()
+    };
+    let redirect = format!("http://localhost:{port}/domain-connect");
+    let url = sync_apply_url(
+        discovery,
+        PLATFORM_PROVIDER_ID,
+        service_id,
+        &SyncApply {
+            variables: Vec::new(),
+            redirect_uri: Some(&redirect),
+            state: Some(&state),
+        },
+    )?;
+    open_browser(&url).map_err(|error| {
+        Error::DomainConnect(format!("could not open the browser ({error}); open {url}"))
+    })?;
+    let answer = async {
+        loop {
+            let Ok((mut stream, _)) = listener.accept().await else {
+                continue;
+            };
+            let mut buffer = vec![0u8; 8192];
+            let read = match tokio::time::timeout(TIMEOUT, stream.read(&mut buffer)).await {
+                Ok(Ok(read)) => read,
+                _ => continue,
+            };
+            let request = String::from_utf8_lossy(&buffer[..read]);
+            let target = request
+                .lines()
+                .next()
+                .and_then(|line| line.split_whitespace().nth(1))
+                .unwrap_or("");
+            let query = Url::parse(&format!("http://localhost{target}"))
+                .ok()
+                .map(|u| {
+                    u.query_pairs()
+                        .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                        .collect::<Vec<_>>()
+                })
+                .unwrap_or_default();
+            let param = |name: &str| {
+                query
+                    .iter()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.clone())
+            };
+            let ours = param("state").as_deref() == Some(state.as_str());
+            let page = if ours {
+                "Domain Desk has the answer. You can close this tab and go back to Domain Desk."
+            } else {
+                "This page is for Domain Desk's set-up; nothing was done."
+            };
+            let body = format!(
+                "<!doctype html><meta charset=utf-8><title>Domain Desk</title><p>{page}</p>"
+            );
+            let _ = stream
+                .write_all(
+                    format!(
+                        "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                        body.len()
+                    )
+                    .as_bytes(),
+                )
+                .await;
+            if !ours {
+                continue;
+            }
+            return match param("error") {
+                None => SyncOutcome::Applied,
+                Some(error) => SyncOutcome::Refused {
+                    error,
+                    description: param("error_description").unwrap_or_default(),
+                },
+            };
+        }
+    };
+    tokio::time::timeout(wait, answer).await.map_err(|_| {
+        Error::DomainConnect(
+            "no answer from the browser in time; the records may still have been written: verify the domain"
+                .to_owned(),
+        )
+    })
+}
