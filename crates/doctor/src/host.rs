@@ -222,6 +222,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                     hostname.registrable_domain()
                 ),
                 changes: Vec::new(),
+                steps: Vec::new(),
             }),
         });
     } else if let Some(index) = judged.filter(|_| target_resolves) {
@@ -301,6 +302,28 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         None
     };
 
+    let provider = crate::providers::detect(&nameservers);
+    if let Some(found) = &provider {
+        let target_addresses: Vec<(String, String)> = target_a
+            .records_of_type("A")
+            .chain(target_aaaa.records_of_type("AAAA"))
+            .map(|record| (record.record_type.clone(), record.value.clone()))
+            .collect();
+        for fix in findings
+            .iter_mut()
+            .filter_map(|finding| finding.fix.as_mut())
+        {
+            crate::providers::apex_without_alias(
+                &found.provider,
+                &kind,
+                &run.target,
+                &target_addresses,
+                fix,
+            );
+            fix.steps = crate::providers::steps(&found.provider, &kind, &fix.changes);
+        }
+    }
+
     findings.sort_by_key(|finding| finding.severity);
     HostReport {
         input: input.to_owned(),
@@ -309,6 +332,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         expected_record: Some(expected),
         name: Some(kind),
         nameservers,
+        provider,
         views,
         caa: Some(caa),
         tls,
@@ -326,6 +350,7 @@ fn invalid(input: &str, message: &str, started: Instant) -> HostReport {
         name: None,
         expected_record: None,
         nameservers: Vec::new(),
+        provider: None,
         views: Vec::new(),
         caa: None,
         tls: None,

@@ -18,6 +18,7 @@ pub mod escape;
 mod host;
 pub mod markdown;
 pub mod options;
+pub mod providers;
 pub mod report;
 mod sources;
 pub mod text;

@@ -41,6 +41,7 @@ pub fn doubled_hostname_finding(hostname: &Hostname, meant: &str) -> Finding {
                 hostname.registrable_domain()
             ),
             changes: Vec::new(),
+            steps: Vec::new(),
         }),
     }
 }
@@ -85,6 +86,7 @@ pub fn doubled_record_finding(
                  name {relative_name} only."
             ),
             changes,
+            steps: Vec::new(),
         }),
     }
 }

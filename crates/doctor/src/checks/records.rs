@@ -71,6 +71,7 @@ pub fn check(
                 fix: Some(Fix {
                     summary: format!("Replace the CNAME at @ with an ALIAS record to {target}."),
                     changes: vec![remove(cname), expected.clone()],
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -133,6 +134,7 @@ pub fn check(
                         wanted.join(", ")
                     ),
                     changes,
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -200,6 +202,7 @@ pub fn check(
                         kind.relative_name
                     ),
                     changes: vec![remove(cname), expected.clone()],
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -230,6 +233,7 @@ pub fn check(
                         kind.relative_name
                     ),
                     changes,
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -264,6 +268,7 @@ pub fn check(
                     kind.relative_name
                 ),
                 changes: others.iter().map(remove).collect(),
+                steps: Vec::new(),
             }),
         });
     }
@@ -304,6 +309,7 @@ fn missing(
                 kind.zone
             ),
             changes: vec![expected.clone()],
+            steps: Vec::new(),
         }),
     }
 }

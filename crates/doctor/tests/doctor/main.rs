@@ -7,6 +7,7 @@ mod hostile;
 mod nonsense;
 mod online;
 mod output;
+mod providers;
 #[cfg(target_os = "linux")]
 mod real_servers;
 mod records;

@@ -133,7 +133,21 @@ async fn the_seed_zones_mistakes_are_each_found() {
     let couk = host(&report, "example.co.uk");
     assert!(couk.name.as_ref().unwrap().registrable_apex);
     finding(couk, FindingCode::ApexAddressMismatch);
+    // The demo zones are the local service's own: its nameserver names it, and its ALIAS
+    // is offered at the apex.
+    for name in names {
+        let provider = host(&report, name)
+            .provider
+            .as_ref()
+            .map(|found| found.provider.id.as_str());
+        assert_eq!(provider, Some("domain_desk_local"), "{name}");
+    }
     let missing = finding(host(&report, "example.org"), FindingCode::RecordMissing);
+    assert!(
+        missing.fix.as_ref().unwrap().steps[0].contains("add an ALIAS record: Name @"),
+        "{:#?}",
+        missing.fix
+    );
     assert_eq!(
         missing.fix.as_ref().unwrap().changes[0].record_type,
         "ALIAS"
