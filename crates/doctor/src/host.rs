@@ -100,6 +100,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         run.options.nameserver_port,
     )
     .await;
+    let provider = crate::providers::detect(&nameservers);
     let servers: Vec<&Server> = authoritative.iter().chain(run.servers.iter()).collect();
     // Never empty: it holds the run's servers (see `primary`).
     let reference = servers[0];
@@ -243,20 +244,92 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 target_aaaa,
             },
         );
+        let provider_info = provider.as_ref().map(|found| &found.provider);
+        if let Some(proxied) = checks::proxy::check(
+            name,
+            &kind,
+            &run.target,
+            &expected,
+            provider_info,
+            &checks::proxy::ProxyAnswers {
+                server_label: &server.source.label,
+                a,
+                aaaa,
+                target_a,
+                target_aaaa,
+            },
+        ) {
+            // The proxy's addresses are not records the customer made: the findings that
+            // blame them give way.
+            record_findings.retain(|finding| {
+                !matches!(
+                    finding.code,
+                    FindingCode::ConflictingRecord
+                        | FindingCode::ApexAddressMismatch
+                        | FindingCode::AaaaMismatch
+                )
+            });
+            record_findings.push(proxied);
+        }
+        let blames_a_record = record_findings.iter().any(|finding| {
+            matches!(
+                finding.code,
+                FindingCode::CnameMismatch
+                    | FindingCode::CnameTargetDoubled
+                    | FindingCode::ConflictingRecord
+            )
+        });
+        if blames_a_record {
+            if let Some(shadow) =
+                checks::wildcard::check(engine, server, name, &kind, a, &expected, &nameservers)
+                    .await
+            {
+                record_findings.retain(|finding| {
+                    !matches!(
+                        finding.code,
+                        FindingCode::CnameMismatch
+                            | FindingCode::CnameTargetDoubled
+                            | FindingCode::ConflictingRecord
+                    )
+                });
+                record_findings.push(shadow);
+            }
+        }
         if let Some(missing) = record_findings
             .iter_mut()
             .find(|finding| finding.code == FindingCode::RecordMissing)
         {
             let doubled_name = names::doubled(name, &kind.zone);
-            let doubled = engine
-                .ask(
+            let zone_wildcard = format!("*.{}", kind.zone);
+            let (doubled, wildcard) = tokio::join!(
+                engine.ask(
                     server.address,
                     server.recursive(),
                     &doubled_name,
                     RecordType::A,
-                )
-                .await;
-            if doubled.status == AnswerStatus::NoError && !doubled.answers.is_empty() {
+                ),
+                engine.ask(
+                    server.address,
+                    server.recursive(),
+                    &zone_wildcard,
+                    RecordType::A,
+                ),
+            );
+            // A wildcard at the apex answers for the doubled name too: that is no record
+            // of the customer's.
+            let from_wildcard = !wildcard.answers.is_empty()
+                && doubled
+                    .answers
+                    .iter()
+                    .map(|record| (&record.record_type, &record.value))
+                    .eq(wildcard
+                        .answers
+                        .iter()
+                        .map(|record| (&record.record_type, &record.value)));
+            if doubled.status == AnswerStatus::NoError
+                && !doubled.answers.is_empty()
+                && !from_wildcard
+            {
                 *missing = names::doubled_record_finding(
                     name,
                     &kind.zone,
@@ -267,6 +340,17 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 );
             }
         }
+        let record_correct = record_findings
+            .iter()
+            .any(|finding| finding.code == FindingCode::RecordCorrect);
+        record_findings.extend(checks::dangling::check(
+            name,
+            &kind,
+            &run.target,
+            run.options.attached_hostnames.as_ref(),
+            record_correct,
+            &expected,
+        ));
         findings.extend(record_findings);
     }
 
@@ -302,7 +386,6 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         None
     };
 
-    let provider = crate::providers::detect(&nameservers);
     if let Some(found) = &provider {
         let target_addresses: Vec<(String, String)> = target_a
             .records_of_type("A")
@@ -320,7 +403,9 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 &target_addresses,
                 fix,
             );
-            fix.steps = crate::providers::steps(&found.provider, &kind, &fix.changes);
+            if fix.steps.is_empty() {
+                fix.steps = crate::providers::steps(&found.provider, &kind, &fix.changes);
+            }
         }
     }
 

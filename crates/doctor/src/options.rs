@@ -48,6 +48,10 @@ pub struct DoctorOptions {
     /// The port a zone's nameservers are asked on in an online run: 53, except where a test
     /// runs its nameservers on loopback.
     pub nameserver_port: u16,
+    /// The hostnames the platform says are attached to a project (lowercase A-labels), when
+    /// the caller knows them: a name that points at the platform but is not among them is
+    /// `dangling_cname`. `None`: not known, not judged.
+    pub attached_hostnames: Option<std::collections::BTreeSet<String>>,
 }
 
 impl DoctorOptions {
@@ -75,6 +79,7 @@ impl DoctorOptions {
             edge: None,
             extra_roots_pem: None,
             nameserver_port: 53,
+            attached_hostnames: None,
         }
     }
 

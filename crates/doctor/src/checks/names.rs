@@ -72,7 +72,7 @@ pub fn doubled_record_finding(
         .collect();
     changes.push(expected.clone());
     Finding {
-        code: FindingCode::DoubledZoneName,
+        code: FindingCode::ZoneAppended,
         severity: Severity::Error,
         title: format!("The record was created at {doubled_name}, not {hostname}"),
         detail: format!(

@@ -14,7 +14,8 @@ fn world() -> Zones {
             "example.com",
             &["amy.ns.cloudflare.com", "bob.ns.cloudflare.com"],
         )
-        .a("shop.example.com", "192.0.2.10");
+        .a("shop.example.com", "192.0.2.10")
+        .a("cdn.example.com", "104.16.132.229");
     zones
         .zone("example.net")
         .nameservers(
@@ -136,4 +137,29 @@ async fn an_unknown_provider_keeps_the_generic_fix() {
         .unwrap();
     assert!(fix.steps.is_empty());
     assert!(!report.to_markdown().contains("DNS provider"));
+}
+
+#[tokio::test]
+async fn a_record_behind_cloudflares_proxy_is_switched_to_dns_only() {
+    let server = ZoneServer::start(&world()).await;
+    let report = diagnose(&["cdn.example.com"], &options(&[server.address]))
+        .await
+        .unwrap();
+    let cdn = host(&report, "cdn.example.com");
+    let proxied = finding(cdn, FindingCode::ProxiedByCloudflare);
+    assert!(
+        !cdn.findings
+            .iter()
+            .any(|found| found.code == FindingCode::ConflictingRecord),
+        "{:#?}",
+        cdn.findings
+    );
+    let fix = proxied.fix.as_ref().unwrap();
+    assert!(fix.summary.contains("DNS only"), "{}", fix.summary);
+    assert_eq!(fix.changes[0].action, ChangeAction::Keep);
+    assert!(
+        fix.steps[0].contains("set Proxy status to DNS only"),
+        "{:#?}",
+        fix.steps
+    );
 }

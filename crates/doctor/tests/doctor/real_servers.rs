@@ -20,7 +20,7 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use domain_desk_doctor::dns::{AnswerStatus, QueryOptions, query};
-use domain_desk_doctor::report::SourceKind;
+use domain_desk_doctor::report::{ChangeAction, SourceKind};
 use domain_desk_doctor::{DoctorOptions, FindingCode, Severity, diagnose};
 use hickory_proto::rr::RecordType;
 
@@ -170,6 +170,7 @@ async fn inside_the_namespace() {
     let mut hierarchy = Hierarchy::start().await;
     tokio::time::timeout(Duration::from_secs(60), async {
         diagnose_against(&hierarchy).await;
+        mistakes_only_nsd_can_show(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
     })
     .await
@@ -311,6 +312,98 @@ async fn a_fix_still_propagating(hierarchy: &mut Hierarchy) {
     assert!(!report.has_errors(), "{context}");
 }
 
+/// Records holding the mistakes of [`mistakes_only_nsd_can_show`].
+const MISTAKES: &str = "\
+example.com. IN A 127.0.0.10
+example.com. IN AAAA 2001:db8::99
+proxied.example.com. IN A 104.16.132.229
+proxied.example.com. IN AAAA 2606:4700::6810:84e5
+appended.example.com.example.com. IN CNAME edge.platform.net.
+*.shops.example.com. IN CNAME old-host.example.com.
+";
+
+/// The findings that need a real server's behaviour: a wildcard (RFC 4592 synthesis), a
+/// record under the doubled name, Cloudflare's addresses, an apex whose AAAA was left behind.
+async fn mistakes_only_nsd_can_show(hierarchy: &Hierarchy) {
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let names = [
+        "example.com",
+        "proxied.example.com",
+        "appended.example.com",
+        "eu.shops.example.com",
+    ];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_markdown(), hierarchy.logs());
+
+    let apex = host(&report, "example.com");
+    let aaaa = finding(apex, FindingCode::AaaaMismatch);
+    assert_eq!(aaaa.severity, Severity::Error);
+    assert!(aaaa.detail.contains("2001:db8::99"), "{context}");
+    let changes = &aaaa.fix.as_ref().unwrap().changes;
+    assert_eq!(
+        changes
+            .iter()
+            .map(|change| (
+                change.action,
+                change.record_type.as_str(),
+                change.value.as_str()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            (ChangeAction::Remove, "AAAA", "2001:db8::99"),
+            (ChangeAction::Add, "AAAA", "2001:db8::10")
+        ],
+        "{context}"
+    );
+    assert!(
+        !apex
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ApexAddressMismatch),
+        "{context}"
+    );
+
+    let proxied = host(&report, "proxied.example.com");
+    let behind = finding(proxied, FindingCode::ProxiedByCloudflare);
+    assert!(
+        behind.detail.contains("104.16.132.229 in 104.16.0.0/13"),
+        "{context}"
+    );
+    assert!(behind.detail.contains("2606:4700::/32"), "{context}");
+    assert!(
+        !proxied
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ConflictingRecord),
+        "the proxy's addresses are not blamed as the customer's A record\n{context}"
+    );
+
+    let appended = finding(
+        host(&report, "appended.example.com"),
+        FindingCode::ZoneAppended,
+    );
+    assert!(
+        appended.title.contains("appended.example.com.example.com"),
+        "{context}"
+    );
+
+    let shadowed = host(&report, "eu.shops.example.com");
+    let shadow = finding(shadowed, FindingCode::WildcardShadow);
+    assert!(shadow.title.contains("*.shops.example.com"), "{context}");
+    assert!(
+        !shadowed
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::CnameMismatch),
+        "{context}"
+    );
+    let add = &shadow.fix.as_ref().unwrap().changes[0];
+    assert_eq!(
+        (add.name.as_str(), add.record_type.as_str()),
+        ("eu.shops", "CNAME")
+    );
+}
+
 const MOVED_BEFORE: &str = "moved.example.com. IN A 192.0.2.10\n";
 
 fn moved_after() -> String {
@@ -364,6 +457,7 @@ fn zones() -> [(&'static str, &'static str, String); 5] {
                      wrong.example.com. IN CNAME old-host.example.com.\n\
                      old-host.example.com. IN A 127.0.0.20\n"
                 )
+                + MISTAKES
                 + MOVED_BEFORE,
         ),
         (

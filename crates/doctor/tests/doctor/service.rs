@@ -263,3 +263,100 @@ async fn a_live_domain_shows_its_certificate_and_a_redirect_its_301() {
     assert!(redirect.title.contains("301"));
     assert!(redirect.title.contains("www.example.com"));
 }
+
+/// The attached hostnames, as the platform's API lists them for `key`.
+async fn attached_hostnames(service: &Running, key: &str) -> std::collections::BTreeSet<String> {
+    let mut attached = std::collections::BTreeSet::new();
+    let projects = service
+        .call(reqwest::Method::GET, "/v1/projects", Some(key), Value::Null)
+        .await;
+    for project in projects["projects"].as_array().unwrap() {
+        let id = project["id"].as_str().unwrap();
+        let domains = service
+            .call(
+                reqwest::Method::GET,
+                &format!("/v1/projects/{id}/domains"),
+                Some(key),
+                Value::Null,
+            )
+            .await;
+        for domain in domains["domains"].as_array().unwrap() {
+            attached.insert(domain["hostname"].as_str().unwrap().to_owned());
+        }
+    }
+    attached
+}
+
+#[tokio::test]
+async fn a_cname_to_the_platform_that_no_project_claims_is_dangling() {
+    let service = start().await;
+    let key = service.info.demo_keys["pro"].clone();
+    let post = reqwest::Method::POST;
+    let project = service
+        .call(
+            post.clone(),
+            "/v1/projects",
+            Some(&key),
+            json!({"name": "claims"}),
+        )
+        .await;
+    let project = project["id"].as_str().unwrap().to_owned();
+    service
+        .call(
+            post.clone(),
+            &format!("/v1/projects/{project}/deploys"),
+            Some(&key),
+            json!({"files": {"index.html": "<h1>claims</h1>"}}),
+        )
+        .await;
+    service
+        .call(
+            post,
+            &format!("/v1/projects/{project}/domains"),
+            Some(&key),
+            json!({"hostname": "www.example.com"}),
+        )
+        .await;
+    let attached = attached_hostnames(&service, &key).await;
+    assert_eq!(attached.len(), 1, "{attached:?}");
+
+    // Both seed names have the CNAME the platform asks for; only one is attached.
+    let names = ["www.example.com", "www.example.co.uk"];
+    let mut options = service.options().with_tls_probe(false);
+    options.attached_hostnames = Some(attached);
+    let report = diagnose(&names, &options).await.unwrap();
+    let claimed = host(&report, "www.example.com");
+    assert!(
+        !claimed
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::DanglingCname),
+        "{:#?}",
+        claimed.findings
+    );
+    let dangling = finding(
+        host(&report, "www.example.co.uk"),
+        FindingCode::DanglingCname,
+    );
+    assert_eq!(dangling.severity, Severity::Warning);
+    assert!(
+        dangling
+            .fix
+            .as_ref()
+            .unwrap()
+            .summary
+            .contains("Attach www.example.co.uk")
+    );
+
+    // Without the platform's list DNS alone cannot say: nothing is claimed.
+    let unknown = diagnose(&names, &service.options().with_tls_probe(false))
+        .await
+        .unwrap();
+    assert!(
+        unknown
+            .hosts
+            .iter()
+            .flat_map(|host| &host.findings)
+            .all(|found| found.code != FindingCode::DanglingCname)
+    );
+}
