@@ -3,11 +3,14 @@
 
 use std::time::Instant;
 
+use chrono::{DateTime, Utc};
+
 use domain_desk_api::Hostname;
 use futures::future::join_all;
 use hickory_proto::rr::RecordType;
 use tokio::sync::OnceCell;
 
+use crate::checks::tls::TlsSource;
 use crate::checks::{self, health, kind, names, propagation, records};
 use crate::dns::{Answer, AnswerStatus, QueryEngine};
 use crate::options::DoctorOptions;
@@ -17,6 +20,11 @@ use crate::sources::{self, Server};
 /// What every hostname of one run shares.
 pub(crate) struct Run {
     pub engine: QueryEngine,
+    /// Where the TLS probe's connections come from (the edge, or a capture).
+    pub tls: TlsSource,
+    /// The run's clock: certificate expiry is judged at this instant (a replay's is the
+    /// capture's).
+    pub now: DateTime<Utc>,
     pub options: DoctorOptions,
     /// Never empty: `diagnose` refuses to start without a server.
     pub servers: Vec<Server>,
@@ -26,10 +34,18 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    pub fn new(engine: QueryEngine, options: DoctorOptions, servers: Vec<Server>) -> Self {
+    pub fn new(
+        engine: QueryEngine,
+        tls: TlsSource,
+        now: DateTime<Utc>,
+        options: DoctorOptions,
+        servers: Vec<Server>,
+    ) -> Self {
         let target = crate::dns::answer::normalise_name(&options.target);
         Self {
             engine,
+            tls,
+            now,
             options,
             servers,
             target,
@@ -371,15 +387,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         .iter()
         .any(|finding| finding.severity == Severity::Error);
     let tls = if run.options.tls_probe && dns_is_right {
-        let (probe, tls_findings) = crate::checks::tls::probe(
-            name,
-            &address_answers,
-            run.options.edge,
-            run.options.extra_roots_pem.as_deref(),
-            run.options.timeout,
-            offline,
-        )
-        .await;
+        let (probe, tls_findings) = crate::checks::tls::probe(name, &address_answers, run).await;
         findings.extend(tls_findings);
         Some(probe)
     } else {

@@ -17,7 +17,8 @@ pub const PUBLIC_RESOLVERS: [(&str, &str); 3] = [
 /// The CA identity most platforms (and the local service by default) use.
 pub const DEFAULT_CA_IDENTITY: &str = "letsencrypt.org";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialisable so that a capture can carry the options of its run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DoctorOptions {
     /// The platform DNS target customers point their names at.
     pub target: String,

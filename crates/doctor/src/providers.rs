@@ -148,8 +148,14 @@ fn step(provider: &DnsProvider, kind: &NameKind, change: &RecordChange) -> Optio
     match change.action {
         ChangeAction::Keep => None,
         ChangeAction::Remove => Some(format!(
-            "At {at}, delete the {} record with the name {name} and the value {}.",
-            change.record_type, change.value
+            "At {at}, delete the {} record {} with the value {}.",
+            change.record_type,
+            if change.name == "@" {
+                "at @"
+            } else {
+                change.name.as_str()
+            },
+            change.value
         )),
         ChangeAction::Add => {
             let record_type = if change.record_type == "ALIAS" {

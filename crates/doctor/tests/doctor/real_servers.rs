@@ -21,7 +21,9 @@ use std::time::{Duration, Instant};
 
 use domain_desk_doctor::dns::{AnswerStatus, QueryOptions, query};
 use domain_desk_doctor::report::{ChangeAction, SourceKind};
-use domain_desk_doctor::{DoctorOptions, FindingCode, Severity, diagnose};
+use domain_desk_doctor::{
+    DoctorOptions, FindingCode, Severity, diagnose, diagnose_capturing, replay,
+};
 use hickory_proto::rr::RecordType;
 
 use crate::{finding, host};
@@ -208,9 +210,12 @@ async fn diagnose_against(hierarchy: &Hierarchy) {
     // What `domain-desk doctor --target edge.platform.net --no-tls NAME` runs: the system
     // resolver, the public resolvers and the zone's own nameservers.
     let options = DoctorOptions::new(TARGET).with_tls_probe(false);
-    let report = diagnose(&["www.example.com", "wrong.example.com"], &options)
+    let (report, capture) = diagnose_capturing(&["www.example.com", "wrong.example.com"], &options)
         .await
         .unwrap();
+    // An online run replays as well: the zone's nameservers, found on the way, are in the
+    // capture with the system resolver's answers.
+    assert_eq!(replay(&capture).await.unwrap(), report);
     let text = report.to_text();
     let context = format!("{text}\n{}", hierarchy.logs());
 

@@ -360,3 +360,93 @@ async fn a_cname_to_the_platform_that_no_project_claims_is_dangling() {
             .all(|found| found.code != FindingCode::DanglingCname)
     );
 }
+
+/// Attaches `hostname` to a new project and advances the virtual clock until it is live.
+async fn take_live(service: &Running, hostname: &str) {
+    let key = service.info.demo_keys["pro"].clone();
+    let post = reqwest::Method::POST;
+    let project = service
+        .call(
+            post.clone(),
+            "/v1/projects",
+            Some(&key),
+            json!({"name": "live"}),
+        )
+        .await;
+    let project = project["id"].as_str().unwrap().to_owned();
+    service
+        .call(
+            post.clone(),
+            &format!("/v1/projects/{project}/deploys"),
+            Some(&key),
+            json!({"files": {"index.html": "<h1>live</h1>"}}),
+        )
+        .await;
+    let domains = format!("/v1/projects/{project}/domains");
+    service
+        .call(
+            post.clone(),
+            &domains,
+            Some(&key),
+            json!({"hostname": hostname}),
+        )
+        .await;
+    for _ in 0..10 {
+        service
+            .call(
+                post.clone(),
+                "/_local/clock/advance",
+                None,
+                json!({"seconds": 3600}),
+            )
+            .await;
+        let domain = service
+            .call(
+                post.clone(),
+                &format!("{domains}/{hostname}/verify"),
+                Some(&key),
+                json!({}),
+            )
+            .await;
+        if domain["status"] == "live" {
+            return;
+        }
+    }
+    panic!("{hostname} did not go live");
+}
+
+#[tokio::test]
+async fn a_capture_holds_the_certificate_chain_and_replays_without_the_service() {
+    let service = start().await;
+    take_live(&service, "www.example.com").await;
+    let names = ["www.example.com", "shop.example.com"];
+    let (report, capture) = domain_desk_doctor::diagnose_capturing(&names, &service.options())
+        .await
+        .unwrap();
+    finding(
+        host(&report, "www.example.com"),
+        FindingCode::TlsCertificateOk,
+    );
+    let connection = capture
+        .tls
+        .iter()
+        .find(|exchange| exchange.hostname == "www.example.com")
+        .expect("the TLS connection is in the capture");
+    match &connection.outcome {
+        domain_desk_doctor::dns::capture::TlsOutcome::Connected { chain, .. } => {
+            assert!(!chain.is_empty())
+        }
+        other => panic!("{other:?}"),
+    }
+    drop(service);
+
+    let replayed = domain_desk_doctor::replay(&capture).await.unwrap();
+    assert_eq!(replayed, report);
+
+    // The certificate is judged at the capture's instant: the same file read as if captured
+    // a year later shows it expired, from the chain alone.
+    let mut later = capture.clone();
+    later.captured_at += chrono::Duration::days(400);
+    let aged = domain_desk_doctor::replay(&later).await.unwrap();
+    finding(host(&aged, "www.example.com"), FindingCode::TlsExpired);
+}
