@@ -51,10 +51,17 @@ fn a_healthy_cname_against_nsd_and_unbound() {
         skip(&reason);
         return;
     }
-    for program in ["nsd", "unbound", "ip", "mount"] {
+    for program in [
+        "nsd",
+        "unbound",
+        "ldns-keygen",
+        "ldns-signzone",
+        "ip",
+        "mount",
+    ] {
         assert!(
             program_path(program).is_some(),
-            "{program} is not installed: apt-get install nsd unbound iproute2 (cargo xtask test \
+            "{program} is not installed: apt-get install nsd unbound ldnsutils iproute2 (cargo xtask test \
              installs them)"
         );
     }
@@ -173,6 +180,7 @@ async fn inside_the_namespace() {
     tokio::time::timeout(Duration::from_secs(60), async {
         diagnose_against(&hierarchy).await;
         mistakes_only_nsd_can_show(&hierarchy).await;
+        dnssec_failures_seen_through_a_validating_resolver(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
     })
     .await
@@ -317,6 +325,42 @@ async fn a_fix_still_propagating(hierarchy: &mut Hierarchy) {
     assert!(!report.has_errors(), "{context}");
 }
 
+/// Zones signed by `ldns-signzone` and validated by Unbound from the test root's key: an
+/// expired signature and a DS that matches no key make Unbound answer SERVFAIL, and the same
+/// question with checking disabled (CD) gets the answer, which the doctor reports as a
+/// DNSSEC failure rather than a broken server. The signed `example.com` stays healthy (the
+/// other checks of this run assert it).
+async fn dnssec_failures_seen_through_a_validating_resolver(hierarchy: &Hierarchy) {
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let names = ["www.expired.com", "www.wrongds.com", "www.example.com"];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    for broken in ["www.expired.com", "www.wrongds.com"] {
+        let failure = finding(host(&report, broken), FindingCode::DnssecFailure);
+        assert_eq!(failure.severity, Severity::Error, "{context}");
+        assert!(
+            failure
+                .detail
+                .starts_with(&format!("system resolver {RESOLVER}:53 answers SERVFAIL")),
+            "{context}"
+        );
+        assert!(
+            failure.evidence.iter().any(|shown| shown.note.as_deref()
+                == Some("asked again with DNSSEC checking disabled (CD)")
+                && shown.status == AnswerStatus::NoError),
+            "{context}"
+        );
+    }
+    let fine = host(&report, "www.example.com");
+    assert!(
+        !fine.findings.iter().any(|found| matches!(
+            found.code,
+            FindingCode::DnssecFailure | FindingCode::Servfail
+        )),
+        "{context}"
+    );
+}
+
 /// Records holding the mistakes of [`mistakes_only_nsd_can_show`].
 const MISTAKES: &str = "\
 example.com. IN A 127.0.0.10
@@ -416,7 +460,7 @@ fn moved_after() -> String {
 }
 
 /// The zones, as NSD reads them. Every server's name has glue in its parent.
-fn zones() -> [(&'static str, &'static str, String); 5] {
+fn zones() -> [(&'static str, &'static str, String); 7] {
     let soa = |apex: &str, ns: &str| {
         let mailbox = if apex == "." {
             "hostmaster.root."
@@ -441,7 +485,9 @@ fn zones() -> [(&'static str, &'static str, String); 5] {
             "com",
             soa("com.", "ns.tld.")
                 + &format!(
-                    "example.com. IN NS ns1.example.com.\nns1.example.com. IN A {CUSTOMER}\n"
+                    "example.com. IN NS ns1.example.com.\nns1.example.com. IN A {CUSTOMER}\n\
+                     expired.com. IN NS ns1.example.com.\n\
+                     wrongds.com. IN NS ns1.example.com.\n"
                 ),
         ),
         (
@@ -464,6 +510,18 @@ fn zones() -> [(&'static str, &'static str, String); 5] {
                 )
                 + MISTAKES
                 + MOVED_BEFORE,
+        ),
+        (
+            "expired.com",
+            "expired.com",
+            soa("expired.com.", "ns1.example.com.")
+                + &format!("www.expired.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "wrongds.com",
+            "wrongds.com",
+            soa("wrongds.com.", "ns1.example.com.")
+                + &format!("www.wrongds.com. IN CNAME {TARGET}.\n"),
         ),
         (
             "platform.net",
@@ -527,23 +585,28 @@ impl Drop for Process {
 struct Hierarchy {
     servers: Vec<Process>,
     directory: tempfile::TempDir,
+    /// Each zone file's signing key (an `ldns-keygen` basename in the directory).
+    keys: Vec<(String, String)>,
 }
 
 impl Hierarchy {
     async fn start() -> Self {
         let directory = tempfile::tempdir().unwrap();
         let dir = directory.path().to_owned();
-        for (file, _, text) in zones() {
-            fs::write(dir.join(format!("{file}.zone")), text).unwrap();
-        }
         let mut hierarchy = Self {
             servers: Vec::new(),
             directory,
+            keys: Vec::new(),
         };
+        hierarchy.sign_all();
         for (name, address, zones) in [
             ("root", ROOT, &["root"][..]),
             ("tld", TLD, &["com", "net"][..]),
-            ("customer", CUSTOMER, &["example.com"][..]),
+            (
+                "customer",
+                CUSTOMER,
+                &["example.com", "expired.com", "wrongds.com"][..],
+            ),
             ("platform", PLATFORM, &["platform.net"][..]),
         ] {
             hierarchy.start_nsd(name, address, zones);
@@ -592,7 +655,7 @@ impl Hierarchy {
                 .map(|(_, apex, _)| apex)
                 .unwrap();
             config.push_str(&format!(
-                "zone:\n  name: \"{apex}\"\n  zonefile: \"{file}.zone\"\n"
+                "zone:\n  name: \"{apex}\"\n  zonefile: \"{file}.zone.signed\"\n"
             ));
         }
         let conf = own.join("nsd.conf");
@@ -622,7 +685,8 @@ impl Hierarchy {
                  pidfile: \"{dir}/unbound.pid\"\n  logfile: \"{dir}/unbound.log\"\n  \
                  use-syslog: no\n  verbosity: 1\n  num-threads: 1\n  \
                  access-control: 127.0.0.0/8 allow\n  do-not-query-localhost: no\n  \
-                 root-hints: \"{hints}\"\n  module-config: \"iterator\"\n\
+                 root-hints: \"{hints}\"\n  module-config: \"validator iterator\"\n  \
+                 trust-anchor-file: \"{dir}/root.anchor\"\n  val-log-level: 2\n\
                  remote-control:\n  control-enable: no\n",
                 dir = dir.display(),
                 hints = hints.display(),
@@ -635,6 +699,93 @@ impl Hierarchy {
             &["-d", "-c", &conf.to_string_lossy()],
             &dir.join("unbound.stderr"),
         ));
+    }
+
+    /// Writes every zone and signs it with `ldns-signzone` (one ECDSA key per zone, flagged
+    /// as a key-signing key and signing everything), children first so that each parent
+    /// holds its children's DS records when it is signed. `expired.com` is signed with
+    /// signatures that ended in 2020; `wrongds.com`'s DS at `com` is that of a key the zone
+    /// does not hold, as after a provider move. The root's key is Unbound's trust anchor.
+    fn sign_all(&mut self) {
+        let dir = self.directory.path().to_owned();
+        let mut texts: Vec<(&str, &str, String)> = zones().into_iter().collect();
+        let keygen = |apex: &str| {
+            let output = Command::new(program_path("ldns-keygen").unwrap())
+                .args(["-a", "ECDSAP256SHA256", "-k", apex])
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "ldns-keygen {apex}: {output:?}");
+            String::from_utf8(output.stdout).unwrap().trim().to_owned()
+        };
+        let ds = |key: &str| fs::read_to_string(dir.join(format!("{key}.ds"))).unwrap();
+        for (file, apex, _) in &texts {
+            self.keys.push(((*file).to_owned(), keygen(apex)));
+        }
+        let key_of = |keys: &[(String, String)], file: &str| {
+            keys.iter()
+                .find(|(zone, _)| zone == file)
+                .map(|(_, key)| key.clone())
+                .unwrap()
+        };
+        let stranger = keygen("wrongds.com");
+        let parents = [
+            ("com", ["example.com", "expired.com"].as_slice()),
+            ("net", ["platform.net"].as_slice()),
+            ("root", ["com", "net"].as_slice()),
+        ];
+        for (parent, children) in parents {
+            let mut extra: String = children
+                .iter()
+                .map(|child| ds(&key_of(&self.keys, child)))
+                .collect();
+            if parent == "com" {
+                extra.push_str(&ds(&stranger));
+            }
+            let entry = texts
+                .iter_mut()
+                .find(|(file, _, _)| *file == parent)
+                .unwrap();
+            entry.2.push_str(&extra);
+        }
+        for (file, _, text) in &texts {
+            fs::write(dir.join(format!("{file}.zone")), text).unwrap();
+            self.sign(file, &key_of(&self.keys, file), *file == "expired.com");
+        }
+        let root_key =
+            fs::read_to_string(dir.join(format!("{}.key", key_of(&self.keys, "root")))).unwrap();
+        fs::write(dir.join("root.anchor"), root_key).unwrap();
+    }
+
+    /// Signs `{file}.zone` into `{file}.zone.signed` with `key`; `expired`: with signatures
+    /// valid only in 2019.
+    fn sign(&self, file: &str, key: &str, expired: bool) {
+        let apex = zones()
+            .into_iter()
+            .find(|(candidate, _, _)| *candidate == file)
+            .map(|(_, apex, _)| apex)
+            .unwrap();
+        let mut args: Vec<String> = Vec::new();
+        if expired {
+            args.extend(["-i", "20190101000000", "-e", "20200101000000"].map(str::to_owned));
+        }
+        args.extend([
+            "-f".to_owned(),
+            format!("{file}.zone.signed"),
+            "-o".to_owned(),
+            apex.to_owned(),
+            format!("{file}.zone"),
+            key.to_owned(),
+        ]);
+        let output = Command::new(program_path("ldns-signzone").unwrap())
+            .args(&args)
+            .current_dir(self.directory.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "ldns-signzone {args:?}: {output:?}"
+        );
     }
 
     /// Waits until `address` answers for `name`, or fails with the servers' logs.
@@ -650,6 +801,13 @@ impl Hierarchy {
         let path = self.directory.path().join(format!("{file}.zone"));
         let text = fs::read_to_string(&path).unwrap();
         fs::write(&path, edit(&text)).unwrap();
+        let key = self
+            .keys
+            .iter()
+            .find(|(zone, _)| zone == file)
+            .map(|(_, key)| key.clone())
+            .unwrap();
+        self.sign(file, &key, false);
         let name = format!("nsd {server}");
         let process = self
             .servers
