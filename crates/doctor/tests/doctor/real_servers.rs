@@ -451,6 +451,31 @@ async fn mistakes_only_nsd_can_show(hierarchy: &Hierarchy) {
         (add.name.as_str(), add.record_type.as_str()),
         ("eu.shops", "CNAME")
     );
+
+    // A wildcard at the apex: its address is not blamed on shop as an A record of its own,
+    // and it does not pass for a record made under the doubled name.
+    let names = ["shop.wild.com", "a.b.wild.com"];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_markdown(), hierarchy.logs());
+    let shop = host(&report, "shop.wild.com");
+    let shadow = finding(shop, FindingCode::WildcardShadow);
+    assert!(shadow.title.contains("*.wild.com"), "{context}");
+    assert!(
+        !shop
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ConflictingRecord),
+        "{context}"
+    );
+    let below = host(&report, "a.b.wild.com");
+    finding(below, FindingCode::RecordMissing);
+    assert!(
+        !below
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ZoneAppended),
+        "a.b.wild.com.wild.com is the wildcard's answer, not a record of the customer's\n{context}"
+    );
 }
 
 const MOVED_BEFORE: &str = "moved.example.com. IN A 192.0.2.10\n";
@@ -460,7 +485,7 @@ fn moved_after() -> String {
 }
 
 /// The zones, as NSD reads them. Every server's name has glue in its parent.
-fn zones() -> [(&'static str, &'static str, String); 7] {
+fn zones() -> [(&'static str, &'static str, String); 8] {
     let soa = |apex: &str, ns: &str| {
         let mailbox = if apex == "." {
             "hostmaster.root."
@@ -487,7 +512,8 @@ fn zones() -> [(&'static str, &'static str, String); 7] {
                 + &format!(
                     "example.com. IN NS ns1.example.com.\nns1.example.com. IN A {CUSTOMER}\n\
                      expired.com. IN NS ns1.example.com.\n\
-                     wrongds.com. IN NS ns1.example.com.\n"
+                     wrongds.com. IN NS ns1.example.com.\n\
+                     wild.com. IN NS ns1.example.com.\n"
                 ),
         ),
         (
@@ -522,6 +548,12 @@ fn zones() -> [(&'static str, &'static str, String); 7] {
             "wrongds.com",
             soa("wrongds.com.", "ns1.example.com.")
                 + &format!("www.wrongds.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "wild.com",
+            "wild.com",
+            soa("wild.com.", "ns1.example.com.")
+                + "*.wild.com. IN A 127.0.0.30\nb.wild.com. IN TXT \"here\"\n",
         ),
         (
             "platform.net",
@@ -605,7 +637,7 @@ impl Hierarchy {
             (
                 "customer",
                 CUSTOMER,
-                &["example.com", "expired.com", "wrongds.com"][..],
+                &["example.com", "expired.com", "wrongds.com", "wild.com"][..],
             ),
             ("platform", PLATFORM, &["platform.net"][..]),
         ] {
@@ -730,7 +762,7 @@ impl Hierarchy {
         };
         let stranger = keygen("wrongds.com");
         let parents = [
-            ("com", ["example.com", "expired.com"].as_slice()),
+            ("com", ["example.com", "expired.com", "wild.com"].as_slice()),
             ("net", ["platform.net"].as_slice()),
             ("root", ["com", "net"].as_slice()),
         ];
