@@ -310,8 +310,9 @@ async fn doctor_options(
 }
 
 /// Every hostname attached to a project on the local service (all demo accounts), so the
-/// doctor can tell a dangling CNAME; `None` when the service does not answer in full.
-async fn local_attached_hostnames(
+/// doctor can tell a dangling CNAME; `None` when the service does not answer in full. The
+/// window's Diagnose panel asks the same in the offline demo.
+pub(crate) async fn local_attached_hostnames(
     api: std::net::SocketAddr,
     info: &domain_desk_api::local::LocalInfo,
 ) -> Option<std::collections::BTreeSet<String>> {
