@@ -4,7 +4,6 @@
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
-
 use domain_desk_api::Hostname;
 use futures::future::join_all;
 use hickory_proto::rr::RecordType;
