@@ -127,13 +127,21 @@ pub struct DoctorArgs {
     /// Print the report as Markdown for a support ticket.
     #[arg(long)]
     pub markdown: bool,
+    /// Validate DNSSEC from the root's trust anchor down to each name (through the first
+    /// resolver, with checking disabled): dnssec_valid, dnssec_unsigned_ok or dnssec_bogus.
+    #[arg(long)]
+    pub dnssec: bool,
+    /// DNSKEY records in zone-file form to trust instead of IANA's root keys (a private root);
+    /// implies --dnssec.
+    #[arg(long, value_name = "FILE")]
+    pub trust_anchor: Option<std::path::PathBuf>,
     /// Also write every DNS question, answer and TLS certificate chain seen into FILE (a
     /// versioned JSON capture that `--replay` reads).
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
     pub capture: Option<std::path::PathBuf>,
     /// Re-run the analysis of a capture with no network, giving the report it gave; the
     /// hostnames and options are the capture's.
-    #[arg(long, value_name = "FILE", conflicts_with_all = ["hostnames", "file", "resolvers", "target", "ca_identity", "edge", "no_tls"])]
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["hostnames", "file", "resolvers", "target", "ca_identity", "edge", "no_tls", "dnssec", "trust_anchor"])]
     pub replay: Option<std::path::PathBuf>,
 }
 
@@ -302,6 +310,15 @@ async fn doctor_options(
                 .and_then(|edge| edge.parse().ok())
         }));
     options.concurrency = args.concurrency.max(1);
+    options.dnssec = args.dnssec || args.trust_anchor.is_some();
+    if let Some(file) = &args.trust_anchor {
+        options.trust_anchor = Some(std::fs::read_to_string(file).map_err(|err| {
+            domain_desk_doctor::Error::InvalidOptions(format!(
+                "cannot read the trust anchor {}: {err}",
+                file.display()
+            ))
+        })?);
+    }
     if let Some(info) = &info {
         options.attached_hostnames = local_attached_hostnames(args.local_api, info).await;
     }
@@ -521,10 +538,52 @@ mod tests {
             &["--replay", "seen.json", "--resolver", "127.0.0.1:53"][..],
             &["--replay", "seen.json", "--target", "edge.example.net"][..],
             &["--replay", "seen.json", "--capture", "again.json"][..],
+            &["--replay", "seen.json", "--trust-anchor", "root.key"][..],
         ] {
             assert!(doctor_args(flags).is_err(), "{flags:?}");
         }
         assert!(doctor_args(&["--capture", "seen.json"]).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_trust_anchor_file_turns_dnssec_on_and_a_missing_one_is_an_error() {
+        let directory = tempfile::tempdir().unwrap();
+        let anchor = directory.path().join("root.key");
+        std::fs::write(&anchor, ". IN DNSKEY 257 3 13 AAAA\n").unwrap();
+        let path = anchor.to_string_lossy().into_owned();
+        let args = doctor_args(&[
+            "--target",
+            "edge.example.net",
+            "--trust-anchor",
+            &path,
+            "a.example.com",
+        ])
+        .unwrap();
+        let options = doctor_options(&args).await.unwrap();
+        assert!(options.dnssec);
+        assert_eq!(
+            options.trust_anchor.as_deref(),
+            Some(". IN DNSKEY 257 3 13 AAAA\n")
+        );
+        let plain = doctor_args(&["--target", "edge.example.net", "a.example.com"]).unwrap();
+        assert!(!doctor_options(&plain).await.unwrap().dnssec);
+        let missing = directory
+            .path()
+            .join("none.key")
+            .to_string_lossy()
+            .into_owned();
+        let args = doctor_args(&[
+            "--target",
+            "edge.example.net",
+            "--trust-anchor",
+            &missing,
+            "a.example.com",
+        ])
+        .unwrap();
+        match doctor_options(&args).await {
+            Err(error) => assert!(error.to_string().contains("none.key"), "{error}"),
+            Ok(_) => panic!("a missing trust anchor was accepted"),
+        }
     }
 
     /// The doctor's list of attached names, from a local service with one attached domain.

@@ -9,6 +9,7 @@ use futures::future::join_all;
 use hickory_proto::rr::RecordType;
 use tokio::sync::OnceCell;
 
+use crate::checks::dnssec::DnssecSource;
 use crate::checks::tls::TlsSource;
 use crate::checks::{self, health, kind, names, propagation, records};
 use crate::dns::{Answer, AnswerStatus, QueryEngine};
@@ -21,6 +22,8 @@ pub(crate) struct Run {
     pub engine: QueryEngine,
     /// Where the TLS probe's connections come from (the edge, or a capture).
     pub tls: TlsSource,
+    /// Where DNSSEC verdicts come from; `None` when the run does not validate.
+    pub dnssec: Option<DnssecSource>,
     /// The run's clock: certificate expiry is judged at this instant (a replay's is the
     /// capture's).
     pub now: DateTime<Utc>,
@@ -36,6 +39,7 @@ impl Run {
     pub fn new(
         engine: QueryEngine,
         tls: TlsSource,
+        dnssec: Option<DnssecSource>,
         now: DateTime<Utc>,
         options: DoctorOptions,
         servers: Vec<Server>,
@@ -44,6 +48,7 @@ impl Run {
         Self {
             engine,
             tls,
+            dnssec,
             now,
             options,
             servers,
@@ -367,6 +372,37 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             &expected,
         ));
         findings.extend(record_findings);
+    }
+
+    if let Some(source) = &run.dnssec {
+        let verdict = source
+            .verdict(primary.address, name, run.options.timeout)
+            .await;
+        findings.extend(checks::dnssec::finding(
+            name,
+            &primary.source.label,
+            &verdict,
+        ));
+        // The doctor's own verdict and a resolver's SERVFAIL that CD cures are one cause:
+        // one finding, with the resolver's answers as evidence.
+        if let Some(failure) = findings
+            .iter()
+            .position(|finding| finding.code == FindingCode::DnssecFailure)
+            .filter(|_| {
+                findings
+                    .iter()
+                    .any(|finding| finding.code == FindingCode::DnssecBogus)
+            })
+        {
+            let failure = findings.remove(failure);
+            if let Some(bogus) = findings
+                .iter_mut()
+                .find(|finding| finding.code == FindingCode::DnssecBogus)
+            {
+                bogus.detail = format!("{} {}", bogus.detail, failure.detail);
+                bogus.evidence.extend(failure.evidence);
+            }
+        }
     }
 
     let views: Vec<propagation::ServerView<'_>> = servers

@@ -35,6 +35,7 @@ pub use report::{
     SourceView, TlsProbe,
 };
 
+use crate::checks::dnssec::DnssecSource;
 use crate::checks::tls::TlsSource;
 pub use crate::dns::Capture;
 use crate::dns::capture::{CAPTURE_FORMAT, CAPTURE_VERSION};
@@ -65,6 +66,7 @@ pub async fn diagnose_logged<S: AsRef<str>>(
         servers,
         engine.clone(),
         TlsSource::Network,
+        dnssec_source(options, false)?,
         chrono::Utc::now(),
     )
     .await;
@@ -88,6 +90,7 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
         servers,
         engine,
         TlsSource::Recording(Default::default()),
+        dnssec_source(options, true)?,
         captured_at,
     )
     .await;
@@ -104,6 +107,11 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
         servers: report.sources.clone(),
         exchanges: recorder.exchanges(),
         tls: run.tls.recorded(),
+        dnssec: run
+            .dnssec
+            .as_ref()
+            .map(DnssecSource::recorded)
+            .unwrap_or_default(),
         elapsed_ms: report.elapsed_ms,
         host_elapsed_ms: report.hosts.iter().map(|host| host.elapsed_ms).collect(),
     };
@@ -123,6 +131,9 @@ pub async fn replay(capture: &Capture) -> Result<Report> {
         servers,
         engine,
         TlsSource::Replay(capture.tls.clone()),
+        options
+            .dnssec
+            .then(|| DnssecSource::Replay(capture.dnssec.clone())),
         capture.captured_at,
     )
     .await;
@@ -132,6 +143,22 @@ pub async fn replay(capture: &Capture) -> Result<Report> {
         host.elapsed_ms = *elapsed_ms;
     }
     Ok(report)
+}
+
+/// The DNSSEC validation a run does, if it does: with the caller's trust anchor or IANA's.
+fn dnssec_source(options: &DoctorOptions, recording: bool) -> Result<Option<DnssecSource>> {
+    if !options.dnssec {
+        return Ok(None);
+    }
+    let anchors = Arc::new(
+        checks::dnssec::trust_anchors(options.trust_anchor.as_deref())
+            .map_err(Error::InvalidOptions)?,
+    );
+    Ok(Some(if recording {
+        DnssecSource::Recording(anchors, Default::default())
+    } else {
+        DnssecSource::Network(anchors)
+    }))
 }
 
 fn engine_for(options: &DoctorOptions, source: Arc<dyn DnsSource>) -> QueryEngine {
@@ -153,10 +180,18 @@ async fn run<S: AsRef<str>>(
     servers: Vec<Server>,
     engine: QueryEngine,
     tls: TlsSource,
+    dnssec: Option<DnssecSource>,
     now: chrono::DateTime<chrono::Utc>,
 ) -> (Report, Arc<host::Run>) {
     let started = Instant::now();
-    let run = Arc::new(host::Run::new(engine, tls, now, options.clone(), servers));
+    let run = Arc::new(host::Run::new(
+        engine,
+        tls,
+        dnssec,
+        now,
+        options.clone(),
+        servers,
+    ));
     // Owned names and a shared `Run` keep the future `Send` for any caller (a Tauri command
     // or a spawned task), which borrowing closures over the stream would not.
     let owned: Vec<String> = hostnames

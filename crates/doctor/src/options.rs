@@ -53,6 +53,14 @@ pub struct DoctorOptions {
     /// the caller knows them: a name that points at the platform but is not among them is
     /// `dangling_cname`. `None`: not known, not judged.
     pub attached_hostnames: Option<std::collections::BTreeSet<String>>,
+    /// Validate DNSSEC from the trust anchor down to each name, through the first resolver
+    /// (with checking disabled).
+    #[serde(default)]
+    pub dnssec: bool,
+    /// DNSKEY records in zone-file form that replace IANA's root keys as the trust anchor
+    /// (a private root, or a test's).
+    #[serde(default)]
+    pub trust_anchor: Option<String>,
 }
 
 impl DoctorOptions {
@@ -81,6 +89,8 @@ impl DoctorOptions {
             extra_roots_pem: None,
             nameserver_port: 53,
             attached_hostnames: None,
+            dnssec: false,
+            trust_anchor: None,
         }
     }
 

@@ -242,6 +242,9 @@ pub enum FindingCode {
     AaaaMismatch,
     WildcardShadow,
     DanglingCname,
+    DnssecValid,
+    DnssecUnsignedOk,
+    DnssecBogus,
 }
 
 /// One thing found, with its evidence and the fix.

@@ -3,6 +3,7 @@
 
 pub mod caa;
 pub mod dangling;
+pub mod dnssec;
 pub mod health;
 pub mod kind;
 pub mod names;

@@ -17,6 +17,7 @@
 //! | `servers` | the servers asked for every name (`label`, `address`, `kind`, `recursive`) |
 //! | `exchanges` | every DNS question sent: `server` (`address:port`), `name`, `type`, `recursion_desired`, `checking_disabled`, `asked_at`, and the `answer` (status, flags, answer and authority records with TTLs, elapsed time) |
 //! | `tls` | every TLS connection to the edge: `hostname`, `address`, `connected_at`, and either `chain` (the certificate chain the server sent, base64 DER, leaf first) with `trust_error`, `http_status`, `location`, or `error` |
+//! | `dnssec` | with `--dnssec`: each validation, `hostname`, `resolver`, `checked_at`, `verdict` (`secure`, `insecure`, `bogus`, `unknown`) and its `reason` |
 //! | `elapsed_ms`, `host_elapsed_ms` | how long the run and each name took, so the replayed report is the same |
 //!
 //! It holds what public DNS and the edge showed, plus the options; no key or secret.
@@ -53,6 +54,9 @@ pub struct Capture {
     pub servers: Vec<Source>,
     pub exchanges: Vec<Exchange>,
     pub tls: Vec<TlsExchange>,
+    /// DNSSEC verdicts, when the run validated (absent in captures of runs that did not).
+    #[serde(default)]
+    pub dnssec: Vec<crate::checks::dnssec::DnssecExchange>,
     pub elapsed_ms: u64,
     pub host_elapsed_ms: Vec<u64>,
 }

@@ -181,6 +181,7 @@ async fn inside_the_namespace() {
         diagnose_against(&hierarchy).await;
         mistakes_only_nsd_can_show(&hierarchy).await;
         dnssec_failures_seen_through_a_validating_resolver(&hierarchy).await;
+        dnssec_validated_by_the_doctor(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
     })
     .await
@@ -361,6 +362,81 @@ async fn dnssec_failures_seen_through_a_validating_resolver(hierarchy: &Hierarch
     );
 }
 
+/// The doctor's own validation from the test root's key (`--trust-anchor`), through Unbound
+/// with checking disabled: the signed chain is valid, a zone without a DS at its parent is
+/// unsigned and fine, an expired signature and a wrong DS are bogus. With IANA's root keys
+/// instead, the test root itself is not trusted. A capture keeps the verdicts for a replay.
+async fn dnssec_validated_by_the_doctor(hierarchy: &Hierarchy) {
+    let anchor = fs::read_to_string(hierarchy.directory.path().join("root.anchor")).unwrap();
+    let mut options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    options.dnssec = true;
+    options.trust_anchor = Some(anchor);
+    let names = [
+        "www.example.com",
+        "www.plain.com",
+        "www.expired.com",
+        "www.wrongds.com",
+    ];
+    let (report, capture) = diagnose_capturing(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    assert_eq!(
+        finding(host(&report, "www.example.com"), FindingCode::DnssecValid).severity,
+        Severity::Ok,
+        "{context}"
+    );
+    assert_eq!(
+        finding(
+            host(&report, "www.plain.com"),
+            FindingCode::DnssecUnsignedOk
+        )
+        .severity,
+        Severity::Info,
+        "{context}"
+    );
+    for broken in ["www.expired.com", "www.wrongds.com"] {
+        let bogus = finding(host(&report, broken), FindingCode::DnssecBogus);
+        assert_eq!(bogus.severity, Severity::Error, "{context}");
+        // Unbound's SERVFAIL, cured by CD, is the same cause: its evidence joins this finding.
+        assert!(
+            bogus
+                .detail
+                .contains("answers SERVFAIL, but answers with validation turned off"),
+            "{context}"
+        );
+        assert!(
+            !host(&report, broken)
+                .findings
+                .iter()
+                .any(|found| found.code == FindingCode::DnssecFailure),
+            "{context}"
+        );
+        assert!(
+            bogus
+                .fix
+                .as_ref()
+                .unwrap()
+                .summary
+                .contains("remove the DS record"),
+            "{context}"
+        );
+    }
+    assert_eq!(capture.dnssec.len(), names.len(), "{context}");
+    assert_eq!(replay(&capture).await.unwrap(), report, "{context}");
+
+    // IANA's keys do not sign this test root: nothing here validates from them.
+    options.trust_anchor = None;
+    let report = diagnose(&["www.example.com"], &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    finding(host(&report, "www.example.com"), FindingCode::DnssecBogus);
+    assert!(
+        !host(&report, "www.example.com")
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::DnssecValid),
+        "{context}"
+    );
+}
+
 /// Records holding the mistakes of [`mistakes_only_nsd_can_show`].
 const MISTAKES: &str = "\
 example.com. IN A 127.0.0.10
@@ -485,7 +561,7 @@ fn moved_after() -> String {
 }
 
 /// The zones, as NSD reads them. Every server's name has glue in its parent.
-fn zones() -> [(&'static str, &'static str, String); 8] {
+fn zones() -> [(&'static str, &'static str, String); 9] {
     let soa = |apex: &str, ns: &str| {
         let mailbox = if apex == "." {
             "hostmaster.root."
@@ -513,7 +589,8 @@ fn zones() -> [(&'static str, &'static str, String); 8] {
                     "example.com. IN NS ns1.example.com.\nns1.example.com. IN A {CUSTOMER}\n\
                      expired.com. IN NS ns1.example.com.\n\
                      wrongds.com. IN NS ns1.example.com.\n\
-                     wild.com. IN NS ns1.example.com.\n"
+                     wild.com. IN NS ns1.example.com.\n\
+                     plain.com. IN NS ns1.example.com.\n"
                 ),
         ),
         (
@@ -554,6 +631,11 @@ fn zones() -> [(&'static str, &'static str, String); 8] {
             "wild.com",
             soa("wild.com.", "ns1.example.com.")
                 + "*.wild.com. IN A 127.0.0.30\nb.wild.com. IN TXT \"here\"\n",
+        ),
+        (
+            "plain.com",
+            "plain.com",
+            soa("plain.com.", "ns1.example.com.") + &format!("www.plain.com. IN CNAME {TARGET}.\n"),
         ),
         (
             "platform.net",
@@ -637,7 +719,13 @@ impl Hierarchy {
             (
                 "customer",
                 CUSTOMER,
-                &["example.com", "expired.com", "wrongds.com", "wild.com"][..],
+                &[
+                    "example.com",
+                    "expired.com",
+                    "wrongds.com",
+                    "wild.com",
+                    "plain.com",
+                ][..],
             ),
             ("platform", PLATFORM, &["platform.net"][..]),
         ] {
