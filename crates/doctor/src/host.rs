@@ -375,9 +375,27 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     }
 
     if let Some(source) = &run.dnssec {
-        let verdict = source
-            .verdict(primary.address, name, run.options.timeout)
+        // Validation climbs from the root's keys: a server that does not hand them out (an
+        // authoritative server such as the local service's) cannot be validated through, and
+        // hickory would call every answer bogus.
+        let root_keys = engine
+            .ask(
+                primary.address,
+                primary.recursive(),
+                ".",
+                RecordType::DNSKEY,
+            )
             .await;
+        let verdict = if root_keys.records_of_type("DNSKEY").next().is_some() {
+            source
+                .verdict(primary.address, name, run.options.timeout)
+                .await
+        } else {
+            checks::dnssec::DnssecVerdict::Unknown(format!(
+                "{} does not give the root's DNSKEY records",
+                primary.source.label
+            ))
+        };
         findings.extend(checks::dnssec::finding(
             name,
             &primary.source.label,

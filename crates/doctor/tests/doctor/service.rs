@@ -142,6 +142,22 @@ async fn the_seed_zones_mistakes_are_each_found() {
             .map(|found| found.provider.id.as_str());
         assert_eq!(provider, Some("domain_desk_local"), "{name}");
     }
+    // The service's DNS server is authoritative, not a resolver: DNSSEC cannot be validated
+    // through it, and the doctor says nothing rather than calling its zones bogus.
+    let mut dnssec = service.options().with_tls_probe(false);
+    dnssec.dnssec = true;
+    let checked = diagnose(&["example.net"], &dnssec).await.unwrap();
+    assert!(
+        !host(&checked, "example.net")
+            .findings
+            .iter()
+            .any(|found| matches!(
+                found.code,
+                FindingCode::DnssecBogus | FindingCode::DnssecValid | FindingCode::DnssecUnsignedOk
+            )),
+        "{}",
+        checked.to_text()
+    );
     let missing = finding(host(&report, "example.org"), FindingCode::RecordMissing);
     assert!(
         missing.fix.as_ref().unwrap().steps[0].contains("add an ALIAS record: Name @"),
