@@ -1,16 +1,20 @@
 //! The doctor against a real DNS hierarchy instead of the in-process test server: NSD serves
 //! a root zone, the `com` and `net` top-level domains, the customer's zone and the platform's
 //! zone, each from its own loopback address on port 53, and Unbound resolves iteratively from
-//! that root as the system resolver (`/etc/resolv.conf` bind-mounted to point at it). A
+//! that root as the system resolver (`/etc/resolv.conf` bind-mounted to point at it). Every
+//! zone is signed with `ldns-signzone` and Unbound validates from the test root's key. A
 //! healthy CNAME into the platform's zone must come out without an error and without a
-//! warning beyond the public resolvers, which cannot be reached.
+//! warning beyond the public resolvers, which cannot be reached; the mistakes only a real
+//! server shows (a wildcard, a record under the doubled name, Cloudflare's addresses, a stale
+//! AAAA, an expired signature, a wrong DS) must each be named; capture then replay must give
+//! the same report.
 //!
 //! It all runs in a private network and mount namespace (`unshare --net --mount`), where the
 //! only interface is loopback: no question can leave the machine, and port 53 is free. The
 //! test re-executes this test binary inside the namespace, where
 //! [`inside_the_namespace`] does the work. Without root or a working `unshare` it says why
-//! and skips, except under `CI=true`, where it fails; without `nsd` or `unbound` it fails
-//! (`cargo xtask test` installs them).
+//! and skips, except under `CI=true`, where it fails; without `nsd`, `unbound` or `ldnsutils`
+//! it fails (`cargo xtask test` installs them).
 
 use std::fs;
 use std::net::SocketAddr;
