@@ -148,7 +148,7 @@ impl ServeArgs {
 #[derive(Debug, clap::Args)]
 pub struct DoctorArgs {
     /// Hostnames to diagnose (Unicode or Punycode).
-    #[arg(value_name = "HOSTNAME", required_unless_present = "file")]
+    #[arg(value_name = "HOSTNAME", required_unless_present_any = ["file", "replay"])]
     pub hostnames: Vec<String>,
     /// Read more hostnames from a file, one per line (`-` for standard input).
     #[arg(long, value_name = "FILE")]
@@ -186,6 +186,22 @@ pub struct DoctorArgs {
     /// Print the report as Markdown for a support ticket.
     #[arg(long)]
     pub markdown: bool,
+    /// Validate DNSSEC from the root's trust anchor down to each name (through the first
+    /// resolver, with checking disabled): dnssec_valid, dnssec_unsigned_ok or dnssec_bogus.
+    #[arg(long)]
+    pub dnssec: bool,
+    /// DNSKEY records in zone-file form to trust instead of IANA's root keys (a private root);
+    /// implies --dnssec.
+    #[arg(long, value_name = "FILE")]
+    pub trust_anchor: Option<std::path::PathBuf>,
+    /// Also write every DNS question, answer and TLS certificate chain seen into FILE (a
+    /// versioned JSON capture that `--replay` reads).
+    #[arg(long, value_name = "FILE", conflicts_with = "replay")]
+    pub capture: Option<std::path::PathBuf>,
+    /// Re-run the analysis of a capture with no network, giving the report it gave; the
+    /// hostnames and options are the capture's.
+    #[arg(long, value_name = "FILE", conflicts_with_all = ["hostnames", "file", "resolvers", "target", "ca_identity", "edge", "no_tls", "dnssec", "trust_anchor"])]
+    pub replay: Option<std::path::PathBuf>,
 }
 
 /// Runs a headless subcommand and turns its outcome into the process's exit status.
@@ -284,8 +300,11 @@ fn check_exposure(args: &ServeArgs) -> Result<(), ()> {
 fn doctor(args: DoctorArgs) -> ExitCode {
     let _ = tracing_subscriber::fmt()
         .with_env_filter(
-            tracing_subscriber::EnvFilter::try_from_default_env()
-                .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn")),
+            tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| {
+                // hickory's DNSSEC handle warns about each odd answer it validates; the report
+                // says what matters.
+                tracing_subscriber::EnvFilter::new("warn,hickory_proto=error")
+            }),
         )
         .with_writer(std::io::stderr)
         .try_init();
@@ -317,8 +336,20 @@ fn doctor(args: DoctorArgs) -> ExitCode {
         }
     };
     let outcome = runtime.block_on(async {
+        if let Some(file) = &args.replay {
+            let capture = domain_desk_doctor::Capture::load(file)?;
+            return domain_desk_doctor::replay(&capture).await;
+        }
         let options = doctor_options(&args).await?;
-        domain_desk_doctor::diagnose(&hostnames, &options).await
+        match &args.capture {
+            Some(file) => {
+                let (report, capture) =
+                    domain_desk_doctor::diagnose_capturing(&hostnames, &options).await?;
+                capture.save(file)?;
+                Ok(report)
+            }
+            None => domain_desk_doctor::diagnose(&hostnames, &options).await,
+        }
     });
     let report = match outcome {
         Ok(report) => report,
@@ -389,8 +420,90 @@ async fn doctor_options(
                 .and_then(|edge| edge.parse().ok())
         }));
     options.concurrency = args.concurrency.max(1);
+    options.dnssec = args.dnssec || args.trust_anchor.is_some();
+    if let Some(file) = &args.trust_anchor {
+        options.trust_anchor = Some(std::fs::read_to_string(file).map_err(|err| {
+            domain_desk_doctor::Error::InvalidOptions(format!(
+                "cannot read the trust anchor {}: {err}",
+                file.display()
+            ))
+        })?);
+    }
+    if let Some(info) = &info {
+        options.attached_hostnames = local_attached_hostnames(args.local_api, info).await;
+    }
     options.extra_roots_pem = info.and_then(|info| info.ca_certificate_pem);
     Ok(options)
+}
+
+/// Every hostname attached to a project on the local service (all demo accounts), so the
+/// doctor can tell a dangling CNAME; `None` when the service does not answer in full. The
+/// window's Diagnose panel asks the same in the offline demo.
+pub(crate) async fn local_attached_hostnames(
+    api: std::net::SocketAddr,
+    info: &domain_desk_api::local::LocalInfo,
+) -> Option<std::collections::BTreeSet<String>> {
+    use domain_desk_api::{DomainList, ProjectList};
+    let client = reqwest::Client::builder()
+        .timeout(std::time::Duration::from_secs(2))
+        .no_proxy()
+        .build()
+        .ok()?;
+    async fn pages<T: serde::de::DeserializeOwned>(
+        client: &reqwest::Client,
+        url: &str,
+        key: &str,
+        cursor: impl Fn(&T) -> Option<String>,
+    ) -> Option<Vec<T>> {
+        let mut found = Vec::new();
+        let mut next: Option<String> = None;
+        loop {
+            let mut request = client.get(url).bearer_auth(key);
+            if let Some(cursor) = &next {
+                request = request.query(&[("cursor", cursor)]);
+            }
+            let page: T = request
+                .send()
+                .await
+                .ok()?
+                .error_for_status()
+                .ok()?
+                .json()
+                .await
+                .ok()?;
+            next = cursor(&page);
+            found.push(page);
+            if next.is_none() {
+                return Some(found);
+            }
+        }
+    }
+    let mut attached = std::collections::BTreeSet::new();
+    for key in info.demo_keys.values() {
+        let projects: Vec<ProjectList> = pages(
+            &client,
+            &format!("http://{api}/v1/projects"),
+            key,
+            |page: &ProjectList| page.next_cursor.clone(),
+        )
+        .await?;
+        for project in projects.iter().flat_map(|page| &page.projects) {
+            let domains: Vec<DomainList> = pages(
+                &client,
+                &format!("http://{api}/v1/projects/{}/domains", project.id),
+                key,
+                |page: &DomainList| page.next_cursor.clone(),
+            )
+            .await?;
+            attached.extend(
+                domains
+                    .iter()
+                    .flat_map(|page| &page.domains)
+                    .map(|domain| domain.hostname.clone()),
+            );
+        }
+    }
+    Some(attached)
 }
 
 /// `GET /_local/info` from the local service, if one answers on loopback within a second.
@@ -509,6 +622,140 @@ mod tests {
             Some(Command::Serve(args)) => Ok(args),
             other => panic!("not serve: {other:?}"),
         }
+    }
+
+    fn doctor_args(flags: &[&str]) -> Result<DoctorArgs, clap::Error> {
+        let args = ["domain-desk", "doctor"].iter().chain(flags);
+        match Cli::try_parse_from(args)?.command {
+            Some(Command::Doctor(args)) => Ok(args),
+            other => panic!("not doctor: {other:?}"),
+        }
+    }
+
+    #[test]
+    fn doctor_replays_a_capture_alone_and_captures_a_live_run() {
+        let replay = doctor_args(&["--replay", "seen.json"]).unwrap();
+        assert_eq!(
+            replay.replay.as_deref(),
+            Some(std::path::Path::new("seen.json"))
+        );
+        let capture = doctor_args(&["--capture", "seen.json", "www.example.com"]).unwrap();
+        assert_eq!(capture.hostnames, ["www.example.com"]);
+        assert!(capture.capture.is_some());
+        // a replay takes its hostnames and options from the capture, never from flags
+        for flags in [
+            &["--replay", "seen.json", "www.example.com"][..],
+            &["--replay", "seen.json", "--resolver", "127.0.0.1:53"][..],
+            &["--replay", "seen.json", "--target", "edge.example.net"][..],
+            &["--replay", "seen.json", "--capture", "again.json"][..],
+            &["--replay", "seen.json", "--trust-anchor", "root.key"][..],
+        ] {
+            assert!(doctor_args(flags).is_err(), "{flags:?}");
+        }
+        assert!(doctor_args(&["--capture", "seen.json"]).is_err());
+    }
+
+    #[tokio::test]
+    async fn a_trust_anchor_file_turns_dnssec_on_and_a_missing_one_is_an_error() {
+        let directory = tempfile::tempdir().unwrap();
+        let anchor = directory.path().join("root.key");
+        std::fs::write(&anchor, ". IN DNSKEY 257 3 13 AAAA\n").unwrap();
+        let path = anchor.to_string_lossy().into_owned();
+        let args = doctor_args(&[
+            "--target",
+            "edge.example.net",
+            "--trust-anchor",
+            &path,
+            "a.example.com",
+        ])
+        .unwrap();
+        let options = doctor_options(&args).await.unwrap();
+        assert!(options.dnssec);
+        assert_eq!(
+            options.trust_anchor.as_deref(),
+            Some(". IN DNSKEY 257 3 13 AAAA\n")
+        );
+        let plain = doctor_args(&["--target", "edge.example.net", "a.example.com"]).unwrap();
+        assert!(!doctor_options(&plain).await.unwrap().dnssec);
+        let missing = directory
+            .path()
+            .join("none.key")
+            .to_string_lossy()
+            .into_owned();
+        let args = doctor_args(&[
+            "--target",
+            "edge.example.net",
+            "--trust-anchor",
+            &missing,
+            "a.example.com",
+        ])
+        .unwrap();
+        match doctor_options(&args).await {
+            Err(error) => assert!(error.to_string().contains("none.key"), "{error}"),
+            Ok(_) => panic!("a missing trust anchor was accepted"),
+        }
+    }
+
+    /// The doctor's list of attached names, from a local service with one attached domain.
+    #[tokio::test]
+    async fn the_local_services_attached_hostnames_are_listed_for_the_doctor() {
+        use domain_desk_service::{Service, ServiceSettings, Storage};
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let service = Service::bind(ServiceSettings {
+            storage: Storage::Memory,
+            api_addr: loopback,
+            dns_addr: loopback,
+            edge_https_addr: loopback,
+            edge_http_addr: loopback,
+            clock_speed: 0.0,
+            ..ServiceSettings::default()
+        })
+        .await
+        .unwrap();
+        let info = service.info().await.unwrap();
+        let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(service.run(async {
+            let _ = stopped.await;
+        }));
+        let api: std::net::SocketAddr = info.api.parse().unwrap();
+        let http = reqwest::Client::builder().no_proxy().build().unwrap();
+        let key = &info.demo_keys["pro"];
+        let post = |path: String, body: serde_json::Value| {
+            let request = http
+                .post(format!("http://{api}{path}"))
+                .bearer_auth(key)
+                .json(&body);
+            async move {
+                let response = request.send().await.unwrap();
+                assert!(
+                    response.status().is_success(),
+                    "{path}: {}",
+                    response.status()
+                );
+                response.json::<serde_json::Value>().await.unwrap()
+            }
+        };
+        assert_eq!(
+            local_attached_hostnames(api, &info).await,
+            Some(Default::default())
+        );
+        let project = post("/v1/projects".into(), serde_json::json!({"name": "p"})).await;
+        let id = project["id"].as_str().unwrap();
+        post(
+            format!("/v1/projects/{id}/deploys"),
+            serde_json::json!({"files": {"index.html": "x"}}),
+        )
+        .await;
+        post(
+            format!("/v1/projects/{id}/domains"),
+            serde_json::json!({"hostname": "www.example.com"}),
+        )
+        .await;
+        let attached = local_attached_hostnames(api, &info).await.unwrap();
+        assert_eq!(
+            attached.into_iter().collect::<Vec<_>>(),
+            ["www.example.com"]
+        );
     }
 
     #[test]

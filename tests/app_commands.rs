@@ -497,6 +497,21 @@ fn the_doctor_names_the_blocking_a_record_and_its_fix() {
             .any(|c| c["action"] == "remove" && c["type"] == "A" && c["value"] == "192.0.2.10"),
         "{conflict}"
     );
+    // www.example.com has the right CNAME, but no demo project has it attached.
+    let diagnosis = h.ok("diagnose", json!({"hostname": "www.example.com"}));
+    let host = &diagnosis["report"]["hosts"][0];
+    assert!(
+        host["findings"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|f| f["code"] == "dangling_cname" && f["severity"] == "warning"),
+        "{host}"
+    );
+    assert_eq!(
+        host["provider"]["provider"]["id"], "domain_desk_local",
+        "{host}"
+    );
 }
 
 /// A settings file this version cannot read is kept beside (`settings.json.bad-<time>`), the

@@ -1,7 +1,7 @@
 //! The Diagnose panel: the DNS doctor's report for one hostname.
 //!
-//! In the offline demo the doctor asks only the demo's DNS server, probes the demo's edge and
-//! trusts the demo's CA; connected to a platform it asks the zone's nameservers and public
+//! In the offline demo the doctor asks only the demo's DNS server, probes the demo's edge,
+//! trusts the demo's CA and learns from the demo which hostnames its projects have attached; connected to a platform it asks the zone's nameservers and public
 //! resolvers, against the DNS target the domain names.
 
 use std::net::SocketAddr;
@@ -37,11 +37,16 @@ async fn options(session: &Session, target: Option<String>) -> Result<DoctorOpti
                 "The demo's DNS server is not running, so there is nothing to ask.".into(),
             )
         })?;
-        let mut options = DoctorOptions::new(info.platform_dns_target)
+        let mut options = DoctorOptions::new(info.platform_dns_target.clone())
             .with_resolvers([dns])
-            .with_ca_identity(info.ca_identity)
+            .with_ca_identity(info.ca_identity.clone())
             .with_edge(address(info.edge_https.as_deref(), "edge")?);
-        options.extra_roots_pem = info.ca_certificate_pem;
+        // The demo knows which names its projects claim: a CNAME to it that none claims is
+        // named as dangling.
+        if let Ok(api) = info.api.parse() {
+            options.attached_hostnames = crate::cli::local_attached_hostnames(api, &info).await;
+        }
+        options.extra_roots_pem = info.ca_certificate_pem.clone();
         return Ok(options);
     }
     let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {

@@ -6,7 +6,9 @@
 //   expected_record: {type, name, value, ttl}, views: [{source: {label, address, kind},
 //   status, error, records: [{name, type, ttl, value}], cache_expires_in_seconds, agrees}],
 //   caa: {steps, deciding_name, decision}, tls: {address, connected, error, certificate,
-//   http_status, location}, findings: [{code, severity, title, detail, evidence, fix}]}
+//   http_status, location}, provider: {provider: {name, apex_alias_note, ...},
+//   matched_nameservers} or null, findings: [{code, severity, title, detail, evidence,
+//   fix: {summary, changes, steps}}]}
 
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2, ok: 3 };
 const SEVERITY_WORD = { error: 'Problem', warning: 'Warning', info: 'Note', ok: 'OK' };
@@ -85,4 +87,17 @@ export function certificateText(host) {
   if (!c.covers_hostname) problems.push('does not cover this name');
   if (!c.trusted) problems.push(c.trust_error ? `not trusted: ${c.trust_error}` : 'not trusted');
   return { ok: problems.length === 0, text: problems.length ? `Certificate ${problems.join('; ')}.` : 'A valid certificate is served for this name.' };
+}
+
+/** "DNS provider: Cloudflare (amy.ns.cloudflare.com)", or "" when the doctor does not know it. */
+export function providerText(host) {
+  const found = host?.provider;
+  if (!found?.provider?.name) return '';
+  const from = (found.matched_nameservers ?? []).join(', ');
+  return `DNS provider: ${found.provider.name}${from ? ` (${from})` : ''}`;
+}
+
+/** The fix as steps at the zone's DNS provider (empty when the provider is unknown). */
+export function fixSteps(fix) {
+  return Array.isArray(fix?.steps) ? fix.steps.filter((step) => typeof step === 'string' && step) : [];
 }

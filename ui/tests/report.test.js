@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText } from '../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, providerText, fixSteps } from '../lib/report.js';
 
 // Shaped as domain_desk_doctor::Report serialises.
 const host = {
@@ -53,4 +53,17 @@ test('the certificate served, or why there is none', () => {
   assert.equal(certificateText(good).ok, true);
   const bad = { tls: { connected: true, certificate: { covers_hostname: false, trusted: false, trust_error: 'unknown issuer' } } };
   assert.equal(certificateText(bad).text, 'Certificate does not cover this name; not trusted: unknown issuer.');
+});
+
+test('the DNS provider and the fix in its words, when the doctor knows them', () => {
+  const atCloudflare = {
+    provider: { provider: { id: 'cloudflare', name: 'Cloudflare' }, matched_nameservers: ['amy.ns.cloudflare.com', 'bob.ns.cloudflare.com'] },
+  };
+  assert.equal(providerText(atCloudflare), 'DNS provider: Cloudflare (amy.ns.cloudflare.com, bob.ns.cloudflare.com)');
+  assert.equal(providerText(host), '');
+  assert.equal(providerText({ provider: null }), '');
+  const fix = { summary: 'Turn the proxy off.', changes: [], steps: ['At Cloudflare, set Proxy status to DNS only.', '', 7] };
+  assert.deepEqual(fixSteps(fix), ['At Cloudflare, set Proxy status to DNS only.']);
+  assert.deepEqual(fixSteps(host.findings[1].fix), []);
+  assert.deepEqual(fixSteps(null), []);
 });

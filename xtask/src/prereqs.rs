@@ -35,6 +35,9 @@ const TEST: &[&str] = &[
     // from that root, in a network namespace (`ip`, with unshare and mount from util-linux).
     "nsd",
     "unbound",
+    // ldns-keygen and ldns-signzone sign that test's zones (DNSSEC failures seen through
+    // a validating Unbound).
+    "ldnsutils",
     "iproute2",
     "jq",
     "curl",

@@ -3,11 +3,14 @@
 
 use std::time::Instant;
 
+use chrono::{DateTime, Utc};
 use domain_desk_api::Hostname;
 use futures::future::join_all;
 use hickory_proto::rr::RecordType;
 use tokio::sync::OnceCell;
 
+use crate::checks::dnssec::DnssecSource;
+use crate::checks::tls::TlsSource;
 use crate::checks::{self, health, kind, names, propagation, records};
 use crate::dns::{Answer, AnswerStatus, QueryEngine};
 use crate::options::DoctorOptions;
@@ -17,6 +20,13 @@ use crate::sources::{self, Server};
 /// What every hostname of one run shares.
 pub(crate) struct Run {
     pub engine: QueryEngine,
+    /// Where the TLS probe's connections come from (the edge, or a capture).
+    pub tls: TlsSource,
+    /// Where DNSSEC verdicts come from; `None` when the run does not validate.
+    pub dnssec: Option<DnssecSource>,
+    /// The run's clock: certificate expiry is judged at this instant (a replay's is the
+    /// capture's).
+    pub now: DateTime<Utc>,
     pub options: DoctorOptions,
     /// Never empty: `diagnose` refuses to start without a server.
     pub servers: Vec<Server>,
@@ -26,10 +36,20 @@ pub(crate) struct Run {
 }
 
 impl Run {
-    pub fn new(engine: QueryEngine, options: DoctorOptions, servers: Vec<Server>) -> Self {
+    pub fn new(
+        engine: QueryEngine,
+        tls: TlsSource,
+        dnssec: Option<DnssecSource>,
+        now: DateTime<Utc>,
+        options: DoctorOptions,
+        servers: Vec<Server>,
+    ) -> Self {
         let target = crate::dns::answer::normalise_name(&options.target);
         Self {
             engine,
+            tls,
+            dnssec,
+            now,
             options,
             servers,
             target,
@@ -100,6 +120,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         run.options.nameserver_port,
     )
     .await;
+    let provider = crate::providers::detect(&nameservers);
     let servers: Vec<&Server> = authoritative.iter().chain(run.servers.iter()).collect();
     // Never empty: it holds the run's servers (see `primary`).
     let reference = servers[0];
@@ -222,6 +243,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                     hostname.registrable_domain()
                 ),
                 changes: Vec::new(),
+                steps: Vec::new(),
             }),
         });
     } else if let Some(index) = judged.filter(|_| target_resolves) {
@@ -242,20 +264,92 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 target_aaaa,
             },
         );
+        let provider_info = provider.as_ref().map(|found| &found.provider);
+        if let Some(proxied) = checks::proxy::check(
+            name,
+            &kind,
+            &run.target,
+            &expected,
+            provider_info,
+            &checks::proxy::ProxyAnswers {
+                server_label: &server.source.label,
+                a,
+                aaaa,
+                target_a,
+                target_aaaa,
+            },
+        ) {
+            // The proxy's addresses are not records the customer made: the findings that
+            // blame them give way.
+            record_findings.retain(|finding| {
+                !matches!(
+                    finding.code,
+                    FindingCode::ConflictingRecord
+                        | FindingCode::ApexAddressMismatch
+                        | FindingCode::AaaaMismatch
+                )
+            });
+            record_findings.push(proxied);
+        }
+        let blames_a_record = record_findings.iter().any(|finding| {
+            matches!(
+                finding.code,
+                FindingCode::CnameMismatch
+                    | FindingCode::CnameTargetDoubled
+                    | FindingCode::ConflictingRecord
+            )
+        });
+        if blames_a_record {
+            if let Some(shadow) =
+                checks::wildcard::check(engine, server, name, &kind, a, &expected, &nameservers)
+                    .await
+            {
+                record_findings.retain(|finding| {
+                    !matches!(
+                        finding.code,
+                        FindingCode::CnameMismatch
+                            | FindingCode::CnameTargetDoubled
+                            | FindingCode::ConflictingRecord
+                    )
+                });
+                record_findings.push(shadow);
+            }
+        }
         if let Some(missing) = record_findings
             .iter_mut()
             .find(|finding| finding.code == FindingCode::RecordMissing)
         {
             let doubled_name = names::doubled(name, &kind.zone);
-            let doubled = engine
-                .ask(
+            let zone_wildcard = format!("*.{}", kind.zone);
+            let (doubled, wildcard) = tokio::join!(
+                engine.ask(
                     server.address,
                     server.recursive(),
                     &doubled_name,
                     RecordType::A,
-                )
-                .await;
-            if doubled.status == AnswerStatus::NoError && !doubled.answers.is_empty() {
+                ),
+                engine.ask(
+                    server.address,
+                    server.recursive(),
+                    &zone_wildcard,
+                    RecordType::A,
+                ),
+            );
+            // A wildcard at the apex answers for the doubled name too: that is no record
+            // of the customer's.
+            let from_wildcard = !wildcard.answers.is_empty()
+                && doubled
+                    .answers
+                    .iter()
+                    .map(|record| (&record.record_type, &record.value))
+                    .eq(wildcard
+                        .answers
+                        .iter()
+                        .map(|record| (&record.record_type, &record.value)));
+            if doubled.status == AnswerStatus::NoError
+                && !doubled.answers.is_empty()
+                && !from_wildcard
+            {
                 *missing = names::doubled_record_finding(
                     name,
                     &kind.zone,
@@ -266,7 +360,67 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 );
             }
         }
+        let record_correct = record_findings
+            .iter()
+            .any(|finding| finding.code == FindingCode::RecordCorrect);
+        record_findings.extend(checks::dangling::check(
+            name,
+            &kind,
+            &run.target,
+            run.options.attached_hostnames.as_ref(),
+            record_correct,
+            &expected,
+        ));
         findings.extend(record_findings);
+    }
+
+    if let Some(source) = &run.dnssec {
+        // Validation climbs from the root's keys: a server that does not hand them out (an
+        // authoritative server such as the local service's) cannot be validated through, and
+        // hickory would call every answer bogus.
+        let root_keys = engine
+            .ask(
+                primary.address,
+                primary.recursive(),
+                ".",
+                RecordType::DNSKEY,
+            )
+            .await;
+        let verdict = if root_keys.records_of_type("DNSKEY").next().is_some() {
+            source
+                .verdict(primary.address, name, run.options.timeout)
+                .await
+        } else {
+            checks::dnssec::DnssecVerdict::Unknown(format!(
+                "{} does not give the root's DNSKEY records",
+                primary.source.label
+            ))
+        };
+        findings.extend(checks::dnssec::finding(
+            name,
+            &primary.source.label,
+            &verdict,
+        ));
+        // The doctor's own verdict and a resolver's SERVFAIL that CD cures are one cause:
+        // one finding, with the resolver's answers as evidence.
+        if let Some(failure) = findings
+            .iter()
+            .position(|finding| finding.code == FindingCode::DnssecFailure)
+            .filter(|_| {
+                findings
+                    .iter()
+                    .any(|finding| finding.code == FindingCode::DnssecBogus)
+            })
+        {
+            let failure = findings.remove(failure);
+            if let Some(bogus) = findings
+                .iter_mut()
+                .find(|finding| finding.code == FindingCode::DnssecBogus)
+            {
+                bogus.detail = format!("{} {}", bogus.detail, failure.detail);
+                bogus.evidence.extend(failure.evidence);
+            }
+        }
     }
 
     let views: Vec<propagation::ServerView<'_>> = servers
@@ -286,20 +440,35 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         .iter()
         .any(|finding| finding.severity == Severity::Error);
     let tls = if run.options.tls_probe && dns_is_right {
-        let (probe, tls_findings) = crate::checks::tls::probe(
-            name,
-            &address_answers,
-            run.options.edge,
-            run.options.extra_roots_pem.as_deref(),
-            run.options.timeout,
-            offline,
-        )
-        .await;
+        let (probe, tls_findings) = crate::checks::tls::probe(name, &address_answers, run).await;
         findings.extend(tls_findings);
         Some(probe)
     } else {
         None
     };
+
+    if let Some(found) = &provider {
+        let target_addresses: Vec<(String, String)> = target_a
+            .records_of_type("A")
+            .chain(target_aaaa.records_of_type("AAAA"))
+            .map(|record| (record.record_type.clone(), record.value.clone()))
+            .collect();
+        for fix in findings
+            .iter_mut()
+            .filter_map(|finding| finding.fix.as_mut())
+        {
+            crate::providers::apex_without_alias(
+                &found.provider,
+                &kind,
+                &run.target,
+                &target_addresses,
+                fix,
+            );
+            if fix.steps.is_empty() {
+                fix.steps = crate::providers::steps(&found.provider, &kind, &fix.changes);
+            }
+        }
+    }
 
     findings.sort_by_key(|finding| finding.severity);
     HostReport {
@@ -309,6 +478,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         expected_record: Some(expected),
         name: Some(kind),
         nameservers,
+        provider,
         views,
         caa: Some(caa),
         tls,
@@ -326,6 +496,7 @@ fn invalid(input: &str, message: &str, started: Instant) -> HostReport {
         name: None,
         expected_record: None,
         nameservers: Vec::new(),
+        provider: None,
         views: Vec::new(),
         caa: None,
         tls: None,

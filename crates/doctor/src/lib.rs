@@ -18,6 +18,7 @@ pub mod escape;
 mod host;
 pub mod markdown;
 pub mod options;
+pub mod providers;
 pub mod report;
 mod sources;
 pub mod text;
@@ -34,8 +35,15 @@ pub use report::{
     SourceView, TlsProbe,
 };
 
-use crate::dns::{QueryEngine, QueryOptions, WireQuery};
+use crate::checks::dnssec::DnssecSource;
+use crate::checks::tls::TlsSource;
+pub use crate::dns::Capture;
+use crate::dns::capture::{CAPTURE_FORMAT, CAPTURE_VERSION};
+use crate::dns::{
+    DnsSource, NetworkSource, QueryEngine, QueryOptions, Recorder, Replayer, WireQuery,
+};
 use crate::report::Severity as Level;
+use crate::sources::Server;
 
 /// Diagnoses `hostnames` (a batch, with at most `options.concurrency` at once) and returns
 /// the report, hostnames in the order given.
@@ -49,18 +57,141 @@ pub async fn diagnose_logged<S: AsRef<str>>(
     hostnames: &[S],
     options: &DoctorOptions,
 ) -> Result<(Report, Vec<WireQuery>)> {
-    let started = Instant::now();
     validate(options)?;
     let servers = sources::fixed_servers(options)?;
-    let engine = QueryEngine::new(
+    let engine = engine_for(options, Arc::new(NetworkSource));
+    let (report, _) = run(
+        hostnames,
+        options,
+        servers,
+        engine.clone(),
+        TlsSource::Network,
+        dnssec_source(options, false)?,
+        chrono::Utc::now(),
+    )
+    .await;
+    Ok((report, engine.wire_queries()))
+}
+
+/// As [`diagnose`], also recording every question, answer and certificate chain seen into a
+/// [`Capture`] that [`replay`] turns into the same report with no network.
+pub async fn diagnose_capturing<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+) -> Result<(Report, Capture)> {
+    validate(options)?;
+    let servers = sources::fixed_servers(options)?;
+    let recorder = Arc::new(Recorder::new(Arc::new(NetworkSource)));
+    let engine = engine_for(options, recorder.clone());
+    let captured_at = chrono::Utc::now();
+    let (report, run) = run(
+        hostnames,
+        options,
+        servers,
+        engine,
+        TlsSource::Recording(Default::default()),
+        dnssec_source(options, true)?,
+        captured_at,
+    )
+    .await;
+    let capture = Capture {
+        format: CAPTURE_FORMAT.to_owned(),
+        version: CAPTURE_VERSION,
+        doctor_version: env!("CARGO_PKG_VERSION").to_owned(),
+        captured_at,
+        hostnames: hostnames
+            .iter()
+            .map(|hostname| hostname.as_ref().to_owned())
+            .collect(),
+        options: options.clone(),
+        servers: report.sources.clone(),
+        exchanges: recorder.exchanges(),
+        tls: run.tls.recorded(),
+        dnssec: run
+            .dnssec
+            .as_ref()
+            .map(DnssecSource::recorded)
+            .unwrap_or_default(),
+        elapsed_ms: report.elapsed_ms,
+        host_elapsed_ms: report.hosts.iter().map(|host| host.elapsed_ms).collect(),
+    };
+    Ok((report, capture))
+}
+
+/// Runs the analysis of `capture` again, from its answers alone: no question reaches the
+/// network, and the report is the one the capturing run produced.
+pub async fn replay(capture: &Capture) -> Result<Report> {
+    validate(&capture.options)?;
+    let servers = sources::captured_servers(&capture.servers)?;
+    let options = &capture.options;
+    let engine = engine_for(options, Arc::new(Replayer::new(capture.answers()?)));
+    let (mut report, _) = run(
+        &capture.hostnames,
+        options,
+        servers,
+        engine,
+        TlsSource::Replay(capture.tls.clone()),
+        options
+            .dnssec
+            .then(|| DnssecSource::Replay(capture.dnssec.clone())),
+        capture.captured_at,
+    )
+    .await;
+    // Timings are what the capturing run measured, not how fast the file reads.
+    report.elapsed_ms = capture.elapsed_ms;
+    for (host, elapsed_ms) in report.hosts.iter_mut().zip(&capture.host_elapsed_ms) {
+        host.elapsed_ms = *elapsed_ms;
+    }
+    Ok(report)
+}
+
+/// The DNSSEC validation a run does, if it does: with the caller's trust anchor or IANA's.
+fn dnssec_source(options: &DoctorOptions, recording: bool) -> Result<Option<DnssecSource>> {
+    if !options.dnssec {
+        return Ok(None);
+    }
+    let anchors = Arc::new(
+        checks::dnssec::trust_anchors(options.trust_anchor.as_deref())
+            .map_err(Error::InvalidOptions)?,
+    );
+    Ok(Some(if recording {
+        DnssecSource::Recording(anchors, Default::default())
+    } else {
+        DnssecSource::Network(anchors)
+    }))
+}
+
+fn engine_for(options: &DoctorOptions, source: Arc<dyn DnsSource>) -> QueryEngine {
+    QueryEngine::with_source(
         QueryOptions {
             timeout: options.timeout,
             attempts: options.attempts,
             ..QueryOptions::default()
         },
         options.max_in_flight,
-    );
-    let run = Arc::new(host::Run::new(engine.clone(), options.clone(), servers));
+        source,
+    )
+}
+
+/// The analysis itself, whatever the answers' source.
+async fn run<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+    servers: Vec<Server>,
+    engine: QueryEngine,
+    tls: TlsSource,
+    dnssec: Option<DnssecSource>,
+    now: chrono::DateTime<chrono::Utc>,
+) -> (Report, Arc<host::Run>) {
+    let started = Instant::now();
+    let run = Arc::new(host::Run::new(
+        engine,
+        tls,
+        dnssec,
+        now,
+        options.clone(),
+        servers,
+    ));
     // Owned names and a shared `Run` keep the future `Send` for any caller (a Tauri command
     // or a spawned task), which borrowing closures over the stream would not.
     let owned: Vec<String> = hostnames
@@ -84,7 +215,7 @@ pub async fn diagnose_logged<S: AsRef<str>>(
             .count()
     };
     let report = Report {
-        generated_at: chrono::Utc::now(),
+        generated_at: now,
         target: run.target.clone(),
         ca_identity: options.ca_identity.clone(),
         offline: options.is_offline(),
@@ -98,7 +229,7 @@ pub async fn diagnose_logged<S: AsRef<str>>(
         hosts,
         elapsed_ms: u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX),
     };
-    Ok((report, engine.wire_queries()))
+    (report, run)
 }
 
 impl Report {

@@ -89,6 +89,20 @@ fn render_host(out: &mut String, host: &HostReport) {
                 .join(", ")
         );
     }
+    if let Some(found) = &host.provider {
+        let _ = writeln!(
+            out,
+            "- DNS provider: {} (from {}; apex: {})",
+            markdown(&found.provider.name),
+            found
+                .matched_nameservers
+                .iter()
+                .map(|nameserver| markdown(nameserver))
+                .collect::<Vec<_>>()
+                .join(", "),
+            markdown(&found.provider.apex_alias_note)
+        );
+    }
     let _ = writeln!(out);
     for finding in &host.findings {
         render_finding(out, finding);
@@ -232,6 +246,12 @@ fn render_finding(out: &mut String, finding: &Finding) {
                     code_cell(&change.value)
                 );
             }
+            let _ = writeln!(out);
+        }
+        for step in &fix.steps {
+            let _ = writeln!(out, "- {}", markdown(step));
+        }
+        if !fix.steps.is_empty() {
             let _ = writeln!(out);
         }
     }

@@ -17,7 +17,8 @@ pub const PUBLIC_RESOLVERS: [(&str, &str); 3] = [
 /// The CA identity most platforms (and the local service by default) use.
 pub const DEFAULT_CA_IDENTITY: &str = "letsencrypt.org";
 
-#[derive(Debug, Clone, PartialEq, Eq)]
+/// Serialisable so that a capture can carry the options of its run.
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
 pub struct DoctorOptions {
     /// The platform DNS target customers point their names at.
     pub target: String,
@@ -48,6 +49,18 @@ pub struct DoctorOptions {
     /// The port a zone's nameservers are asked on in an online run: 53, except where a test
     /// runs its nameservers on loopback.
     pub nameserver_port: u16,
+    /// The hostnames the platform says are attached to a project (lowercase A-labels), when
+    /// the caller knows them: a name that points at the platform but is not among them is
+    /// `dangling_cname`. `None`: not known, not judged.
+    pub attached_hostnames: Option<std::collections::BTreeSet<String>>,
+    /// Validate DNSSEC from the trust anchor down to each name, through the first resolver
+    /// (with checking disabled).
+    #[serde(default)]
+    pub dnssec: bool,
+    /// DNSKEY records in zone-file form that replace IANA's root keys as the trust anchor
+    /// (a private root, or a test's).
+    #[serde(default)]
+    pub trust_anchor: Option<String>,
 }
 
 impl DoctorOptions {
@@ -75,6 +88,9 @@ impl DoctorOptions {
             edge: None,
             extra_roots_pem: None,
             nameserver_port: 53,
+            attached_hostnames: None,
+            dnssec: false,
+            trust_anchor: None,
         }
     }
 

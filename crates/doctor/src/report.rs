@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::dns::{AnswerStatus, DnsRecord};
+pub use crate::providers::{DnsProvider, ProviderMatch, RecordNameField};
 
 /// The result of diagnosing one or more hostnames.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -74,6 +75,9 @@ pub struct HostReport {
     pub expected_record: Option<RecordChange>,
     /// The zone's nameservers (NS records).
     pub nameservers: Vec<String>,
+    /// The DNS provider those nameservers belong to, when the doctor knows it.
+    #[serde(default)]
+    pub provider: Option<ProviderMatch>,
     /// What each server says the name resolves to.
     pub views: Vec<SourceView>,
     pub caa: Option<CaaClimb>,
@@ -233,6 +237,14 @@ pub enum FindingCode {
     TlsExpiringSoon,
     TlsUntrusted,
     Redirect,
+    ZoneAppended,
+    ProxiedByCloudflare,
+    AaaaMismatch,
+    WildcardShadow,
+    DanglingCname,
+    DnssecValid,
+    DnssecUnsignedOk,
+    DnssecBogus,
 }
 
 /// One thing found, with its evidence and the fix.
@@ -265,6 +277,10 @@ pub struct Evidence {
 pub struct Fix {
     pub summary: String,
     pub changes: Vec<RecordChange>,
+    /// The changes as clicks at the zone's DNS provider, when the doctor knows it: which
+    /// field takes what, and any switch to flip (Cloudflare's proxy).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub steps: Vec<String>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]

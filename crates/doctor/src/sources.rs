@@ -38,6 +38,25 @@ impl Server {
     }
 }
 
+/// The servers a capture names, as they were asked.
+pub(crate) fn captured_servers(sources: &[Source]) -> Result<Vec<Server>> {
+    sources
+        .iter()
+        .map(|source| {
+            let address = source.address.parse().map_err(|_| {
+                Error::CaptureCorrupt(format!(
+                    "the server address {:?} is not an address",
+                    source.address
+                ))
+            })?;
+            Ok(Server {
+                source: source.clone(),
+                address,
+            })
+        })
+        .collect()
+}
+
 /// The servers asked for every hostname, the preferred one first.
 pub(crate) fn fixed_servers(options: &DoctorOptions) -> Result<Vec<Server>> {
     if options.is_offline() {

@@ -13,7 +13,19 @@ pub fn render(report: &Report) -> String {
     let mut out = String::new();
     // Writing to a String cannot fail; the results are ignored for that reason.
     for host in &report.hosts {
-        let _ = writeln!(out, "{}", terminal(&host.hostname));
+        match &host.provider {
+            Some(found) => {
+                let _ = writeln!(
+                    out,
+                    "{}   (DNS provider: {})",
+                    terminal(&host.hostname),
+                    terminal(&found.provider.name)
+                );
+            }
+            None => {
+                let _ = writeln!(out, "{}", terminal(&host.hostname));
+            }
+        }
         for finding in &host.findings {
             let mark = match finding.severity {
                 Severity::Error => "ERROR  ",
@@ -41,6 +53,9 @@ pub fn render(report: &Report) -> String {
                         terminal(&change.value),
                         terminal(&change.zone)
                     );
+                }
+                for step in &fix.steps {
+                    let _ = writeln!(out, "          - {}", terminal(step));
                 }
             }
         }

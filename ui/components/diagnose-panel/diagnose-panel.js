@@ -4,7 +4,7 @@
 import { html } from '../../lib/html.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, severityWord } from '../../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps } from '../../lib/report.js';
 import { findDomain } from '../../lib/actions.js';
 import { dateTime } from '../../lib/format.js';
 import { errorText } from '../../lib/errors.js';
@@ -78,12 +78,13 @@ export class DiagnosePanel extends HTMLElement {
     render(this.querySelector('#diagnose-body'), html`
       <p id="diagnose-summary"><strong>${summary(host)}</strong> <span class="muted">· ${report.offline ? 'asked the demo’s DNS server only' : 'asked the zone’s nameservers and public resolvers'} · ${dateTime(report.generated_at)}</span></p>
       ${host.expected_record ? html`<p class="muted small">Expected: ${host.expected_record.type} ${host.expected_record.name} → <span class="mono">${host.expected_record.value}</span></p>` : ''}
+      ${providerText(host) ? html`<p class="muted small" id="diagnose-provider">${providerText(host)}</p>` : ''}
       <h4>Findings</h4>
       <ul class="findings" id="diagnose-findings">${sortedFindings(host).map((f) => html`<li class="finding sev-${f.severity}" data-code="${f.code}" data-severity="${f.severity}">
         <span class="sev">${severityWord(f.severity)}</span>
         <div><strong>${f.title}</strong>${f.detail ? html`<div class="muted">${f.detail}</div>` : ''}
           ${(f.evidence ?? []).length ? html`<ul class="evidence">${f.evidence.map((e) => html`<li><span class="mono">${e.question}</span> — ${e.server}: ${e.records.length ? e.records.map((r) => `${r.type} ${r.value}`).join(', ') : e.status}${e.note ? ` (${e.note})` : ''}</li>`)}</ul>` : ''}
-          ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix.summary}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}</div>` : ''}
+          ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix.summary}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}${fixSteps(f.fix).length ? html`<ol class="steps">${fixSteps(f.fix).map((step) => html`<li>${step}</li>`)}</ol>` : ''}</div>` : ''}
         </div>
       </li>`)}</ul>
       <h4>What each DNS server answers</h4>

@@ -109,6 +109,7 @@ pub(crate) async fn check(
                              SERVFAIL or nothing for unknown record types."
                         ),
                         changes: Vec::new(),
+                        steps: Vec::new(),
                     }),
                 };
                 let climb = CaaClimb {
@@ -307,6 +308,10 @@ fn forbidden(
                 .unwrap_or_default()
         ),
         evidence: shown,
-        fix: Some(Fix { summary, changes }),
+        fix: Some(Fix {
+            summary,
+            changes,
+            steps: Vec::new(),
+        }),
     }
 }

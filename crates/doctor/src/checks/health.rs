@@ -104,6 +104,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                                       then wait for the DS TTL to pass."
                                 .to_owned(),
                             changes: Vec::new(),
+                            steps: Vec::new(),
                         }),
                     }
                 } else {
@@ -121,6 +122,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                                       the ones hosting the zone, and that each of them answers."
                                 .to_owned(),
                             changes: Vec::new(),
+                            steps: Vec::new(),
                         }),
                     }
                 });

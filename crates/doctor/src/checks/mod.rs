@@ -2,12 +2,16 @@
 //! of questions and their parallelism live in `host.rs`.
 
 pub mod caa;
+pub mod dangling;
+pub mod dnssec;
 pub mod health;
 pub mod kind;
 pub mod names;
 pub mod propagation;
+pub mod proxy;
 pub mod records;
 pub mod tls;
+pub mod wildcard;
 
 use crate::dns::Answer;
 use crate::report::Evidence;

@@ -41,6 +41,7 @@ pub fn doubled_hostname_finding(hostname: &Hostname, meant: &str) -> Finding {
                 hostname.registrable_domain()
             ),
             changes: Vec::new(),
+            steps: Vec::new(),
         }),
     }
 }
@@ -71,7 +72,7 @@ pub fn doubled_record_finding(
         .collect();
     changes.push(expected.clone());
     Finding {
-        code: FindingCode::DoubledZoneName,
+        code: FindingCode::ZoneAppended,
         severity: Severity::Error,
         title: format!("The record was created at {doubled_name}, not {hostname}"),
         detail: format!(
@@ -85,6 +86,7 @@ pub fn doubled_record_finding(
                  name {relative_name} only."
             ),
             changes,
+            steps: Vec::new(),
         }),
     }
 }

@@ -133,6 +133,7 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
                 human_duration(longest)
             ),
             changes: Vec::new(),
+            steps: Vec::new(),
         }),
     };
     (source_views, Some(finding))

@@ -71,6 +71,7 @@ pub fn check(
                 fix: Some(Fix {
                     summary: format!("Replace the CNAME at @ with an ALIAS record to {target}."),
                     changes: vec![remove(cname), expected.clone()],
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -91,6 +92,15 @@ pub fn check(
                     answers,
                 ));
             }
+        } else if !found_a.is_empty() && found_a == wanted_a {
+            findings.push(aaaa_mismatch(
+                hostname,
+                kind,
+                target,
+                &found_aaaa,
+                &wanted_aaaa,
+                answers,
+            ));
         } else {
             let mut changes: Vec<RecordChange> = own_addresses
                 .iter()
@@ -133,6 +143,7 @@ pub fn check(
                         wanted.join(", ")
                     ),
                     changes,
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -200,6 +211,7 @@ pub fn check(
                         kind.relative_name
                     ),
                     changes: vec![remove(cname), expected.clone()],
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -230,6 +242,7 @@ pub fn check(
                         kind.relative_name
                     ),
                     changes,
+                    steps: Vec::new(),
                 }),
             });
         }
@@ -264,6 +277,7 @@ pub fn check(
                     kind.relative_name
                 ),
                 changes: others.iter().map(remove).collect(),
+                steps: Vec::new(),
             }),
         });
     }
@@ -304,6 +318,76 @@ fn missing(
                 kind.zone
             ),
             changes: vec![expected.clone()],
+            steps: Vec::new(),
+        }),
+    }
+}
+
+/// The apex's IPv4 addresses are the target's, its IPv6 ones are not: browsers and the CA
+/// that prefer IPv6 reach another host.
+fn aaaa_mismatch(
+    hostname: &str,
+    kind: &NameKind,
+    target: &str,
+    found: &BTreeSet<String>,
+    wanted: &BTreeSet<String>,
+    answers: &RecordAnswers<'_>,
+) -> Finding {
+    let mut changes: Vec<RecordChange> = answers
+        .aaaa
+        .records(hostname, "AAAA")
+        .filter(|record| !wanted.contains(&record.value))
+        .map(|record| change(ChangeAction::Remove, kind, record))
+        .collect();
+    changes.extend(
+        wanted
+            .iter()
+            .filter(|address| !found.contains(*address))
+            .map(|address| RecordChange {
+                action: ChangeAction::Add,
+                zone: kind.zone.clone(),
+                name: kind.relative_name.clone(),
+                record_type: "AAAA".to_owned(),
+                value: address.clone(),
+                ttl: Some(3600),
+            }),
+    );
+    let list = |set: &BTreeSet<String>| {
+        if set.is_empty() {
+            "none".to_owned()
+        } else {
+            set.iter().cloned().collect::<Vec<_>>().join(", ")
+        }
+    };
+    Finding {
+        code: FindingCode::AaaaMismatch,
+        severity: Severity::Error,
+        title: format!("{hostname} has the right IPv4 addresses but other IPv6 addresses"),
+        detail: format!(
+            "Its A records match {target}, its AAAA records do not ({} instead of {}):              usually an old host's AAAA left beside a new A. The CA validates over IPv6 when              there is an AAAA record, reaches the old host and does not issue; IPv6 visitors see              the old site.",
+            list(found),
+            list(wanted)
+        ),
+        evidence: vec![
+            evidence(answers.server_label, answers.a, None),
+            evidence(answers.server_label, answers.aaaa, None),
+            evidence(
+                answers.server_label,
+                answers.target_aaaa,
+                Some("the target's IPv6 addresses".into()),
+            ),
+        ],
+        fix: Some(Fix {
+            summary: if wanted.is_empty() {
+                format!("Remove the AAAA records at @: {target} has no IPv6 address.")
+            } else {
+                format!(
+                    "Remove the old AAAA records at @ and use {target}'s IPv6 addresses ({}).",
+                    list(wanted)
+                )
+            },
+            changes,
+            steps: Vec::new(),
         }),
     }
 }

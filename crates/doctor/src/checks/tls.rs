@@ -20,7 +20,12 @@ use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
 use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
 
+use base64::Engine as _;
+use base64::engine::general_purpose::STANDARD as BASE64;
+
 use crate::dns::Answer;
+use crate::dns::capture::{TlsExchange, TlsOutcome};
+use crate::host::Run;
 use crate::report::{CertificateInfo, Finding, FindingCode, Severity, TlsProbe};
 
 /// A certificate closer to expiry than this is worth a warning.
@@ -35,11 +40,13 @@ const MAX_HEAD_BYTES: usize = 16 * 1024;
 pub(crate) async fn probe(
     hostname: &str,
     address_answers: &[(Answer, Answer)],
-    edge: Option<SocketAddr>,
-    extra_roots_pem: Option<&str>,
-    timeout: Duration,
-    offline: bool,
+    run: &Run,
 ) -> (TlsProbe, Vec<Finding>) {
+    let edge = run.options.edge;
+    let extra_roots_pem = run.options.extra_roots_pem.as_deref();
+    let timeout = run.options.timeout;
+    let offline = run.options.is_offline();
+    let (source, now) = (&run.tls, run.now);
     let address = edge.or_else(|| {
         address_answers.iter().find_map(|(a, _)| {
             a.records_of_type("A")
@@ -71,20 +78,23 @@ pub(crate) async fn probe(
         };
         return (probe, Vec::new());
     }
-    let outcome = tokio::time::timeout(
-        timeout * 3,
-        connect(hostname, address, extra_roots_pem, timeout),
-    )
-    .await
-    .unwrap_or_else(|_| {
-        Err(format!(
-            "no TLS handshake within {} ms",
-            (timeout * 3).as_millis()
-        ))
-    });
+    let outcome = source
+        .observe(hostname, address, extra_roots_pem, timeout)
+        .await;
     match outcome {
-        Ok(probe) => {
-            let findings = judge(hostname, &probe, Utc::now());
+        Ok(observed) => {
+            let probe = TlsProbe {
+                address: address.to_string(),
+                connected: true,
+                error: None,
+                certificate: observed
+                    .chain
+                    .first()
+                    .map(|der| describe(der, hostname, observed.trust_error.clone())),
+                http_status: observed.http_status,
+                location: observed.location,
+            };
+            let findings = judge(hostname, &probe, now);
             (probe, findings)
         }
         Err(error) => {
@@ -210,12 +220,133 @@ pub fn judge(hostname: &str, probe: &TlsProbe, now: DateTime<Utc>) -> Vec<Findin
     findings
 }
 
+/// What one TLS connection showed: the chain as sent, whether it would be trusted here, and
+/// the answer to `GET /`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Observed {
+    chain: Vec<Vec<u8>>,
+    trust_error: Option<String>,
+    http_status: Option<u16>,
+    location: Option<String>,
+}
+
+/// Where TLS observations come from: the edge, the edge with each connection recorded for a
+/// capture, or a capture alone.
+pub(crate) enum TlsSource {
+    Network,
+    Recording(Mutex<Vec<TlsExchange>>),
+    Replay(Vec<TlsExchange>),
+}
+
+impl TlsSource {
+    async fn observe(
+        &self,
+        hostname: &str,
+        address: SocketAddr,
+        extra_roots_pem: Option<&str>,
+        timeout: Duration,
+    ) -> Result<Observed, String> {
+        match self {
+            TlsSource::Network => observe(hostname, address, extra_roots_pem, timeout).await,
+            TlsSource::Recording(log) => {
+                let connected_at = Utc::now();
+                let observed = observe(hostname, address, extra_roots_pem, timeout).await;
+                let outcome = match &observed {
+                    Ok(observed) => TlsOutcome::Connected {
+                        chain: observed
+                            .chain
+                            .iter()
+                            .map(|der| BASE64.encode(der))
+                            .collect(),
+                        trust_error: observed.trust_error.clone(),
+                        http_status: observed.http_status,
+                        location: observed.location.clone(),
+                    },
+                    Err(error) => TlsOutcome::Failed {
+                        error: error.clone(),
+                    },
+                };
+                log.lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .push(TlsExchange {
+                        hostname: hostname.to_owned(),
+                        address,
+                        connected_at,
+                        outcome,
+                    });
+                observed
+            }
+            TlsSource::Replay(exchanges) => {
+                let exchange = exchanges
+                    .iter()
+                    .find(|exchange| exchange.hostname == hostname && exchange.address == address)
+                    .ok_or_else(|| {
+                        format!("the capture holds no TLS connection to {address} for {hostname}")
+                    })?;
+                match &exchange.outcome {
+                    TlsOutcome::Connected {
+                        chain,
+                        trust_error,
+                        http_status,
+                        location,
+                    } => Ok(Observed {
+                        chain: decode_chain(chain)?,
+                        trust_error: trust_error.clone(),
+                        http_status: *http_status,
+                        location: location.clone(),
+                    }),
+                    TlsOutcome::Failed { error } => Err(error.clone()),
+                }
+            }
+        }
+    }
+
+    /// The connections recorded so far (a recording source only).
+    pub(crate) fn recorded(&self) -> Vec<TlsExchange> {
+        match self {
+            TlsSource::Recording(log) => log.lock().unwrap_or_else(PoisonError::into_inner).clone(),
+            TlsSource::Network | TlsSource::Replay(_) => Vec::new(),
+        }
+    }
+}
+
+/// A certificate chain from its base64 form in a capture.
+pub(crate) fn decode_chain(chain: &[String]) -> Result<Vec<Vec<u8>>, String> {
+    chain
+        .iter()
+        .map(|certificate| {
+            BASE64
+                .decode(certificate)
+                .map_err(|error| format!("a certificate in the capture is not base64: {error}"))
+        })
+        .collect()
+}
+
+async fn observe(
+    hostname: &str,
+    address: SocketAddr,
+    extra_roots_pem: Option<&str>,
+    timeout: Duration,
+) -> Result<Observed, String> {
+    tokio::time::timeout(
+        timeout * 3,
+        connect(hostname, address, extra_roots_pem, timeout),
+    )
+    .await
+    .unwrap_or_else(|_| {
+        Err(format!(
+            "no TLS handshake within {} ms",
+            (timeout * 3).as_millis()
+        ))
+    })
+}
+
 async fn connect(
     hostname: &str,
     address: SocketAddr,
     extra_roots_pem: Option<&str>,
     timeout: Duration,
-) -> Result<TlsProbe, String> {
+) -> Result<Observed, String> {
     let recorder = Arc::new(RecordingVerifier::new(extra_roots_pem)?);
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
@@ -234,12 +365,12 @@ async fn connect(
         .connect(server_name, tcp)
         .await
         .map_err(|error| format!("TLS handshake failed: {error}"))?;
-    let certificate = tls
+    let chain: Vec<Vec<u8>> = tls
         .get_ref()
         .1
         .peer_certificates()
-        .and_then(|chain| chain.first())
-        .map(|der| describe(der, hostname, recorder.trust_error()));
+        .map(|chain| chain.iter().map(|der| der.as_ref().to_vec()).collect())
+        .unwrap_or_default();
 
     let request = format!(
         "GET / HTTP/1.1\r\nHost: {hostname}\r\nUser-Agent: domain-desk-doctor\r\nAccept: */*\r\nConnection: close\r\n\r\n"
@@ -248,11 +379,9 @@ async fn connect(
         Ok(()) => read_head(&mut tls, timeout).await,
         Err(_) => (None, None),
     };
-    Ok(TlsProbe {
-        address: address.to_string(),
-        connected: true,
-        error: None,
-        certificate,
+    Ok(Observed {
+        chain,
+        trust_error: recorder.trust_error(),
         http_status,
         location,
     })
@@ -290,12 +419,8 @@ pub fn parse_head(head: &str) -> (Option<u16>, Option<String>) {
     (status, location)
 }
 
-fn describe(
-    der: &CertificateDer<'_>,
-    hostname: &str,
-    trust_error: Option<String>,
-) -> CertificateInfo {
-    let Ok((_, certificate)) = X509Certificate::from_der(der.as_ref()) else {
+fn describe(der: &[u8], hostname: &str, trust_error: Option<String>) -> CertificateInfo {
+    let Ok((_, certificate)) = X509Certificate::from_der(der) else {
         return CertificateInfo {
             subject: String::new(),
             issuer: String::new(),

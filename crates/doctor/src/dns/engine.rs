@@ -15,7 +15,8 @@ use hickory_proto::rr::RecordType;
 use tokio::sync::{OnceCell, Semaphore};
 
 use super::answer::{Answer, AnswerStatus, normalise_name};
-use super::query::{QueryOptions, ask};
+use super::query::QueryOptions;
+use super::source::{DnsSource, NetworkSource};
 
 /// A question that went over the wire.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -38,6 +39,7 @@ pub struct QueryEngine {
 
 struct Inner {
     base: QueryOptions,
+    source: Arc<dyn DnsSource>,
     cache: Mutex<HashMap<WireQuery, Slot>>,
     log: Mutex<Vec<WireQuery>>,
     in_flight: Semaphore,
@@ -46,9 +48,19 @@ struct Inner {
 impl QueryEngine {
     /// `base` gives the timeout and attempts; `max_in_flight` bounds concurrent questions.
     pub fn new(base: QueryOptions, max_in_flight: usize) -> Self {
+        Self::with_source(base, max_in_flight, Arc::new(NetworkSource))
+    }
+
+    /// As [`new`](Self::new), with answers from `source` (a recorder or a replay).
+    pub fn with_source(
+        base: QueryOptions,
+        max_in_flight: usize,
+        source: Arc<dyn DnsSource>,
+    ) -> Self {
         Self {
             inner: Arc::new(Inner {
                 base,
+                source,
                 cache: Mutex::new(HashMap::new()),
                 log: Mutex::new(Vec::new()),
                 in_flight: Semaphore::new(max_in_flight.max(1)),
@@ -118,7 +130,7 @@ impl QueryEngine {
             checking_disabled: key.checking_disabled,
             ..self.inner.base
         };
-        let answer = ask(key.server, &key.name, key.record_type, options).await;
+        let answer = self.inner.source.answer(&key, options).await;
         tracing::debug!(
             server = %key.server,
             name = %key.name,

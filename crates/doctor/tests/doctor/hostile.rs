@@ -13,6 +13,8 @@ async fn hostile_report() -> Report {
     let mut zones = Zones::with_platform();
     zones
         .zone("example.com")
+        // A known provider: its name, nameservers and worded steps are rendered too.
+        .nameservers("example.com", &["amy.ns.cloudflare.com"])
         // A CNAME elsewhere, to a name made of hostile bytes.
         .cname_raw(
             "evil.example.com",
@@ -186,8 +188,9 @@ async fn hostile_values_keep_the_markdown_intact() {
 }
 
 /// Keys whose strings are enums or dates, and the CAA verdict the renderers do not print.
-const NOT_TEXT: [&str; 7] = [
+const NOT_TEXT: [&str; 8] = [
     "code",
+    "record_name",
     "severity",
     "status",
     "kind",
@@ -238,4 +241,9 @@ async fn every_text_field_of_a_report_is_rendered_inert() {
     assert_inert(&markdown);
     assert_markdown_structure(&markdown);
     assert!(markdown.contains("### TLS at the edge"), "{markdown}");
+    assert!(markdown.contains("- DNS provider: "), "{markdown}");
+    assert!(
+        markdown.contains("At Cloudflare"),
+        "the provider's steps are there:\n{markdown}"
+    );
 }

@@ -2,11 +2,13 @@
 //! mistake, and servers that fail, time out or truncate.
 
 mod caa;
+mod capture;
 mod failures;
 mod hostile;
 mod nonsense;
 mod online;
 mod output;
+mod providers;
 #[cfg(target_os = "linux")]
 mod real_servers;
 mod records;

@@ -1,16 +1,20 @@
 //! The doctor against a real DNS hierarchy instead of the in-process test server: NSD serves
 //! a root zone, the `com` and `net` top-level domains, the customer's zone and the platform's
 //! zone, each from its own loopback address on port 53, and Unbound resolves iteratively from
-//! that root as the system resolver (`/etc/resolv.conf` bind-mounted to point at it). A
+//! that root as the system resolver (`/etc/resolv.conf` bind-mounted to point at it). Every
+//! zone is signed with `ldns-signzone` and Unbound validates from the test root's key. A
 //! healthy CNAME into the platform's zone must come out without an error and without a
-//! warning beyond the public resolvers, which cannot be reached.
+//! warning beyond the public resolvers, which cannot be reached; the mistakes only a real
+//! server shows (a wildcard, a record under the doubled name, Cloudflare's addresses, a stale
+//! AAAA, an expired signature, a wrong DS) must each be named; capture then replay must give
+//! the same report.
 //!
 //! It all runs in a private network and mount namespace (`unshare --net --mount`), where the
 //! only interface is loopback: no question can leave the machine, and port 53 is free. The
 //! test re-executes this test binary inside the namespace, where
 //! [`inside_the_namespace`] does the work. Without root or a working `unshare` it says why
-//! and skips, except under `CI=true`, where it fails; without `nsd` or `unbound` it fails
-//! (`cargo xtask test` installs them).
+//! and skips, except under `CI=true`, where it fails; without `nsd`, `unbound` or `ldnsutils`
+//! it fails (`cargo xtask test` installs them).
 
 use std::fs;
 use std::net::SocketAddr;
@@ -20,8 +24,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use domain_desk_doctor::dns::{AnswerStatus, QueryOptions, query};
-use domain_desk_doctor::report::SourceKind;
-use domain_desk_doctor::{DoctorOptions, FindingCode, Severity, diagnose};
+use domain_desk_doctor::report::{ChangeAction, SourceKind};
+use domain_desk_doctor::{
+    DoctorOptions, FindingCode, Severity, diagnose, diagnose_capturing, replay,
+};
 use hickory_proto::rr::RecordType;
 
 use crate::{finding, host};
@@ -49,10 +55,17 @@ fn a_healthy_cname_against_nsd_and_unbound() {
         skip(&reason);
         return;
     }
-    for program in ["nsd", "unbound", "ip", "mount"] {
+    for program in [
+        "nsd",
+        "unbound",
+        "ldns-keygen",
+        "ldns-signzone",
+        "ip",
+        "mount",
+    ] {
         assert!(
             program_path(program).is_some(),
-            "{program} is not installed: apt-get install nsd unbound iproute2 (cargo xtask test \
+            "{program} is not installed: apt-get install nsd unbound ldnsutils iproute2 (cargo xtask test \
              installs them)"
         );
     }
@@ -170,6 +183,9 @@ async fn inside_the_namespace() {
     let mut hierarchy = Hierarchy::start().await;
     tokio::time::timeout(Duration::from_secs(60), async {
         diagnose_against(&hierarchy).await;
+        mistakes_only_nsd_can_show(&hierarchy).await;
+        dnssec_failures_seen_through_a_validating_resolver(&hierarchy).await;
+        dnssec_validated_by_the_doctor(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
     })
     .await
@@ -207,9 +223,12 @@ async fn diagnose_against(hierarchy: &Hierarchy) {
     // What `domain-desk doctor --target edge.platform.net --no-tls NAME` runs: the system
     // resolver, the public resolvers and the zone's own nameservers.
     let options = DoctorOptions::new(TARGET).with_tls_probe(false);
-    let report = diagnose(&["www.example.com", "wrong.example.com"], &options)
+    let (report, capture) = diagnose_capturing(&["www.example.com", "wrong.example.com"], &options)
         .await
         .unwrap();
+    // An online run replays as well: the zone's nameservers, found on the way, are in the
+    // capture with the system resolver's answers.
+    assert_eq!(replay(&capture).await.unwrap(), report);
     let text = report.to_text();
     let context = format!("{text}\n{}", hierarchy.logs());
 
@@ -311,6 +330,234 @@ async fn a_fix_still_propagating(hierarchy: &mut Hierarchy) {
     assert!(!report.has_errors(), "{context}");
 }
 
+/// Zones signed by `ldns-signzone` and validated by Unbound from the test root's key: an
+/// expired signature and a DS that matches no key make Unbound answer SERVFAIL, and the same
+/// question with checking disabled (CD) gets the answer, which the doctor reports as a
+/// DNSSEC failure rather than a broken server. The signed `example.com` stays healthy (the
+/// other checks of this run assert it).
+async fn dnssec_failures_seen_through_a_validating_resolver(hierarchy: &Hierarchy) {
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let names = ["www.expired.com", "www.wrongds.com", "www.example.com"];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    for broken in ["www.expired.com", "www.wrongds.com"] {
+        let failure = finding(host(&report, broken), FindingCode::DnssecFailure);
+        assert_eq!(failure.severity, Severity::Error, "{context}");
+        assert!(
+            failure
+                .detail
+                .starts_with(&format!("system resolver {RESOLVER}:53 answers SERVFAIL")),
+            "{context}"
+        );
+        assert!(
+            failure.evidence.iter().any(|shown| shown.note.as_deref()
+                == Some("asked again with DNSSEC checking disabled (CD)")
+                && shown.status == AnswerStatus::NoError),
+            "{context}"
+        );
+    }
+    let fine = host(&report, "www.example.com");
+    assert!(
+        !fine.findings.iter().any(|found| matches!(
+            found.code,
+            FindingCode::DnssecFailure | FindingCode::Servfail
+        )),
+        "{context}"
+    );
+}
+
+/// The doctor's own validation from the test root's key (`--trust-anchor`), through Unbound
+/// with checking disabled: the signed chain is valid, a zone without a DS at its parent is
+/// unsigned and fine, an expired signature and a wrong DS are bogus. With IANA's root keys
+/// instead, the test root itself is not trusted. A capture keeps the verdicts for a replay.
+async fn dnssec_validated_by_the_doctor(hierarchy: &Hierarchy) {
+    let anchor = fs::read_to_string(hierarchy.directory.path().join("root.anchor")).unwrap();
+    let mut options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    options.dnssec = true;
+    options.trust_anchor = Some(anchor);
+    let names = [
+        "www.example.com",
+        "www.plain.com",
+        "www.expired.com",
+        "www.wrongds.com",
+    ];
+    let (report, capture) = diagnose_capturing(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    assert_eq!(
+        finding(host(&report, "www.example.com"), FindingCode::DnssecValid).severity,
+        Severity::Ok,
+        "{context}"
+    );
+    assert_eq!(
+        finding(
+            host(&report, "www.plain.com"),
+            FindingCode::DnssecUnsignedOk
+        )
+        .severity,
+        Severity::Info,
+        "{context}"
+    );
+    for broken in ["www.expired.com", "www.wrongds.com"] {
+        let bogus = finding(host(&report, broken), FindingCode::DnssecBogus);
+        assert_eq!(bogus.severity, Severity::Error, "{context}");
+        // Unbound's SERVFAIL, cured by CD, is the same cause: its evidence joins this finding.
+        assert!(
+            bogus
+                .detail
+                .contains("answers SERVFAIL, but answers with validation turned off"),
+            "{context}"
+        );
+        assert!(
+            !host(&report, broken)
+                .findings
+                .iter()
+                .any(|found| found.code == FindingCode::DnssecFailure),
+            "{context}"
+        );
+        assert!(
+            bogus
+                .fix
+                .as_ref()
+                .unwrap()
+                .summary
+                .contains("remove the DS record"),
+            "{context}"
+        );
+    }
+    assert_eq!(capture.dnssec.len(), names.len(), "{context}");
+    assert_eq!(replay(&capture).await.unwrap(), report, "{context}");
+
+    // IANA's keys do not sign this test root: nothing here validates from them.
+    options.trust_anchor = None;
+    let report = diagnose(&["www.example.com"], &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    finding(host(&report, "www.example.com"), FindingCode::DnssecBogus);
+    assert!(
+        !host(&report, "www.example.com")
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::DnssecValid),
+        "{context}"
+    );
+}
+
+/// Records holding the mistakes of [`mistakes_only_nsd_can_show`].
+const MISTAKES: &str = "\
+example.com. IN A 127.0.0.10
+example.com. IN AAAA 2001:db8::99
+proxied.example.com. IN A 104.16.132.229
+proxied.example.com. IN AAAA 2606:4700::6810:84e5
+appended.example.com.example.com. IN CNAME edge.platform.net.
+*.shops.example.com. IN CNAME old-host.example.com.
+";
+
+/// The findings that need a real server's behaviour: a wildcard (RFC 4592 synthesis), a
+/// record under the doubled name, Cloudflare's addresses, an apex whose AAAA was left behind.
+async fn mistakes_only_nsd_can_show(hierarchy: &Hierarchy) {
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let names = [
+        "example.com",
+        "proxied.example.com",
+        "appended.example.com",
+        "eu.shops.example.com",
+    ];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_markdown(), hierarchy.logs());
+
+    let apex = host(&report, "example.com");
+    let aaaa = finding(apex, FindingCode::AaaaMismatch);
+    assert_eq!(aaaa.severity, Severity::Error);
+    assert!(aaaa.detail.contains("2001:db8::99"), "{context}");
+    let changes = &aaaa.fix.as_ref().unwrap().changes;
+    assert_eq!(
+        changes
+            .iter()
+            .map(|change| (
+                change.action,
+                change.record_type.as_str(),
+                change.value.as_str()
+            ))
+            .collect::<Vec<_>>(),
+        [
+            (ChangeAction::Remove, "AAAA", "2001:db8::99"),
+            (ChangeAction::Add, "AAAA", "2001:db8::10")
+        ],
+        "{context}"
+    );
+    assert!(
+        !apex
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ApexAddressMismatch),
+        "{context}"
+    );
+
+    let proxied = host(&report, "proxied.example.com");
+    let behind = finding(proxied, FindingCode::ProxiedByCloudflare);
+    assert!(
+        behind.detail.contains("104.16.132.229 in 104.16.0.0/13"),
+        "{context}"
+    );
+    assert!(behind.detail.contains("2606:4700::/32"), "{context}");
+    assert!(
+        !proxied
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ConflictingRecord),
+        "the proxy's addresses are not blamed as the customer's A record\n{context}"
+    );
+
+    let appended = finding(
+        host(&report, "appended.example.com"),
+        FindingCode::ZoneAppended,
+    );
+    assert!(
+        appended.title.contains("appended.example.com.example.com"),
+        "{context}"
+    );
+
+    let shadowed = host(&report, "eu.shops.example.com");
+    let shadow = finding(shadowed, FindingCode::WildcardShadow);
+    assert!(shadow.title.contains("*.shops.example.com"), "{context}");
+    assert!(
+        !shadowed
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::CnameMismatch),
+        "{context}"
+    );
+    let add = &shadow.fix.as_ref().unwrap().changes[0];
+    assert_eq!(
+        (add.name.as_str(), add.record_type.as_str()),
+        ("eu.shops", "CNAME")
+    );
+
+    // A wildcard at the apex: its address is not blamed on shop as an A record of its own,
+    // and it does not pass for a record made under the doubled name.
+    let names = ["shop.wild.com", "a.b.wild.com"];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_markdown(), hierarchy.logs());
+    let shop = host(&report, "shop.wild.com");
+    let shadow = finding(shop, FindingCode::WildcardShadow);
+    assert!(shadow.title.contains("*.wild.com"), "{context}");
+    assert!(
+        !shop
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ConflictingRecord),
+        "{context}"
+    );
+    let below = host(&report, "a.b.wild.com");
+    finding(below, FindingCode::RecordMissing);
+    assert!(
+        !below
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::ZoneAppended),
+        "a.b.wild.com.wild.com is the wildcard's answer, not a record of the customer's\n{context}"
+    );
+}
+
 const MOVED_BEFORE: &str = "moved.example.com. IN A 192.0.2.10\n";
 
 fn moved_after() -> String {
@@ -318,7 +565,7 @@ fn moved_after() -> String {
 }
 
 /// The zones, as NSD reads them. Every server's name has glue in its parent.
-fn zones() -> [(&'static str, &'static str, String); 5] {
+fn zones() -> [(&'static str, &'static str, String); 9] {
     let soa = |apex: &str, ns: &str| {
         let mailbox = if apex == "." {
             "hostmaster.root."
@@ -343,7 +590,11 @@ fn zones() -> [(&'static str, &'static str, String); 5] {
             "com",
             soa("com.", "ns.tld.")
                 + &format!(
-                    "example.com. IN NS ns1.example.com.\nns1.example.com. IN A {CUSTOMER}\n"
+                    "example.com. IN NS ns1.example.com.\nns1.example.com. IN A {CUSTOMER}\n\
+                     expired.com. IN NS ns1.example.com.\n\
+                     wrongds.com. IN NS ns1.example.com.\n\
+                     wild.com. IN NS ns1.example.com.\n\
+                     plain.com. IN NS ns1.example.com.\n"
                 ),
         ),
         (
@@ -364,7 +615,31 @@ fn zones() -> [(&'static str, &'static str, String); 5] {
                      wrong.example.com. IN CNAME old-host.example.com.\n\
                      old-host.example.com. IN A 127.0.0.20\n"
                 )
+                + MISTAKES
                 + MOVED_BEFORE,
+        ),
+        (
+            "expired.com",
+            "expired.com",
+            soa("expired.com.", "ns1.example.com.")
+                + &format!("www.expired.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "wrongds.com",
+            "wrongds.com",
+            soa("wrongds.com.", "ns1.example.com.")
+                + &format!("www.wrongds.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "wild.com",
+            "wild.com",
+            soa("wild.com.", "ns1.example.com.")
+                + "*.wild.com. IN A 127.0.0.30\nb.wild.com. IN TXT \"here\"\n",
+        ),
+        (
+            "plain.com",
+            "plain.com",
+            soa("plain.com.", "ns1.example.com.") + &format!("www.plain.com. IN CNAME {TARGET}.\n"),
         ),
         (
             "platform.net",
@@ -428,23 +703,34 @@ impl Drop for Process {
 struct Hierarchy {
     servers: Vec<Process>,
     directory: tempfile::TempDir,
+    /// Each zone file's signing key (an `ldns-keygen` basename in the directory).
+    keys: Vec<(String, String)>,
 }
 
 impl Hierarchy {
     async fn start() -> Self {
         let directory = tempfile::tempdir().unwrap();
         let dir = directory.path().to_owned();
-        for (file, _, text) in zones() {
-            fs::write(dir.join(format!("{file}.zone")), text).unwrap();
-        }
         let mut hierarchy = Self {
             servers: Vec::new(),
             directory,
+            keys: Vec::new(),
         };
+        hierarchy.sign_all();
         for (name, address, zones) in [
             ("root", ROOT, &["root"][..]),
             ("tld", TLD, &["com", "net"][..]),
-            ("customer", CUSTOMER, &["example.com"][..]),
+            (
+                "customer",
+                CUSTOMER,
+                &[
+                    "example.com",
+                    "expired.com",
+                    "wrongds.com",
+                    "wild.com",
+                    "plain.com",
+                ][..],
+            ),
             ("platform", PLATFORM, &["platform.net"][..]),
         ] {
             hierarchy.start_nsd(name, address, zones);
@@ -493,7 +779,7 @@ impl Hierarchy {
                 .map(|(_, apex, _)| apex)
                 .unwrap();
             config.push_str(&format!(
-                "zone:\n  name: \"{apex}\"\n  zonefile: \"{file}.zone\"\n"
+                "zone:\n  name: \"{apex}\"\n  zonefile: \"{file}.zone.signed\"\n"
             ));
         }
         let conf = own.join("nsd.conf");
@@ -523,7 +809,8 @@ impl Hierarchy {
                  pidfile: \"{dir}/unbound.pid\"\n  logfile: \"{dir}/unbound.log\"\n  \
                  use-syslog: no\n  verbosity: 1\n  num-threads: 1\n  \
                  access-control: 127.0.0.0/8 allow\n  do-not-query-localhost: no\n  \
-                 root-hints: \"{hints}\"\n  module-config: \"iterator\"\n\
+                 root-hints: \"{hints}\"\n  module-config: \"validator iterator\"\n  \
+                 trust-anchor-file: \"{dir}/root.anchor\"\n  val-log-level: 2\n\
                  remote-control:\n  control-enable: no\n",
                 dir = dir.display(),
                 hints = hints.display(),
@@ -536,6 +823,93 @@ impl Hierarchy {
             &["-d", "-c", &conf.to_string_lossy()],
             &dir.join("unbound.stderr"),
         ));
+    }
+
+    /// Writes every zone and signs it with `ldns-signzone` (one ECDSA key per zone, flagged
+    /// as a key-signing key and signing everything), children first so that each parent
+    /// holds its children's DS records when it is signed. `expired.com` is signed with
+    /// signatures that ended in 2020; `wrongds.com`'s DS at `com` is that of a key the zone
+    /// does not hold, as after a provider move. The root's key is Unbound's trust anchor.
+    fn sign_all(&mut self) {
+        let dir = self.directory.path().to_owned();
+        let mut texts: Vec<(&str, &str, String)> = zones().into_iter().collect();
+        let keygen = |apex: &str| {
+            let output = Command::new(program_path("ldns-keygen").unwrap())
+                .args(["-a", "ECDSAP256SHA256", "-k", apex])
+                .current_dir(&dir)
+                .output()
+                .unwrap();
+            assert!(output.status.success(), "ldns-keygen {apex}: {output:?}");
+            String::from_utf8(output.stdout).unwrap().trim().to_owned()
+        };
+        let ds = |key: &str| fs::read_to_string(dir.join(format!("{key}.ds"))).unwrap();
+        for (file, apex, _) in &texts {
+            self.keys.push(((*file).to_owned(), keygen(apex)));
+        }
+        let key_of = |keys: &[(String, String)], file: &str| {
+            keys.iter()
+                .find(|(zone, _)| zone == file)
+                .map(|(_, key)| key.clone())
+                .unwrap()
+        };
+        let stranger = keygen("wrongds.com");
+        let parents = [
+            ("com", ["example.com", "expired.com", "wild.com"].as_slice()),
+            ("net", ["platform.net"].as_slice()),
+            ("root", ["com", "net"].as_slice()),
+        ];
+        for (parent, children) in parents {
+            let mut extra: String = children
+                .iter()
+                .map(|child| ds(&key_of(&self.keys, child)))
+                .collect();
+            if parent == "com" {
+                extra.push_str(&ds(&stranger));
+            }
+            let entry = texts
+                .iter_mut()
+                .find(|(file, _, _)| *file == parent)
+                .unwrap();
+            entry.2.push_str(&extra);
+        }
+        for (file, _, text) in &texts {
+            fs::write(dir.join(format!("{file}.zone")), text).unwrap();
+            self.sign(file, &key_of(&self.keys, file), *file == "expired.com");
+        }
+        let root_key =
+            fs::read_to_string(dir.join(format!("{}.key", key_of(&self.keys, "root")))).unwrap();
+        fs::write(dir.join("root.anchor"), root_key).unwrap();
+    }
+
+    /// Signs `{file}.zone` into `{file}.zone.signed` with `key`; `expired`: with signatures
+    /// valid only in 2019.
+    fn sign(&self, file: &str, key: &str, expired: bool) {
+        let apex = zones()
+            .into_iter()
+            .find(|(candidate, _, _)| *candidate == file)
+            .map(|(_, apex, _)| apex)
+            .unwrap();
+        let mut args: Vec<String> = Vec::new();
+        if expired {
+            args.extend(["-i", "20190101000000", "-e", "20200101000000"].map(str::to_owned));
+        }
+        args.extend([
+            "-f".to_owned(),
+            format!("{file}.zone.signed"),
+            "-o".to_owned(),
+            apex.to_owned(),
+            format!("{file}.zone"),
+            key.to_owned(),
+        ]);
+        let output = Command::new(program_path("ldns-signzone").unwrap())
+            .args(&args)
+            .current_dir(self.directory.path())
+            .output()
+            .unwrap();
+        assert!(
+            output.status.success(),
+            "ldns-signzone {args:?}: {output:?}"
+        );
     }
 
     /// Waits until `address` answers for `name`, or fails with the servers' logs.
@@ -551,6 +925,13 @@ impl Hierarchy {
         let path = self.directory.path().join(format!("{file}.zone"));
         let text = fs::read_to_string(&path).unwrap();
         fs::write(&path, edit(&text)).unwrap();
+        let key = self
+            .keys
+            .iter()
+            .find(|(zone, _)| zone == file)
+            .map(|(_, key)| key.clone())
+            .unwrap();
+        self.sign(file, &key, false);
         let name = format!("nsd {server}");
         let process = self
             .servers

@@ -230,10 +230,7 @@ async fn a_record_created_under_a_doubled_name() {
     )
     .await
     .unwrap();
-    let app = finding(
-        host(&report, "app.example.com"),
-        FindingCode::DoubledZoneName,
-    );
+    let app = finding(host(&report, "app.example.com"), FindingCode::ZoneAppended);
     assert!(app.title.contains("app.example.com.example.com"));
     let changes = &app.fix.as_ref().unwrap().changes;
     assert!(changes.iter().any(|change| change.action == ChangeAction::Remove && change.name == "app.example.com"));

@@ -133,7 +133,37 @@ async fn the_seed_zones_mistakes_are_each_found() {
     let couk = host(&report, "example.co.uk");
     assert!(couk.name.as_ref().unwrap().registrable_apex);
     finding(couk, FindingCode::ApexAddressMismatch);
+    // The demo zones are the local service's own: its nameserver names it, and its ALIAS
+    // is offered at the apex.
+    for name in names {
+        let provider = host(&report, name)
+            .provider
+            .as_ref()
+            .map(|found| found.provider.id.as_str());
+        assert_eq!(provider, Some("domain_desk_local"), "{name}");
+    }
+    // The service's DNS server is authoritative, not a resolver: DNSSEC cannot be validated
+    // through it, and the doctor says nothing rather than calling its zones bogus.
+    let mut dnssec = service.options().with_tls_probe(false);
+    dnssec.dnssec = true;
+    let checked = diagnose(&["example.net"], &dnssec).await.unwrap();
+    assert!(
+        !host(&checked, "example.net")
+            .findings
+            .iter()
+            .any(|found| matches!(
+                found.code,
+                FindingCode::DnssecBogus | FindingCode::DnssecValid | FindingCode::DnssecUnsignedOk
+            )),
+        "{}",
+        checked.to_text()
+    );
     let missing = finding(host(&report, "example.org"), FindingCode::RecordMissing);
+    assert!(
+        missing.fix.as_ref().unwrap().steps[0].contains("add an ALIAS record: Name @"),
+        "{:#?}",
+        missing.fix
+    );
     assert_eq!(
         missing.fix.as_ref().unwrap().changes[0].record_type,
         "ALIAS"
@@ -248,4 +278,191 @@ async fn a_live_domain_shows_its_certificate_and_a_redirect_its_301() {
     let redirect = finding(host(&report, "www.example.co.uk"), FindingCode::Redirect);
     assert!(redirect.title.contains("301"));
     assert!(redirect.title.contains("www.example.com"));
+}
+
+/// The attached hostnames, as the platform's API lists them for `key`.
+async fn attached_hostnames(service: &Running, key: &str) -> std::collections::BTreeSet<String> {
+    let mut attached = std::collections::BTreeSet::new();
+    let projects = service
+        .call(reqwest::Method::GET, "/v1/projects", Some(key), Value::Null)
+        .await;
+    for project in projects["projects"].as_array().unwrap() {
+        let id = project["id"].as_str().unwrap();
+        let domains = service
+            .call(
+                reqwest::Method::GET,
+                &format!("/v1/projects/{id}/domains"),
+                Some(key),
+                Value::Null,
+            )
+            .await;
+        for domain in domains["domains"].as_array().unwrap() {
+            attached.insert(domain["hostname"].as_str().unwrap().to_owned());
+        }
+    }
+    attached
+}
+
+#[tokio::test]
+async fn a_cname_to_the_platform_that_no_project_claims_is_dangling() {
+    let service = start().await;
+    let key = service.info.demo_keys["pro"].clone();
+    let post = reqwest::Method::POST;
+    let project = service
+        .call(
+            post.clone(),
+            "/v1/projects",
+            Some(&key),
+            json!({"name": "claims"}),
+        )
+        .await;
+    let project = project["id"].as_str().unwrap().to_owned();
+    service
+        .call(
+            post.clone(),
+            &format!("/v1/projects/{project}/deploys"),
+            Some(&key),
+            json!({"files": {"index.html": "<h1>claims</h1>"}}),
+        )
+        .await;
+    service
+        .call(
+            post,
+            &format!("/v1/projects/{project}/domains"),
+            Some(&key),
+            json!({"hostname": "www.example.com"}),
+        )
+        .await;
+    let attached = attached_hostnames(&service, &key).await;
+    assert_eq!(attached.len(), 1, "{attached:?}");
+
+    // Both seed names have the CNAME the platform asks for; only one is attached.
+    let names = ["www.example.com", "www.example.co.uk"];
+    let mut options = service.options().with_tls_probe(false);
+    options.attached_hostnames = Some(attached);
+    let report = diagnose(&names, &options).await.unwrap();
+    let claimed = host(&report, "www.example.com");
+    assert!(
+        !claimed
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::DanglingCname),
+        "{:#?}",
+        claimed.findings
+    );
+    let dangling = finding(
+        host(&report, "www.example.co.uk"),
+        FindingCode::DanglingCname,
+    );
+    assert_eq!(dangling.severity, Severity::Warning);
+    assert!(
+        dangling
+            .fix
+            .as_ref()
+            .unwrap()
+            .summary
+            .contains("Attach www.example.co.uk")
+    );
+
+    // Without the platform's list DNS alone cannot say: nothing is claimed.
+    let unknown = diagnose(&names, &service.options().with_tls_probe(false))
+        .await
+        .unwrap();
+    assert!(
+        unknown
+            .hosts
+            .iter()
+            .flat_map(|host| &host.findings)
+            .all(|found| found.code != FindingCode::DanglingCname)
+    );
+}
+
+/// Attaches `hostname` to a new project and advances the virtual clock until it is live.
+async fn take_live(service: &Running, hostname: &str) {
+    let key = service.info.demo_keys["pro"].clone();
+    let post = reqwest::Method::POST;
+    let project = service
+        .call(
+            post.clone(),
+            "/v1/projects",
+            Some(&key),
+            json!({"name": "live"}),
+        )
+        .await;
+    let project = project["id"].as_str().unwrap().to_owned();
+    service
+        .call(
+            post.clone(),
+            &format!("/v1/projects/{project}/deploys"),
+            Some(&key),
+            json!({"files": {"index.html": "<h1>live</h1>"}}),
+        )
+        .await;
+    let domains = format!("/v1/projects/{project}/domains");
+    service
+        .call(
+            post.clone(),
+            &domains,
+            Some(&key),
+            json!({"hostname": hostname}),
+        )
+        .await;
+    for _ in 0..10 {
+        service
+            .call(
+                post.clone(),
+                "/_local/clock/advance",
+                None,
+                json!({"seconds": 3600}),
+            )
+            .await;
+        let domain = service
+            .call(
+                post.clone(),
+                &format!("{domains}/{hostname}/verify"),
+                Some(&key),
+                json!({}),
+            )
+            .await;
+        if domain["status"] == "live" {
+            return;
+        }
+    }
+    panic!("{hostname} did not go live");
+}
+
+#[tokio::test]
+async fn a_capture_holds_the_certificate_chain_and_replays_without_the_service() {
+    let service = start().await;
+    take_live(&service, "www.example.com").await;
+    let names = ["www.example.com", "shop.example.com"];
+    let (report, capture) = domain_desk_doctor::diagnose_capturing(&names, &service.options())
+        .await
+        .unwrap();
+    finding(
+        host(&report, "www.example.com"),
+        FindingCode::TlsCertificateOk,
+    );
+    let connection = capture
+        .tls
+        .iter()
+        .find(|exchange| exchange.hostname == "www.example.com")
+        .expect("the TLS connection is in the capture");
+    match &connection.outcome {
+        domain_desk_doctor::dns::capture::TlsOutcome::Connected { chain, .. } => {
+            assert!(!chain.is_empty())
+        }
+        other => panic!("{other:?}"),
+    }
+    drop(service);
+
+    let replayed = domain_desk_doctor::replay(&capture).await.unwrap();
+    assert_eq!(replayed, report);
+
+    // The certificate is judged at the capture's instant: the same file read as if captured
+    // a year later shows it expired, from the chain alone.
+    let mut later = capture.clone();
+    later.captured_at += chrono::Duration::days(400);
+    let aged = domain_desk_doctor::replay(&later).await.unwrap();
+    finding(host(&aged, "www.example.com"), FindingCode::TlsExpired);
 }

@@ -75,6 +75,22 @@ impl Zones {
         self
     }
 
+    /// Replaces the NS records of the zone `apex` (as a provider's zone lists its own
+    /// nameservers).
+    pub fn nameservers(&mut self, apex: &str, nameservers: &[&str]) -> &mut Self {
+        let origin = name(apex);
+        self.records
+            .retain(|record| !(record.record_type() == RecordType::NS && record.name() == &origin));
+        for nameserver in nameservers {
+            self.records.push(Record::from_rdata(
+                origin.clone(),
+                3600,
+                RData::NS(NS(name(nameserver))),
+            ));
+        }
+        self
+    }
+
     pub fn a(&mut self, owner: &str, address: &str) -> &mut Self {
         self.add(owner, 300, RData::A(A::from_str(address).unwrap()))
     }

@@ -1,0 +1,217 @@
+//! A capture: everything one doctor run saw, in one JSON file, so that support can re-run the
+//! analysis on a customer's view with no network (`domain-desk doctor --capture FILE HOST…`,
+//! then `--replay FILE`).
+//!
+//! # Format (version 1)
+//!
+//! One JSON object:
+//!
+//! | field | meaning |
+//! |---|---|
+//! | `format` | always `"domain-desk-doctor-capture"`: a file without it is not a capture |
+//! | `version` | `1`; a reader refuses versions it does not know |
+//! | `doctor_version` | the version of the doctor that wrote it (for people; not checked) |
+//! | `captured_at` | RFC 3339: the run's clock; a replay judges certificate expiry at this instant |
+//! | `hostnames` | the names diagnosed, as given |
+//! | `options` | the run's options (target, CA identity, resolvers, timeouts, TLS probe, attached hostnames …) |
+//! | `servers` | the servers asked for every name (`label`, `address`, `kind`, `recursive`) |
+//! | `exchanges` | every DNS question sent: `server` (`address:port`), `name`, `type`, `recursion_desired`, `checking_disabled`, `asked_at`, and the `answer` (status, flags, answer and authority records with TTLs, elapsed time) |
+//! | `tls` | every TLS connection to the edge: `hostname`, `address`, `connected_at`, and either `chain` (the certificate chain the server sent, base64 DER, leaf first) with `trust_error`, `http_status`, `location`, or `error` |
+//! | `dnssec` | with `--dnssec`: each validation, `hostname`, `resolver`, `checked_at`, `verdict` (`secure`, `insecure`, `bogus`, `unknown`) and its `reason` |
+//! | `elapsed_ms`, `host_elapsed_ms` | how long the run and each name took, so the replayed report is the same |
+//!
+//! It holds what public DNS and the edge showed, plus the options; no key or secret.
+
+use std::collections::HashMap;
+use std::net::SocketAddr;
+use std::path::Path;
+use std::str::FromStr;
+
+use chrono::{DateTime, Utc};
+use hickory_proto::rr::RecordType;
+use serde::{Deserialize, Serialize};
+
+use super::answer::Answer;
+use super::engine::WireQuery;
+use crate::options::DoctorOptions;
+use crate::report::Source;
+use crate::{Error, Result};
+
+/// The `format` every capture carries.
+pub const CAPTURE_FORMAT: &str = "domain-desk-doctor-capture";
+/// The version this doctor writes and reads.
+pub const CAPTURE_VERSION: u32 = 1;
+
+/// One doctor run's view of the world (see the module's documentation for the format).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Capture {
+    pub format: String,
+    pub version: u32,
+    pub doctor_version: String,
+    pub captured_at: DateTime<Utc>,
+    pub hostnames: Vec<String>,
+    pub options: DoctorOptions,
+    pub servers: Vec<Source>,
+    pub exchanges: Vec<Exchange>,
+    pub tls: Vec<TlsExchange>,
+    /// DNSSEC verdicts, when the run validated (absent in captures of runs that did not).
+    #[serde(default)]
+    pub dnssec: Vec<crate::checks::dnssec::DnssecExchange>,
+    pub elapsed_ms: u64,
+    pub host_elapsed_ms: Vec<u64>,
+}
+
+/// One DNS question and the answer it got.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Exchange {
+    pub server: SocketAddr,
+    pub name: String,
+    #[serde(rename = "type")]
+    pub record_type: String,
+    pub recursion_desired: bool,
+    pub checking_disabled: bool,
+    pub asked_at: DateTime<Utc>,
+    pub answer: Answer,
+}
+
+impl Exchange {
+    pub(crate) fn new(question: &WireQuery, asked_at: DateTime<Utc>, answer: Answer) -> Self {
+        Self {
+            server: question.server,
+            name: question.name.clone(),
+            record_type: question.record_type.to_string(),
+            recursion_desired: question.recursion_desired,
+            checking_disabled: question.checking_disabled,
+            asked_at,
+            answer,
+        }
+    }
+
+    fn question(&self) -> Result<WireQuery> {
+        let record_type = RecordType::from_str(&self.record_type).map_err(|_| {
+            Error::CaptureCorrupt(format!(
+                "the exchange for {} has an unknown record type {:?}",
+                self.name, self.record_type
+            ))
+        })?;
+        Ok(WireQuery {
+            server: self.server,
+            name: self.name.clone(),
+            record_type,
+            recursion_desired: self.recursion_desired,
+            checking_disabled: self.checking_disabled,
+        })
+    }
+}
+
+/// One TLS connection to the edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TlsExchange {
+    pub hostname: String,
+    pub address: SocketAddr,
+    pub connected_at: DateTime<Utc>,
+    #[serde(flatten)]
+    pub outcome: TlsOutcome,
+}
+
+/// What a TLS connection showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TlsOutcome {
+    Connected {
+        /// The chain the server sent, base64 DER, leaf first.
+        chain: Vec<String>,
+        /// Why the chain was not trusted on the machine that captured it; `None` if it was.
+        trust_error: Option<String>,
+        http_status: Option<u16>,
+        location: Option<String>,
+    },
+    Failed {
+        error: String,
+    },
+}
+
+impl Capture {
+    /// Reads a capture, with a clear error for a file that is not one, is of another
+    /// version, or is damaged.
+    pub fn from_json(text: &str) -> Result<Self> {
+        let value: serde_json::Value = serde_json::from_str(text)
+            .map_err(|error| Error::CaptureCorrupt(format!("it is not valid JSON ({error})")))?;
+        if value.get("format").and_then(|format| format.as_str()) != Some(CAPTURE_FORMAT) {
+            return Err(Error::NotACapture);
+        }
+        let version = value.get("version").and_then(|version| version.as_u64());
+        if version != Some(u64::from(CAPTURE_VERSION)) {
+            return Err(Error::CaptureVersion {
+                found: value
+                    .get("version")
+                    .map(|version| version.to_string())
+                    .unwrap_or_else(|| "none".to_owned()),
+                supported: CAPTURE_VERSION,
+            });
+        }
+        let capture: Capture = serde_json::from_value(value)
+            .map_err(|error| Error::CaptureCorrupt(error.to_string()))?;
+        capture.check()?;
+        Ok(capture)
+    }
+
+    pub fn to_json(&self) -> String {
+        // A capture is made of strings, numbers and maps with string keys: it always
+        // serialises.
+        serde_json::to_string_pretty(self).unwrap_or_default()
+    }
+
+    /// Reads the capture file at `path`.
+    pub fn load(path: &Path) -> Result<Self> {
+        let text = std::fs::read_to_string(path).map_err(|error| Error::CaptureFile {
+            path: path.display().to_string(),
+            message: error.to_string(),
+        })?;
+        Self::from_json(&text)
+    }
+
+    /// Writes the capture to `path`.
+    pub fn save(&self, path: &Path) -> Result<()> {
+        std::fs::write(path, self.to_json()).map_err(|error| Error::CaptureFile {
+            path: path.display().to_string(),
+            message: error.to_string(),
+        })
+    }
+
+    /// The recorded answers by question, for a replay.
+    pub fn answers(&self) -> Result<HashMap<WireQuery, Answer>> {
+        self.exchanges
+            .iter()
+            .map(|exchange| Ok((exchange.question()?, exchange.answer.clone())))
+            .collect()
+    }
+
+    /// What the parser alone cannot see: lengths that must agree, addresses that must parse.
+    fn check(&self) -> Result<()> {
+        if self.host_elapsed_ms.len() != self.hostnames.len() {
+            return Err(Error::CaptureCorrupt(format!(
+                "it names {} hostnames but holds the timings of {}",
+                self.hostnames.len(),
+                self.host_elapsed_ms.len()
+            )));
+        }
+        if self.servers.is_empty() {
+            return Err(Error::CaptureCorrupt("it names no DNS server".to_owned()));
+        }
+        for server in &self.servers {
+            server.address.parse::<SocketAddr>().map_err(|_| {
+                Error::CaptureCorrupt(format!(
+                    "the server address {:?} is not an address",
+                    server.address
+                ))
+            })?;
+        }
+        for exchange in &self.tls {
+            if let TlsOutcome::Connected { chain, .. } = &exchange.outcome {
+                crate::checks::tls::decode_chain(chain).map_err(Error::CaptureCorrupt)?;
+            }
+        }
+        self.answers().map(|_| ())
+    }
+}

@@ -1,0 +1,115 @@
+//! Where answers come from: the network, or a capture. The engine asks one [`DnsSource`] for
+//! every question, so the same analysis runs against live servers, records what they said
+//! ([`Recorder`]), or replays a recording with no network at all ([`Replayer`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+
+use futures::future::BoxFuture;
+
+use super::answer::{Answer, AnswerStatus};
+use super::capture::Exchange;
+use super::engine::WireQuery;
+use super::query::{self, QueryOptions};
+
+/// Answers one question. Never fails: trouble is an [`Answer`] whose status says so.
+pub trait DnsSource: Send + Sync {
+    fn answer<'a>(
+        &'a self,
+        question: &'a WireQuery,
+        options: QueryOptions,
+    ) -> BoxFuture<'a, Answer>;
+}
+
+/// Asks the server over UDP (TCP after truncation).
+#[derive(Debug, Default, Clone, Copy)]
+pub struct NetworkSource;
+
+impl DnsSource for NetworkSource {
+    fn answer<'a>(
+        &'a self,
+        question: &'a WireQuery,
+        options: QueryOptions,
+    ) -> BoxFuture<'a, Answer> {
+        Box::pin(query::ask(
+            question.server,
+            &question.name,
+            question.record_type,
+            options,
+        ))
+    }
+}
+
+/// Passes every question to another source and keeps each question and answer, with the time
+/// it was asked.
+pub struct Recorder {
+    inner: Arc<dyn DnsSource>,
+    exchanges: Mutex<Vec<Exchange>>,
+}
+
+impl Recorder {
+    pub fn new(inner: Arc<dyn DnsSource>) -> Self {
+        Self {
+            inner,
+            exchanges: Mutex::new(Vec::new()),
+        }
+    }
+
+    /// Everything recorded so far, in the order the answers came.
+    pub fn exchanges(&self) -> Vec<Exchange> {
+        self.exchanges
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone()
+    }
+}
+
+impl DnsSource for Recorder {
+    fn answer<'a>(
+        &'a self,
+        question: &'a WireQuery,
+        options: QueryOptions,
+    ) -> BoxFuture<'a, Answer> {
+        Box::pin(async move {
+            let asked_at = chrono::Utc::now();
+            let answer = self.inner.answer(question, options).await;
+            self.exchanges
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .push(Exchange::new(question, asked_at, answer.clone()));
+            answer
+        })
+    }
+}
+
+/// Answers from a capture only. A question the capture does not hold (asked by a newer
+/// doctor, say) is answered as a failure that says so, never by the network.
+pub struct Replayer {
+    answers: HashMap<WireQuery, Answer>,
+}
+
+impl Replayer {
+    pub fn new(answers: HashMap<WireQuery, Answer>) -> Self {
+        Self { answers }
+    }
+}
+
+impl DnsSource for Replayer {
+    fn answer<'a>(
+        &'a self,
+        question: &'a WireQuery,
+        _options: QueryOptions,
+    ) -> BoxFuture<'a, Answer> {
+        let answer = self.answers.get(question).cloned().unwrap_or_else(|| {
+            Answer::failed(
+                question.server.to_string(),
+                &question.name,
+                &question.record_type.to_string(),
+                AnswerStatus::Failed,
+                "the capture holds no answer to this question".to_owned(),
+                0,
+            )
+        });
+        Box::pin(std::future::ready(answer))
+    }
+}
