@@ -22,6 +22,8 @@ const COMMANDS: &[&str] = &[
     "domains_import",
     "domains_import_cancel",
     "domains_export",
+    "domain_connect_offer",
+    "domain_connect_set_up",
     "hostname_check",
     "demo_dns_zones",
     "demo_dns_records",

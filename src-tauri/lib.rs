@@ -43,6 +43,8 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::bulk::domains_import,
             commands::bulk::domains_import_cancel,
             commands::bulk::domains_export,
+            commands::domain_connect::domain_connect_offer,
+            commands::domain_connect::domain_connect_set_up,
             commands::session::demo_start,
             commands::session::connect,
             commands::session::accounts_list,

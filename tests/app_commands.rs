@@ -871,3 +871,21 @@ fn import_and_export_run_through_the_windows_commands() {
             .unwrap()
     );
 }
+
+#[test]
+fn set_up_automatically_is_offered_for_the_demos_own_dns_provider_only() {
+    let harness = Harness::new();
+    harness.ok("demo_start", json!({}));
+    let offered = harness.ok(
+        "domain_connect_offer",
+        json!({"hostname": "auto.example.com"}),
+    );
+    assert_eq!(offered["offered"], true, "{offered}");
+    assert!(offered["provider"].as_str().is_some());
+    let elsewhere = harness.ok(
+        "domain_connect_offer",
+        json!({"hostname": "shop.unserved-zone.com"}),
+    );
+    assert_eq!(elsewhere["offered"], false, "{elsewhere}");
+    assert!(elsewhere["reason"].as_str().unwrap().contains("by hand"));
+}

@@ -51,6 +51,9 @@ pub struct Connection {
     pub account: Account,
     /// Platform seconds per local second (the local service may run its clock fast).
     pub clock_speed: f64,
+    /// The local service's DNS server, which Domain Connect discovery asks in the demo
+    /// (`None`: the system's resolvers).
+    pub dns_server: Option<SocketAddr>,
     /// Keeps a demo service started for this command running until the command ends.
     _service: Option<EmbeddedService>,
 }
@@ -110,6 +113,7 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
         client,
         account,
         clock_speed: 1.0,
+        dns_server: None,
         _service: None,
     })
 }
@@ -144,6 +148,7 @@ async fn local(
         client,
         account,
         clock_speed: speed,
+        dns_server: info.dns.as_deref().and_then(|dns| dns.parse().ok()),
         _service: service,
     })
 }
@@ -179,4 +184,17 @@ async fn can_send_now(client: &Client, clock_speed: f64, requests: u64) -> Resul
         )));
     }
     Ok(())
+}
+
+impl Connection {
+    /// Domain Connect discovery as this connection's platform sees DNS.
+    pub fn domain_connect(
+        &self,
+    ) -> Result<domain_desk_client::domain_connect::DomainConnect, Failure> {
+        use domain_desk_client::domain_connect::DomainConnect;
+        Ok(match self.dns_server {
+            Some(server) => DomainConnect::with_name_server(server)?,
+            None => DomainConnect::system()?,
+        })
+    }
 }

@@ -30,6 +30,10 @@ pub enum DomainsCommand {
         /// Make it a 301 redirect to this domain of the project.
         #[arg(long, value_name = "HOSTNAME")]
         redirect_to: Option<String>,
+        /// Create the DNS record through the domain's DNS provider when it supports Domain
+        /// Connect: its consent page opens in the browser, then the domain is verified.
+        #[arg(long)]
+        auto: bool,
     },
     /// Everything the window's detail panel shows: the record to create, the verification's
     /// evidence, the certificate. Exits with status 1 when the domain is not live.
@@ -167,6 +171,7 @@ pub async fn run(
         DomainsCommand::Add {
             hostname: name,
             redirect_to,
+            auto,
         } => {
             let body = AddDomain {
                 hostname: hostname(&name)?,
@@ -174,14 +179,19 @@ pub async fn run(
             };
             refuse_to_wait(connection, 1, no_wait).await?;
             let domain = client.add_domain(&project.id, &body).await?;
+            if !json {
+                println!(
+                    "Added {} to {}.",
+                    inert(&domain.unicode_hostname),
+                    inert(&project.name)
+                );
+            }
+            if auto {
+                return set_up_automatically(connection, project, &domain, json).await;
+            }
             if json {
                 return print_json(&domain);
             }
-            println!(
-                "Added {} to {}.",
-                inert(&domain.unicode_hostname),
-                inert(&project.name)
-            );
             println!(
                 "Create this record at the domain's DNS provider, then run `domain-desk domains verify {}`:",
                 domain.hostname
@@ -275,6 +285,73 @@ pub async fn run(
             super::bulk::import(connection, project, args, json, no_wait).await
         }
         DomainsCommand::Export(args) => super::bulk::export(connection, project, args).await,
+    }
+}
+
+/// `domains add --auto`: Domain Connect when the provider offers it, then Verify; the manual
+/// steps otherwise.
+async fn set_up_automatically(
+    connection: &Connection,
+    project: &Project,
+    domain: &Domain,
+    json: bool,
+) -> Outcome {
+    use domain_desk_client::domain_connect::{AutoSetup, SyncOutcome};
+    let dc = connection.domain_connect()?;
+    let wait = std::time::Duration::from_secs(600);
+    let setup = dc
+        .set_up(
+            &domain.hostname,
+            |url| {
+                eprintln!("Opening the DNS provider's consent page in your browser:\n  {url}");
+                open::that(url).map_err(|err| err.to_string())
+            },
+            wait,
+        )
+        .await?;
+    match setup {
+        AutoSetup::NotOffered { reason } => {
+            if json {
+                return print_json(domain);
+            }
+            println!("{reason}");
+            print_record(domain);
+            Ok(())
+        }
+        AutoSetup::Finished {
+            outcome: SyncOutcome::Refused { error, description },
+            provider,
+        } => Err(Failure::check(format!(
+            "{} did not write the record ({}{}); create it by hand:\n  {}",
+            inert(&provider),
+            inert(&error),
+            if description.is_empty() {
+                String::new()
+            } else {
+                format!(": {}", inert(&description))
+            },
+            record_line(domain)
+        ))),
+        AutoSetup::Finished { provider, .. } => {
+            let verified = connection
+                .client
+                .verify_domain(&project.id, &domain.hostname)
+                .await?;
+            if json {
+                print_json(&verified)?;
+            } else {
+                println!("{} wrote the record.", inert(&provider));
+                print_detail(&verified);
+            }
+            match &verified.verification.error {
+                None => Ok(()),
+                Some(error) => Err(Failure::check(format!(
+                    "not verified yet: {} DNS changes can take a while to reach the platform; run `domain-desk domains verify {}` in a minute.",
+                    inert(&error.message),
+                    domain.hostname
+                ))),
+            }
+        }
     }
 }
 

@@ -5,6 +5,7 @@ pub mod app;
 pub mod bulk;
 pub mod demo;
 pub mod diagnose;
+pub mod domain_connect;
 pub mod domains;
 pub mod projects;
 pub mod session;

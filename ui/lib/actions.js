@@ -33,6 +33,19 @@ export async function verify(hostname) {
   }
 }
 
+/** Set up automatically (Domain Connect): the consent page opens in the browser; Verify after. */
+export async function setUpAutomatically(hostname) {
+  try {
+    const result = await api.domainConnectSetUp(projectId(), hostname);
+    if (result.domain) store.set((s) => ({ domains: upsertDomain(s.domains, result.domain) }));
+    toast(result.message, result.outcome === 'applied' ? 'ok' : 'warning');
+    return result;
+  } catch (err) {
+    fail(err);
+    return null;
+  }
+}
+
 /**
  * What to say after a removal: when the name's record still points at the platform, which
  * record to delete, since a dangling CNAME lets whoever attaches the name next take it over.

@@ -24,6 +24,9 @@ export const api = {
   importDomains: (projectId, onProgress) => invoke('domains_import', { projectId, path: null, onProgress: channel(onProgress) }),
   cancelImport: () => invoke('domains_import_cancel'),
   exportDomains: (projectId, format) => invoke('domains_export', { projectId, format, path: null }),
+  // Set up automatically (Domain Connect): whether the provider offers it, then the flow.
+  domainConnectOffer: (hostname) => invoke('domain_connect_offer', { hostname }),
+  domainConnectSetUp: (projectId, hostname) => invoke('domain_connect_set_up', { projectId, hostname }),
   domainConfig: (projectId) => invoke('domain_config_get', { projectId }),
   checkHostname: (hostname) => invoke('hostname_check', { hostname }),
   queueState: () => invoke('rate_limit_state'),

@@ -438,3 +438,67 @@ pub async fn run_sync_flow(
         )
     })
 }
+
+/// What "Set up automatically" came to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum AutoSetup {
+    /// The manual steps stay: why automatic set-up is not offered.
+    NotOffered { reason: String },
+    /// The browser came back from the provider's consent page.
+    Finished {
+        provider: String,
+        outcome: SyncOutcome,
+    },
+}
+
+impl DomainConnect {
+    /// Whether `hostname`'s DNS provider supports Domain Connect and the platform's template,
+    /// and if not, why (for the manual steps' explanation). `Ok` with the discovery when yes.
+    pub async fn offer(&self, hostname: &str) -> Result<std::result::Result<Discovery, String>> {
+        let Some(discovery) = self.discover(hostname).await? else {
+            return Ok(Err(format!(
+                "The DNS provider of {hostname} does not support Domain Connect; create the record by hand."
+            )));
+        };
+        let service = service_for(&discovery);
+        if !self
+            .supports_template(&discovery.settings, PLATFORM_PROVIDER_ID, service)
+            .await?
+        {
+            return Ok(Err(format!(
+                "{} supports Domain Connect but not the platform's template; create the record by hand.",
+                discovery.settings.provider_name
+            )));
+        }
+        Ok(Ok(discovery))
+    }
+
+    /// Sets `hostname` up through its DNS provider: discovery, the template check, then the
+    /// consent page in the browser ([`run_sync_flow`]).
+    pub async fn set_up(
+        &self,
+        hostname: &str,
+        open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
+        wait: Duration,
+    ) -> Result<AutoSetup> {
+        let discovery = match self.offer(hostname).await? {
+            Ok(discovery) => discovery,
+            Err(reason) => return Ok(AutoSetup::NotOffered { reason }),
+        };
+        let outcome =
+            run_sync_flow(&discovery, service_for(&discovery), open_browser, wait).await?;
+        Ok(AutoSetup::Finished {
+            provider: discovery.settings.provider_name.clone(),
+            outcome,
+        })
+    }
+}
+
+/// The platform's template for the name: the apex one when the name is its zone.
+fn service_for(discovery: &Discovery) -> &'static str {
+    if discovery.host.is_empty() {
+        APEX_SERVICE_ID
+    } else {
+        SUBDOMAIN_SERVICE_ID
+    }
+}

@@ -6,6 +6,7 @@ import { store, platformNow } from '../../lib/state.js';
 import { statusView, roleLabel, verifyLabel, recordPlan } from '../../lib/domain-view.js';
 import { dateTime, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
+import { api } from '../../lib/api.js';
 import { recordCard, wireCopyButtons } from './record-card.js';
 
 export class DomainDetail extends HTMLElement {
@@ -41,7 +42,9 @@ export class DomainDetail extends HTMLElement {
         <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
         <button type="button" id="detail-diagnose">Diagnose</button>
         <button type="button" id="detail-remove" class="danger">Remove…</button>
+        <button type="button" id="detail-auto" hidden>Set up automatically</button>
       </div>
+      <p id="detail-auto-note" class="muted small" hidden></p>
       <h5>DNS record to create</h5>
       ${recordCard(domain, 'record')}
       <h5>Records at “${domain.dns_record.name}”</h5>
@@ -70,5 +73,32 @@ export class DomainDetail extends HTMLElement {
     this.querySelector('#detail-diagnose').addEventListener('click', () => actions.diagnose(domain.hostname));
     this.querySelector('#detail-remove').addEventListener('click', () => actions.remove(domain.hostname));
     wireCopyButtons(this);
+    this.offerAutomaticSetUp(domain);
+  }
+
+  /** Shows "Set up automatically" when the domain's DNS provider supports Domain Connect. */
+  async offerAutomaticSetUp(domain) {
+    if (domain.status !== 'pending_verification') return;
+    this.offers ??= new Map();
+    let offer = this.offers.get(domain.hostname);
+    if (!offer) {
+      offer = api.domainConnectOffer(domain.hostname).catch(() => ({ offered: false }));
+      this.offers.set(domain.hostname, offer);
+    }
+    const answer = await offer;
+    const button = this.querySelector('#detail-auto');
+    if (!answer.offered || !button || this.querySelector('#detail-panel')?.dataset.hostname !== domain.hostname) return;
+    button.hidden = false;
+    button.textContent = `Set up automatically at ${answer.provider}`;
+    const note = this.querySelector('#detail-auto-note');
+    note.hidden = false;
+    note.textContent = `${answer.provider} supports Domain Connect: it shows you the record in your browser and writes it when you approve.`;
+    button.addEventListener('click', async () => {
+      button.disabled = true;
+      button.textContent = 'Waiting for your browser…';
+      await actions.setUpAutomatically(domain.hostname);
+      const again = this.querySelector('#detail-auto');
+      if (again) { again.disabled = false; again.textContent = `Set up automatically at ${answer.provider}`; }
+    });
   }
 }

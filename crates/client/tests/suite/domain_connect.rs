@@ -470,3 +470,93 @@ async fn the_apex_template_replaces_the_old_address_with_an_alias() {
         verified.verification
     );
 }
+
+/// A browser for `set_up`: fetches the consent page, presses `action`, and follows the
+/// provider's redirect back to the loopback port the flow listens on.
+fn browser(service: &Running, action: &'static str) -> impl FnOnce(&str) -> Result<(), String> {
+    let http = service.http.clone();
+    move |url: &str| {
+        let url = url.to_owned();
+        tokio::spawn(async move {
+            let page = http.get(&url).send().await.unwrap().text().await.unwrap();
+            let form_url = url.split('?').next().unwrap().to_owned();
+            let answer = http
+                .post(form_url)
+                .form(&[
+                    ("query", hidden(&page, "query")),
+                    ("token", hidden(&page, "token")),
+                    ("action", action.to_owned()),
+                ])
+                .send()
+                .await
+                .unwrap();
+            let back = answer.headers()["location"].to_str().unwrap().to_owned();
+            // `localhost` as the provider wrote it; the flow listens on 127.0.0.1.
+            let back = back.replacen("//localhost:", "//127.0.0.1:", 1);
+            http.get(back).send().await.unwrap();
+        });
+        Ok(())
+    }
+}
+
+#[tokio::test]
+async fn set_up_runs_the_whole_flow_through_a_browser_and_its_loopback_redirect() {
+    use domain_desk_client::domain_connect::{AutoSetup, SyncOutcome};
+    use std::time::Duration;
+    let service = Running::start().await;
+    let dc = DomainConnect::with_name_server(service.dns()).unwrap();
+
+    let applied = dc
+        .set_up(
+            "flow.example.com",
+            browser(&service, "apply"),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(
+            &applied,
+            AutoSetup::Finished {
+                outcome: SyncOutcome::Applied,
+                ..
+            }
+        ),
+        "{applied:?}"
+    );
+    assert_eq!(
+        answers(service.dns(), "flow.example.com.", RecordType::CNAME).await,
+        vec![format!("{}.", service.info.platform_dns_target)]
+    );
+
+    let cancelled = dc
+        .set_up(
+            "cancel.example.com",
+            browser(&service, "cancel"),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(&cancelled, AutoSetup::Finished { outcome: SyncOutcome::Refused { error, .. }, .. } if error == "access_denied"),
+        "{cancelled:?}"
+    );
+    assert!(
+        answers(service.dns(), "cancel.example.com.", RecordType::CNAME)
+            .await
+            .is_empty()
+    );
+
+    let unserved = dc
+        .set_up(
+            "shop.unserved-zone.com",
+            |_: &str| Ok(()),
+            Duration::from_secs(1),
+        )
+        .await
+        .unwrap();
+    assert!(
+        matches!(unserved, AutoSetup::NotOffered { .. }),
+        "{unserved:?}"
+    );
+}

@@ -1,0 +1,125 @@
+//! "Set up automatically": Domain Connect for a domain whose DNS provider supports it. The
+//! consent page opens in the user's browser; the answer comes back to a loopback port; then
+//! the domain is verified. Everything else keeps the manual steps.
+
+use std::time::Duration;
+
+use domain_desk_api::Domain;
+use domain_desk_client::domain_connect::{AutoSetup, DomainConnect, SyncOutcome};
+use serde::Serialize;
+use tauri::State;
+
+use crate::state::{AppState, Session};
+use crate::{Error, Result};
+
+/// How long the window waits for the browser to come back from the consent page.
+const CONSENT_WAIT: Duration = Duration::from_secs(600);
+
+/// Discovery as the session's platform sees DNS: the demo's own DNS server, or the system's.
+async fn discovery_for(session: &Session) -> Result<DomainConnect> {
+    let server = match &session.local {
+        Some(local) => local.info().await?.dns.and_then(|dns| dns.parse().ok()),
+        None => None,
+    };
+    Ok(match server {
+        Some(server) => DomainConnect::with_name_server(server)?,
+        None => DomainConnect::system()?,
+    })
+}
+
+/// Whether "Set up automatically" is offered for the hostname, and why not.
+#[derive(Debug, Serialize)]
+pub struct Offer {
+    pub offered: bool,
+    /// The DNS provider's name, when offered.
+    pub provider: Option<String>,
+    /// Why not, when not offered.
+    pub reason: Option<String>,
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_connect_offer(state: State<'_, AppState>, hostname: String) -> Result<Offer> {
+    let session = state.session().await?;
+    let offer = discovery_for(&session).await?.offer(&hostname).await?;
+    Ok(match offer {
+        Ok(discovery) => Offer {
+            offered: true,
+            provider: Some(discovery.settings.provider_name),
+            reason: None,
+        },
+        Err(reason) => Offer {
+            offered: false,
+            provider: None,
+            reason: Some(reason),
+        },
+    })
+}
+
+/// What "Set up automatically" did.
+#[derive(Debug, Serialize)]
+pub struct SetUp {
+    /// `applied`, `refused` or `not_offered`.
+    pub outcome: &'static str,
+    pub message: String,
+    /// The domain after Verify, when the records were written.
+    pub domain: Option<Domain>,
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn domain_connect_set_up(
+    state: State<'_, AppState>,
+    project_id: String,
+    hostname: String,
+) -> Result<SetUp> {
+    let session = state.session().await?;
+    let setup = discovery_for(&session)
+        .await?
+        .set_up(
+            &hostname,
+            |url| open::that(url).map_err(|err| err.to_string()),
+            CONSENT_WAIT,
+        )
+        .await?;
+    Ok(match setup {
+        AutoSetup::NotOffered { reason } => SetUp {
+            outcome: "not_offered",
+            message: reason,
+            domain: None,
+        },
+        AutoSetup::Finished {
+            provider,
+            outcome: SyncOutcome::Refused { error, .. },
+        } => SetUp {
+            outcome: "refused",
+            message: if error == "access_denied" {
+                format!(
+                    "Cancelled at {provider}: nothing was written. Create the record by hand, or try again."
+                )
+            } else {
+                format!("{provider} did not write the record ({error}). Create it by hand.")
+            },
+            domain: None,
+        },
+        AutoSetup::Finished { provider, .. } => {
+            let domain = session
+                .client
+                .interactive()
+                .verify_domain(&project_id, &hostname)
+                .await
+                .map_err(Error::Api)?;
+            let message = match &domain.verification.error {
+                None => format!("{provider} wrote the record and the domain is verified."),
+                Some(_) => format!(
+                    "{provider} wrote the record. The platform sees DNS changes after a short delay: press Re-verify in a minute."
+                ),
+            };
+            SetUp {
+                outcome: "applied",
+                message,
+                domain: Some(domain),
+            }
+        }
+    })
+}
