@@ -3,4 +3,5 @@
 mod fake_platform;
 mod hostile_server;
 mod local_service;
+mod processes;
 mod scheduler;
