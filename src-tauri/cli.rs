@@ -219,7 +219,7 @@ pub fn run(command: Command) -> ExitCode {
         Command::Logout { account } => finish(accounts::logout(&account)),
         Command::Accounts { json } => finish(accounts::list(json)),
         Command::Projects { command, api } => on_runtime(async move {
-            let pool = domain_desk_client::ClientPool::new();
+            let pool = shared_pool();
             let connection = connect::connect(&api, &pool).await?;
             match command {
                 ProjectsCommand::List => domains::projects(&connection, api.json).await,
@@ -235,7 +235,7 @@ pub fn run(command: Command) -> ExitCode {
                     "Name the project with --project (id or name); `domain-desk projects list` shows them.",
                 )
             })?;
-            let pool = domain_desk_client::ClientPool::new();
+            let pool = shared_pool();
             let connection = connect::connect(&api, &pool).await?;
             let project = domains::find_project(&connection.client, &project).await?;
             domains::run(&connection, &project, command, api.json, api.no_wait).await
@@ -249,6 +249,12 @@ pub fn run(command: Command) -> ExitCode {
             Err(()) => ExitCode::FAILURE,
         },
     }
+}
+
+/// The request queues of this process, sharing each key's budget with the window and other
+/// commands on this computer (through the data folder).
+fn shared_pool() -> domain_desk_client::ClientPool {
+    domain_desk_client::ClientPool::with_data_dir(crate::paths::AppPaths::from_os().queue_dir())
 }
 
 fn finish(outcome: output::Outcome) -> ExitCode {

@@ -86,7 +86,17 @@ pub fn run_window() -> Result<()> {
     let log_guard = logs::init(&paths.log_dir)?;
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Domain Desk");
     secrets::KeyStore::install();
+    // Each key's budget is shared with the command line and other windows through the data
+    // directory, so that together they never overrun the key's windows.
+    let queue_dir = paths.queue_dir();
     builder::<tauri::Wry>()
+        .setup(move |app| {
+            use tauri::Manager as _;
+            app.state::<state::AppState>()
+                .clients()
+                .set_data_dir(queue_dir);
+            Ok(())
+        })
         .manage(paths)
         .manage(log_guard)
         .run(tauri::generate_context!())

@@ -37,6 +37,11 @@ impl AppPaths {
         Self { data_dir, log_dir }
     }
 
+    /// Where the request queues of every Domain Desk process share each key's budget.
+    pub fn queue_dir(&self) -> PathBuf {
+        self.data_dir.join("queue")
+    }
+
     /// The local service's database for the offline demo.
     pub fn demo_database(&self) -> PathBuf {
         self.data_dir.join("local-service.sqlite3")

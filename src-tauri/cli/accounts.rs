@@ -47,7 +47,7 @@ fn read_key(from_stdin: bool) -> Result<ApiKey, Failure> {
 pub async fn login(args: LoginArgs) -> Outcome {
     let base_url = signin::normalise_base_url(&args.base_url)?;
     let key = read_key(args.key_stdin)?;
-    let pool = ClientPool::new();
+    let pool = ClientPool::with_data_dir(AppPaths::from_os().queue_dir());
     let client = pool.client(ClientConfig::new(&base_url, key.clone()))?;
     let account = client.account().await?;
     let entry = signin::account_entry(&base_url, &account);

@@ -5,8 +5,12 @@
 // carry it:
 //   {limit, remaining, reset (Unix s, local clock), window: "minute"|"day"|null,
 //    paused_until: RFC 3339|null, banned_until: RFC 3339|null,
-//    queued: {interactive, background, bulk}}
+//    queued: {interactive, background, bulk},
+//    held_back: null | {requests, reason: "interactive_waiting"|"interactive_recent",
+//                       until: RFC 3339|null, blocking}}
 // (domain_desk_client::QueueState). limit is null until the platform has answered once.
+// held_back is the part of the day that background and bulk work leave for your clicks while
+// you are using the app; it lapses a few minutes after the last click.
 
 import { duration } from './format.js';
 
@@ -30,7 +34,7 @@ export function fraction(state) {
 export function meterView(state, nowMs) {
   if (!state || state.limit == null) {
     const queued = queuedText(state?.queued);
-    return { level: 'unknown', budget: 'Budget unknown until the first request', reset: '', pause: '', queued, label: 'Rate limit not known yet.', fraction: 1 };
+    return { level: 'unknown', budget: 'Budget unknown until the first request', reset: '', pause: '', queued, held: '', label: 'Rate limit not known yet.', fraction: 1 };
   }
   const window = state.window === 'day' ? 'today' : 'this minute';
   const resetIn = secondsUntil(state.reset, nowMs);
@@ -59,8 +63,27 @@ export function meterView(state, nowMs) {
     level = 'ok';
   }
   const queued = queuedText(state.queued);
-  const label = [budget, reset, pause, queued].filter(Boolean).join('; ') + '.';
-  return { level, budget, reset, pause, queued, label, fraction: fraction({ limit: state.limit, remaining }) };
+  const held = heldText(state.held_back, nowMs);
+  const label = [budget, reset, pause, queued, held].filter(Boolean).join('; ') + '.';
+  return { level, budget, reset, pause, queued, held, label, fraction: fraction({ limit: state.limit, remaining }) };
+}
+
+/**
+ * What the day reserve holds back and why: "" when background work may use the whole day.
+ * "50 of today's requests kept for your clicks (you used the app recently; for 4 min 00 s
+ * more)", with "— background work waits for the next day" while it is what stops that work.
+ * Shown with textContent by the meter.
+ */
+export function heldText(held, nowMs) {
+  const requests = Number(held?.requests);
+  if (!held || !Number.isFinite(requests) || requests <= 0) return '';
+  const why = held.reason === 'interactive_waiting'
+    ? 'your requests are waiting'
+    : 'you used the app recently';
+  const left = secondsUntil(held.until, nowMs);
+  const until = held.reason === 'interactive_recent' && left > 0 ? `; for ${duration(left)} more` : '';
+  const blocking = held.blocking ? ' — background work waits for the next day' : '';
+  return `${requests} of today's requests kept for your clicks (${why}${until})${blocking}`;
 }
 
 /** "Nothing queued", "3 queued: 1 interactive, 2 background" (bulk named only when there is some). */

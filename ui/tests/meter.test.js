@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { meterView, queuedText, fraction } from '../lib/meter.js';
+import { meterView, queuedText, fraction, heldText } from '../lib/meter.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const nowS = NOW / 1000;
@@ -47,4 +47,20 @@ test('fraction is clamped', () => {
   assert.equal(fraction({ limit: 10, remaining: 5 }), 0.5);
   assert.equal(queuedText(undefined), 'Nothing queued');
   assert.equal(queuedText({ interactive: 0, background: 1, bulk: 2 }), '3 queued: 0 interactive, 1 background, 2 bulk');
+});
+
+test('the day reserve says what it holds back and why, and nothing when it is off', () => {
+  const base = { limit: 1000, remaining: 40, reset: nowS + 7200, window: 'day' };
+  assert.equal(meterView(base, NOW).held, '');
+  assert.equal(meterView({ ...base, held_back: null }, NOW).held, '');
+  const recent = { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 240_000).toISOString(), blocking: true };
+  const v = meterView({ ...base, held_back: recent }, NOW);
+  assert.equal(v.held, "50 of today's requests kept for your clicks (you used the app recently; for 4 min 00 s more) — background work waits for the next day");
+  assert.match(v.label, /kept for your clicks/);
+  assert.equal(
+    heldText({ requests: 50, reason: 'interactive_waiting', until: null, blocking: false }, NOW),
+    "50 of today's requests kept for your clicks (your requests are waiting)",
+  );
+  // Values are numbers from the queue; anything else shows nothing rather than markup.
+  assert.equal(heldText({ requests: '<img src=x>', reason: 'interactive_recent' }, NOW), '');
 });

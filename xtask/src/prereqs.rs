@@ -31,6 +31,10 @@ const TEST: &[&str] = &[
     "imagemagick",
     "xdotool",
     "dnsutils",
+    // The doctor benchmark's batch peer (adnshost) and the DNS server's ceiling (dnsperf);
+    // dig -f comes with dnsutils.
+    "adns-tools",
+    "dnsperf",
     // The DNS doctor's real-server test: a root, TLDs and zones in NSD, Unbound resolving
     // from that root, in a network namespace (`ip`, with unshare and mount from util-linux).
     "nsd",

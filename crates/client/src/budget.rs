@@ -13,8 +13,12 @@
 //! matter. All estimates err on the side of "less left, later reset": a too-early rollover
 //! would be a 429.
 //!
-//! Pacing lives here too: the binding window's remaining budget is spread evenly up to its
-//! reset instead of being burst and then waited out.
+//! Pacing lives here too. While the queued work outlasts what the binding window has left,
+//! that remainder is spread evenly up to the reset instead of being burst and then waited out,
+//! so a click in the window never waits long for its turn; once what is queued fits in what is
+//! left, it goes at once: holding it back would only end the job later (the last window of a
+//! bulk job, a single click). Every window is used in full either way, so a long job finishes
+//! at the window-aligned optimum: its last window opening.
 
 use std::time::Duration;
 
@@ -181,6 +185,37 @@ impl Budget {
         self.in_flight += 1;
     }
 
+    /// Requests on the wire as counted elsewhere (every process's, from the shared ledger).
+    pub fn set_in_flight(&mut self, in_flight: u64) {
+        self.in_flight = in_flight;
+    }
+
+    /// Folds in what another queue on the key knows of the window `other` describes: within
+    /// the same window the lower remaining and the earlier reset (both err safe), a later
+    /// window replaces an earlier one, and while neither knows the window the later
+    /// provisional reset is kept.
+    pub fn merge(&mut self, other: &Window) {
+        let window = self.window_mut(other.kind);
+        match (window.reset_unix, other.reset_unix) {
+            (Some(mine), Some(theirs)) if mine == theirs => {
+                window.limit = other.limit;
+                window.reported = window.reported.min(other.reported);
+                window.reset_at = match (window.reset_at, other.reset_at) {
+                    (Some(a), Some(b)) => Some(a.min(b)),
+                    (a, b) => a.or(b),
+                };
+                window.learned |= other.learned;
+            }
+            (Some(mine), Some(theirs)) if theirs < mine => {}
+            (Some(_), None) => {}
+            (None, Some(_)) | (Some(_), Some(_)) => *window = other.clone(),
+            (None, None) => {
+                window.reported = window.reported.min(other.reported);
+                window.reset_at = window.reset_at.max(other.reset_at);
+            }
+        }
+    }
+
     /// A counted request got its answer (or gave up).
     pub fn record_done(&mut self) {
         self.in_flight = self.in_flight.saturating_sub(1);
@@ -269,7 +304,8 @@ impl Budget {
     }
 
     /// Requests of a class that keeps `day_reserve` of the day for interactive work may go
-    /// now, or when? `jitter` (at most 1) shortens the even gap a little: the sends then fall
+    /// now, or when? `queued`: counted requests waiting in the queue, this one included; when
+    /// they all fit in what the binding window has left, there is nothing to pace. `jitter` (at most 1) shortens the even gap a little: the sends then fall
     /// at varied fractions of the platform's second, so the whole-second reset times they
     /// bring back pin the reset down more tightly, and the window's last request leaves
     /// before the reset instead of on it.
@@ -277,6 +313,7 @@ impl Budget {
         &mut self,
         now: Instant,
         last_send: Option<Instant>,
+        queued: u64,
         day_reserve: u64,
         jitter: f64,
     ) -> Pace {
@@ -301,7 +338,14 @@ impl Budget {
         } else {
             (day_left, day_reset)
         };
-        let Some(last) = last_send else {
+        // What is queued fits: send it now, once the platform has told us the window (the plan
+        // table's numbers are a guess to pace by, not to burst on).
+        let learned = if (minute_left, minute_reset) <= (day_left, day_reset) {
+            self.minute.learned
+        } else {
+            self.day.learned
+        };
+        let Some(last) = last_send.filter(|_| queued > left || !learned) else {
             return Pace::Ready(now);
         };
         let gap = (reset.saturating_duration_since(now) / u32::try_from(left).unwrap_or(u32::MAX))
@@ -521,15 +565,40 @@ mod tests {
         exchange(&mut budget, observed(60, 30, 1_000_060, 30), start);
         // 30 left over 30 s: one a second.
         assert_eq!(
-            budget.pace(start, Some(start), 0, 1.0),
+            budget.pace(start, Some(start), u64::MAX, 0, 1.0),
             Pace::Wait(start + Duration::from_secs(1))
         );
-        assert_eq!(budget.pace(start, None, 0, 1.0), Pace::Ready(start));
+        assert_eq!(
+            budget.pace(start, None, u64::MAX, 0, 1.0),
+            Pace::Ready(start)
+        );
         tokio::time::advance(Duration::from_secs(1)).await;
         assert!(matches!(
-            budget.pace(Instant::now(), Some(start), 0, 1.0),
+            budget.pace(Instant::now(), Some(start), u64::MAX, 0, 1.0),
             Pace::Ready(_)
         ));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn work_that_fits_in_the_window_goes_at_once() {
+        let mut budget = Budget::new(Plan::Free.default_limits(), 1.0);
+        let start = Instant::now();
+        exchange(&mut budget, observed(60, 30, 1_000_060, 30), start);
+        // 30 left: 30 queued all go now, 31 are paced.
+        assert_eq!(
+            budget.pace(start, Some(start), 30, 0, 1.0),
+            Pace::Ready(start)
+        );
+        assert_eq!(
+            budget.pace(start, Some(start), 31, 0, 1.0),
+            Pace::Wait(start + Duration::from_secs(1))
+        );
+        // Nothing left: even one request waits for the reset.
+        exchange(&mut budget, observed(60, 0, 1_000_060, 30), start);
+        assert_eq!(
+            budget.pace(start, Some(start), 1, 0, 1.0),
+            Pace::Wait(start + Duration::from_secs(30))
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -538,10 +607,13 @@ mod tests {
         let start = Instant::now();
         exchange(&mut budget, observed(60, 0, 1_000_060, 12), start);
         let reset = start + Duration::from_secs(12);
-        assert_eq!(budget.pace(start, Some(start), 0, 1.0), Pace::Wait(reset));
+        assert_eq!(
+            budget.pace(start, Some(start), u64::MAX, 0, 1.0),
+            Pace::Wait(reset)
+        );
         tokio::time::advance(Duration::from_secs(12)).await;
         assert!(matches!(
-            budget.pace(Instant::now(), Some(start), 0, 1.0),
+            budget.pace(Instant::now(), Some(start), u64::MAX, 0, 1.0),
             Pace::Ready(_)
         ));
         assert_eq!(budget.remaining(MINUTE), 60);
@@ -559,12 +631,12 @@ mod tests {
         budget.record_done();
         budget.exhaust(MINUTE, start + Duration::from_secs(5));
         assert_eq!(
-            budget.pace(start, Some(start), 0, 1.0),
+            budget.pace(start, Some(start), u64::MAX, 0, 1.0),
             Pace::Wait(start + Duration::from_secs(5))
         );
         tokio::time::advance(Duration::from_secs(5)).await;
         assert!(matches!(
-            budget.pace(Instant::now(), Some(start), 0, 1.0),
+            budget.pace(Instant::now(), Some(start), u64::MAX, 0, 1.0),
             Pace::Ready(_)
         ));
     }
@@ -575,8 +647,14 @@ mod tests {
         let start = Instant::now();
         exchange(&mut budget, observed(1_000, 40, 2_000_000, 5_000), start);
         let day_reset = start + Duration::from_secs(5_000);
-        assert_eq!(budget.pace(start, None, 50, 1.0), Pace::Wait(day_reset));
-        assert_eq!(budget.pace(start, None, 0, 1.0), Pace::Ready(start));
+        assert_eq!(
+            budget.pace(start, None, u64::MAX, 50, 1.0),
+            Pace::Wait(day_reset)
+        );
+        assert_eq!(
+            budget.pace(start, None, u64::MAX, 0, 1.0),
+            Pace::Ready(start)
+        );
     }
 
     #[tokio::test(start_paused = true)]
@@ -585,7 +663,7 @@ mod tests {
         let start = Instant::now();
         exchange(&mut budget, observed(60, 0, 1_000_060, 30), start);
         assert_eq!(
-            budget.pace(start, Some(start), 0, 1.0),
+            budget.pace(start, Some(start), u64::MAX, 0, 1.0),
             Pace::Wait(start + Duration::from_millis(500))
         );
     }

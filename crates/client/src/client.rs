@@ -52,7 +52,15 @@ impl Client {
         let transport =
             HttpTransport::new(&config.base_url, &config.api_key, config.request_timeout)?
                 .max_response_bytes(config.max_response_bytes);
-        Self::with_transport(config.queue, transport)
+        let mut queue = config.queue;
+        if let (None, Some(dir)) = (&queue.shared_budget, &config.data_dir) {
+            queue.shared_budget = Some(crate::shared::ledger_path(
+                dir,
+                &config.base_url,
+                &config.api_key,
+            ));
+        }
+        Self::with_transport(queue, transport)
     }
 
     /// Starts a scheduler over any transport (tests, instrumented benchmarks).
@@ -62,7 +70,7 @@ impl Client {
                 "the request queue needs a Tokio runtime to run on".into(),
             ));
         }
-        let (commands, state) = queue::spawn(queue, Arc::new(transport));
+        let (commands, state) = queue::spawn(queue, Arc::new(transport))?;
         Ok(Self {
             commands,
             state,

@@ -1,5 +1,6 @@
 //! Settings of the client and its queue, with defaults that suit the real platform.
 
+use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 use domain_desk_api::{Limits, Plan};
@@ -17,6 +18,10 @@ pub struct ClientConfig {
     pub request_timeout: Duration,
     /// The longest answer body read; longer ones fail with `Error::ResponseTooLarge`.
     pub max_response_bytes: u64,
+    /// Where the key's queues in every process on this machine share one budget (the app's
+    /// data directory, or the command line's); `None`: this process only. Two processes on one
+    /// key must share one, or together they overrun the key's windows.
+    pub data_dir: Option<PathBuf>,
     pub queue: QueueConfig,
 }
 
@@ -27,8 +32,15 @@ impl ClientConfig {
             api_key: api_key.into(),
             request_timeout: Duration::from_secs(30),
             max_response_bytes: DEFAULT_MAX_RESPONSE_BYTES,
+            data_dir: None,
             queue: QueueConfig::default(),
         }
+    }
+
+    /// Shares the key's budget with its queues in other processes through `dir`.
+    pub fn data_dir(mut self, dir: impl Into<PathBuf>) -> Self {
+        self.data_dir = Some(dir.into());
+        self
     }
 
     /// Seeds the budget from this plan's published limits until the platform reports its own.
@@ -47,8 +59,13 @@ pub struct QueueConfig {
     /// Platform seconds per local second: 1 for the real platform, the local service's clock
     /// speed when it runs fast (60 makes a minute window last a second).
     pub platform_clock_speed: f64,
-    /// Share of the day budget that background and bulk work leave for interactive work.
+    /// Share of the day budget that background and bulk work leave for interactive work, while
+    /// interactive work waits or was asked for within `interactive_recent`.
     pub interactive_day_reserve: f64,
+    /// How long after the last interactive request the day reserve is kept (local time): long
+    /// enough to cover someone reading a page before the next click, short enough that a bulk
+    /// job left running after they walk away can use the whole day.
+    pub interactive_recent: Duration,
     /// Requests on the wire at once, at most.
     pub max_in_flight: usize,
     /// Ask `GET /v1/rate_limit` (which the platform does not count) before the first request,
@@ -62,6 +79,18 @@ pub struct QueueConfig {
     pub retry: RetryPolicy,
     /// Seeds the backoff jitter, for reproducible tests; random when `None`.
     pub jitter_seed: Option<u64>,
+    /// The key's ledger file, shared with its queues in other processes
+    /// ([`QueueConfig::share_budget`]); `Client::new` sets it from `ClientConfig::data_dir`.
+    pub shared_budget: Option<PathBuf>,
+}
+
+impl QueueConfig {
+    /// Shares the budget of `api_key` on `base_url` with every queue of that key that uses
+    /// the same `dir`, in this process or another.
+    pub fn share_budget(mut self, dir: &Path, base_url: &str, api_key: &ApiKey) -> Self {
+        self.shared_budget = Some(crate::shared::ledger_path(dir, base_url, api_key));
+        self
+    }
 }
 
 impl Default for QueueConfig {
@@ -70,12 +99,14 @@ impl Default for QueueConfig {
             limits: Plan::Free.default_limits(),
             platform_clock_speed: 1.0,
             interactive_day_reserve: 0.05,
+            interactive_recent: Duration::from_secs(300),
             max_in_flight: 8,
             sync_on_start: true,
             max_rate_limited_attempts: 5,
             max_pause_without_hint: Duration::from_secs(60),
             retry: RetryPolicy::default(),
             jitter_seed: None,
+            shared_budget: None,
         }
     }
 }

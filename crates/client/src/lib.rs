@@ -30,6 +30,7 @@ pub mod headers;
 mod pool;
 mod queue;
 mod secret;
+mod shared;
 mod state;
 mod transport;
 
@@ -39,7 +40,7 @@ pub use error::{Error, Result};
 pub use pool::ClientPool;
 pub use queue::JobId;
 pub use secret::ApiKey;
-pub use state::{Priority, QueueState, QueuedCounts, WindowState};
+pub use state::{HeldBack, HeldBackReason, Priority, QueueState, QueuedCounts, WindowState};
 pub use transport::{
     ApiRequest, DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, Transport, TransportError, WireResponse,
     is_loopback,

@@ -3,8 +3,11 @@
 //! The budget is per key, so two schedulers on one key would each think they own it and
 //! together overrun it. The window, background polling, bulk jobs and the command line all
 //! ask the pool for their client, and the pool hands out handles to the key's one queue.
+//! Given a data directory, the pool's queues also share each key's budget with the queues of
+//! other processes (the command line, another window) that use the same directory.
 
 use std::collections::HashMap;
+use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 
 use crate::client::Client;
@@ -15,6 +18,8 @@ use crate::secret::ApiKey;
 #[derive(Clone, Default)]
 pub struct ClientPool {
     clients: Arc<Mutex<HashMap<(String, ApiKey), Client>>>,
+    /// Given to every client started without a data directory of its own.
+    data_dir: Arc<Mutex<Option<PathBuf>>>,
 }
 
 impl std::fmt::Debug for ClientPool {
@@ -29,10 +34,28 @@ impl ClientPool {
         Self::default()
     }
 
+    /// A pool whose queues share each key's budget across processes through `dir`.
+    pub fn with_data_dir(dir: impl Into<PathBuf>) -> Self {
+        let pool = Self::default();
+        pool.set_data_dir(dir);
+        pool
+    }
+
+    /// Queues started from now on share each key's budget across processes through `dir`
+    /// (the app learns its data directory only once it runs).
+    pub fn set_data_dir(&self, dir: impl Into<PathBuf>) {
+        *self.data_dir.lock().unwrap_or_else(|p| p.into_inner()) = Some(dir.into());
+    }
+
     /// The client of `config`'s key on `config`'s platform, started on first use. A queue
     /// that already runs keeps its settings; use [`Client::set_platform_clock_speed`] to
     /// change the clock speed of a running one.
-    pub fn client(&self, config: ClientConfig) -> Result<Client> {
+    pub fn client(&self, mut config: ClientConfig) -> Result<Client> {
+        if config.data_dir.is_none() {
+            config
+                .data_dir
+                .clone_from(&self.data_dir.lock().unwrap_or_else(|p| p.into_inner()));
+        }
         let id = (
             config.base_url.trim_end_matches('/').to_owned(),
             config.api_key.clone(),

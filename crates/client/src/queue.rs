@@ -3,10 +3,11 @@
 //!
 //! Every caller (the window, background polling, bulk jobs, the command line) sends its
 //! request here through a channel and waits on a oneshot for the answer. The task:
-//! - keeps three FIFO queues, served strictly by priority; background and bulk work leave a
-//!   share of the day budget to interactive work;
+//! - keeps three FIFO queues, served strictly by priority; while interactive work waits or
+//!   happened recently, background and bulk work leave a share of the day budget to it (and
+//!   the state says so); when nobody is clicking they may use the whole day;
 //! - paces counted requests so the binding window's remaining budget is spread up to its
-//!   reset ([`crate::budget`]);
+//!   reset while the queue outlasts it, and sends what fits at once ([`crate::budget`]);
 //! - sends identical GETs once and gives every caller the same answer;
 //! - on a 429 pauses the whole key until Retry-After (else the reset, else a bounded
 //!   backoff), then lets exactly one request probe before opening again, and sends nothing
@@ -15,6 +16,8 @@
 //!   methods, and POSTs, which all carry an `Idempotency-Key`) with full-jitter exponential
 //!   backoff, within a key-wide retry budget;
 //! - drops queued work whose callers went away or whose job was cancelled;
+//! - with a data directory, shares the key's budget, requests on the wire and pauses with
+//!   the key's queues in other processes ([`crate::shared`]);
 //! - publishes its state on a watch channel for the rate-limit meter.
 
 use std::collections::{HashMap, VecDeque};
@@ -32,11 +35,12 @@ use reqwest::StatusCode;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
-use crate::budget::{Budget, Observation, Pace};
+use crate::budget::{Budget, Observation, Pace, Window};
 use crate::config::QueueConfig;
 use crate::error::{Error, Result};
 use crate::headers::{self, unix_seconds};
-use crate::state::{Priority, QueueState, QueuedCounts, WindowState};
+use crate::shared::{self, Lease, Ledger, SharedBudget, SharedWindow};
+use crate::state::{HeldBack, HeldBackReason, Priority, QueueState, QueuedCounts, WindowState};
 use crate::transport::{ApiRequest, Transport, TransportError, WireResponse};
 
 /// Groups queued requests so that a whole job can be cancelled at once.
@@ -68,12 +72,18 @@ pub(crate) const RATE_LIMIT_PATH: &str = "/v1/rate_limit";
 pub(crate) fn spawn(
     config: QueueConfig,
     transport: Arc<dyn Transport>,
-) -> (mpsc::Sender<Command>, watch::Receiver<QueueState>) {
+) -> Result<(mpsc::Sender<Command>, watch::Receiver<QueueState>)> {
+    let shared = config
+        .shared_budget
+        .as_deref()
+        .map(SharedBudget::open)
+        .transpose()?;
     let (command_tx, command_rx) = mpsc::channel(1024);
     let (state_tx, state_rx) = watch::channel(QueueState::default());
-    let scheduler = Scheduler::new(config, transport, state_tx);
+    let mut scheduler = Scheduler::new(config, transport, state_tx);
+    scheduler.shared = shared;
     tokio::spawn(scheduler.run(command_rx));
-    (command_tx, state_rx)
+    Ok((command_tx, state_rx))
 }
 
 struct Waiter {
@@ -133,7 +143,25 @@ impl WallClock {
     fn utc(&self, at: Instant) -> DateTime<Utc> {
         DateTime::<Utc>::from(self.system_time(at))
     }
+
+    fn instant(&self, at: SystemTime) -> Instant {
+        match at.duration_since(self.wall) {
+            Ok(after) => self.origin + after,
+            Err(before) => self
+                .origin
+                .checked_sub(before.duration())
+                .unwrap_or(self.origin),
+        }
+    }
+
+    fn micros(&self, at: Instant) -> i64 {
+        shared::unix_micros(self.system_time(at))
+    }
 }
+
+/// Added to a reset another process measured: the processes' wall clocks are read at
+/// slightly different moments, and a reset must never be taken as earlier than it is.
+const SHARED_RESET_MARGIN: Duration = Duration::from_millis(1);
 
 struct Scheduler {
     config: QueueConfig,
@@ -151,6 +179,11 @@ struct Scheduler {
     last_send: Option<Instant>,
     /// The slot `dispatch` chose for the request it is about to send.
     next_slot: Option<Instant>,
+    /// Counted requests waiting in the queues (not on the wire, not in a retry backoff).
+    queued_counted: u64,
+    /// When a caller last submitted interactive work: the day reserve is kept while this is
+    /// recent (`QueueConfig::interactive_recent`).
+    last_interactive: Option<Instant>,
     /// When queued entries were last checked for callers that went away (the heads of the
     /// queues are checked every time; the rest only so often, as a queue can be long).
     last_sweep: Option<Instant>,
@@ -168,6 +201,12 @@ struct Scheduler {
     rng: StdRng,
     clock: WallClock,
     state_tx: watch::Sender<QueueState>,
+    /// The key's ledger shared with other processes, when the queue has a data directory.
+    shared: Option<SharedBudget>,
+    /// The ledger while this queue holds its lock (inside `dispatch` and `on_completion`).
+    ledger: Option<Ledger>,
+    /// Tells this queue's leases from another queue's in the same process.
+    queue_tag: u64,
 }
 
 impl Scheduler {
@@ -176,10 +215,11 @@ impl Scheduler {
         transport: Arc<dyn Transport>,
         state_tx: watch::Sender<QueueState>,
     ) -> Self {
-        let rng = match config.jitter_seed {
+        let mut rng = match config.jitter_seed {
             Some(seed) => StdRng::seed_from_u64(seed),
             None => StdRng::from_entropy(),
         };
+        let queue_tag = rng.r#gen();
         Self {
             budget: Budget::new(config.limits, config.platform_clock_speed),
             retry_tokens: config.retry.budget_tokens,
@@ -193,6 +233,8 @@ impl Scheduler {
             next_id: 0,
             last_send: None,
             next_slot: None,
+            queued_counted: 0,
+            last_interactive: None,
             last_sweep: None,
             paused_until: None,
             banned_until: None,
@@ -204,6 +246,9 @@ impl Scheduler {
             rng,
             clock: WallClock::now(),
             state_tx,
+            shared: None,
+            ledger: None,
+            queue_tag,
         }
     }
 
@@ -254,24 +299,26 @@ impl Scheduler {
         job: Option<JobId>,
         reply: Reply,
     ) {
+        if priority == Priority::Interactive {
+            self.last_interactive = Some(Instant::now());
+        }
         if let Some(id) = request
             .coalescing_key()
             .and_then(|key| self.coalesced.get(key))
             .copied()
+            && let Some(entry) = self.entries.get_mut(&id)
         {
-            if let Some(entry) = self.entries.get_mut(&id) {
-                entry.waiters.push(Waiter { job, reply });
-                if priority < entry.priority {
-                    let from = entry.priority;
-                    entry.priority = priority;
-                    if !entry.in_flight {
-                        self.queues[from.index()].retain(|queued| *queued != id);
-                        self.queues[priority.index()].push_back(id);
-                    }
+            entry.waiters.push(Waiter { job, reply });
+            if priority < entry.priority {
+                let from = entry.priority;
+                entry.priority = priority;
+                if !entry.in_flight {
+                    self.queues[from.index()].retain(|queued| *queued != id);
+                    self.queues[priority.index()].push_back(id);
                 }
-                tracing::trace!(path = %request.path, "coalesced with an identical GET");
-                return;
             }
+            tracing::trace!(path = %request.path, "coalesced with an identical GET");
+            return;
         }
         let id = self.insert(request, priority, job, false);
         if let Some(entry) = self.entries.get_mut(&id) {
@@ -290,6 +337,9 @@ impl Scheduler {
         self.next_id += 1;
         if let Some(key) = request.coalescing_key() {
             self.coalesced.insert(key.to_owned(), id);
+        }
+        if request.counted {
+            self.queued_counted += 1;
         }
         self.entries.insert(
             id,
@@ -333,12 +383,15 @@ impl Scheduler {
     /// Forgets a queued entry (cancelled, abandoned or answered).
     fn remove(&mut self, id: u64) -> Option<Entry> {
         let entry = self.entries.remove(&id)?;
+        if !entry.in_flight && entry.request.counted {
+            self.queued_counted = self.queued_counted.saturating_sub(1);
+        }
         self.queues[entry.priority.index()].retain(|queued| *queued != id);
         self.delayed.retain(|(_, delayed)| *delayed != id);
-        if let Some(key) = entry.request.coalescing_key() {
-            if self.coalesced.get(key) == Some(&id) {
-                self.coalesced.remove(key);
-            }
+        if let Some(key) = entry.request.coalescing_key()
+            && self.coalesced.get(key) == Some(&id)
+        {
+            self.coalesced.remove(key);
         }
         Some(entry)
     }
@@ -372,13 +425,26 @@ impl Scheduler {
         for (_, id) in due.into_iter().rev() {
             if let Some(entry) = self.entries.get_mut(&id) {
                 entry.in_flight = false;
+                if entry.request.counted {
+                    self.queued_counted += 1;
+                }
                 self.queues[entry.priority.index()].push_front(id);
             }
         }
     }
 
     /// Sends whatever may go now; returns when to look again (`None`: on the next event).
+    /// With a shared budget, decides under the ledger's lock.
     fn dispatch(&mut self, now: Instant) -> Option<Instant> {
+        if self.queued_counted > 0 {
+            self.shared_begin(now);
+        }
+        let wake = self.dispatch_locked(now);
+        self.shared_end(now);
+        wake
+    }
+
+    fn dispatch_locked(&mut self, now: Instant) -> Option<Instant> {
         self.release_delayed(now);
         if self
             .last_sweep
@@ -420,12 +486,23 @@ impl Scheduler {
             }
             let counted = self.entries.get(&id).is_some_and(|e| e.request.counted);
             if counted {
-                let reserve = self.day_reserve(priority);
-                match self
-                    .budget
-                    .pace(now, self.last_send, reserve, self.pace_jitter)
-                {
-                    Pace::Wait(at) => return earliest(wake, at),
+                let reserve = self.day_reserve(priority, now);
+                match self.budget.pace(
+                    now,
+                    self.last_send,
+                    self.queued_counted.max(1),
+                    reserve.map_or(0, |(held, _)| held),
+                    self.pace_jitter,
+                ) {
+                    Pace::Wait(at) => {
+                        // A reserve kept because of recent clicks lapses on its own: look
+                        // again then.
+                        let lapse = reserve
+                            .filter(|(_, why)| *why == HeldBackReason::InteractiveRecent)
+                            .and_then(|_| self.reserve_until())
+                            .filter(|lapse| *lapse > now);
+                        return earliest(wake, lapse.map_or(at, |lapse| lapse.min(at)));
+                    }
                     Pace::Ready(slot) => self.next_slot = Some(slot),
                 }
             }
@@ -434,12 +511,32 @@ impl Scheduler {
         }
     }
 
-    fn day_reserve(&self, priority: Priority) -> u64 {
+    /// The part of the day that work of `priority` leaves for interactive work, and why:
+    /// only while interactive work waits or was asked for recently. A bulk job nobody
+    /// interrupts may use the whole day.
+    fn day_reserve(&self, priority: Priority, now: Instant) -> Option<(u64, HeldBackReason)> {
         if priority == Priority::Interactive {
-            return 0;
+            return None;
         }
+        let reason = if !self.queues[Priority::Interactive.index()].is_empty() {
+            HeldBackReason::InteractiveWaiting
+        } else if self
+            .last_interactive
+            .is_some_and(|at| now.duration_since(at) < self.config.interactive_recent)
+        {
+            HeldBackReason::InteractiveRecent
+        } else {
+            return None;
+        };
         let share = self.config.interactive_day_reserve.clamp(0.0, 1.0);
-        (self.budget.day.limit as f64 * share).ceil() as u64
+        let held = (self.budget.day.limit as f64 * share).ceil() as u64;
+        (held > 0).then_some((held, reason))
+    }
+
+    /// When the reserve lapses unless interactive work comes again.
+    fn reserve_until(&self) -> Option<Instant> {
+        self.last_interactive
+            .map(|at| at + self.config.interactive_recent)
     }
 
     fn send(&mut self, id: u64, now: Instant) {
@@ -449,8 +546,17 @@ impl Scheduler {
         entry.in_flight = true;
         let counted = entry.request.counted;
         if counted {
+            self.queued_counted = self.queued_counted.saturating_sub(1);
             self.last_send = Some(self.next_slot.take().unwrap_or(now));
             self.budget.record_send(now);
+            if let Some(ledger) = self.ledger.as_mut() {
+                ledger.in_flight.push(Lease {
+                    pid: std::process::id(),
+                    queue: self.queue_tag,
+                    id,
+                    expires_us: self.clock.micros(now + shared::LEASE),
+                });
+            }
             self.pace_jitter = self.rng.gen_range(0.85..=1.0);
         }
         if entry.failures == 0 && entry.rate_limited == 0 {
@@ -475,8 +581,85 @@ impl Scheduler {
 
     fn on_completion(&mut self, done: Completion) {
         let now = Instant::now();
+        self.shared_begin(now);
+        self.on_completion_locked(done, now);
+        self.shared_end(now);
+    }
+
+    /// Takes the shared ledger's lock and folds what the key's other queues know into the
+    /// budget: their lowest reports, their resets, every request on the wire, their pause.
+    fn shared_begin(&mut self, now: Instant) {
+        let Some(shared) = self.shared.as_mut() else {
+            return;
+        };
+        let Some(mut ledger) = shared.lock() else {
+            return;
+        };
+        ledger.drop_stale(self.clock.micros(now));
+        for (kind, window) in [
+            (RateWindow::Minute, ledger.minute),
+            (RateWindow::Day, ledger.day),
+        ] {
+            let Some(window) = window else { continue };
+            self.budget.merge(&Window {
+                kind,
+                limit: window.limit,
+                reported: window.reported,
+                reset_unix: window.reset_unix,
+                reset_at: window.reset_at_us.map(|us| {
+                    self.clock.instant(shared::from_unix_micros(us)) + SHARED_RESET_MARGIN
+                }),
+                learned: window.learned,
+            });
+        }
+        self.budget.roll(now);
+        self.budget.set_in_flight(ledger.in_flight.len() as u64);
+        if let Some(until) = ledger
+            .paused_until_us
+            .map(|us| self.clock.instant(shared::from_unix_micros(us)))
+            .filter(|until| *until > now)
+            && self.paused_until.is_none_or(|mine| mine < until)
+        {
+            tracing::debug!("another process on this key was rate limited: pausing");
+            self.paused_until = Some(until);
+        }
+        self.ledger = Some(ledger);
+    }
+
+    /// Writes this queue's view back to the shared ledger and lets go of its lock.
+    fn shared_end(&mut self, now: Instant) {
+        let Some(mut ledger) = self.ledger.take() else {
+            return;
+        };
+        let clock = self.clock;
+        let export = |window: &Window| SharedWindow {
+            limit: window.limit,
+            reported: window.reported,
+            reset_unix: window.reset_unix,
+            reset_at_us: window.reset_at.map(|at| clock.micros(at)),
+            learned: window.learned,
+        };
+        ledger.minute = Some(export(&self.budget.minute));
+        ledger.day = Some(export(&self.budget.day));
+        let now_us = clock.micros(now);
+        ledger.paused_until_us = ledger
+            .paused_until_us
+            .max(self.paused_until.map(|until| clock.micros(until)))
+            .filter(|until| *until > now_us);
+        if let Some(shared) = self.shared.as_mut() {
+            shared.unlock(&ledger);
+        }
+    }
+
+    fn on_completion_locked(&mut self, done: Completion, now: Instant) {
         if done.counted {
             self.budget.record_done();
+            let (pid, queue) = (std::process::id(), self.queue_tag);
+            if let Some(ledger) = self.ledger.as_mut() {
+                ledger
+                    .in_flight
+                    .retain(|l| !(l.pid == pid && l.queue == queue && l.id == done.id));
+            }
         }
         if self.probing == Some(done.id) {
             self.probing = None;
@@ -630,6 +813,9 @@ impl Scheduler {
             self.finish(id, Ok(response));
         } else {
             entry.in_flight = false;
+            if entry.request.counted {
+                self.queued_counted += 1;
+            }
             self.queues[entry.priority.index()].push_front(id);
         }
     }
@@ -688,6 +874,22 @@ impl Scheduler {
                 .filter(|(_, id)| self.entries.get(id).is_some_and(|e| e.priority == p))
                 .count()
         };
+        let held_back = self
+            .day_reserve(Priority::Bulk, now)
+            .map(|(requests, reason)| HeldBack {
+                requests,
+                reason,
+                until: match reason {
+                    HeldBackReason::InteractiveRecent => {
+                        self.reserve_until().map(|at| clock.utc(at))
+                    }
+                    HeldBackReason::InteractiveWaiting => None,
+                },
+                blocking: (self.queues[Priority::Background.index()].len()
+                    + self.queues[Priority::Bulk.index()].len()
+                    > 0)
+                    && self.budget.remaining(RateWindow::Day) <= requests,
+            });
         let state = QueueState {
             window: learned.then_some(binding),
             limit: learned.then_some(shown.limit),
@@ -711,6 +913,7 @@ impl Scheduler {
             },
             in_flight: self.in_flight.len(),
             rate_limited_total: self.rate_limited_total,
+            held_back,
         };
         self.state_tx.send_if_modified(|current| {
             if *current == state {
@@ -808,24 +1011,25 @@ fn observations(
             }
         }
     }
-    if response.status.is_success() && reports_both_windows {
-        if let Ok(status) = serde_json::from_slice::<RateLimitStatus>(&response.body) {
-            for (kind, window) in [
-                (RateWindow::Minute, status.minute),
-                (RateWindow::Day, status.day),
-            ] {
-                if window.limit == 0 {
-                    continue;
-                }
-                found.push(Observation {
-                    window: Some(kind),
-                    limit: window.limit,
-                    remaining: window.remaining,
-                    reset_unix: window.reset,
-                    until_reset: seconds_left(kind)
-                        .or_else(|| until_reset(window.reset, server_now, local_now)),
-                });
+    if response.status.is_success()
+        && reports_both_windows
+        && let Ok(status) = serde_json::from_slice::<RateLimitStatus>(&response.body)
+    {
+        for (kind, window) in [
+            (RateWindow::Minute, status.minute),
+            (RateWindow::Day, status.day),
+        ] {
+            if window.limit == 0 {
+                continue;
             }
+            found.push(Observation {
+                window: Some(kind),
+                limit: window.limit,
+                remaining: window.remaining,
+                reset_unix: window.reset,
+                until_reset: seconds_left(kind)
+                    .or_else(|| until_reset(window.reset, server_now, local_now)),
+            });
         }
     }
     found

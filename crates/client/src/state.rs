@@ -76,4 +76,29 @@ pub struct QueueState {
     pub in_flight: usize,
     /// Requests answered 429 since the queue started (ideally zero).
     pub rate_limited_total: u64,
+    /// The part of the day kept for interactive work, while it is kept; `None` when background
+    /// and bulk work may use the whole day.
+    pub held_back: Option<HeldBack>,
+}
+
+/// Requests of the day that background and bulk work leave for interactive work, and why.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HeldBack {
+    pub requests: u64,
+    pub reason: HeldBackReason,
+    /// When the reserve lapses unless interactive work comes again (local clock); `None` while
+    /// interactive work is waiting.
+    pub until: Option<DateTime<Utc>>,
+    /// Background or bulk work is waiting on the reserve right now (the day has no more than
+    /// it left).
+    pub blocking: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum HeldBackReason {
+    /// Interactive requests are queued.
+    InteractiveWaiting,
+    /// Interactive work was asked for within `QueueConfig::interactive_recent`.
+    InteractiveRecent,
 }

@@ -1,16 +1,26 @@
-//! Benchmark: the doctor against the local service's DNS server, side by side with `dig`.
+//! Benchmark: the doctor against the local service's DNS server, beside the batch tools a
+//! support engineer would use on the same questions, and against the server's own ceiling.
 //!
 //! 1. Starts the local service in-process on loopback (memory storage, frozen clock) and adds
 //!    N hostnames to its demo zones through `/_local/dns` (most correct, some with an A record
-//!    blocking the CNAME, some missing).
+//!    blocking the CNAME, some missing). Its DNS server listens on 127.0.89.53 port 53 when it
+//!    may (adnshost can only ask port 53), else on a free port and adnshost is skipped.
 //! 2. Diagnoses all N with the doctor (batch mode, TLS probe off) and times it.
-//! 3. Runs exactly the DNS questions the doctor sent, with `dig`, one after another, and times
-//!    that: same server, same names, same types, same RD/CD flags.
+//! 3. Asks exactly the DNS questions the doctor sent (same server, names and types) with the
+//!    batch peers, each in its fastest configuration, in the same run:
+//!    - `dig -f FILE` (one process, one question after another; `+noall` prints nothing,
+//!      `+tries=1 +time=2` never retries; each line keeps the doctor's RD and CD flags);
+//!    - `adnshost -a -f` (adns: every question in flight at once, answers as they come;
+//!      `-Vq` quiet; adns always sets RD and never CD);
+//!    - and the ceiling: `dnsperf` over the same questions (`-c 4 -T 2 -q 200`, the file ten
+//!      times): the questions per second the server can answer on this machine. The doctor's
+//!      questions per second are printed as a share of it.
 //! 4. Takes one hostname live through the API and times its full report (DNS, CAA climb, TLS
 //!    probe, redirect) over several runs, each with a fresh cache, and prints the median.
 //!
 //! Run: `cargo run --release -p domain-desk-doctor --example doctor_bench -- [HOSTS] [RUNS]`
-//! (defaults 1000 and 21). Needs `dig` (Debian `dnsutils`).
+//! (defaults 1000 and 21). Needs `dig` (Debian `dnsutils`), `adnshost` (`adns-tools`) and
+//! `dnsperf` (`dnsperf`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::net::SocketAddr;
@@ -30,16 +40,22 @@ async fn main() -> Result<(), Failure> {
     let runs: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(21);
 
     let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-    let service = Service::bind(ServiceSettings {
+    let settings = |dns_addr| ServiceSettings {
         storage: Storage::Memory,
         api_addr: loopback,
-        dns_addr: loopback,
+        dns_addr,
         edge_https_addr: loopback,
         edge_http_addr: loopback,
         clock_speed: 0.0,
         ..ServiceSettings::default()
-    })
-    .await?;
+    };
+    let service = match Service::bind(settings(SocketAddr::from(([127, 0, 89, 53], 53)))).await {
+        Ok(service) => service,
+        Err(err) => {
+            println!("note: DNS on 127.0.89.53:53 not possible ({err}); adnshost will be skipped");
+            Service::bind(settings(loopback)).await?
+        }
+    };
     let info = service.info().await?;
     let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
     tokio::spawn(service.run(async {
@@ -115,49 +131,151 @@ async fn main() -> Result<(), Failure> {
         doctor_time
     );
 
-    // 3. The same questions with dig, one after another.
+    let doctor_qps = questions.len() as f64 / doctor_time.as_secs_f64();
+    println!("doctor-rate: {doctor_qps:.0} questions/s");
+
+    // 3. The same questions through the batch peers, and the server's ceiling.
+    let work = std::env::temp_dir().join(format!("doctor-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let batch: String = questions
+        .iter()
+        .map(|q| {
+            format!(
+                "{} {} {} {}\n",
+                q.name,
+                q.record_type,
+                if q.recursion_desired {
+                    "+recurse"
+                } else {
+                    "+norecurse"
+                },
+                if q.checking_disabled {
+                    "+cdflag"
+                } else {
+                    "+nocdflag"
+                }
+            )
+        })
+        .collect();
+    let dig_file = work.join("dig.txt");
+    std::fs::write(&dig_file, batch)?;
     let started = Instant::now();
-    let mut failed = 0usize;
-    for question in &questions {
-        let status = Command::new("dig")
-            .arg(format!("@{}", question.server.ip()))
-            .args(["-p", &question.server.port().to_string()])
-            .args(["+tries=1", "+time=2"])
-            .arg(if question.recursion_desired {
-                "+recurse"
-            } else {
-                "+norecurse"
-            })
-            .arg(if question.checking_disabled {
-                "+cdflag"
-            } else {
-                "+nocdflag"
-            })
-            .arg(&question.name)
-            .arg(question.record_type.to_string())
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::null())
-            .status()?;
-        if !status.success() {
-            failed += 1;
-        }
-    }
+    let status = Command::new("dig")
+        .arg("-f")
+        .arg(&dig_file)
+        .arg(format!("@{}", dns.ip()))
+        .args(["-p", &dns.port().to_string()])
+        .args(["+tries=1", "+time=2", "+noall"])
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status()?;
     let dig_time = started.elapsed();
     println!(
-        "dig:    the same {} questions one after another in {:.3?}{}",
+        "dig-f: the same {} questions in one `dig -f` process (+noall +tries=1 +time=2) in {:.3?}{}",
         questions.len(),
         dig_time,
-        if failed > 0 {
-            format!(" ({failed} failed)")
-        } else {
+        if status.success() {
             String::new()
+        } else {
+            format!(" (exit {status})")
         }
     );
-    println!(
-        "ratio:  dig / doctor = {:.1}x",
-        dig_time.as_secs_f64() / doctor_time.as_secs_f64()
-    );
+
+    if dns.port() == 53 {
+        let mut input = String::new();
+        for q in &questions {
+            let kind = match q.record_type.to_string().as_str() {
+                "A" => "a".to_owned(),
+                "AAAA" => "aaaa".to_owned(),
+                "CNAME" => "cname".to_owned(),
+                "TXT" => "txt".to_owned(),
+                "NS" => "ns-".to_owned(),
+                "SOA" => "soa-".to_owned(),
+                "MX" => "mx-".to_owned(),
+                _ => format!("type{}", u16::from(q.record_type)),
+            };
+            input.push_str(&format!("--type {kind}\n{}\n", q.name));
+        }
+        let input_file = work.join("adnshost.txt");
+        std::fs::write(&input_file, input)?;
+        let started = Instant::now();
+        let output = Command::new("adnshost")
+            .args(["-a", "-Vq", "--config"])
+            .arg(format!("nameserver {}", dns.ip()))
+            .arg("-f")
+            .stdin(std::fs::File::open(&input_file)?)
+            .stderr(Stdio::null())
+            .output()?;
+        let adns_time = started.elapsed();
+        // With --asynch every answer starts with `<id> <nrrs> <statustype> …`.
+        let text = String::from_utf8_lossy(&output.stdout);
+        let answered = text
+            .lines()
+            .filter(|line| {
+                let words: Vec<&str> = line.split_whitespace().collect();
+                words.len() > 3
+                    && words[0].parse::<u64>().is_ok()
+                    && words[1].parse::<u64>().is_ok()
+            })
+            .count();
+        let failed_by_timeout = text.matches("timeout").count();
+        println!(
+            "adnshost: the same {} questions through `adnshost -a -f` (all in flight) in {:.3?}; {answered} answered, {failed_by_timeout} timed out",
+            questions.len(),
+            adns_time,
+        );
+    } else {
+        println!(
+            "adnshost: skipped (adns asks port 53 only, and the server could not listen there)"
+        );
+    }
+
+    let perf_file = work.join("dnsperf.txt");
+    let perf_input: String = questions
+        .iter()
+        .map(|q| format!("{} {}\n", q.name, q.record_type))
+        .collect();
+    std::fs::write(&perf_file, perf_input)?;
+    let output = Command::new("dnsperf")
+        .args([
+            "-s",
+            &dns.ip().to_string(),
+            "-p",
+            &dns.port().to_string(),
+            "-d",
+        ])
+        .arg(&perf_file)
+        .args(["-n", "10", "-c", "4", "-T", "2", "-q", "200", "-t", "2"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .output()?;
+    let text = String::from_utf8_lossy(&output.stdout);
+    let field = |label: &str| {
+        text.lines()
+            .map(str::trim)
+            .find_map(|line| line.strip_prefix(label))
+            .and_then(|rest| rest.split_whitespace().next())
+            .and_then(|number| number.parse::<f64>().ok())
+    };
+    match (
+        field("Queries per second:"),
+        field("Queries sent:"),
+        field("Queries lost:"),
+    ) {
+        (Some(qps), Some(sent), Some(lost)) => {
+            println!(
+                "dnsperf: {qps:.0} questions/s on the same {} questions, ten times over (-c 4 -T 2 -q 200); {lost} of {sent} lost",
+                questions.len()
+            );
+            println!(
+                "share: the doctor asked {doctor_qps:.0} questions/s, {:.1} % of the server's dnsperf ceiling",
+                doctor_qps / qps * 100.0
+            );
+        }
+        _ => println!("dnsperf: failed: {text}"),
+    }
+    let _ = std::fs::remove_dir_all(&work);
 
     // 4. One hostname's full report, live with a certificate: median over runs.
     let key = info.demo_keys.get("pro").cloned().ok_or("no pro key")?;

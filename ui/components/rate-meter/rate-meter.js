@@ -1,5 +1,6 @@
 // The rate-limit meter, always visible: remaining of limit for the binding window, time to
-// reset, a countdown while paused after a 429 (or banned), and queued work per class.
+// reset, a countdown while paused after a 429 (or banned), queued work per class, and what the
+// day reserve holds back for interactive work and why.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { store } from '../../lib/state.js';
@@ -14,6 +15,7 @@ export class RateMeter extends HTMLElement {
         <span id="meter-reset" class="muted"></span>
         <span id="meter-pause" class="meter-pause" role="status"></span>
         <span id="meter-queued" class="muted"></span>
+        <span id="meter-held" class="muted"></span>
       </div></div>`);
     this.unsubscribe = store.subscribe((_s, changed) => {
       if (changed.includes('queue')) this.draw();
@@ -37,5 +39,6 @@ export class RateMeter extends HTMLElement {
     this.querySelector('#meter-reset').textContent = view.reset;
     this.querySelector('#meter-pause').textContent = view.pause;
     this.querySelector('#meter-queued').textContent = view.queued;
+    this.querySelector('#meter-held').textContent = view.held;
   }
 }

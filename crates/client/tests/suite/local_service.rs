@@ -10,15 +10,15 @@ use futures::future::join_all;
 use std::collections::BTreeMap;
 use tokio::sync::oneshot;
 
-struct LocalService {
-    info: LocalInfo,
-    base_url: String,
+pub(super) struct LocalService {
+    pub(super) info: LocalInfo,
+    pub(super) base_url: String,
     http: reqwest::Client,
     _stop: oneshot::Sender<()>,
 }
 
 impl LocalService {
-    async fn start() -> Self {
+    pub(super) async fn start() -> Self {
         let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
         let settings = ServiceSettings {
             api_addr: loopback,
@@ -41,7 +41,7 @@ impl LocalService {
         }
     }
 
-    fn key(&self, plan: Plan) -> String {
+    pub(super) fn key(&self, plan: Plan) -> String {
         self.info.demo_keys[plan.as_str()].clone()
     }
 
@@ -52,7 +52,7 @@ impl LocalService {
     }
 
     /// Sets the platform clock to `now`, running at `speed`.
-    async fn set_clock(&self, now: DateTime<Utc>, speed: f64) {
+    pub(super) async fn set_clock(&self, now: DateTime<Utc>, speed: f64) {
         let answer = self
             .http
             .put(format!("{}/_local/clock", self.base_url))
@@ -65,7 +65,7 @@ impl LocalService {
 }
 
 /// The start of a minute some days ahead, so every test has fresh windows.
-fn minute_boundary(days_ahead: i64) -> DateTime<Utc> {
+pub(super) fn minute_boundary(days_ahead: i64) -> DateTime<Utc> {
     let now = Utc::now() + TimeDelta::days(days_ahead);
     now.with_second(0)
         .and_then(|t| t.with_nanosecond(0))

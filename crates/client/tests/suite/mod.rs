@@ -4,4 +4,5 @@ mod domain_connect;
 mod fake_platform;
 mod hostile_server;
 mod local_service;
+mod processes;
 mod scheduler;
