@@ -60,6 +60,41 @@ pub struct ServiceSettings {
     pub read_cache: bool,
     /// How the API and the edge hold up against clients that open connections and keep them.
     pub connections: ConnectionLimits,
+    /// How much history the service keeps, so that use alone cannot fill the disk or memory.
+    pub history: HistoryLimits,
+}
+
+/// Bounds on everything that grows with use and is not bounded by the platform's own rules
+/// (domains per project are, by the plan). Past a bound the oldest entries are dropped: history
+/// is a convenience, and refusing new work because of old history would be worse.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryLimits {
+    /// Deploys kept per project, newest first; older ones and their files are dropped. The
+    /// edge serves the newest successful deploy, which is always kept.
+    pub deploys_per_project: usize,
+    /// Deleted DNS records kept in the zones' history (the platform resolver's delayed view
+    /// reads them until the propagation delay has passed); the oldest deletions are forgotten
+    /// beyond this.
+    pub removed_dns_records: usize,
+    /// Remembered `Idempotency-Key` answers, over all keys; besides the time they are kept
+    /// (`idempotency_ttl`), the oldest are forgotten beyond this. Checked every
+    /// [`IDEMPOTENCY_TRIM_EVERY`] keyed requests, so the table holds at most this many plus
+    /// that many.
+    pub idempotency_answers: usize,
+}
+
+/// How many keyed `POST`s may arrive between two checks of
+/// [`HistoryLimits::idempotency_answers`].
+pub const IDEMPOTENCY_TRIM_EVERY: u64 = 256;
+
+impl Default for HistoryLimits {
+    fn default() -> Self {
+        Self {
+            deploys_per_project: 50,
+            removed_dns_records: 10_000,
+            idempotency_answers: 100_000,
+        }
+    }
 }
 
 /// Limits on the connections of each listener (the API, the TLS edge, the plain-HTTP edge), so
@@ -117,6 +152,7 @@ impl Default for ServiceSettings {
             domain_connect_templates: Vec::new(),
             read_cache: true,
             connections: ConnectionLimits::default(),
+            history: HistoryLimits::default(),
         }
     }
 }

@@ -582,3 +582,69 @@ fn the_seed_zones_hold_the_classic_mistakes() {
         ["example.co.uk", "example.com", "example.net", "example.org"]
     );
 }
+
+#[test]
+fn deleted_records_are_kept_only_up_to_the_bound_in_memory_and_on_disk() {
+    let database = crate::store::Store::open_in_memory().unwrap();
+    let store = ZoneStore::new(platform())
+        .with_removed_limit(3)
+        .with_journal(Arc::new(crate::store::zones::StoreJournal(
+            database.clone(),
+        )));
+    store
+        .add_zone("example.org", at("2026-01-01T00:00:00Z"))
+        .unwrap();
+    let removed = |snapshot: &ZoneSnapshot| {
+        snapshot
+            .records
+            .iter()
+            .filter(|stored| stored.removed_at.is_some())
+            .count()
+    };
+    let start = at("2026-01-01T00:00:00Z");
+    for minute in 0..10 {
+        let now = start + TimeDelta::minutes(minute);
+        let added = store
+            .add_record(
+                "example.org",
+                &record("churn", ZoneRecordType::A, &format!("192.0.2.{minute}")),
+                now,
+            )
+            .unwrap();
+        store
+            .delete_record("example.org", &added.id, now + TimeDelta::seconds(30))
+            .unwrap();
+    }
+    let kept = store
+        .add_record(
+            "example.org",
+            &record("kept", ZoneRecordType::A, "192.0.2.200"),
+            start,
+        )
+        .unwrap();
+    let snapshot = store.snapshot();
+    assert_eq!(removed(&snapshot), 3);
+    assert!(snapshot.records.iter().any(|s| s.record.id == kept.id));
+    let on_disk = database
+        .write_blocking(|tx| crate::store::zones::read_zones(tx))
+        .unwrap();
+    assert_eq!(
+        on_disk.records, snapshot.records,
+        "the database forgets the same records"
+    );
+    // the newest deletions stay visible to the delayed view, the oldest are forgotten
+    let churn = |as_of: DateTime<Utc>| match store
+        .resolve("churn.example.org", RecordType::A, Some(as_of))
+        .unwrap()
+    {
+        Resolution::Answer { answers, .. } => answers.len(),
+        Resolution::Refused => panic!("refused"),
+    };
+    assert_eq!(
+        churn(start + TimeDelta::minutes(9) + TimeDelta::seconds(10)),
+        1
+    );
+    assert_eq!(churn(start + TimeDelta::seconds(10)), 0);
+    // the lookup indexes were rebuilt with the records
+    assert_eq!(store.records("example.org").unwrap(), vec![kept]);
+}

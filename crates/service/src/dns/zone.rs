@@ -82,6 +82,8 @@ pub trait ZoneJournal: Send + Sync {
     fn zone_added(&self, zone: &str, created_at: DateTime<Utc>) -> Result<()>;
     fn record_added(&self, record: &StoredRecord) -> Result<()>;
     fn record_removed(&self, zone: &str, id: &str, removed_at: DateTime<Utc>) -> Result<()>;
+    /// Deleted records dropped from the history, as `(zone, id)`.
+    fn records_forgotten(&self, records: &[(String, String)]) -> Result<()>;
 }
 
 /// The DNS answer to one question, before it is put into a message.
@@ -104,6 +106,8 @@ pub enum Resolution {
 pub struct ZoneStore {
     inner: Arc<RwLock<Zones>>,
     journal: Option<Arc<dyn ZoneJournal>>,
+    /// Most deleted records kept for the delayed view; the oldest deletions go first.
+    removed_limit: usize,
 }
 
 impl std::fmt::Debug for ZoneStore {
@@ -161,7 +165,15 @@ impl ZoneStore {
                 domain_connect_host: None,
             })),
             journal: None,
+            removed_limit: crate::HistoryLimits::default().removed_dns_records,
         }
+    }
+
+    /// Keeps at most `limit` deleted records in the history: deleting past it forgets the
+    /// oldest deletions (the delayed view then no longer sees them).
+    pub fn with_removed_limit(mut self, limit: usize) -> Self {
+        self.removed_limit = limit;
+        self
     }
 
     /// Records every later change in `journal`.
@@ -416,6 +428,45 @@ impl ZoneStore {
         }
         zones.records[index].removed_at = Some(now);
         zones.serial = zones.serial.wrapping_add(1);
+        self.forget_oldest_removed(&mut zones)
+    }
+
+    /// Drops the oldest deleted records beyond [`Self::removed_limit`].
+    fn forget_oldest_removed(&self, zones: &mut Zones) -> Result<()> {
+        let mut removed: Vec<(DateTime<Utc>, usize)> = zones
+            .records
+            .iter()
+            .enumerate()
+            .filter_map(|(index, stored)| stored.removed_at.map(|at| (at, index)))
+            .collect();
+        let Some(excess) = removed
+            .len()
+            .checked_sub(self.removed_limit)
+            .filter(|&n| n > 0)
+        else {
+            return Ok(());
+        };
+        removed.sort_unstable();
+        let mut forget: Vec<usize> = removed[..excess].iter().map(|&(_, index)| index).collect();
+        forget.sort_unstable();
+        if let Some(journal) = &self.journal {
+            let ids: Vec<(String, String)> = forget
+                .iter()
+                .map(|&index| {
+                    let stored = &zones.records[index];
+                    (stored.zone.clone(), stored.record.id.clone())
+                })
+                .collect();
+            journal.records_forgotten(&ids)?;
+        }
+        let mut position = 0;
+        let mut next = forget.iter().peekable();
+        zones.records.retain(|_| {
+            let drop = next.next_if_eq(&&position).is_some();
+            position += 1;
+            !drop
+        });
+        zones.reindex();
         Ok(())
     }
 

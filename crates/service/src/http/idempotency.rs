@@ -37,6 +37,8 @@ pub const REPLAYED: &str = "idempotent-replayed";
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_KEY_LEN: usize = 255;
 
+use crate::settings::IDEMPOTENCY_TRIM_EVERY;
+
 /// How often (in service-clock time) expired answers are purged.
 const PURGE_EVERY: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
 
@@ -46,6 +48,9 @@ pub struct InFlight {
     running: Mutex<HashSet<(String, String)>>,
     /// When expired answers were last purged.
     last_purge: Mutex<Option<DateTime<Utc>>>,
+    /// Keyed requests since the last purge: a frozen or slow clock must not let the table
+    /// grow past its bound ([`crate::HistoryLimits::idempotency_answers`]).
+    since_purge: std::sync::atomic::AtomicU64,
 }
 
 /// Holds a pair in [`InFlight`] until dropped (also when the request is cancelled).
@@ -89,16 +94,24 @@ impl InFlight {
         self.len() == 0
     }
 
-    /// True once per [`PURGE_EVERY`]: time to forget expired answers.
+    /// True once per [`PURGE_EVERY`] or per [`IDEMPOTENCY_TRIM_EVERY`] keyed requests,
+    /// whichever comes first: time to forget expired answers and those past the bound.
     fn purge_due(&self, now: DateTime<Utc>) -> bool {
+        use std::sync::atomic::Ordering;
         let mut last = self
             .last_purge
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let requests = self.since_purge.fetch_add(1, Ordering::Relaxed) + 1;
         match *last {
-            Some(at) if now >= at && now - at < PURGE_EVERY => false,
+            Some(at)
+                if now >= at && now - at < PURGE_EVERY && requests < IDEMPOTENCY_TRIM_EVERY =>
+            {
+                false
+            }
             _ => {
                 *last = Some(now);
+                self.since_purge.store(0, Ordering::Relaxed);
                 true
             }
         }
@@ -355,9 +368,13 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
     let not_before = now - state.settings().idempotency_ttl;
     if state.idempotency_in_flight().purge_due(now) {
         let store = state.store().clone();
+        let keep = state.settings().history.idempotency_answers;
         tokio::spawn(async move {
             if let Err(error) = store
-                .write(move |tx| idempotency::purge(tx, not_before))
+                .write(move |tx| {
+                    idempotency::purge(tx, not_before)?;
+                    idempotency::keep_newest(tx, keep)
+                })
                 .await
             {
                 tracing::warn!(%error, "could not forget expired idempotency answers");
