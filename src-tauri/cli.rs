@@ -145,6 +145,14 @@ pub struct ServeArgs {
     #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
           default_value_t = HistoryLimits::default().idempotency_answers as u32)]
     pub keep_idempotency_answers: u32,
+    /// Zones the demo DNS provider holds; one more is refused (422).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = HistoryLimits::default().dns_zones as u32)]
+    pub max_dns_zones: u32,
+    /// Live records in one demo zone; one more is refused (422) until one is deleted.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = HistoryLimits::default().records_per_zone as u32)]
+    pub max_zone_records: u32,
 }
 
 impl ServeArgs {
@@ -163,6 +171,8 @@ impl ServeArgs {
             deploys_per_project: self.keep_deploys as usize,
             removed_dns_records: self.keep_dns_history as usize,
             idempotency_answers: self.keep_idempotency_answers as usize,
+            dns_zones: self.max_dns_zones as usize,
+            records_per_zone: self.max_zone_records as usize,
         }
     }
 }
@@ -582,6 +592,10 @@ mod tests {
             "100",
             "--keep-idempotency-answers",
             "1000",
+            "--max-dns-zones",
+            "7",
+            "--max-zone-records",
+            "70",
         ])
         .unwrap();
         assert_eq!(
@@ -590,6 +604,8 @@ mod tests {
                 deploys_per_project: 5,
                 removed_dns_records: 100,
                 idempotency_answers: 1000,
+                dns_zones: 7,
+                records_per_zone: 70,
             }
         );
         assert!(serve_args(&["--keep-deploys", "0"]).is_err());
@@ -611,6 +627,8 @@ mod tests {
             "--keep-deploys",
             "--keep-dns-history",
             "--keep-idempotency-answers",
+            "--max-dns-zones",
+            "--max-zone-records",
         ] {
             assert!(help.contains(flag), "serve --help lacks {flag}:\n{help}");
         }
@@ -619,6 +637,8 @@ mod tests {
             history.deploys_per_project,
             history.removed_dns_records,
             history.idempotency_answers,
+            history.dns_zones,
+            history.records_per_zone,
         ] {
             let shown = format!("[default: {bound}]");
             assert!(help.contains(&shown), "serve --help lacks {shown}:\n{help}");

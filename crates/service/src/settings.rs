@@ -60,13 +60,16 @@ pub struct ServiceSettings {
     pub read_cache: bool,
     /// How the API and the edge hold up against clients that open connections and keep them.
     pub connections: ConnectionLimits,
-    /// How much history the service keeps, so that use alone cannot fill the disk or memory.
+    /// How much history the service keeps and how far the demo zones may grow, so that use
+    /// alone cannot fill the disk or memory.
     pub history: HistoryLimits,
 }
 
 /// Bounds on everything that grows with use and is not bounded by the platform's own rules
-/// (domains per project are, by the plan). Past a bound the oldest entries are dropped: history
-/// is a convenience, and refusing new work because of old history would be worse.
+/// (domains per project are, by the plan). Past a history bound the oldest entries are
+/// dropped: history is a convenience, and refusing new work because of old history would be
+/// worse. The demo DNS provider's zones and live records cannot be dropped (they are the
+/// user's data), so past those bounds a new one is refused.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct HistoryLimits {
     /// Deploys kept per project, newest first; older ones and their files are dropped. The
@@ -81,6 +84,12 @@ pub struct HistoryLimits {
     /// [`IDEMPOTENCY_TRIM_EVERY`] keyed requests, so the table holds at most this many plus
     /// that many.
     pub idempotency_answers: usize,
+    /// Customer zones the demo DNS provider holds; adding one more is refused
+    /// (`422 validation_failed`).
+    pub dns_zones: usize,
+    /// Live records in one customer zone; adding one more is refused
+    /// (`422 validation_failed`) until one is deleted.
+    pub records_per_zone: usize,
 }
 
 /// How many keyed `POST`s may arrive between two checks of
@@ -93,6 +102,8 @@ impl Default for HistoryLimits {
             deploys_per_project: 50,
             removed_dns_records: 10_000,
             idempotency_answers: 100_000,
+            dns_zones: 1_000,
+            records_per_zone: 10_000,
         }
     }
 }

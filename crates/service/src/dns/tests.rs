@@ -648,3 +648,54 @@ fn deleted_records_are_kept_only_up_to_the_bound_in_memory_and_on_disk() {
     // the lookup indexes were rebuilt with the records
     assert_eq!(store.records("example.org").unwrap(), vec![kept]);
 }
+
+#[test]
+fn zones_and_live_records_past_their_bounds_are_refused_with_422() {
+    let store = ZoneStore::new(platform()).with_size_limits(2, 3);
+    let now = at("2026-01-01T00:00:00Z");
+    store.add_zone("example.org", now).unwrap();
+    store.add_zone("example.net", now).unwrap();
+    let error = store.add_zone("example.com", now).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::ValidationFailed);
+    assert_eq!(error.status().as_u16(), 422);
+    assert!(error.to_string().contains("at most 2 zones"), "{error}");
+
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let value = format!("192.0.2.{n}");
+        let added = store
+            .add_record(
+                "example.org",
+                &record("www", ZoneRecordType::A, &value),
+                now,
+            )
+            .unwrap();
+        ids.push(added.id);
+    }
+    let error = store
+        .add_record(
+            "example.org",
+            &record("www", ZoneRecordType::A, "192.0.2.9"),
+            now,
+        )
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::ValidationFailed);
+    assert_eq!(error.status().as_u16(), 422);
+    assert!(error.to_string().contains("delete one first"), "{error}");
+    // another zone has its own room; a deletion makes room again
+    store
+        .add_record(
+            "example.net",
+            &record("www", ZoneRecordType::A, "192.0.2.9"),
+            now,
+        )
+        .unwrap();
+    store.delete_record("example.org", &ids[0], now).unwrap();
+    store
+        .add_record(
+            "example.org",
+            &record("www", ZoneRecordType::A, "192.0.2.9"),
+            now,
+        )
+        .unwrap();
+}

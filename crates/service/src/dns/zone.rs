@@ -108,6 +108,10 @@ pub struct ZoneStore {
     journal: Option<Arc<dyn ZoneJournal>>,
     /// Most deleted records kept for the delayed view; the oldest deletions go first.
     removed_limit: usize,
+    /// Most customer zones; a further one is refused.
+    zone_limit: usize,
+    /// Most live records in one customer zone; a further one is refused.
+    record_limit: usize,
 }
 
 impl std::fmt::Debug for ZoneStore {
@@ -166,7 +170,17 @@ impl ZoneStore {
             })),
             journal: None,
             removed_limit: crate::HistoryLimits::default().removed_dns_records,
+            zone_limit: crate::HistoryLimits::default().dns_zones,
+            record_limit: crate::HistoryLimits::default().records_per_zone,
         }
+    }
+
+    /// Refuses (`422 validation_failed`) a customer zone past `zones` and a live record past
+    /// `records_per_zone` in its zone.
+    pub fn with_size_limits(mut self, zones: usize, records_per_zone: usize) -> Self {
+        self.zone_limit = zones;
+        self.record_limit = records_per_zone;
+        self
     }
 
     /// Keeps at most `limit` deleted records in the history: deleting past it forgets the
@@ -295,6 +309,15 @@ impl ZoneStore {
                 format!("The demo provider already has the zone {name}."),
             ));
         }
+        if zones.customer.len() >= self.zone_limit {
+            return Err(Error::validation(
+                "zone",
+                format!(
+                    "The demo provider holds at most {} zones (serve --max-dns-zones).",
+                    self.zone_limit
+                ),
+            ));
+        }
         if let Some(journal) = &self.journal {
             journal.zone_added(&name, now)?;
         }
@@ -356,6 +379,20 @@ impl ZoneStore {
             })
             .collect();
         let full = absolute_name(&zone, &name);
+        let live = zones
+            .records
+            .iter()
+            .filter(|stored| stored.zone == zone && stored.removed_at.is_none())
+            .count();
+        if live >= self.record_limit {
+            return Err(Error::validation(
+                "name",
+                format!(
+                    "The zone {zone} already has {live} records, the most the demo provider keeps \
+                     in one zone (serve --max-zone-records); delete one first."
+                ),
+            ));
+        }
         if new.record_type == ZoneRecordType::Cname {
             if name == "@" {
                 return Err(record_conflict(format!(
