@@ -699,3 +699,40 @@ fn zones_and_live_records_past_their_bounds_are_refused_with_422() {
         )
         .unwrap();
 }
+
+#[test]
+fn a_history_longer_than_a_lowered_bound_is_trimmed_when_loaded() {
+    let database = crate::store::Store::open_in_memory().unwrap();
+    let start = at("2026-01-01T00:00:00Z");
+    let long = ZoneStore::new(platform());
+    long.add_zone("example.org", start).unwrap();
+    for minute in 0..5 {
+        let now = start + TimeDelta::minutes(minute);
+        let value = format!("192.0.2.{minute}");
+        let added = long
+            .add_record(
+                "example.org",
+                &record("churn", ZoneRecordType::A, &value),
+                now,
+            )
+            .unwrap();
+        long.delete_record("example.org", &added.id, now).unwrap();
+    }
+    let snapshot = long.snapshot();
+    database
+        .write_blocking(|tx| crate::store::zones::write_zones(tx, &snapshot))
+        .unwrap();
+
+    let store = ZoneStore::new(platform())
+        .with_removed_limit(2)
+        .with_journal(Arc::new(crate::store::zones::StoreJournal(
+            database.clone(),
+        )));
+    store.restore(snapshot);
+    store.trim_history().unwrap();
+    assert_eq!(store.snapshot().records.len(), 2);
+    let on_disk = database
+        .write_blocking(|tx| crate::store::zones::read_zones(tx))
+        .unwrap();
+    assert_eq!(on_disk.records, store.snapshot().records);
+}

@@ -468,6 +468,13 @@ impl ZoneStore {
         self.forget_oldest_removed(&mut zones)
     }
 
+    /// Applies the bound on deleted records to what was restored (the bound may have been
+    /// lowered since the history was written).
+    pub fn trim_history(&self) -> Result<()> {
+        let mut zones = self.write();
+        self.forget_oldest_removed(&mut zones)
+    }
+
     /// Drops the oldest deleted records beyond [`Self::removed_limit`].
     fn forget_oldest_removed(&self, zones: &mut Zones) -> Result<()> {
         let mut removed: Vec<(DateTime<Utc>, usize)> = zones
