@@ -81,8 +81,8 @@ pub struct HistoryLimits {
     pub removed_dns_records: usize,
     /// Remembered `Idempotency-Key` answers, over all keys; besides the time they are kept
     /// (`idempotency_ttl`), the oldest are forgotten beyond this. Checked every
-    /// [`IDEMPOTENCY_TRIM_EVERY`] keyed requests, so the table holds at most this many plus
-    /// that many.
+    /// [`HistoryLimits::idempotency_trim_every`] keyed requests, so the table holds at most
+    /// this many plus that many.
     pub idempotency_answers: usize,
     /// Customer zones the demo DNS provider holds; adding one more is refused
     /// (`422 validation_failed`).
@@ -92,9 +92,14 @@ pub struct HistoryLimits {
     pub records_per_zone: usize,
 }
 
-/// How many keyed `POST`s may arrive between two checks of
-/// [`HistoryLimits::idempotency_answers`].
-pub const IDEMPOTENCY_TRIM_EVERY: u64 = 256;
+impl HistoryLimits {
+    /// How many keyed `POST`s may arrive between two checks of [`Self::idempotency_answers`]:
+    /// an eighth of the bound, at least 256. A check walks the bound's length of an index on
+    /// the single writer, so checking on every request would slow every keyed `POST`.
+    pub fn idempotency_trim_every(&self) -> u64 {
+        (self.idempotency_answers / 8).max(256) as u64
+    }
+}
 
 impl Default for HistoryLimits {
     fn default() -> Self {

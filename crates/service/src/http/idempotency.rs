@@ -37,8 +37,6 @@ pub const REPLAYED: &str = "idempotent-replayed";
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_KEY_LEN: usize = 255;
 
-use crate::settings::IDEMPOTENCY_TRIM_EVERY;
-
 /// How often (in service-clock time) expired answers are purged.
 const PURGE_EVERY: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
 
@@ -94,9 +92,9 @@ impl InFlight {
         self.len() == 0
     }
 
-    /// True once per [`PURGE_EVERY`] or per [`IDEMPOTENCY_TRIM_EVERY`] keyed requests,
-    /// whichever comes first: time to forget expired answers and those past the bound.
-    fn purge_due(&self, now: DateTime<Utc>) -> bool {
+    /// True once per [`PURGE_EVERY`] or per `trim_every` keyed requests, whichever comes
+    /// first: time to forget expired answers and those past the bound.
+    fn purge_due(&self, now: DateTime<Utc>, trim_every: u64) -> bool {
         use std::sync::atomic::Ordering;
         let mut last = self
             .last_purge
@@ -104,11 +102,7 @@ impl InFlight {
             .unwrap_or_else(PoisonError::into_inner);
         let requests = self.since_purge.fetch_add(1, Ordering::Relaxed) + 1;
         match *last {
-            Some(at)
-                if now >= at && now - at < PURGE_EVERY && requests < IDEMPOTENCY_TRIM_EVERY =>
-            {
-                false
-            }
+            Some(at) if now >= at && now - at < PURGE_EVERY && requests < trim_every => false,
             _ => {
                 *last = Some(now);
                 self.since_purge.store(0, Ordering::Relaxed);
@@ -366,9 +360,13 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
     let print = fingerprint(parts.method.as_str(), parts.uri.path(), &bytes);
     let now = state.now();
     let not_before = now - state.settings().idempotency_ttl;
-    if state.idempotency_in_flight().purge_due(now) {
+    let history = state.settings().history;
+    if state
+        .idempotency_in_flight()
+        .purge_due(now, history.idempotency_trim_every())
+    {
         let store = state.store().clone();
-        let keep = state.settings().history.idempotency_answers;
+        let keep = history.idempotency_answers;
         tokio::spawn(async move {
             if let Err(error) = store
                 .write(move |tx| {

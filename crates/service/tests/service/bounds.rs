@@ -4,7 +4,6 @@
 use axum::body::Body;
 use axum::http::{Method, Request};
 use domain_desk_api::Plan;
-use domain_desk_service::settings::IDEMPOTENCY_TRIM_EVERY;
 use domain_desk_service::store::idempotency;
 use domain_desk_service::{HistoryLimits, ServiceSettings};
 use serde_json::json;
@@ -60,12 +59,14 @@ async fn a_project_keeps_only_its_newest_deploys() {
 #[tokio::test]
 async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
     let bound = 5;
-    let service = with_history(HistoryLimits {
+    let history = HistoryLimits {
         idempotency_answers: bound,
         ..HistoryLimits::default()
-    });
+    };
+    let trim_every = history.idempotency_trim_every() as usize;
+    let service = with_history(history);
     let key = service.key(Plan::Enterprise).await;
-    let sent = IDEMPOTENCY_TRIM_EVERY as usize + 44;
+    let sent = trim_every + 44;
     for n in 0..sent {
         // a refusal is remembered too, and creates nothing
         let request = Request::builder()
@@ -80,7 +81,7 @@ async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
         reply.expect(422);
     }
     // the trim runs beside the request that triggered it: wait for the writer to get to it
-    let most = bound + IDEMPOTENCY_TRIM_EVERY as usize;
+    let most = bound + trim_every;
     let mut remembered = usize::MAX;
     for _ in 0..1000 {
         remembered = service
