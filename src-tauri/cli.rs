@@ -5,7 +5,7 @@
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
-use domain_desk_service::ConnectionLimits;
+use domain_desk_service::{ConnectionLimits, HistoryLimits};
 
 mod accounts;
 mod bulk;
@@ -131,6 +131,28 @@ pub struct ServeArgs {
     #[arg(long, value_name = "SECS", value_parser = clap::value_parser!(u64).range(1..),
           default_value_t = ConnectionLimits::default().idle_timeout.as_secs())]
     pub idle_timeout: u64,
+    /// Deploys kept per project; older ones and their files are dropped.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = HistoryLimits::default().deploys_per_project as u32)]
+    pub keep_deploys: u32,
+    /// Deleted DNS records kept for the platform resolver's delayed view; the oldest
+    /// deletions are forgotten beyond this.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = HistoryLimits::default().removed_dns_records as u32)]
+    pub keep_dns_history: u32,
+    /// Idempotency-Key answers remembered over all keys (besides 24 hours at most); the
+    /// oldest are forgotten beyond this.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = HistoryLimits::default().idempotency_answers as u32)]
+    pub keep_idempotency_answers: u32,
+    /// Zones the demo DNS provider holds; one more is refused (422).
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = HistoryLimits::default().dns_zones as u32)]
+    pub max_dns_zones: u32,
+    /// Live records in one demo zone; one more is refused (422) until one is deleted.
+    #[arg(long, value_name = "N", value_parser = clap::value_parser!(u32).range(1..),
+          default_value_t = HistoryLimits::default().records_per_zone as u32)]
+    pub max_zone_records: u32,
 }
 
 impl ServeArgs {
@@ -140,6 +162,17 @@ impl ServeArgs {
             max_connections: self.max_connections as usize,
             header_read_timeout: std::time::Duration::from_secs(self.header_timeout),
             idle_timeout: std::time::Duration::from_secs(self.idle_timeout),
+        }
+    }
+
+    /// The history bounds the flags ask for.
+    pub fn history_limits(&self) -> HistoryLimits {
+        HistoryLimits {
+            deploys_per_project: self.keep_deploys as usize,
+            removed_dns_records: self.keep_dns_history as usize,
+            idempotency_answers: self.keep_idempotency_answers as usize,
+            dns_zones: self.max_dns_zones as usize,
+            records_per_zone: self.max_zone_records as usize,
         }
     }
 }
@@ -541,6 +574,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
         .with_writer(std::io::stderr)
         .try_init();
     let connections = args.connection_limits();
+    let history = args.history_limits();
     let storage = if args.memory {
         Storage::Memory
     } else {
@@ -551,6 +585,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
     };
     let settings = ServiceSettings {
         connections,
+        history,
         storage: storage.clone(),
         api_addr: args.api,
         dns_addr: args.dns,
@@ -780,6 +815,7 @@ mod tests {
     fn serve_limits_default_to_the_service_defaults() {
         let args = serve_args(&[]).unwrap();
         assert_eq!(args.connection_limits(), ConnectionLimits::default());
+        assert_eq!(args.history_limits(), HistoryLimits::default());
     }
 
     #[test]
@@ -802,6 +838,30 @@ mod tests {
             }
         );
         assert!(serve_args(&["--max-connections", "0"]).is_err());
+        let args = serve_args(&[
+            "--keep-deploys",
+            "5",
+            "--keep-dns-history",
+            "100",
+            "--keep-idempotency-answers",
+            "1000",
+            "--max-dns-zones",
+            "7",
+            "--max-zone-records",
+            "70",
+        ])
+        .unwrap();
+        assert_eq!(
+            args.history_limits(),
+            HistoryLimits {
+                deploys_per_project: 5,
+                removed_dns_records: 100,
+                idempotency_answers: 1000,
+                dns_zones: 7,
+                records_per_zone: 70,
+            }
+        );
+        assert!(serve_args(&["--keep-deploys", "0"]).is_err());
         assert!(serve_args(&["--header-timeout", "0"]).is_err());
     }
 
@@ -813,8 +873,28 @@ mod tests {
             .expect("serve")
             .render_long_help()
             .to_string();
-        for flag in ["--max-connections", "--header-timeout", "--idle-timeout"] {
+        for flag in [
+            "--max-connections",
+            "--header-timeout",
+            "--idle-timeout",
+            "--keep-deploys",
+            "--keep-dns-history",
+            "--keep-idempotency-answers",
+            "--max-dns-zones",
+            "--max-zone-records",
+        ] {
             assert!(help.contains(flag), "serve --help lacks {flag}:\n{help}");
+        }
+        let history = HistoryLimits::default();
+        for bound in [
+            history.deploys_per_project,
+            history.removed_dns_records,
+            history.idempotency_answers,
+            history.dns_zones,
+            history.records_per_zone,
+        ] {
+            let shown = format!("[default: {bound}]");
+            assert!(help.contains(&shown), "serve --help lacks {shown}:\n{help}");
         }
     }
 }

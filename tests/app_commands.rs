@@ -749,6 +749,8 @@ fn a_kept_accounts_key_is_not_sent_where_its_entry_was_moved() {
         }
     }
     store.set("accounts", accounts);
+    // On disk, as another program would have edited it (the window reads the file again).
+    store.save().expect("saved");
 
     h.ok("demo_start", json!({}));
     let err = h.err("account_switch", json!({"id": id}));

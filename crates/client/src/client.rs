@@ -141,6 +141,12 @@ impl Client {
         self.commands.same_channel(&other.commands)
     }
 
+    /// How many handles to this queue exist, this one included (every clone, any priority or
+    /// job): one means no one else can send on it.
+    pub fn handles(&self) -> usize {
+        self.commands.strong_count()
+    }
+
     /// The queue's task still runs.
     pub fn is_running(&self) -> bool {
         !self.commands.is_closed()

@@ -5,6 +5,11 @@
 //! ask the pool for their client, and the pool hands out handles to the key's one queue.
 //! Given a data directory, the pool's queues also share each key's budget with the queues of
 //! other processes (the command line, another window) that use the same directory.
+//!
+//! The pool keeps at most [`DEFAULT_MAX_KEYS`] queues (or what [`ClientPool::with_max_keys`]
+//! says): switching through many accounts must not leave a queue running for each. When a new
+//! key would go past the bound, queues no one holds a handle to are dropped; if every queue is
+//! in use, the new key is refused rather than given a second, uncoordinated queue.
 
 use std::collections::HashMap;
 use std::path::PathBuf;
@@ -12,14 +17,24 @@ use std::sync::{Arc, Mutex};
 
 use crate::client::Client;
 use crate::config::ClientConfig;
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::secret::ApiKey;
 
-#[derive(Clone, Default)]
+/// Queues kept at once by default.
+pub const DEFAULT_MAX_KEYS: usize = 64;
+
+#[derive(Clone)]
 pub struct ClientPool {
     clients: Arc<Mutex<HashMap<(String, ApiKey), Client>>>,
     /// Given to every client started without a data directory of its own.
     data_dir: Arc<Mutex<Option<PathBuf>>>,
+    max_keys: usize,
+}
+
+impl Default for ClientPool {
+    fn default() -> Self {
+        Self::with_max_keys(DEFAULT_MAX_KEYS)
+    }
 }
 
 impl std::fmt::Debug for ClientPool {
@@ -47,6 +62,24 @@ impl ClientPool {
         *self.data_dir.lock().unwrap_or_else(|p| p.into_inner()) = Some(dir.into());
     }
 
+    /// A pool that keeps at most `max_keys` queues (at least one).
+    pub fn with_max_keys(max_keys: usize) -> Self {
+        Self {
+            clients: Arc::default(),
+            data_dir: Arc::default(),
+            max_keys: max_keys.max(1),
+        }
+    }
+
+    /// How many queues the pool holds now.
+    pub fn len(&self) -> usize {
+        self.clients.lock().map(|c| c.len()).unwrap_or(0)
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
     /// The client of `config`'s key on `config`'s platform, started on first use. A queue
     /// that already runs keeps its settings; use [`Client::set_platform_clock_speed`] to
     /// change the clock speed of a running one.
@@ -65,6 +98,17 @@ impl ClientPool {
         let mut clients = self.clients.lock().unwrap_or_else(|p| p.into_inner());
         if let Some(client) = clients.get(&id).filter(|c| c.is_running()) {
             return Ok(client.clone());
+        }
+        if !clients.contains_key(&id) && clients.len() >= self.max_keys {
+            // Only the pool's own handle left: no caller is waiting on that queue.
+            clients.retain(|_, client| client.is_running() && client.handles() > 1);
+            if clients.len() >= self.max_keys {
+                return Err(Error::Setup(format!(
+                    "{} API keys are in use at once, the most this app keeps; \
+                     finish or close work on another account first",
+                    self.max_keys
+                )));
+            }
         }
         let client = Client::new(config)?;
         clients.insert(id, client.clone());
@@ -99,5 +143,26 @@ mod tests {
         assert!(!format!("{pool:?}").contains("key-a"));
         pool.forget("http://127.0.0.1:9/", &ApiKey::new("key-a"));
         assert!(!a.same_queue(&pool.client(config("key-a")).unwrap()));
+    }
+
+    #[tokio::test]
+    async fn idle_queues_make_room_and_busy_ones_are_never_doubled() {
+        let pool = ClientPool::with_max_keys(2);
+        let config = |key: &str| ClientConfig::new("http://127.0.0.1:9", key);
+        let held = pool.client(config("held")).unwrap();
+        drop(pool.client(config("idle")).unwrap());
+        assert_eq!(pool.len(), 2);
+        // a third key: the queue no one holds goes, the held one stays
+        let third = pool.client(config("third")).unwrap();
+        assert_eq!(pool.len(), 2);
+        assert!(held.same_queue(&pool.client(config("held")).unwrap()));
+        // both held: a fourth key is refused, not given a queue beside the pool's
+        let refused = pool.client(config("fourth")).unwrap_err();
+        assert!(matches!(refused, Error::Setup(_)), "{refused:?}");
+        assert!(refused.to_string().contains("2 API keys"), "{refused}");
+        assert_eq!(pool.len(), 2);
+        drop(third);
+        pool.client(config("fourth")).unwrap();
+        assert_eq!(pool.len(), 2);
     }
 }

@@ -27,7 +27,7 @@ use tokio::net::TcpListener;
 pub use clock::Clock;
 pub use error::{Error, Result};
 pub use http::{app, openapi_document};
-pub use settings::{ConnectionLimits, ServiceSettings, Storage};
+pub use settings::{ConnectionLimits, HistoryLimits, ServiceSettings, Storage};
 pub use state::{AppState, World, WorldInfo};
 
 /// Opens the state the settings name (seeding a new database) on a clock running at the

@@ -60,6 +60,57 @@ pub struct ServiceSettings {
     pub read_cache: bool,
     /// How the API and the edge hold up against clients that open connections and keep them.
     pub connections: ConnectionLimits,
+    /// How much history the service keeps and how far the demo zones may grow, so that use
+    /// alone cannot fill the disk or memory.
+    pub history: HistoryLimits,
+}
+
+/// Bounds on everything that grows with use and is not bounded by the platform's own rules
+/// (domains per project are, by the plan). Past a history bound the oldest entries are
+/// dropped: history is a convenience, and refusing new work because of old history would be
+/// worse. The demo DNS provider's zones and live records cannot be dropped (they are the
+/// user's data), so past those bounds a new one is refused.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct HistoryLimits {
+    /// Deploys kept per project, newest first; older ones and their files are dropped. The
+    /// edge serves the newest successful deploy, which is always kept.
+    pub deploys_per_project: usize,
+    /// Deleted DNS records kept in the zones' history (the platform resolver's delayed view
+    /// reads them until the propagation delay has passed); the oldest deletions are forgotten
+    /// beyond this.
+    pub removed_dns_records: usize,
+    /// Remembered `Idempotency-Key` answers, over all keys; besides the time they are kept
+    /// (`idempotency_ttl`), the oldest are forgotten beyond this. Checked every
+    /// [`HistoryLimits::idempotency_trim_every`] keyed requests, so the table holds at most
+    /// this many plus that many.
+    pub idempotency_answers: usize,
+    /// Customer zones the demo DNS provider holds; adding one more is refused
+    /// (`422 validation_failed`).
+    pub dns_zones: usize,
+    /// Live records in one customer zone; adding one more is refused
+    /// (`422 validation_failed`) until one is deleted.
+    pub records_per_zone: usize,
+}
+
+impl HistoryLimits {
+    /// How many keyed `POST`s may arrive between two checks of [`Self::idempotency_answers`]:
+    /// an eighth of the bound, at least 256. A check walks the bound's length of an index on
+    /// the single writer, so checking on every request would slow every keyed `POST`.
+    pub fn idempotency_trim_every(&self) -> u64 {
+        (self.idempotency_answers / 8).max(256) as u64
+    }
+}
+
+impl Default for HistoryLimits {
+    fn default() -> Self {
+        Self {
+            deploys_per_project: 50,
+            removed_dns_records: 10_000,
+            idempotency_answers: 100_000,
+            dns_zones: 1_000,
+            records_per_zone: 10_000,
+        }
+    }
 }
 
 /// Limits on the connections of each listener (the API, the TLS edge, the plain-HTTP edge), so
@@ -117,6 +168,7 @@ impl Default for ServiceSettings {
             domain_connect_templates: Vec::new(),
             read_cache: true,
             connections: ConnectionLimits::default(),
+            history: HistoryLimits::default(),
         }
     }
 }

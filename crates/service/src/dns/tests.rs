@@ -582,3 +582,157 @@ fn the_seed_zones_hold_the_classic_mistakes() {
         ["example.co.uk", "example.com", "example.net", "example.org"]
     );
 }
+
+#[test]
+fn deleted_records_are_kept_only_up_to_the_bound_in_memory_and_on_disk() {
+    let database = crate::store::Store::open_in_memory().unwrap();
+    let store = ZoneStore::new(platform())
+        .with_removed_limit(3)
+        .with_journal(Arc::new(crate::store::zones::StoreJournal(
+            database.clone(),
+        )));
+    store
+        .add_zone("example.org", at("2026-01-01T00:00:00Z"))
+        .unwrap();
+    let removed = |snapshot: &ZoneSnapshot| {
+        snapshot
+            .records
+            .iter()
+            .filter(|stored| stored.removed_at.is_some())
+            .count()
+    };
+    let start = at("2026-01-01T00:00:00Z");
+    for minute in 0..10 {
+        let now = start + TimeDelta::minutes(minute);
+        let added = store
+            .add_record(
+                "example.org",
+                &record("churn", ZoneRecordType::A, &format!("192.0.2.{minute}")),
+                now,
+            )
+            .unwrap();
+        store
+            .delete_record("example.org", &added.id, now + TimeDelta::seconds(30))
+            .unwrap();
+    }
+    let kept = store
+        .add_record(
+            "example.org",
+            &record("kept", ZoneRecordType::A, "192.0.2.200"),
+            start,
+        )
+        .unwrap();
+    let snapshot = store.snapshot();
+    assert_eq!(removed(&snapshot), 3);
+    assert!(snapshot.records.iter().any(|s| s.record.id == kept.id));
+    let on_disk = database
+        .write_blocking(|tx| crate::store::zones::read_zones(tx))
+        .unwrap();
+    assert_eq!(
+        on_disk.records, snapshot.records,
+        "the database forgets the same records"
+    );
+    // the newest deletions stay visible to the delayed view, the oldest are forgotten
+    let churn = |as_of: DateTime<Utc>| match store
+        .resolve("churn.example.org", RecordType::A, Some(as_of))
+        .unwrap()
+    {
+        Resolution::Answer { answers, .. } => answers.len(),
+        Resolution::Refused => panic!("refused"),
+    };
+    assert_eq!(
+        churn(start + TimeDelta::minutes(9) + TimeDelta::seconds(10)),
+        1
+    );
+    assert_eq!(churn(start + TimeDelta::seconds(10)), 0);
+    // the lookup indexes were rebuilt with the records
+    assert_eq!(store.records("example.org").unwrap(), vec![kept]);
+}
+
+#[test]
+fn zones_and_live_records_past_their_bounds_are_refused_with_422() {
+    let store = ZoneStore::new(platform()).with_size_limits(2, 3);
+    let now = at("2026-01-01T00:00:00Z");
+    store.add_zone("example.org", now).unwrap();
+    store.add_zone("example.net", now).unwrap();
+    let error = store.add_zone("example.com", now).unwrap_err();
+    assert_eq!(error.code(), ErrorCode::ValidationFailed);
+    assert_eq!(error.status().as_u16(), 422);
+    assert!(error.to_string().contains("at most 2 zones"), "{error}");
+
+    let mut ids = Vec::new();
+    for n in 0..3 {
+        let value = format!("192.0.2.{n}");
+        let added = store
+            .add_record(
+                "example.org",
+                &record("www", ZoneRecordType::A, &value),
+                now,
+            )
+            .unwrap();
+        ids.push(added.id);
+    }
+    let error = store
+        .add_record(
+            "example.org",
+            &record("www", ZoneRecordType::A, "192.0.2.9"),
+            now,
+        )
+        .unwrap_err();
+    assert_eq!(error.code(), ErrorCode::ValidationFailed);
+    assert_eq!(error.status().as_u16(), 422);
+    assert!(error.to_string().contains("delete one first"), "{error}");
+    // another zone has its own room; a deletion makes room again
+    store
+        .add_record(
+            "example.net",
+            &record("www", ZoneRecordType::A, "192.0.2.9"),
+            now,
+        )
+        .unwrap();
+    store.delete_record("example.org", &ids[0], now).unwrap();
+    store
+        .add_record(
+            "example.org",
+            &record("www", ZoneRecordType::A, "192.0.2.9"),
+            now,
+        )
+        .unwrap();
+}
+
+#[test]
+fn a_history_longer_than_a_lowered_bound_is_trimmed_when_loaded() {
+    let database = crate::store::Store::open_in_memory().unwrap();
+    let start = at("2026-01-01T00:00:00Z");
+    let long = ZoneStore::new(platform());
+    long.add_zone("example.org", start).unwrap();
+    for minute in 0..5 {
+        let now = start + TimeDelta::minutes(minute);
+        let value = format!("192.0.2.{minute}");
+        let added = long
+            .add_record(
+                "example.org",
+                &record("churn", ZoneRecordType::A, &value),
+                now,
+            )
+            .unwrap();
+        long.delete_record("example.org", &added.id, now).unwrap();
+    }
+    let snapshot = long.snapshot();
+    database
+        .write_blocking(|tx| crate::store::zones::write_zones(tx, &snapshot))
+        .unwrap();
+
+    let store = ZoneStore::new(platform())
+        .with_removed_limit(2)
+        .with_journal(Arc::new(crate::store::zones::StoreJournal(
+            database.clone(),
+        )));
+    store.restore(snapshot);
+    store.trim_history().unwrap();
+    assert_eq!(store.snapshot().records.len(), 2);
+    let on_disk = database
+        .write_blocking(|tx| crate::store::zones::read_zones(tx))
+        .unwrap();
+    assert_eq!(on_disk.records, store.snapshot().records);
+}

@@ -82,6 +82,8 @@ pub trait ZoneJournal: Send + Sync {
     fn zone_added(&self, zone: &str, created_at: DateTime<Utc>) -> Result<()>;
     fn record_added(&self, record: &StoredRecord) -> Result<()>;
     fn record_removed(&self, zone: &str, id: &str, removed_at: DateTime<Utc>) -> Result<()>;
+    /// Deleted records dropped from the history, as `(zone, id)`.
+    fn records_forgotten(&self, records: &[(String, String)]) -> Result<()>;
 }
 
 /// The DNS answer to one question, before it is put into a message.
@@ -104,6 +106,12 @@ pub enum Resolution {
 pub struct ZoneStore {
     inner: Arc<RwLock<Zones>>,
     journal: Option<Arc<dyn ZoneJournal>>,
+    /// Most deleted records kept for the delayed view; the oldest deletions go first.
+    removed_limit: usize,
+    /// Most customer zones; a further one is refused.
+    zone_limit: usize,
+    /// Most live records in one customer zone; a further one is refused.
+    record_limit: usize,
 }
 
 impl std::fmt::Debug for ZoneStore {
@@ -161,7 +169,25 @@ impl ZoneStore {
                 domain_connect_host: None,
             })),
             journal: None,
+            removed_limit: crate::HistoryLimits::default().removed_dns_records,
+            zone_limit: crate::HistoryLimits::default().dns_zones,
+            record_limit: crate::HistoryLimits::default().records_per_zone,
         }
+    }
+
+    /// Refuses (`422 validation_failed`) a customer zone past `zones` and a live record past
+    /// `records_per_zone` in its zone.
+    pub fn with_size_limits(mut self, zones: usize, records_per_zone: usize) -> Self {
+        self.zone_limit = zones;
+        self.record_limit = records_per_zone;
+        self
+    }
+
+    /// Keeps at most `limit` deleted records in the history: deleting past it forgets the
+    /// oldest deletions (the delayed view then no longer sees them).
+    pub fn with_removed_limit(mut self, limit: usize) -> Self {
+        self.removed_limit = limit;
+        self
     }
 
     /// Records every later change in `journal`.
@@ -283,6 +309,15 @@ impl ZoneStore {
                 format!("The demo provider already has the zone {name}."),
             ));
         }
+        if zones.customer.len() >= self.zone_limit {
+            return Err(Error::validation(
+                "zone",
+                format!(
+                    "The demo provider holds at most {} zones (serve --max-dns-zones).",
+                    self.zone_limit
+                ),
+            ));
+        }
         if let Some(journal) = &self.journal {
             journal.zone_added(&name, now)?;
         }
@@ -344,6 +379,20 @@ impl ZoneStore {
             })
             .collect();
         let full = absolute_name(&zone, &name);
+        let live = zones
+            .records
+            .iter()
+            .filter(|stored| stored.zone == zone && stored.removed_at.is_none())
+            .count();
+        if live >= self.record_limit {
+            return Err(Error::validation(
+                "name",
+                format!(
+                    "The zone {zone} already has {live} records, the most the demo provider keeps \
+                     in one zone (serve --max-zone-records); delete one first."
+                ),
+            ));
+        }
         if new.record_type == ZoneRecordType::Cname {
             if name == "@" {
                 return Err(record_conflict(format!(
@@ -416,6 +465,52 @@ impl ZoneStore {
         }
         zones.records[index].removed_at = Some(now);
         zones.serial = zones.serial.wrapping_add(1);
+        self.forget_oldest_removed(&mut zones)
+    }
+
+    /// Applies the bound on deleted records to what was restored (the bound may have been
+    /// lowered since the history was written).
+    pub fn trim_history(&self) -> Result<()> {
+        let mut zones = self.write();
+        self.forget_oldest_removed(&mut zones)
+    }
+
+    /// Drops the oldest deleted records beyond [`Self::removed_limit`].
+    fn forget_oldest_removed(&self, zones: &mut Zones) -> Result<()> {
+        let mut removed: Vec<(DateTime<Utc>, usize)> = zones
+            .records
+            .iter()
+            .enumerate()
+            .filter_map(|(index, stored)| stored.removed_at.map(|at| (at, index)))
+            .collect();
+        let Some(excess) = removed
+            .len()
+            .checked_sub(self.removed_limit)
+            .filter(|&n| n > 0)
+        else {
+            return Ok(());
+        };
+        removed.sort_unstable();
+        let mut forget: Vec<usize> = removed[..excess].iter().map(|&(_, index)| index).collect();
+        forget.sort_unstable();
+        if let Some(journal) = &self.journal {
+            let ids: Vec<(String, String)> = forget
+                .iter()
+                .map(|&index| {
+                    let stored = &zones.records[index];
+                    (stored.zone.clone(), stored.record.id.clone())
+                })
+                .collect();
+            journal.records_forgotten(&ids)?;
+        }
+        let mut position = 0;
+        let mut next = forget.iter().peekable();
+        zones.records.retain(|_| {
+            let drop = next.next_if_eq(&&position).is_some();
+            position += 1;
+            !drop
+        });
+        zones.reindex();
         Ok(())
     }
 

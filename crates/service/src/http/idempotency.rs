@@ -46,6 +46,9 @@ pub struct InFlight {
     running: Mutex<HashSet<(String, String)>>,
     /// When expired answers were last purged.
     last_purge: Mutex<Option<DateTime<Utc>>>,
+    /// Keyed requests since the last purge: a frozen or slow clock must not let the table
+    /// grow past its bound ([`crate::HistoryLimits::idempotency_answers`]).
+    since_purge: std::sync::atomic::AtomicU64,
 }
 
 /// Holds a pair in [`InFlight`] until dropped (also when the request is cancelled).
@@ -89,16 +92,20 @@ impl InFlight {
         self.len() == 0
     }
 
-    /// True once per [`PURGE_EVERY`]: time to forget expired answers.
-    fn purge_due(&self, now: DateTime<Utc>) -> bool {
+    /// True once per [`PURGE_EVERY`] or per `trim_every` keyed requests, whichever comes
+    /// first: time to forget expired answers and those past the bound.
+    fn purge_due(&self, now: DateTime<Utc>, trim_every: u64) -> bool {
+        use std::sync::atomic::Ordering;
         let mut last = self
             .last_purge
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
+        let requests = self.since_purge.fetch_add(1, Ordering::Relaxed) + 1;
         match *last {
-            Some(at) if now >= at && now - at < PURGE_EVERY => false,
+            Some(at) if now >= at && now - at < PURGE_EVERY && requests < trim_every => false,
             _ => {
                 *last = Some(now);
+                self.since_purge.store(0, Ordering::Relaxed);
                 true
             }
         }
@@ -353,11 +360,19 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
     let print = fingerprint(parts.method.as_str(), parts.uri.path(), &bytes);
     let now = state.now();
     let not_before = now - state.settings().idempotency_ttl;
-    if state.idempotency_in_flight().purge_due(now) {
+    let history = state.settings().history;
+    if state
+        .idempotency_in_flight()
+        .purge_due(now, history.idempotency_trim_every())
+    {
         let store = state.store().clone();
+        let keep = history.idempotency_answers;
         tokio::spawn(async move {
             if let Err(error) = store
-                .write(move |tx| idempotency::purge(tx, not_before))
+                .write(move |tx| {
+                    idempotency::purge(tx, not_before)?;
+                    idempotency::keep_newest(tx, keep)
+                })
                 .await
             {
                 tracing::warn!(%error, "could not forget expired idempotency answers");

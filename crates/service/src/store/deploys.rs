@@ -53,6 +53,26 @@ pub fn create(
     })
 }
 
+/// Drops the project's deploys (and their files) beyond its newest `keep`: a project deployed
+/// on every save must not fill the disk. The newest deploy is never dropped (`keep` is at
+/// least 1), and it is the one the edge serves.
+pub fn keep_newest(conn: &Connection, project_id: &str, keep: usize) -> Result<usize> {
+    let keep = keep.max(1) as i64;
+    let mut stmt = conn.prepare_cached(
+        "SELECT id FROM deploys WHERE project_id = ?1 ORDER BY rowid DESC LIMIT -1 OFFSET ?2",
+    )?;
+    let old = stmt
+        .query_map(params![project_id, keep], |row| row.get::<_, String>(0))?
+        .collect::<rusqlite::Result<Vec<String>>>()?;
+    let mut files = conn.prepare_cached("DELETE FROM deploy_files WHERE deploy_id = ?1")?;
+    let mut deploys = conn.prepare_cached("DELETE FROM deploys WHERE id = ?1")?;
+    for id in &old {
+        files.execute(params![id])?;
+        deploys.execute(params![id])?;
+    }
+    Ok(old.len())
+}
+
 /// A deploy summary from its stored columns.
 pub fn summary(id: String, status: &str, created_at: &str) -> Result<DeploySummary> {
     Ok(DeploySummary {
@@ -158,4 +178,53 @@ pub fn served_files(
         .query_map(params![deploy_id], |row| Ok((row.get(0)?, row.get(1)?)))?
         .collect::<rusqlite::Result<BTreeMap<String, String>>>()?;
     Ok(Some(files))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn file_count(conn: &Connection) -> i64 {
+        conn.query_row("SELECT count(*) FROM deploy_files", [], |row| row.get(0))
+            .unwrap()
+    }
+
+    #[test]
+    fn old_deploys_go_with_their_files() {
+        let store = super::super::Store::open_in_memory().unwrap();
+        store
+            .write_blocking(|tx| {
+                let now = DateTime::<Utc>::UNIX_EPOCH;
+                super::super::seed::seed(tx, "pages.test", now)?;
+                let account = super::super::seed::account_id(domain_desk_api::Plan::Pro);
+                let project =
+                    super::super::projects::create(tx, &account, "site", "pages.test", now)?.id;
+                let before = file_count(tx);
+                let files = BTreeMap::from([
+                    ("index.html".to_owned(), "<h1>a</h1>".to_owned()),
+                    ("about.html".to_owned(), "<h1>b</h1>".to_owned()),
+                ]);
+                let mut ids = Vec::new();
+                for minute in 0..5 {
+                    let now = DateTime::<Utc>::UNIX_EPOCH + chrono::TimeDelta::minutes(minute);
+                    ids.push(create(tx, &project, DeployStatus::Succeeded, &files, now)?.id);
+                }
+                keep_newest(tx, &project, 2)?;
+                let kept: Vec<String> = tx
+                    .prepare("SELECT id FROM deploys WHERE project_id = ?1 ORDER BY rowid")?
+                    .query_map(params![project], |row| row.get(0))?
+                    .collect::<rusqlite::Result<_>>()?;
+                assert_eq!(kept, ids[3..].to_vec());
+                assert_eq!(current_succeeded(tx, &project)?.as_deref(), Some(ids[4].as_str()));
+                assert_eq!(file_count(tx), before + 4, "files of dropped deploys remain");
+                let orphans: i64 = tx.query_row(
+                    "SELECT count(*) FROM deploy_files WHERE deploy_id NOT IN (SELECT id FROM deploys)",
+                    [],
+                    |row| row.get(0),
+                )?;
+                assert_eq!(orphans, 0);
+                Ok(())
+            })
+            .unwrap();
+    }
 }

@@ -103,9 +103,69 @@ pub fn purge(conn: &Connection, before: DateTime<Utc>) -> Result<usize> {
     )?)
 }
 
+/// Forgets the oldest answers beyond the newest `keep` (over all keys), so that a client
+/// sending a new `Idempotency-Key` with every request cannot grow the table without end.
+/// The age index holds `(created_at, key_hash, idem_key)`, so this walks `keep` entries.
+pub fn keep_newest(conn: &Connection, keep: usize) -> Result<usize> {
+    let mut stmt = conn.prepare_cached(
+        "DELETE FROM idempotency WHERE (created_at, key_hash, idem_key) <= (
+             SELECT created_at, key_hash, idem_key FROM idempotency
+             ORDER BY created_at DESC, key_hash DESC, idem_key DESC LIMIT 1 OFFSET ?1)",
+    )?;
+    Ok(stmt.execute(params![keep as i64])?)
+}
+
+/// How many answers are remembered, over all keys.
+pub fn count(conn: &Connection) -> Result<usize> {
+    Ok(
+        conn.query_row("SELECT count(*) FROM idempotency", [], |row| {
+            row.get::<_, i64>(0)
+        })? as usize,
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn answer(at: &str) -> StoredResponse {
+        StoredResponse {
+            fingerprint: "f".to_owned(),
+            status: 201,
+            body: b"{}".to_vec(),
+            created_at: at.parse().unwrap(),
+        }
+    }
+
+    #[test]
+    fn only_the_newest_answers_are_kept() {
+        let store = super::super::Store::open_in_memory().unwrap();
+        store
+            .write_blocking(|tx| {
+                // a frozen clock: many answers share one instant
+                for n in 0..10 {
+                    put(
+                        tx,
+                        "k1",
+                        &format!("same-{n:02}"),
+                        &answer("2026-01-01T00:00:00Z"),
+                    )?;
+                }
+                put(tx, "k2", "later", &answer("2026-01-01T00:00:01Z"))?;
+                assert_eq!(keep_newest(tx, 4)?, 7);
+                assert_eq!(count(tx)?, 4);
+                let not_before = "2025-01-01T00:00:00Z".parse().unwrap();
+                assert!(
+                    get(tx, "k2", "later", not_before)?.is_some(),
+                    "the newest is kept"
+                );
+                assert!(get(tx, "k1", "same-09", not_before)?.is_some());
+                assert!(get(tx, "k1", "same-06", not_before)?.is_none());
+                assert_eq!(keep_newest(tx, 4)?, 0);
+                Ok(())
+            })
+            .unwrap();
+    }
 
     #[test]
     fn keys_are_stored_as_hashes() {

@@ -163,4 +163,15 @@ impl ZoneJournal for StoreJournal {
             Ok(())
         })
     }
+
+    fn records_forgotten(&self, records: &[(String, String)]) -> Result<()> {
+        self.0.write_blocking(|tx| {
+            let mut delete =
+                tx.prepare_cached("DELETE FROM dns_records WHERE zone = ?1 AND id = ?2")?;
+            for (zone, id) in records {
+                delete.execute(params![zone, id])?;
+            }
+            Ok(())
+        })
+    }
 }

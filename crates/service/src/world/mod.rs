@@ -175,9 +175,15 @@ impl LocalWorld {
         });
         // The platform zone answers projects' default addresses from memory: loaded here,
         // told of each new project (`World::project_created`), reloaded by a reset.
-        let zones =
-            ZoneStore::new(platform).with_journal(Arc::new(zones::StoreJournal(store.clone())));
+        let zones = ZoneStore::new(platform)
+            .with_removed_limit(settings.history.removed_dns_records)
+            .with_journal(Arc::new(zones::StoreJournal(store.clone())));
         zones.restore(snapshot);
+        {
+            // past the bound (lowered since the history was written): the journal writes
+            let zones = zones.clone();
+            tokio::task::spawn_blocking(move || zones.trim_history()).await??;
+        }
         zones.set_platform_hosts(store.read(projects::default_addresses).await?);
         zones.set_domain_connect_host(Some(state.api_addr().to_string()));
         let domain_connect = Arc::new(crate::dconnect::Provider::new(

@@ -4,6 +4,7 @@
 mod common;
 
 mod auth;
+mod bounds;
 mod concurrency;
 mod contract_regressions;
 mod dns_robustness;

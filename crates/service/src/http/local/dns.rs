@@ -36,7 +36,7 @@ pub async fn list_zones(State(state): State<AppState>) -> Result<Json<ZoneList>>
     responses(
         (status = 201, description = "The new, empty zone", body = ZoneRecordList),
         (status = 409, description = "`zone_exists`", body = ErrorBody),
-        (status = 422, description = "`validation_failed`: not a domain, or inside the platform's zone", body = ErrorBody),
+        (status = 422, description = "`validation_failed`: not a domain, inside the platform's zone, or one zone more than the provider holds (`--max-dns-zones`)", body = ErrorBody),
     ),
 )]
 pub async fn add_zone(
@@ -91,7 +91,7 @@ pub async fn list_records(
         (status = 201, description = "The record as stored", body = ZoneRecord),
         (status = 404, description = "`not_found`: no such zone", body = ErrorBody),
         (status = 409, description = "`record_conflict`: a CNAME beside other records, or the reverse", body = ErrorBody),
-        (status = 422, description = "`validation_failed`: a value that does not fit its type", body = ErrorBody),
+        (status = 422, description = "`validation_failed`: a value that does not fit its type, or one record more than a zone holds (`--max-zone-records`)", body = ErrorBody),
     ),
 )]
 pub async fn add_record(

@@ -77,6 +77,7 @@ pub async fn create_deploy(
     let now = state.now();
     let account_id = caller.account.id;
     let pending = pending.map(|Extension(pending)| pending);
+    let keep = state.settings().history.deploys_per_project;
     commit_answer(&state, pending, StatusCode::CREATED, move |tx| {
             let project = projects::require(tx, &account_id, &project_id)?;
             let files = if files.is_empty() {
@@ -91,6 +92,7 @@ pub async fn create_deploy(
                 files
             };
             let deploy = deploys::create(tx, &project.id, DeployStatus::Succeeded, &files, now)?;
+            deploys::keep_newest(tx, &project.id, keep)?;
             tracing::info!(deploy = %deploy.id, project = %deploy.project_id, files = deploy.file_count, "deployed");
             Ok(deploy)
     })

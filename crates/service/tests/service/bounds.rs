@@ -1,0 +1,102 @@
+//! Bounded history: what grows with use (deploys, remembered idempotent answers) is kept only
+//! up to the service's `HistoryLimits`, the oldest dropped first.
+
+use axum::body::Body;
+use axum::http::{Method, Request};
+use domain_desk_api::Plan;
+use domain_desk_service::store::idempotency;
+use domain_desk_service::{HistoryLimits, ServiceSettings};
+use serde_json::json;
+
+use crate::common::TestService;
+
+fn with_history(history: HistoryLimits) -> TestService {
+    TestService::with_settings(ServiceSettings {
+        history,
+        ..ServiceSettings::default()
+    })
+}
+
+#[tokio::test]
+async fn a_project_keeps_only_its_newest_deploys() {
+    let service = with_history(HistoryLimits {
+        deploys_per_project: 3,
+        ..HistoryLimits::default()
+    });
+    let key = service.key(Plan::Pro).await;
+    let project = service.deployed_project(&key, "often").await;
+    let mut ids = Vec::new();
+    for n in 0..6 {
+        let reply = service
+            .post(
+                &format!("/v1/projects/{project}/deploys"),
+                &key,
+                json!({"files": {"index.html": format!("<h1>{n}</h1>")}}),
+            )
+            .await;
+        reply.expect(201);
+        ids.push(reply.body["id"].as_str().unwrap().to_owned());
+    }
+    let list = service
+        .get(&format!("/v1/projects/{project}/deploys"), &key)
+        .await;
+    list.expect(200);
+    // on a frozen clock the list's order among equal times is by id: compare as sets
+    let mut kept: Vec<&str> = list.body["deploys"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|deploy| deploy["id"].as_str().unwrap())
+        .collect();
+    kept.sort_unstable();
+    let mut newest: Vec<&str> = ids[3..].iter().map(String::as_str).collect();
+    newest.sort_unstable();
+    assert_eq!(kept, newest);
+    let project = service.get(&format!("/v1/projects/{project}"), &key).await;
+    assert_eq!(project.body["last_deploy"]["id"], ids[5].as_str());
+}
+
+#[tokio::test]
+async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
+    let bound = 5;
+    let history = HistoryLimits {
+        idempotency_answers: bound,
+        ..HistoryLimits::default()
+    };
+    let trim_every = history.idempotency_trim_every() as usize;
+    let service = with_history(history);
+    let key = service.key(Plan::Enterprise).await;
+    let sent = trim_every + 44;
+    for n in 0..sent {
+        // a refusal is remembered too, and creates nothing
+        let request = Request::builder()
+            .method(Method::POST)
+            .uri("/v1/projects")
+            .header("authorization", format!("Bearer {key}"))
+            .header("content-type", "application/json")
+            .header("idempotency-key", format!("greedy-{n}"))
+            .body(Body::from(r#"{"name": ""}"#))
+            .unwrap();
+        let reply = service.request(request).await;
+        reply.expect(422);
+    }
+    // the trim runs beside the request that triggered it: wait for the writer to get to it
+    let most = bound + trim_every;
+    let mut remembered = usize::MAX;
+    for _ in 0..1000 {
+        remembered = service
+            .state
+            .store()
+            .read(idempotency::count)
+            .await
+            .unwrap();
+        if remembered <= most {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(
+        remembered <= most,
+        "{remembered} answers remembered after {sent} keyed requests, bound {bound}"
+    );
+}
