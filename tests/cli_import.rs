@@ -428,3 +428,42 @@ fn domains_round_trip_through_the_command_line() {
         .expect("runs");
     assert_eq!(unknown.status.code(), Some(3));
 }
+
+#[test]
+fn the_offline_demo_account_starts_its_service_on_the_demo_database() {
+    let dir = tempfile::tempdir().unwrap();
+    let run_demo = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_domain-desk"))
+            .args(args)
+            .args(["--account", "offline-demo:pro"])
+            .env("XDG_DATA_HOME", dir.path())
+            .env("HOME", dir.path())
+            .stdin(Stdio::null())
+            .output()
+            .expect("runs")
+    };
+    let projects = run_demo(&["projects", "list", "--json"]);
+    assert!(
+        projects.status.success(),
+        "{}",
+        String::from_utf8_lossy(&projects.stderr)
+    );
+    let list: Value = serde_json::from_slice(&projects.stdout).expect("JSON");
+    let site = list["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Pro site")
+        .expect("the demo's Pro site");
+    let id = site["id"].as_str().unwrap();
+    let added = run_demo(&["domains", "add", "kept.example.com", "--project", id]);
+    assert!(
+        added.status.success(),
+        "{}",
+        String::from_utf8_lossy(&added.stderr)
+    );
+    // A second process finds it in the same database: the demo continues where it was left.
+    let again = run_demo(&["domains", "list", "--project", id, "--json"]);
+    let domains: Value = serde_json::from_slice(&again.stdout).expect("JSON");
+    assert_eq!(domains["domains"][0]["hostname"], "kept.example.com");
+}
