@@ -435,6 +435,8 @@ struct Meter {
     reset: String,
     pause: String,
     queued: String,
+    /// What the day reserve keeps for the user's clicks, and why.
+    held: String,
     fill: String,
     title: String,
 }
@@ -496,11 +498,17 @@ impl Meter {
             "ok"
         };
         assert_eq!(self.level, expected_level, "the meter's level: {self:?}");
-        let words: Vec<&str> = [&self.budget, &self.reset, &self.pause, &self.queued]
-            .into_iter()
-            .map(String::as_str)
-            .filter(|w| !w.is_empty())
-            .collect();
+        let words: Vec<&str> = [
+            &self.budget,
+            &self.reset,
+            &self.pause,
+            &self.queued,
+            &self.held,
+        ]
+        .into_iter()
+        .map(String::as_str)
+        .filter(|w| !w.is_empty())
+        .collect();
         assert_eq!(
             self.title,
             format!("{}.", words.join("; ")),
@@ -517,7 +525,7 @@ async fn read_meter(app: &App) -> Meter {
              const t = (id) => document.getElementById(id).textContent;
              return { level: m.dataset.level, title: m.title, budget: t('meter-budget'),
                       reset: t('meter-reset'), pause: t('meter-pause'), queued: t('meter-queued'),
-                      fill: document.getElementById('meter-fill').style.width };",
+                      held: t('meter-held'), fill: document.getElementById('meter-fill').style.width };",
         )
         .await;
     let field = |name: &str| value[name].as_str().unwrap_or_default().to_owned();
@@ -527,6 +535,7 @@ async fn read_meter(app: &App) -> Meter {
         reset: field("reset"),
         pause: field("pause"),
         queued: field("queued"),
+        held: field("held"),
         fill: field("fill"),
         title: field("title"),
     }
