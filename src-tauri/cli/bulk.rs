@@ -130,10 +130,7 @@ pub async fn import(
     }
     if summary.complete() {
         Ok(())
-    } else if summary
-        .unfinished
-        .iter()
-        .all(|r| r.reason.contains("rate limit") || r.reason.contains("banned"))
+    } else if summary.unfinished.iter().all(|r| r.rate_limited)
         && !summary.unfinished.is_empty()
         && summary.refused.is_empty()
     {

@@ -70,6 +70,8 @@ pub struct UnfinishedRow {
     pub hostname: String,
     pub redirect_to: Option<String>,
     pub reason: String,
+    /// The platform's rate limit (or a ban) stopped it, not the network or the platform.
+    pub rate_limited: bool,
 }
 
 /// What a run did.
@@ -123,6 +125,7 @@ enum Outcome {
     },
     Unfinished {
         reason: String,
+        rate_limited: bool,
     },
 }
 
@@ -204,6 +207,7 @@ pub async fn run(
                 }
                 Err(err) if err.is_cancelled() => Outcome::Unfinished {
                     reason: "not done: the import was stopped before it was sent".into(),
+                    rate_limited: false,
                 },
                 Err(err)
                     if err.status().is_some_and(|s| (400..500).contains(&s))
@@ -216,6 +220,7 @@ pub async fn run(
                     }
                 }
                 Err(err) => Outcome::Unfinished {
+                    rate_limited: err.is_rate_limited() || err.is_banned(),
                     reason: err.to_string(),
                 },
             };
@@ -243,9 +248,15 @@ pub async fn run(
                         reason,
                     });
                 }
-                Outcome::Unfinished { reason } => {
+                Outcome::Unfinished {
+                    reason,
+                    rate_limited,
+                } => {
                     counts.failed += 1;
-                    summary.unfinished.push(unfinished(&row, &reason));
+                    summary.unfinished.push(UnfinishedRow {
+                        rate_limited,
+                        ..unfinished(&row, &reason)
+                    });
                 }
             }
             counts.answered += 1;
@@ -273,6 +284,7 @@ fn unfinished(row: &PlannedRow, reason: &str) -> UnfinishedRow {
         hostname: row.hostname.clone(),
         redirect_to: row.redirect_to.clone(),
         reason: reason.to_owned(),
+        rate_limited: false,
     }
 }
 
