@@ -4,6 +4,7 @@
 //! that know nothing of Tauri, so the command line ([`cli`]) drives the same code.
 
 pub mod accounts_file;
+pub mod browser;
 pub mod cli;
 pub mod commands;
 pub mod console;

@@ -7,11 +7,14 @@
 //! screen with the demo's seed data. Screenshots of each main screen land in `target/e2e/`
 //! as artifacts (and `failed-<test>.png` when a wait gives up).
 
+#[path = "e2e/browser.rs"]
+mod browser;
 #[path = "e2e/harness.rs"]
 mod harness;
 
 use std::time::Duration;
 
+use browser::{Browser, OpenedPages};
 use domain_desk_service::settings::DEFAULT_PLATFORM_DOMAIN;
 use fantoccini::key::Key;
 use harness::{App, NotificationServer};
@@ -394,6 +397,242 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     app.wait_contains("#domain-count", "1 domain").await;
     app.screenshot("10-removed").await;
     app.close().await;
+}
+
+/// Its zone is served by the demo's DNS provider, which supports Domain Connect.
+const AUTO: &str = "auto.example.com";
+/// Its demo record is right, but `locked.example.org` has a CAA record forbidding the CA.
+const LOCKED: &str = "www.locked.example.org";
+
+/// "Set up automatically": the app hands the provider's consent page to the browser (a real
+/// one, driven over WebDriver); Cancel there writes nothing, Apply writes the record and the
+/// domain goes live. Then a domain whose certificate a CAA record forbids: the desktop says
+/// "Certificate failed" with the reason.
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails() {
+    let notifications = NotificationServer::start();
+    let mut opened = OpenedPages::new();
+    let browser_command = opened.command();
+    let app = App::launch_with_env("domain_connect", &[("BROWSER", &browser_command)]).await;
+    start_demo(&app).await;
+    app.choose("#clock-speed", "0").await;
+    app.wait_contains("#toasts", "Demo clock: Stopped.").await;
+    open_project(&app, PRO_SITE, "Pro site").await;
+    fill_add_dialog(&app, AUTO).await;
+    submit_add_dialog(&app, AUTO).await;
+    app.click("#add-done").await;
+    app.wait_attr("#detail-status", "data-status", "waiting")
+        .await;
+    let offer = app
+        .wait_contains("#detail-auto", "Set up automatically at")
+        .await;
+    let provider = offer
+        .trim()
+        .strip_prefix("Set up automatically at ")
+        .expect("the button names the provider")
+        .to_owned();
+    app.screenshot("12-set-up-automatically").await;
+
+    // Cancel at the provider: the browser comes back to the app, which says nothing was written.
+    app.click("#detail-auto").await;
+    let consent = opened.next(&app).await;
+    let browser = Browser::start().await;
+    browser.goto(&consent).await;
+    let page = browser.wait_text("Records to add").await;
+    assert!(
+        page.contains(AUTO) && page.contains(&platform_target()) && page.contains("CNAME"),
+        "the consent page shows the record it will write: {page}"
+    );
+    browser.screenshot("13-consent-page").await;
+    browser.click(r#"button[value="cancel"]"#).await;
+    browser.wait_text("Domain Desk has the answer").await;
+    app.wait_contains(
+        "#toasts",
+        &format!("Cancelled at {provider}: nothing was written"),
+    )
+    .await;
+    app.wait_text("#detail-auto", "the button back", |t| {
+        t.starts_with("Set up automatically at")
+    })
+    .await;
+    assert_eq!(
+        app.try_attr("#detail-status", "data-status")
+            .await
+            .as_deref(),
+        Some("waiting")
+    );
+
+    // Apply: the record is written; the platform sees it after its delay.
+    app.click("#detail-auto").await;
+    let consent = opened.next(&app).await;
+    browser.goto(&consent).await;
+    browser.wait_text("Records to add").await;
+    browser.click(r#"button[value="apply"]"#).await;
+    browser.wait_text("Domain Desk has the answer").await;
+    app.wait_contains("#toasts", &format!("{provider} wrote the record"))
+        .await;
+    drop(browser);
+    app.click("#clock-skip").await;
+    app.wait_contains("#toasts", "moved 5 minutes ahead").await;
+    app.click("#verify-button").await;
+    app.wait_attr("#detail-status", "data-status", "issuing")
+        .await;
+
+    // A name the CA may not issue for: verified, then the certificate fails at its deadline.
+    app.click("#add-domain-button").await;
+    app.type_into("#add-hostname", LOCKED).await;
+    app.wait_contains("#add-hostname-message", "subdomain of")
+        .await;
+    app.click("#add-submit").await;
+    app.click("#add-verify-now").await;
+    app.wait_attr(&row(LOCKED), "data-status", "issuing").await;
+
+    app.choose("#clock-speed", "600").await;
+    app.wait_contains("#toasts", "Demo clock: 600×").await;
+    app.wait_attr_for(&row(AUTO), "data-status", "live", Duration::from_secs(60))
+        .await;
+    let live = notifications.wait_for(&app, "Domain live").await;
+    assert_eq!(live.body, format!("{AUTO} now serves Pro site over HTTPS."));
+    app.wait_attr_for(
+        &row(LOCKED),
+        "data-status",
+        "cert_failed",
+        Duration::from_secs(60),
+    )
+    .await;
+    let failed = notifications.wait_for(&app, "Certificate failed").await;
+    assert!(
+        failed.body.starts_with(&format!("{LOCKED}: "))
+            && failed.body.contains("locked.example.org")
+            && failed.body.contains("CAA"),
+        "the notification names the domain and the CAA record that forbids issuance: {failed:?}"
+    );
+    notifications.screenshot("14-certificate-failed-notification");
+    app.close().await;
+}
+
+/// A third-party template that asks for signed requests, its key published under example.net.
+const SIGNED_TEMPLATE: &str = r#"{
+    "providerId": "signed.example", "providerName": "Signed Example", "serviceId": "site",
+    "serviceName": "Site", "version": 1, "syncPubKeyDomain": "example.net",
+    "syncRedirectDomain": "localhost",
+    "records": [{"type": "TXT", "host": "_site", "data": "site=%token%", "ttl": 300}]
+}"#;
+/// Its public key (base64 DER), as the client's Domain Connect tests publish it.
+const SIGNED_TEMPLATE_KEY: &str =
+    include_str!("../crates/client/tests/data/dc-test-signing-key.pub.b64");
+
+/// The DNS provider's refusals as the user's browser shows them, on a local service that also
+/// offers a template asking for signed requests: a signature that does not verify, none at
+/// all, and a template the provider does not have. Each page says why and changes nothing.
+#[tokio::test]
+#[ignore = "needs a display and WebKitWebDriver: run `cargo xtask e2e`"]
+async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
+    use domain_desk_client::domain_connect::{DomainConnect, SyncApply, sync_apply_url};
+    use domain_desk_service::{Service, ServiceSettings};
+
+    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    let service = Service::bind(ServiceSettings {
+        api_addr: loopback,
+        dns_addr: loopback,
+        edge_https_addr: loopback,
+        edge_http_addr: loopback,
+        clock_speed: 0.0,
+        domain_connect_templates: vec![SIGNED_TEMPLATE.to_owned()],
+        ..ServiceSettings::default()
+    })
+    .await
+    .expect("the service starts");
+    let info = service.info().await.expect("its addresses");
+    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(service.run(async move {
+        let _ = stopped.await;
+    }));
+    let http = reqwest::Client::new();
+    let key = SIGNED_TEMPLATE_KEY.trim();
+    let (first, second) = key.split_at(key.len() / 2);
+    for (order, part) in [(1, first), (2, second)] {
+        let published = http
+            .post(format!("http://{}/_local/dns/example.net/records", info.api))
+            .json(&serde_json::json!({"name": "_dck1", "type": "TXT", "value": format!("p={order},a=RS256,d={part}")}))
+            .send()
+            .await
+            .expect("the key is published");
+        assert_eq!(published.status(), 201);
+    }
+    let dns = info
+        .dns
+        .as_deref()
+        .expect("the DNS address")
+        .parse()
+        .unwrap();
+    let discovery = DomainConnect::with_name_server(dns)
+        .unwrap()
+        .discover("www.example.com")
+        .await
+        .unwrap()
+        .expect("the local provider supports Domain Connect");
+    let apply = SyncApply {
+        variables: vec![("token", "t-123")],
+        redirect_uri: Some("http://localhost:9/done"),
+        state: None,
+    };
+    let unsigned = sync_apply_url(&discovery, "signed.example", "site", &apply).unwrap();
+
+    let browser = Browser::start().await;
+    // A signature made with some other key: 256 bytes that are not the key's signature.
+    let forged = format!("{unsigned}&sig={}&key=_dck1", "QUJD".repeat(86));
+    browser.goto(&forged).await;
+    let page = browser.wait_text("Request refused").await;
+    assert!(
+        page.contains("does not match the request and the published key")
+            && page.contains("Nothing was changed"),
+        "the page says why: {page}"
+    );
+    assert!(
+        browser
+            .client
+            .find(fantoccini::Locator::Css("form"))
+            .await
+            .is_err(),
+        "a refused request offers nothing to apply"
+    );
+    browser.screenshot("15-consent-bad-signature").await;
+
+    browser.goto(&unsigned).await;
+    let page = browser.wait_text("Request refused").await;
+    assert!(page.contains("carries no signature"), "{page}");
+
+    let unknown = sync_apply_url(&discovery, "local-platform.test", "mail", &apply).unwrap();
+    browser.goto(&unknown).await;
+    let page = browser.wait_text("does not support the template").await;
+    assert!(page.contains("Nothing was changed"), "{page}");
+
+    // None of them wrote the template's record.
+    let zone: serde_json::Value = http
+        .get(format!(
+            "http://{}/_local/dns/example.com/records",
+            info.api
+        ))
+        .send()
+        .await
+        .expect("the zone's records")
+        .json()
+        .await
+        .expect("the zone as JSON");
+    let written: Vec<&serde_json::Value> = zone["records"]
+        .as_array()
+        .expect("the records")
+        .iter()
+        .filter(|record| {
+            record["name"]
+                .as_str()
+                .is_some_and(|name| name.starts_with("_site"))
+        })
+        .collect();
+    assert!(written.is_empty(), "a refused request wrote {written:?}");
+    let _ = stop.send(());
 }
 
 /// On the Free plan Add domain is disabled and the page says why.

@@ -304,7 +304,7 @@ async fn set_up_automatically(
             &domain.hostname,
             |url| {
                 eprintln!("Opening the DNS provider's consent page in your browser:\n  {url}");
-                open::that(url).map_err(|err| err.to_string())
+                crate::browser::open_url(url)
             },
             wait,
         )

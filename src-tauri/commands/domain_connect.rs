@@ -76,11 +76,7 @@ pub async fn domain_connect_set_up(
     let session = state.session().await?;
     let setup = discovery_for(&session)
         .await?
-        .set_up(
-            &hostname,
-            |url| open::that(url).map_err(|err| err.to_string()),
-            CONSENT_WAIT,
-        )
+        .set_up(&hostname, crate::browser::open_url, CONSENT_WAIT)
         .await?;
     Ok(match setup {
         AutoSetup::NotOffered { reason } => SetUp {

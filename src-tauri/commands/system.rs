@@ -43,7 +43,7 @@ pub async fn open_in_browser(state: State<'_, AppState>, hostname: String) -> Re
             name.unicode()
         )));
     }
-    open::that_detached(format!("https://{name}/")).map_err(|err| Error::Open(err.to_string()))
+    crate::browser::open_url(&format!("https://{name}/")).map_err(Error::Open)
 }
 
 /// Saves a Diagnose report as JSON in the Downloads folder (or the app's data folder) and

@@ -29,7 +29,8 @@ struct Driver {
 }
 
 impl Driver {
-    fn start() -> Driver {
+    /// Starts tauri-driver with `env` added to what the app inherits.
+    fn start(env: &[(&str, &str)]) -> Driver {
         let home = tempfile::Builder::new()
             .prefix("domain-desk-e2e-app-")
             .tempdir()
@@ -50,6 +51,7 @@ impl Driver {
             std::fs::create_dir_all(&path).expect("the app's XDG folder");
             command.env(var, path);
         }
+        command.envs(env.iter().copied());
         let child = command
             .args(["--port", &port.to_string()])
             .args(["--native-port", &native_port.to_string()])
@@ -156,19 +158,19 @@ pub async fn screenshot(client: &Client, name: &str) {
 }
 
 /// A point in time after which a wait gives up.
-struct Deadline(Instant);
+pub struct Deadline(Instant);
 
 impl Deadline {
-    fn after(timeout: Duration) -> Self {
+    pub fn after(timeout: Duration) -> Self {
         Self(Instant::now() + timeout)
     }
 
-    fn passed(&self) -> bool {
+    pub fn passed(&self) -> bool {
         Instant::now() >= self.0
     }
 
     /// The pause between two looks of a polling loop (the loop itself has the deadline).
-    async fn next_look() {
+    pub async fn next_look() {
         tokio::time::sleep(POLL_EVERY).await;
     }
 }
@@ -185,7 +187,12 @@ impl App {
     /// Starts tauri-driver and the app with empty data folders: the window opens on the
     /// first-run screen.
     pub async fn launch(test: &'static str) -> App {
-        let driver = Driver::start();
+        App::launch_with_env(test, &[]).await
+    }
+
+    /// As [`App::launch`], with `env` set for the app.
+    pub async fn launch_with_env(test: &'static str, env: &[(&str, &str)]) -> App {
+        let driver = Driver::start(env);
         let client = driver.session().await;
         App {
             client,

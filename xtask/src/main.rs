@@ -24,7 +24,8 @@ commands:
   run          install what the app needs (Linux), build it and open the window
   test         install the test tools, then fmt, clippy, every Rust test, the reliability
                checks, the UI tests and the end-to-end tests under Xvfb
-  e2e          only the end-to-end tests (under Xvfb when there is no display)
+  e2e [NAME…]  only the end-to-end tests (under Xvfb when there is no display); with
+               NAMEs, only the tests whose name contains one of them
   prereqs      only install what building and testing need (Linux)
   reliability  schemathesis against `domain-desk serve`, then a short run of every fuzz target
   contract     only the schemathesis passes
@@ -43,7 +44,7 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
         Some("test") => test(),
-        Some("e2e") => e2e(),
+        Some("e2e") => e2e(&args[1..]),
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
         Some("reliability") => reliability::run(),
         Some("contract") => reliability::contract(),
@@ -144,12 +145,13 @@ fn test() -> Result<()> {
             .args(["--test", "tests/"])
             .current_dir(root().join("ui")),
     )?;
-    e2e()
+    e2e(&[])
 }
 
 /// The end-to-end tests drive the real window through tauri-driver, so they need a display,
-/// a D-Bus session and private XDG folders; `session` provides all three.
-fn e2e() -> Result<()> {
+/// a D-Bus session and private XDG folders; `session` provides all three. `filters` pick the
+/// tests whose name contains one of them, as `cargo test` does.
+fn e2e(filters: &[String]) -> Result<()> {
     if cfg!(target_os = "linux") {
         prereqs::ensure(prereqs::Purpose::Test)?;
     }
@@ -173,6 +175,7 @@ fn e2e() -> Result<()> {
         "--ignored",
         "--test-threads=1",
     ]);
+    cmd.args(filters);
     display.apply(&mut cmd);
     step("end-to-end tests", &mut cmd)
 }
