@@ -113,21 +113,35 @@ impl ZoneHandler {
 /// Bytes the kernel may queue for the UDP socket. A burst of questions (a resolver or a batch
 /// tool with thousands in flight) arrives faster than any server answers; with the default
 /// buffer (about 200 kB, some 800 questions) the rest are dropped and the client waits
-/// seconds to retransmit. The kernel caps this at `net.core.rmem_max`.
-const UDP_BUFFER_BYTES: usize = 8 * 1024 * 1024;
+/// seconds to retransmit. A queued question costs the kernel about a kilobyte whatever its
+/// size, so 32 MB holds some 30,000.
+const UDP_BUFFER_BYTES: usize = 32 * 1024 * 1024;
 
 async fn bind_udp(address: std::net::SocketAddr) -> Result<UdpSocket> {
     let udp = UdpSocket::bind(address).await?;
     let socket = socket2::SockRef::from(&udp);
-    for (what, outcome) in [
-        ("receive", socket.set_recv_buffer_size(UDP_BUFFER_BYTES)),
-        ("send", socket.set_send_buffer_size(UDP_BUFFER_BYTES)),
-    ] {
-        if let Err(error) = outcome {
-            tracing::debug!(%error, what, "could not enlarge the DNS socket's buffer");
+    if !force_receive_buffer(&udp, UDP_BUFFER_BYTES) {
+        // Without the privilege, the kernel caps the size at `net.core.rmem_max`.
+        if let Err(error) = socket.set_recv_buffer_size(UDP_BUFFER_BYTES) {
+            tracing::debug!(%error, "could not enlarge the DNS socket's receive buffer");
         }
     }
+    if let Err(error) = socket.set_send_buffer_size(UDP_BUFFER_BYTES) {
+        tracing::debug!(%error, "could not enlarge the DNS socket's send buffer");
+    }
     Ok(udp)
+}
+
+/// `SO_RCVBUFFORCE`: the size asked for even past `net.core.rmem_max`, for a process with
+/// `CAP_NET_ADMIN` (as Unbound's `so-rcvbuf` does). False when refused.
+#[cfg(target_os = "linux")]
+fn force_receive_buffer(udp: &UdpSocket, bytes: usize) -> bool {
+    nix::sys::socket::setsockopt(udp, nix::sys::socket::sockopt::RcvBufForce, &bytes).is_ok()
+}
+
+#[cfg(not(target_os = "linux"))]
+fn force_receive_buffer(_udp: &UdpSocket, _bytes: usize) -> bool {
+    false
 }
 
 pub async fn bind_dns(address: std::net::SocketAddr) -> Result<(UdpSocket, TcpListener)> {

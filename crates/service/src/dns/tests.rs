@@ -736,3 +736,37 @@ fn a_history_longer_than_a_lowered_bound_is_trimmed_when_loaded() {
         .unwrap();
     assert_eq!(on_disk.records, store.snapshot().records);
 }
+
+/// A burst of questions is queued, not dropped: the receive buffer is as large as the process
+/// may make it — the full size with `CAP_NET_ADMIN` (root, as in CI), else the kernel's cap.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+async fn the_udp_socket_queues_a_burst() {
+    let (udp, _tcp) = bind_dns("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let granted = socket2::SockRef::from(&udp).recv_buffer_size().unwrap();
+    let cap: usize = std::fs::read_to_string("/proc/sys/net/core/rmem_max")
+        .ok()
+        .and_then(|text| text.trim().parse().ok())
+        .unwrap_or(0);
+    let privileged = std::fs::read_to_string("/proc/self/status")
+        .ok()
+        .and_then(|status| {
+            let line = status
+                .lines()
+                .find(|l| l.starts_with("CapEff:"))?
+                .to_owned();
+            u64::from_str_radix(line.split_whitespace().nth(1)?, 16).ok()
+        })
+        // CAP_NET_ADMIN is capability 12.
+        .is_some_and(|effective| effective & (1 << 12) != 0);
+    // The kernel reports twice the size asked for (its bookkeeping).
+    let expected = if privileged {
+        32 * 1024 * 1024
+    } else {
+        cap.min(32 * 1024 * 1024)
+    };
+    assert!(
+        granted >= expected,
+        "receive buffer {granted} bytes; expected at least {expected} (privileged: {privileged}, rmem_max {cap})"
+    );
+}
