@@ -105,12 +105,12 @@ pub fn purge(conn: &Connection, before: DateTime<Utc>) -> Result<usize> {
 
 /// Forgets the oldest answers beyond the newest `keep` (over all keys), so that a client
 /// sending a new `Idempotency-Key` with every request cannot grow the table without end.
-/// The age index holds `(created_at, key_hash, idem_key)`, so this walks `keep` entries.
+/// The age index holds `(created_at, id)`, so this walks `keep` entries.
 pub fn keep_newest(conn: &Connection, keep: usize) -> Result<usize> {
     let mut stmt = conn.prepare_cached(
-        "DELETE FROM idempotency WHERE (created_at, key_hash, idem_key) <= (
-             SELECT created_at, key_hash, idem_key FROM idempotency
-             ORDER BY created_at DESC, key_hash DESC, idem_key DESC LIMIT 1 OFFSET ?1)",
+        "DELETE FROM idempotency WHERE (created_at, id) <= (
+             SELECT created_at, id FROM idempotency
+             ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?1)",
     )?;
     Ok(stmt.execute(params![keep as i64])?)
 }

@@ -149,6 +149,32 @@ pub const MIGRATIONS: &[Migration] = &[
         CREATE INDEX domain_removals_by_time ON domain_removals(project_id, removed_at);
     "#,
     },
+    Migration {
+        version: 5,
+        name: "remembered answers in a rowid table: appended, not spliced into a clustered key",
+        // An answer's body (a domain's JSON, about a kilobyte) made each row of the clustered
+        // WITHOUT ROWID table a quarter of a page, so every keyed POST split and shifted pages
+        // in key order. As a rowid table new answers are appended; the unique index on
+        // (key_hash, idem_key) stays small. Remembered answers are copied over.
+        sql: r#"
+        CREATE TABLE idempotency_answers (
+            id          INTEGER PRIMARY KEY,
+            key_hash    TEXT NOT NULL,
+            idem_key    TEXT NOT NULL,
+            fingerprint TEXT NOT NULL,
+            status      INTEGER NOT NULL,
+            body        BLOB NOT NULL,
+            created_at  TEXT NOT NULL
+        );
+        INSERT INTO idempotency_answers (key_hash, idem_key, fingerprint, status, body, created_at)
+            SELECT key_hash, idem_key, fingerprint, status, body, created_at
+            FROM idempotency ORDER BY created_at;
+        DROP TABLE idempotency;
+        ALTER TABLE idempotency_answers RENAME TO idempotency;
+        CREATE UNIQUE INDEX idempotency_by_key ON idempotency(key_hash, idem_key);
+        CREATE INDEX idempotency_by_age ON idempotency(created_at);
+    "#,
+    },
 ];
 
 /// Migration 2: the demo zones with their record history, the local CA, the certificates.
