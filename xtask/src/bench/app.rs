@@ -9,7 +9,8 @@ use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
 use super::{
-    Server, Table, add_domains, build_release_app, ensure_apt, expect, free_port, serve_in_memory,
+    Server, Table, add_domains, build_release_app, ensure_apt, expect, free_port,
+    project_with_deploy, serve_in_memory,
 };
 
 /// Domains in the big project the window opens.
@@ -250,31 +251,14 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     std::fs::create_dir_all(&logs)?;
 
     let (service, key) = serve_in_memory(&binary, &[], &logs.join("app-service.log"))?;
+    let base = service.base_url();
     let mut project_ids = Vec::new();
     for name in ["bench-empty", "bench-5000"] {
-        let project = expect(
-            "POST",
-            &format!("{}/v1/projects", service.base),
-            Some(&key),
-            Some(&json!({"name": name})),
-            201,
-        )?;
-        let id = project["id"]
-            .as_str()
-            .context("project without id")?
-            .to_owned();
-        expect(
-            "POST",
-            &format!("{}/v1/projects/{id}/deploys", service.base),
-            Some(&key),
-            Some(&json!({"files": {"index.html": "<h1>bench</h1>"}})),
-            201,
-        )?;
-        project_ids.push(id);
+        project_ids.push(project_with_deploy(&base, &key, name)?);
     }
     println!("\n==> adding {APP_DOMAINS} domains to bench-5000");
     add_domains(
-        &service.base,
+        &base,
         &key,
         &project_ids[1],
         APP_DOMAINS,
@@ -315,7 +299,7 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
             "document.getElementById('connect-base-url').value = {};\
              document.getElementById('connect-api-key').value = {};\
              document.getElementById('connect-form').requestSubmit(); return true;",
-            serde_json::to_string(&service.base)?,
+            serde_json::to_string(&base)?,
             serde_json::to_string(&key)?
         ),
         false,

@@ -20,7 +20,8 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
+use domain_desk_test_support::{LOOPBACK_ARGS, Served};
+use serde_json::{Value, json};
 
 use crate::{cargo, exe, root, step};
 
@@ -443,32 +444,50 @@ fn add_domains(base: &str, key: &str, project: &str, count: usize, config: &Path
     Ok(())
 }
 
-/// `domain-desk serve --memory` on a free API port (DNS and edge on any free port), and the
-/// Enterprise demo key from its `/_local/info`.
-fn serve_in_memory(binary: &Path, extra: &[&str], log: &Path) -> Result<(Server, String)> {
-    let api_port = free_port()?;
-    let loopback_any = "127.0.0.1:0";
-    let server = Server::spawn(
-        "domain-desk serve",
+/// `domain-desk serve` with `args` (after `serve`), its log in `log`, started as the tests
+/// start it: its banner read for the addresses and keys, its process group killed when
+/// dropped.
+fn start_serve(binary: &Path, args: &[&str], log: &Path) -> Result<Served> {
+    Served::start(
         Command::new(binary)
-            .args(["serve", "--memory"])
-            .args(extra)
-            .args(["--api", &format!("127.0.0.1:{api_port}")])
-            .args(["--dns", loopback_any, "--edge-https", loopback_any])
-            .args(["--edge-http", loopback_any]),
-        api_port,
-        log,
-    )?;
-    let info = expect(
-        "GET",
-        &format!("{}/_local/info", server.base),
-        None,
-        None,
-        200,
-    )?;
-    let key = info["demo_keys"]["enterprise"]
-        .as_str()
-        .context("no enterprise demo key in /_local/info")?
+            .arg("serve")
+            .args(args)
+            .stderr(std::fs::File::create(log)?),
+    )
+    .with_context(|| format!("domain-desk serve did not start; see {}", log.display()))
+}
+
+/// `domain-desk serve --memory` on loopback ports the system picks, and the Enterprise demo
+/// key from its banner.
+fn serve_in_memory(binary: &Path, extra: &[&str], log: &Path) -> Result<(Served, String)> {
+    let args = [&["--memory"], extra, &LOOPBACK_ARGS[..]].concat();
+    let served = start_serve(binary, &args, log)?;
+    let key = served
+        .demo_key("enterprise")
+        .context("no enterprise demo key in the banner")?
         .to_owned();
-    Ok((server, key))
+    Ok((served, key))
+}
+
+/// A new project with one deploy (domains need one) on `key`'s account; returns its id.
+fn project_with_deploy(base: &str, key: &str, name: &str) -> Result<String> {
+    let project = expect(
+        "POST",
+        &format!("{base}/v1/projects"),
+        Some(key),
+        Some(&json!({"name": name})),
+        201,
+    )?;
+    let id = project["id"]
+        .as_str()
+        .context("project without id")?
+        .to_owned();
+    expect(
+        "POST",
+        &format!("{base}/v1/projects/{id}/deploys"),
+        Some(key),
+        Some(&json!({"files": {"index.html": "<h1>bench</h1>"}})),
+        201,
+    )?;
+    Ok(id)
 }

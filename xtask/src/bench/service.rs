@@ -11,11 +11,12 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use anyhow::{Context, Result, bail};
+use domain_desk_test_support::Served;
 use serde_json::{Value, json};
 
 use super::{
     Server, Table, WIREMOCK, add_domains, build_release_app, ensure_apt, ensure_peers, env_number,
-    expect, free_port, goal, serve_in_memory,
+    expect, free_port, goal, project_with_deploy, serve_in_memory, start_serve,
 };
 use crate::{cargo, root};
 
@@ -200,7 +201,8 @@ fn measure(base: &str, routes: &Routes) -> Result<(Load, Load)> {
 /// Our service set up as the user tried it: `BENCH_PROJECTS` projects, each with a
 /// deploy and two domains; the bodies the ceiling and the peers will serve are read from it.
 struct OurService {
-    server: Server,
+    base: String,
+    _served: Served,
     key: String,
     projects: Vec<String>,
     project_list: Value,
@@ -213,38 +215,16 @@ fn start_ours(binary: &Path, extra: &[&str], log: &Path) -> Result<OurService> {
     // every real second: the limit never binds, the service is what is measured.
     let mut flags = vec!["--clock-speed", "60"];
     flags.extend_from_slice(extra);
-    let (server, key) = serve_in_memory(binary, &flags, log)?;
-    let openapi = expect(
-        "GET",
-        &format!("{}/openapi.json", server.base),
-        None,
-        None,
-        200,
-    )?;
+    let (served, key) = serve_in_memory(binary, &flags, log)?;
+    let base = served.base_url();
+    let openapi = expect("GET", &format!("{base}/openapi.json"), None, None, 200)?;
     let mut projects = Vec::with_capacity(BENCH_PROJECTS);
     for number in 0..BENCH_PROJECTS {
-        let project = expect(
-            "POST",
-            &format!("{}/v1/projects", server.base),
-            Some(&key),
-            Some(&json!({"name": format!("bench {number}")})),
-            201,
-        )?;
-        let id = project["id"]
-            .as_str()
-            .context("project without id")?
-            .to_owned();
-        expect(
-            "POST",
-            &format!("{}/v1/projects/{id}/deploys", server.base),
-            Some(&key),
-            Some(&json!({"files": {"index.html": "<h1>bench</h1>"}})),
-            201,
-        )?;
+        let id = project_with_deploy(&base, &key, &format!("bench {number}"))?;
         for which in ["www", "shop"] {
             expect(
                 "POST",
-                &format!("{}/v1/projects/{id}/domains", server.base),
+                &format!("{base}/v1/projects/{id}/domains"),
                 Some(&key),
                 Some(&json!({"hostname": format!("{which}.p{number}.bench.example.com")})),
                 201,
@@ -252,22 +232,17 @@ fn start_ours(binary: &Path, extra: &[&str], log: &Path) -> Result<OurService> {
         }
         projects.push(id);
     }
-    let project_list = expect(
-        "GET",
-        &format!("{}/v1/projects", server.base),
-        Some(&key),
-        None,
-        200,
-    )?;
+    let project_list = expect("GET", &format!("{base}/v1/projects"), Some(&key), None, 200)?;
     let sample_domain = expect(
         "POST",
-        &format!("{}/v1/projects/{}/domains", server.base, projects[0]),
+        &format!("{base}/v1/projects/{}/domains", projects[0]),
         Some(&key),
         Some(&json!({"hostname": "sample.bench.example.com"})),
         201,
     )?;
     Ok(OurService {
-        server,
+        base,
+        _served: served,
         key,
         projects,
         project_list,
@@ -302,12 +277,12 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
     let connections = env_number("BENCH_CONNECTIONS", 32);
 
     println!("\n==> wrk against domain-desk serve --memory");
-    let (our_get, first_unkeyed) = measure(&ours.server.base, &routes)?;
+    let (our_get, first_unkeyed) = measure(&ours.base, &routes)?;
     // Keyed and unkeyed runs alternate, so neither is always the one that meets the larger
     // tables; each figure is the mean of its two runs.
     // Every run names its own hostnames and keys: a repeated name would be a cheap 409, a
     // repeated key a cheap replay.
-    let first_keyed = wrk(&ours.server.base, &keyed, seconds, connections)?;
+    let first_keyed = wrk(&ours.base, &keyed, seconds, connections)?;
     let unkeyed_again = work.join("create-domain-2.lua");
     let keyed_again = work.join("create-domain-keyed-2.lua");
     std::fs::write(
@@ -318,8 +293,8 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
         &keyed_again,
         create_script(&projects_for_runs, &key, "keyed2", true),
     )?;
-    let second_unkeyed = wrk(&ours.server.base, &unkeyed_again, seconds, connections)?;
-    let second_keyed = wrk(&ours.server.base, &keyed_again, seconds, connections)?;
+    let second_unkeyed = wrk(&ours.base, &unkeyed_again, seconds, connections)?;
+    let second_keyed = wrk(&ours.base, &keyed_again, seconds, connections)?;
     let our_create = first_unkeyed.mean(&second_unkeyed);
     let our_keyed = first_keyed.mean(&second_keyed);
     let (openapi, project_list, sample_domain, projects) = (
@@ -334,10 +309,10 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
     println!("\n==> wrk against domain-desk serve --memory --no-read-cache");
     let uncached = start_ours(&binary, &["--no-read-cache"], &logs.join("uncached.log"))?;
     std::fs::write(&routes.get, get_script("/v1/projects", &uncached.key))?;
-    wrk(&uncached.server.base, &routes.get, 2, connections)?;
-    let db_get = wrk(&uncached.server.base, &routes.get, seconds, connections)?;
+    wrk(&uncached.base, &routes.get, 2, connections)?;
+    let db_get = wrk(&uncached.base, &routes.get, seconds, connections)?;
     add_domains(
-        &uncached.server.base,
+        &uncached.base,
         &uncached.key,
         &uncached.projects[1],
         5_000,
@@ -351,7 +326,7 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
             &uncached.key,
         ),
     )?;
-    let page = wrk(&uncached.server.base, &page_script, seconds.min(5), 1)?;
+    let page = wrk(&uncached.base, &page_script, seconds.min(5), 1)?;
     let first_page = work.join("get-domain-first-page.lua");
     std::fs::write(
         &first_page,
@@ -360,7 +335,7 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
             &uncached.key,
         ),
     )?;
-    let default_page = wrk(&uncached.server.base, &first_page, seconds.min(5), 1)?;
+    let default_page = wrk(&uncached.base, &first_page, seconds.min(5), 1)?;
     drop(uncached);
     std::fs::write(&routes.get, get_script("/v1/projects", &key))?;
 
@@ -571,20 +546,18 @@ fn dns_server(work: &Path, binary: &Path, table: &mut Table) -> Result<()> {
     let names = env_number("BENCH_DNS_NAMES", 1_000);
     let logs = work.join("logs");
     let dns_port = free_port()?;
-    let api_port = free_port()?;
-    let ours = Server::spawn(
-        "domain-desk serve (DNS)",
-        Command::new(binary)
-            .args(["serve", "--memory"])
-            .args(["--api", &format!("127.0.0.1:{api_port}")])
-            .args(["--dns", &format!("127.0.0.1:{dns_port}")])
-            .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"]),
-        api_port,
+    let dns = format!("127.0.0.1:{dns_port}");
+    let ours = start_serve(
+        binary,
+        &["--memory", "--api", "127.0.0.1:0", "--dns", &dns]
+            .into_iter()
+            .chain(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
+            .collect::<Vec<_>>(),
         &logs.join("dns.log"),
     )?;
     let info = expect(
         "GET",
-        &format!("{}/_local/info", ours.base),
+        &format!("{}/_local/info", ours.base_url()),
         None,
         None,
         200,
@@ -598,7 +571,7 @@ fn dns_server(work: &Path, binary: &Path, table: &mut Table) -> Result<()> {
         let _ = write!(
             config,
             "url = \"{}/_local/dns/example.com/records\"\nheader = \"Content-Type: application/json\"\ndata = \"{{\\\"name\\\": \\\"h{number}\\\", \\\"type\\\": \\\"CNAME\\\", \\\"value\\\": \\\"{target}\\\"}}\"\noutput = \"/dev/null\"\nwrite-out = \"%{{http_code}}\\n\"\nnext\n",
-            ours.base
+            ours.base_url()
         );
     }
     let config_file = work.join("dns-records.curl");
