@@ -418,25 +418,51 @@ fn goal(met: bool, text: &str) -> String {
     format!("{} (goal {text})", if met { "met" } else { "MISSED" })
 }
 
-/// Adds `count` domains to a project through one curl process (one connection, in order).
-fn add_domains(base: &str, key: &str, project: &str, count: usize, config: &Path) -> Result<()> {
-    let mut text = String::new();
-    for number in 0..count {
-        let _ = write!(
-            text,
-            "url = \"{base}/v1/projects/{project}/domains\"\nheader = \"Authorization: Bearer {key}\"\nheader = \"Content-Type: application/json\"\ndata = \"{{\\\"hostname\\\": \\\"site-{number}.example.com\\\"}}\"\noutput = \"/dev/null\"\nwrite-out = \"%{{http_code}}\\n\"\nnext\n"
-        );
-    }
-    std::fs::write(config, text)?;
+/// POSTs each of `bodies` (JSON) to `url` through one curl process (one connection, in
+/// order), from a config file written to `config`; returns how many were answered 201.
+fn post_in_one_curl(
+    url: &str,
+    key: Option<&str>,
+    bodies: impl IntoIterator<Item = Value>,
+    config: &Path,
+) -> Result<usize> {
+    std::fs::write(config, curl_config(url, key, bodies))?;
     let out = Command::new("curl")
         .args(["-sS", "--noproxy", "*", "-K"])
         .arg(config)
         .output()
         .context("could not run curl")?;
-    let created = String::from_utf8_lossy(&out.stdout)
+    Ok(String::from_utf8_lossy(&out.stdout)
         .lines()
         .filter(|code| code.trim() == "201")
-        .count();
+        .count())
+}
+
+/// A curl config (`-K`) with one POST of each body to `url`, each printing its status.
+fn curl_config(url: &str, key: Option<&str>, bodies: impl IntoIterator<Item = Value>) -> String {
+    let mut text = String::new();
+    for body in bodies {
+        let _ = writeln!(text, "url = \"{url}\"");
+        if let Some(key) = key {
+            let _ = writeln!(text, "header = \"Authorization: Bearer {key}\"");
+        }
+        let data = body.to_string().replace('\\', "\\\\").replace('"', "\\\"");
+        let _ = write!(
+            text,
+            "header = \"Content-Type: application/json\"\ndata = \"{data}\"\noutput = \"/dev/null\"\nwrite-out = \"%{{http_code}}\\n\"\nnext\n"
+        );
+    }
+    text
+}
+
+/// Adds `count` domains to a project through one curl process (one connection, in order).
+fn add_domains(base: &str, key: &str, project: &str, count: usize, config: &Path) -> Result<()> {
+    let created = post_in_one_curl(
+        &format!("{base}/v1/projects/{project}/domains"),
+        Some(key),
+        (0..count).map(|number| json!({"hostname": format!("site-{number}.example.com")})),
+        config,
+    )?;
     std::fs::remove_file(config)?;
     if created != count {
         bail!("only {created} of {count} domains were created");
@@ -490,4 +516,36 @@ fn project_with_deploy(base: &str, key: &str, name: &str) -> Result<String> {
         201,
     )?;
     Ok(id)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_curl_config_posts_each_body_quoted_for_curl() {
+        let config = curl_config(
+            "http://127.0.0.1:1/v1/x",
+            Some("k"),
+            [json!({"a": "say \"hi\""}), json!({"b": 1})],
+        );
+        assert_eq!(
+            config,
+            "url = \"http://127.0.0.1:1/v1/x\"\n\
+             header = \"Authorization: Bearer k\"\n\
+             header = \"Content-Type: application/json\"\n\
+             data = \"{\\\"a\\\":\\\"say \\\\\\\"hi\\\\\\\"\\\"}\"\n\
+             output = \"/dev/null\"\n\
+             write-out = \"%{http_code}\\n\"\n\
+             next\n\
+             url = \"http://127.0.0.1:1/v1/x\"\n\
+             header = \"Authorization: Bearer k\"\n\
+             header = \"Content-Type: application/json\"\n\
+             data = \"{\\\"b\\\":1}\"\n\
+             output = \"/dev/null\"\n\
+             write-out = \"%{http_code}\\n\"\n\
+             next\n"
+        );
+        assert!(!curl_config("u", None, [json!({})]).contains("Authorization"));
+    }
 }

@@ -16,7 +16,7 @@ use serde_json::{Value, json};
 
 use super::{
     Server, Table, WIREMOCK, add_domains, build_release_app, ensure_apt, ensure_peers, env_number,
-    expect, free_port, goal, project_with_deploy, serve_in_memory, start_serve,
+    expect, free_port, goal, post_in_one_curl, project_with_deploy, serve_in_memory, start_serve,
 };
 use crate::{cargo, root};
 
@@ -566,25 +566,13 @@ fn dns_server(work: &Path, binary: &Path, table: &mut Table) -> Result<()> {
         .as_str()
         .context("no platform_dns_target")?
         .to_owned();
-    let mut config = String::new();
-    for number in 0..names {
-        let _ = write!(
-            config,
-            "url = \"{}/_local/dns/example.com/records\"\nheader = \"Content-Type: application/json\"\ndata = \"{{\\\"name\\\": \\\"h{number}\\\", \\\"type\\\": \\\"CNAME\\\", \\\"value\\\": \\\"{target}\\\"}}\"\noutput = \"/dev/null\"\nwrite-out = \"%{{http_code}}\\n\"\nnext\n",
-            ours.base_url()
-        );
-    }
-    let config_file = work.join("dns-records.curl");
-    std::fs::write(&config_file, config)?;
-    let out = Command::new("curl")
-        .args(["-sS", "--noproxy", "*", "-K"])
-        .arg(&config_file)
-        .output()
-        .context("could not run curl")?;
-    let created = String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter(|code| code.trim() == "201")
-        .count();
+    let created = post_in_one_curl(
+        &format!("{}/_local/dns/example.com/records", ours.base_url()),
+        None,
+        (0..names)
+            .map(|number| json!({"name": format!("h{number}"), "type": "CNAME", "value": target})),
+        &work.join("dns-records.curl"),
+    )?;
     if created != names {
         bail!("only {created} of {names} DNS records were created");
     }
