@@ -7,7 +7,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use domain_desk_service::{Running, Service, ServiceSettings};
+use domain_desk_service::{Running, Service};
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query, ResponseCode};
 use hickory_proto::rr::{Name, RecordType};
 use rand::{Rng, SeedableRng};
@@ -20,16 +20,9 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 const MAYBE_ANSWER_WITHIN: Duration = Duration::from_millis(200);
 
 async fn dns_server() -> (Running, SocketAddr) {
-    let any = SocketAddr::from(([127, 0, 0, 1], 0));
-    let service = Service::spawn(ServiceSettings {
-        api_addr: any,
-        dns_addr: any,
-        edge_https_addr: any,
-        edge_http_addr: any,
-        ..ServiceSettings::default()
-    })
-    .await
-    .expect("the service starts");
+    let service = Service::spawn(crate::common::loopback_settings())
+        .await
+        .expect("the service starts");
     let dns = service.dns_addr().expect("the DNS server runs");
     (service, dns)
 }

@@ -1,23 +1,16 @@
 //! `Service::spawn` over real loopback: what the returned `Running` says, and that stopping
 //! it (by `shutdown`, or by the signal given to `run_until`) closes the API.
 
-use std::net::SocketAddr;
-
 use domain_desk_api::Plan;
-use domain_desk_service::{Running, Service, ServiceSettings};
+use domain_desk_service::{Running, Service};
 use tokio::net::TcpStream;
 
+use crate::common::loopback_settings;
+
 async fn spawn() -> Running {
-    let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-    Service::spawn(ServiceSettings {
-        api_addr: loopback,
-        dns_addr: loopback,
-        edge_https_addr: loopback,
-        edge_http_addr: loopback,
-        ..ServiceSettings::default()
-    })
-    .await
-    .expect("the service starts")
+    Service::spawn(loopback_settings())
+        .await
+        .expect("the service starts")
 }
 
 #[tokio::test]
