@@ -597,8 +597,8 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
     };
     let runtime = tokio::runtime::Runtime::new()?;
     runtime.block_on(async move {
-        let service = Service::bind(settings).await?;
-        let info = service.info().await?;
+        let service = Service::spawn(settings).await?;
+        let info = service.info();
         println!("Domain Desk local platform");
         match &storage {
             Storage::File(path) => println!("  data        {}", path.display()),
@@ -618,7 +618,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
             println!("  {plan:<11} {key}");
         }
         println!("Ctrl-C stops.");
-        service.run(shutdown_signal()).await
+        service.run_until(shutdown_signal()).await
     })
 }
 
@@ -740,25 +740,15 @@ mod tests {
     /// The doctor's list of attached names, from a local service with one attached domain.
     #[tokio::test]
     async fn the_local_services_attached_hostnames_are_listed_for_the_doctor() {
-        use domain_desk_service::{Service, ServiceSettings, Storage};
-        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let service = Service::bind(ServiceSettings {
+        use domain_desk_service::{ServiceSettings, Storage};
+        let service = domain_desk_test_support::start_with(ServiceSettings {
             storage: Storage::Memory,
-            api_addr: loopback,
-            dns_addr: loopback,
-            edge_https_addr: loopback,
-            edge_http_addr: loopback,
             clock_speed: 0.0,
-            ..ServiceSettings::default()
+            ..domain_desk_test_support::loopback_settings()
         })
-        .await
-        .unwrap();
-        let info = service.info().await.unwrap();
-        let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(service.run(async {
-            let _ = stopped.await;
-        }));
-        let api: std::net::SocketAddr = info.api.parse().unwrap();
+        .await;
+        let info = service.info().clone();
+        let api = service.api_addr();
         let http = reqwest::Client::builder().no_proxy().build().unwrap();
         let key = &info.demo_keys["pro"];
         let post = |path: String, body: serde_json::Value| {

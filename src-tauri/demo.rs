@@ -108,25 +108,21 @@ pub async fn start_embedded(paths: &AppPaths) -> Result<EmbeddedService> {
         edge_http_addr: loopback_any_port(),
         ..ServiceSettings::default()
     };
-    let service = Service::bind(settings)
+    let service = Service::spawn(settings)
         .await
         .map_err(|err| Error::DemoStart(err.to_string()))?;
-    let info = service
-        .info()
-        .await
-        .map_err(|err| Error::DemoStart(err.to_string()))?;
-    let base_url = format!("http://{}", info.api);
+    let base_url = service.base_url();
     lock.set_len(0)?;
     lock.rewind()?;
     lock.write_all(base_url.as_bytes())?;
     lock.flush()?;
     let (stop, stopped) = oneshot::channel::<()>();
     tokio::spawn(async move {
+        // Resolves when the sender is dropped as well as when it sends.
         let shutdown = async {
-            // Resolves when the sender is dropped as well as when it sends.
             let _ = stopped.await;
         };
-        if let Err(err) = service.run(shutdown).await {
+        if let Err(err) = service.run_until(shutdown).await {
             tracing::error!(%err, "the offline demo's service stopped");
         }
         // Held while the service runs.

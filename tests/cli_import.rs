@@ -6,50 +6,35 @@
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Output, Stdio};
+use std::process::{Command, Output, Stdio};
 
+use domain_desk_test_support::LOOPBACK_ARGS;
 use serde_json::{Value, json};
 
 /// One running `domain-desk serve --memory` with its access log in a file; killed when
 /// dropped.
 struct Served {
-    child: Child,
     api: String,
     log: std::path::PathBuf,
+    _process: domain_desk_test_support::Served,
 }
 
 impl Served {
     fn start(dir: &Path) -> Served {
         let log = dir.join("access.log");
-        let mut child = Command::new(env!("CARGO_BIN_EXE_domain-desk"))
-            .args([
-                "serve",
-                "--memory",
-                "--api",
-                "127.0.0.1:0",
-                "--dns",
-                "127.0.0.1:0",
-            ])
-            .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
-            .env("RUST_LOG", "warn,domain_desk_service::access=debug")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log).expect("log file"))
-            .spawn()
-            .expect("the service starts");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut lines = BufReader::new(stdout).lines();
-        let api = loop {
-            let line = lines
-                .next()
-                .expect("the service printed its addresses")
-                .expect("readable banner");
-            if let Some(url) = line.trim().strip_prefix("api") {
-                break url.trim().trim_start_matches("http://").to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
-        Served { child, api, log }
+        let process = domain_desk_test_support::Served::start(
+            Command::new(env!("CARGO_BIN_EXE_domain-desk"))
+                .args(["serve", "--memory"])
+                .args(LOOPBACK_ARGS)
+                .env("RUST_LOG", "warn,domain_desk_service::access=debug")
+                .stderr(std::fs::File::create(&log).expect("log file")),
+        )
+        .expect("the service starts and prints its addresses");
+        Served {
+            api: process.api().to_string(),
+            log,
+            _process: process,
+        }
     }
 
     fn url(&self, path: &str) -> String {
@@ -62,13 +47,6 @@ impl Served {
         text.lines()
             .filter(|l| l.contains(&format!("status={status}")))
             .count()
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

@@ -7,9 +7,8 @@
 //! not exist.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::io::{BufRead, BufReader};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -25,48 +24,29 @@ const CYCLES: usize = 3;
 
 /// One running `domain-desk serve`; SIGKILLed when dropped.
 struct Served {
-    child: Child,
+    process: domain_desk_test_support::Served,
     base: String,
 }
 
 impl Served {
     fn start(data: &Path) -> Served {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_domain-desk"))
-            .args(["serve", "--data"])
-            .arg(data)
-            .args(["--api", "127.0.0.1:0", "--dns", "127.0.0.1:0"])
-            .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .spawn()
-            .expect("the service starts");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut lines = BufReader::new(stdout).lines();
-        let base = loop {
-            let line = lines
-                .next()
-                .expect("the service printed its addresses before exiting")
-                .expect("readable banner");
-            if let Some(url) = line.trim().strip_prefix("api") {
-                break url.trim().to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
-        Served { child, base }
+        let process = domain_desk_test_support::Served::start(
+            Command::new(env!("CARGO_BIN_EXE_domain-desk"))
+                .args(["serve", "--data"])
+                .arg(data)
+                .args(domain_desk_test_support::LOOPBACK_ARGS)
+                .stderr(Stdio::null()),
+        )
+        .expect("the service starts and prints its addresses");
+        Served {
+            base: process.base_url(),
+            process,
+        }
     }
 
     /// kill -9: no shutdown, no flush, nothing.
-    fn kill(mut self) {
-        self.child.kill().expect("SIGKILL");
-        self.child.wait().expect("reaped");
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
+    fn kill(self) {
+        self.process.kill();
     }
 }
 

@@ -10,7 +10,7 @@
 
 use std::io::{BufRead, BufReader};
 use std::net::TcpStream;
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
@@ -22,7 +22,7 @@ const CONNECTIONS: usize = 150;
 const WATCH: Duration = Duration::from_secs(3);
 
 struct Served {
-    child: Child,
+    process: domain_desk_test_support::Served,
     api: String,
     log: mpsc::Receiver<String>,
 }
@@ -30,38 +30,19 @@ struct Served {
 impl Served {
     fn start() -> Served {
         // `ulimit` from the shell, then exec: the limit is the service's own from its start.
-        let mut child = Command::new("sh")
-            .arg("-c")
-            .arg(format!("ulimit -n {FD_LIMIT} && exec \"$0\" \"$@\""))
-            .arg(env!("CARGO_BIN_EXE_domain-desk"))
-            .args([
-                "serve",
-                "--memory",
-                "--api",
-                "127.0.0.1:0",
-                "--dns",
-                "127.0.0.1:0",
-            ])
-            .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
-            .env("NO_COLOR", "1")
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("the service starts");
-        let stdout = child.stdout.take().expect("stdout is piped");
-        let mut lines = BufReader::new(stdout).lines();
-        let api = loop {
-            let line = lines
-                .next()
-                .expect("the service printed its addresses before exiting")
-                .expect("readable banner");
-            if let Some(url) = line.trim().strip_prefix("api") {
-                break url.trim().trim_start_matches("http://").to_owned();
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
-        let stderr = child.stderr.take().expect("stderr is piped");
+        let mut process = domain_desk_test_support::Served::start(
+            Command::new("sh")
+                .arg("-c")
+                .arg(format!("ulimit -n {FD_LIMIT} && exec \"$0\" \"$@\""))
+                .arg(env!("CARGO_BIN_EXE_domain-desk"))
+                .args(["serve", "--memory"])
+                .args(domain_desk_test_support::LOOPBACK_ARGS)
+                .env("NO_COLOR", "1")
+                .stderr(Stdio::piped()),
+        )
+        .expect("the service starts and prints its addresses");
+        let api = process.api().to_string();
+        let stderr = process.take_stderr().expect("stderr is piped");
         let (sender, log) = mpsc::channel();
         std::thread::spawn(move || {
             for line in BufReader::new(stderr).lines().map_while(Result::ok) {
@@ -70,7 +51,7 @@ impl Served {
                 }
             }
         });
-        Served { child, api, log }
+        Served { process, api, log }
     }
 
     /// Waits (up to `within`) for a log line containing `text`.
@@ -88,7 +69,7 @@ impl Served {
 
     /// User plus system CPU time the service has used.
     fn cpu_time(&self) -> Duration {
-        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.child.id()))
+        let stat = std::fs::read_to_string(format!("/proc/{}/stat", self.process.id()))
             .expect("the service runs");
         // fields after the command name (which may hold spaces) in parentheses
         let fields: Vec<&str> = stat
@@ -102,7 +83,7 @@ impl Served {
     }
 
     fn open_descriptors(&self) -> usize {
-        std::fs::read_dir(format!("/proc/{}/fd", self.child.id()))
+        std::fs::read_dir(format!("/proc/{}/fd", self.process.id()))
             .expect("the service runs")
             .count()
     }
@@ -118,13 +99,6 @@ impl Served {
             .send()
             .map(|reply| reply.status().as_u16())
             .unwrap_or_else(|error| panic!("GET {path}: {error}"))
-    }
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 

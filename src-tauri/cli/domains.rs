@@ -1,11 +1,11 @@
 //! `domain-desk projects …` and `domain-desk domains …`: the window's Domains view on the
 //! command line, each subcommand a call or two into the client.
 
-use domain_desk_api::{AddDomain, Domain, DomainStatus, Hostname, Project};
+use domain_desk_api::{AddDomain, Domain, DomainStatus, Hostname, Project, wire_name};
 use domain_desk_client::Client;
 
 use super::connect::{Connection, refuse_to_wait};
-use super::output::{Failure, Outcome, inert, print_json, record_line, snake, table};
+use super::output::{Failure, Outcome, inert, print_json, record_line, table};
 use crate::domain_config;
 
 #[derive(Debug, clap::Subcommand)]
@@ -146,9 +146,9 @@ pub async fn run(
                 .map(|d| {
                     vec![
                         inert(&d.unicode_hostname),
-                        snake(&d.role),
-                        snake(&d.status),
-                        snake(&d.certificate.status),
+                        wire_name(&d.role),
+                        wire_name(&d.status),
+                        wire_name(&d.certificate.status),
                         record_line(d),
                     ]
                 })
@@ -366,7 +366,7 @@ fn not_live_fails(domain: &Domain) -> Outcome {
 
 fn print_record(domain: &Domain) {
     let record = &domain.dns_record;
-    println!("  type   {}", snake(&record.record_type));
+    println!("  type   {}", wire_name(&record.record_type));
     println!("  name   {}", inert(&record.name));
     println!("  value  {}", inert(&record.value));
     println!("  ttl    {}", record.ttl);
@@ -382,8 +382,8 @@ fn print_detail(domain: &Domain) {
     if domain.unicode_hostname != domain.hostname {
         println!("  ({})", domain.hostname);
     }
-    println!("status       {}", snake(&domain.status));
-    println!("role         {}", snake(&domain.role));
+    println!("status       {}", wire_name(&domain.status));
+    println!("role         {}", wire_name(&domain.role));
     if let Some(redirect) = &domain.redirect {
         println!("redirects    {} {}", redirect.status, inert(&redirect.to));
     }
@@ -394,7 +394,7 @@ fn print_detail(domain: &Domain) {
         (None, _) => println!("verification not checked yet"),
         (Some(at), None) => println!("verification passed at {at}"),
         (Some(at), Some(error)) => {
-            println!("verification failed at {at}: {}", snake(&error.code));
+            println!("verification failed at {at}: {}", wire_name(&error.code));
             println!("  {}", inert(&error.message));
             for found in &error.found {
                 println!(
@@ -406,7 +406,7 @@ fn print_detail(domain: &Domain) {
         }
     }
     let certificate = &domain.certificate;
-    print!("certificate  {}", snake(&certificate.status));
+    print!("certificate  {}", wire_name(&certificate.status));
     if let Some(issued) = certificate.issued_at {
         print!(", issued {issued}");
     }
@@ -415,6 +415,6 @@ fn print_detail(domain: &Domain) {
     }
     println!();
     if let Some(error) = &certificate.error {
-        println!("  {}: {}", snake(&error.code), inert(&error.message));
+        println!("  {}: {}", wire_name(&error.code), inert(&error.message));
     }
 }

@@ -7,7 +7,7 @@
 
 use std::process::ExitCode;
 
-use domain_desk_api::Domain;
+use domain_desk_api::{Domain, wire_name};
 
 /// A subcommand's failure: what to print and the status to exit with.
 #[derive(Debug)]
@@ -151,19 +151,12 @@ pub fn inert(value: &str) -> String {
         .collect()
 }
 
-pub fn snake(value: &impl serde::Serialize) -> String {
-    serde_json::to_value(value)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
 /// The record to create, as one line: `CNAME shop → target (TTL 3600)`.
 pub fn record_line(domain: &Domain) -> String {
     let record = &domain.dns_record;
     format!(
         "{} {} → {} (TTL {})",
-        snake(&record.record_type),
+        wire_name(&record.record_type),
         inert(&record.name),
         inert(&record.value),
         record.ttl

@@ -11,7 +11,7 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Command, Stdio};
 use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
@@ -429,7 +429,7 @@ fn ensure_schemathesis() -> Result<Schemathesis> {
 
 /// `domain-desk serve --memory` on loopback ports the system picks; killed when dropped.
 struct LocalService {
-    child: Child,
+    _process: domain_desk_test_support::Served,
     api: SocketAddr,
     base_url: String,
     log: PathBuf,
@@ -441,27 +441,16 @@ impl LocalService {
         let dir = work_dir().join(name);
         std::fs::create_dir_all(&dir)?;
         let log = dir.join("service.log");
-        let mut child = Command::new(&binary)
-            .args(["serve", "--memory"])
-            .args(["--api", "127.0.0.1:0", "--dns", "127.0.0.1:0"])
-            .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
-            .stdin(Stdio::null())
-            .stdout(Stdio::piped())
-            .stderr(std::fs::File::create(&log)?)
-            .spawn()
-            .with_context(|| format!("could not start {}", binary.display()))?;
-        let api = match read_api_address(&mut child) {
-            Ok(api) => api,
-            Err(err) => {
-                let _ = child.kill();
-                let _ = child.wait();
-                return Err(
-                    err.context(format!("the service did not start; see {}", log.display()))
-                );
-            }
-        };
+        let process = domain_desk_test_support::Served::start(
+            Command::new(&binary)
+                .args(["serve", "--memory"])
+                .args(domain_desk_test_support::LOOPBACK_ARGS)
+                .stderr(std::fs::File::create(&log)?),
+        )
+        .with_context(|| format!("{} did not start; see {}", binary.display(), log.display()))?;
+        let api = process.api();
         Ok(Self {
-            child,
+            _process: process,
             api,
             base_url: format!("http://{api}"),
             log,
@@ -505,37 +494,6 @@ impl LocalService {
         }
         Ok(answer)
     }
-}
-
-impl Drop for LocalService {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
-}
-
-/// Reads `serve`'s banner until the API line (`  api  http://127.0.0.1:PORT`).
-fn read_api_address(child: &mut Child) -> Result<SocketAddr> {
-    let stdout = child
-        .stdout
-        .take()
-        .ok_or_else(|| anyhow!("no stdout pipe"))?;
-    let mut lines = BufReader::new(stdout).lines();
-    let address = loop {
-        let line = lines
-            .next()
-            .ok_or_else(|| anyhow!("the service exited before printing its address"))??;
-        if let Some(url) = line.trim().strip_prefix("api") {
-            let url = url.trim();
-            let addr = url.strip_prefix("http://").unwrap_or(url);
-            break addr
-                .parse::<SocketAddr>()
-                .with_context(|| format!("unexpected api line: {line}"))?;
-        }
-    };
-    // Keep draining the banner so the service never blocks on a full pipe.
-    std::thread::spawn(move || for _ in lines {});
-    Ok(address)
 }
 
 /// A minimal HTTP/1.1 exchange (`Connection: close`), enough to set up a pass.

@@ -517,9 +517,29 @@ impl ErrorDetail {
     }
 }
 
+/// The name a unit enum value has on the wire (`pending_verification`, `CNAME`), for text
+/// output that must match the JSON; empty for a value that does not serialise to a string.
+pub fn wire_name(value: &impl Serialize) -> String {
+    match serde_json::to_value(value) {
+        Ok(serde_json::Value::String(name)) => name,
+        _ => String::new(),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn wire_names_are_the_json_strings() {
+        assert_eq!(
+            wire_name(&DomainStatus::PendingVerification),
+            "pending_verification"
+        );
+        assert_eq!(wire_name(&DnsRecordType::Cname), "CNAME");
+        assert_eq!(wire_name(&Plan::Enterprise), "enterprise");
+        assert_eq!(wire_name(&3), "");
+    }
 
     #[test]
     fn record_types_accept_aname_as_alias() {

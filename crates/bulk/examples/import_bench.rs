@@ -15,7 +15,6 @@
 //! `BENCH_APP_BINARY=target/release/domain-desk cargo run --release -p domain-desk-bulk --example import_bench`
 #![allow(clippy::print_stdout)]
 
-use std::io::{BufRead, BufReader};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -27,43 +26,23 @@ const ROWS: usize = 1_000;
 const IN_FLIGHT: usize = 8;
 
 struct Served {
-    child: std::process::Child,
     api: String,
-}
-
-impl Drop for Served {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
+    _process: domain_desk_test_support::Served,
 }
 
 fn serve(binary: &str) -> Served {
-    let mut child = Command::new(binary)
-        .args([
-            "serve",
-            "--memory",
-            "--api",
-            "127.0.0.1:0",
-            "--dns",
-            "127.0.0.1:0",
-        ])
-        .args(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
-        .env("RUST_LOG", "warn")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("domain-desk serve starts");
-    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
-    let api = loop {
-        let line = lines.next().expect("banner").expect("banner line");
-        if let Some(url) = line.trim().strip_prefix("api") {
-            break url.trim().trim_start_matches("http://").to_owned();
-        }
-    };
-    std::thread::spawn(move || for _ in lines {});
-    Served { child, api }
+    let process = domain_desk_test_support::Served::start(
+        Command::new(binary)
+            .args(["serve", "--memory"])
+            .args(domain_desk_test_support::LOOPBACK_ARGS)
+            .env("RUST_LOG", "warn")
+            .stderr(Stdio::null()),
+    )
+    .expect("domain-desk serve starts and prints its addresses");
+    Served {
+        api: process.api().to_string(),
+        _process: process,
+    }
 }
 
 fn http() -> reqwest::blocking::Client {

@@ -7,7 +7,7 @@
 
 use std::fmt::Write as _;
 
-use domain_desk_api::{Domain, DomainList, DomainRole, DomainStatus};
+use domain_desk_api::{Domain, DomainList, DomainRole, DomainStatus, wire_name};
 use serde::{Deserialize, Serialize};
 
 use crate::error::{Error, Result};
@@ -65,13 +65,6 @@ fn status(status: DomainStatus) -> &'static str {
     }
 }
 
-fn record_type(domain: &Domain) -> String {
-    serde_json::to_value(domain.dns_record.record_type)
-        .ok()
-        .and_then(|v| v.as_str().map(str::to_owned))
-        .unwrap_or_default()
-}
-
 /// The columns an import reads first (`hostname,redirect_to`), then what a person checks.
 fn csv(domains: &[Domain]) -> String {
     let mut writer = csv::WriterBuilder::new()
@@ -98,17 +91,14 @@ fn csv(domains: &[Domain]) -> String {
             .map(|e| e.message.clone())
             .or_else(|| d.certificate.error.as_ref().map(|e| e.message.clone()))
             .unwrap_or_default();
-        let certificate = serde_json::to_value(d.certificate.status)
-            .ok()
-            .and_then(|v| v.as_str().map(str::to_owned))
-            .unwrap_or_default();
+        let certificate = wire_name(&d.certificate.status);
         let _ = writer.write_record([
             d.hostname.as_str(),
             d.redirect.as_ref().map_or("", |r| r.to.as_str()),
             d.unicode_hostname.as_str(),
             role(d.role),
             status(d.status),
-            &record_type(d),
+            &wire_name(&d.dns_record.record_type),
             d.dns_record.name.as_str(),
             d.dns_record.value.as_str(),
             &d.dns_record.ttl.to_string(),

@@ -7,36 +7,22 @@ use domain_desk_api::{AddDomain, Plan};
 use domain_desk_bulk::rows::{self, Format};
 use domain_desk_bulk::{Error, Refusal, RunOptions, import, plan};
 use domain_desk_client::{Client, ClientConfig};
-use domain_desk_service::{Service, ServiceSettings};
+use domain_desk_service::Running;
 use tokio::sync::oneshot;
 
 struct LocalService {
     info: LocalInfo,
     base_url: String,
-    _stop: oneshot::Sender<()>,
+    _running: Running,
 }
 
 impl LocalService {
     async fn start() -> Self {
-        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let service = Service::bind(ServiceSettings {
-            api_addr: loopback,
-            dns_addr: loopback,
-            edge_https_addr: loopback,
-            edge_http_addr: loopback,
-            ..ServiceSettings::default()
-        })
-        .await
-        .expect("the service starts");
-        let info = service.info().await.expect("info");
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(service.run(async move {
-            let _ = stopped.await;
-        }));
+        let running = domain_desk_test_support::start().await;
         Self {
-            base_url: format!("http://{}", info.api),
-            info,
-            _stop: stop,
+            base_url: running.base_url(),
+            info: running.info().clone(),
+            _running: running,
         }
     }
 

@@ -26,9 +26,8 @@ use domain_desk_client::{
     WireResponse,
 };
 use domain_desk_service::http::gate::ACCESS_LOG;
-use domain_desk_service::{Service, ServiceSettings};
 use futures::future::{BoxFuture, join_all};
-use tokio::sync::{Notify, oneshot};
+use tokio::sync::Notify;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -178,31 +177,17 @@ struct Running {
     base_url: String,
     key: String,
     http: reqwest::Client,
-    _stop: oneshot::Sender<()>,
+    _service: domain_desk_service::Running,
 }
 
 impl Running {
     async fn start() -> Self {
-        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let service = Service::bind(ServiceSettings {
-            api_addr: loopback,
-            dns_addr: loopback,
-            edge_https_addr: loopback,
-            edge_http_addr: loopback,
-            ..ServiceSettings::default()
-        })
-        .await
-        .expect("the service starts");
-        let info = service.info().await.expect("info");
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(service.run(async move {
-            let _ = stopped.await;
-        }));
+        let service = domain_desk_test_support::start().await;
         Self {
-            base_url: format!("http://{}", info.api),
-            key: info.demo_keys[Plan::Free.as_str()].clone(),
+            base_url: service.base_url(),
+            key: service.info().demo_keys[Plan::Free.as_str()].clone(),
             http: reqwest::Client::new(),
-            _stop: stop,
+            _service: service,
         }
     }
 

@@ -49,18 +49,14 @@ async fn main() -> Result<(), Failure> {
         clock_speed: 0.0,
         ..ServiceSettings::default()
     };
-    let service = match Service::bind(settings(SocketAddr::from(([127, 0, 89, 53], 53)))).await {
+    let service = match Service::spawn(settings(SocketAddr::from(([127, 0, 89, 53], 53)))).await {
         Ok(service) => service,
         Err(err) => {
             println!("note: DNS on 127.0.89.53:53 not possible ({err}); adnshost will be skipped");
-            Service::bind(settings(loopback)).await?
+            Service::spawn(settings(loopback)).await?
         }
     };
-    let info = service.info().await?;
-    let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(service.run(async {
-        let _ = stopped.await;
-    }));
+    let info = service.info().clone();
     let dns: SocketAddr = info.dns.as_deref().ok_or("no DNS server")?.parse()?;
     let edge: SocketAddr = info.edge_https.as_deref().ok_or("no edge")?.parse()?;
     let http = reqwest::Client::builder().no_proxy().build()?;

@@ -10,12 +10,12 @@ use hickory_proto::rr::RecordType;
 use tokio::sync::OnceCell;
 
 use crate::checks::dnssec::DnssecSource;
-use crate::checks::tls::TlsSource;
 use crate::checks::{self, health, kind, names, propagation, records};
 use crate::dns::{Answer, AnswerStatus, QueryEngine};
 use crate::options::DoctorOptions;
 use crate::report::{Finding, FindingCode, Fix, HostReport, Severity};
 use crate::sources::{self, Server};
+use crate::tls_probe::TlsSource;
 
 /// What every hostname of one run shares.
 pub(crate) struct Run {

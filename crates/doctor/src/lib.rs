@@ -22,6 +22,7 @@ pub mod providers;
 pub mod report;
 mod sources;
 pub mod text;
+pub mod tls_probe;
 
 use std::sync::Arc;
 use std::time::Instant;
@@ -36,7 +37,6 @@ pub use report::{
 };
 
 use crate::checks::dnssec::DnssecSource;
-use crate::checks::tls::TlsSource;
 pub use crate::dns::Capture;
 use crate::dns::capture::{CAPTURE_FORMAT, CAPTURE_VERSION};
 use crate::dns::{
@@ -44,6 +44,7 @@ use crate::dns::{
 };
 use crate::report::Severity as Level;
 use crate::sources::Server;
+use crate::tls_probe::TlsSource;
 
 /// Diagnoses `hostnames` (a batch, with at most `options.concurrency` at once) and returns
 /// the report, hostnames in the order given.

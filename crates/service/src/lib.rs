@@ -2,8 +2,10 @@
 //! and bans, persisted in SQLite, on a virtual clock. The desktop app embeds it in-process for
 //! its offline demo; `domain-desk serve` runs it headless.
 //!
-//! Start it from a bound listener and a shutdown future ([`run`]), or take the router alone
-//! ([`app`]) and drive it with `tower::ServiceExt::oneshot`.
+//! Start it with [`Service::spawn`], which serves on a task and hands back a [`Running`]
+//! (addresses, demo keys, the handle that stops it); or from a bound listener and a shutdown
+//! future ([`run`]); or take the router alone ([`app`]) and drive it with
+//! `tower::ServiceExt::oneshot`.
 
 pub mod ca;
 pub mod clock;
@@ -13,6 +15,7 @@ pub mod edge;
 pub mod error;
 pub mod http;
 pub mod limiter;
+pub mod running;
 pub mod server;
 pub mod settings;
 pub mod state;
@@ -27,6 +30,7 @@ use tokio::net::TcpListener;
 pub use clock::Clock;
 pub use error::{Error, Result};
 pub use http::{app, openapi_document};
+pub use running::Running;
 pub use settings::{ConnectionLimits, HistoryLimits, ServiceSettings, Storage};
 pub use state::{AppState, World, WorldInfo};
 
@@ -88,6 +92,21 @@ impl Service {
     /// Addresses, platform names and demo keys, as `GET /_local/info` answers them.
     pub async fn info(&self) -> Result<domain_desk_api::local::LocalInfo> {
         http::local::info::local_info(&self.state).await
+    }
+
+    /// Binds as [`Service::bind`] does, then serves on a task of the current runtime until the
+    /// returned [`Running`] is shut down or dropped.
+    pub async fn spawn(settings: ServiceSettings) -> Result<Running> {
+        let service = Self::bind(settings).await?;
+        let info = service.info().await?;
+        let api = service.api_listener.local_addr()?;
+        let state = service.state.clone();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let task = tokio::spawn(service.run(async {
+            // Resolves when the sender is dropped as well as when it sends.
+            let _ = stopped.await;
+        }));
+        Ok(Running::new(info, api, state, stop, task))
     }
 
     /// Serves until `shutdown` resolves.

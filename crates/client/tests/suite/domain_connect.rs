@@ -12,13 +12,12 @@ use domain_desk_api::local::LocalInfo;
 use domain_desk_api::{AddDomain, DomainStatus, Plan};
 use domain_desk_client::domain_connect::{Discovery, DomainConnect, SyncApply, sync_apply_url};
 use domain_desk_client::{Client, ClientConfig};
-use domain_desk_service::{Service, ServiceSettings};
+use domain_desk_service::ServiceSettings;
 use hickory_resolver::Resolver;
 use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
 use hickory_resolver::name_server::TokioConnectionProvider;
 use hickory_resolver::proto::rr::{RData, RecordType};
 use hickory_resolver::proto::xfer::Protocol;
-use tokio::sync::oneshot;
 
 const PLATFORM: &str = "local-platform.test";
 const SUBDOMAIN: &str = "custom-domain";
@@ -39,36 +38,25 @@ struct Running {
     info: LocalInfo,
     base: String,
     http: reqwest::Client,
-    _stop: oneshot::Sender<()>,
+    _service: domain_desk_service::Running,
 }
 
 impl Running {
     async fn start() -> Self {
-        let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-        let service = Service::bind(ServiceSettings {
-            api_addr: loopback,
-            dns_addr: loopback,
-            edge_https_addr: loopback,
-            edge_http_addr: loopback,
+        let service = domain_desk_test_support::start_with(ServiceSettings {
             clock_speed: 0.0,
             domain_connect_templates: vec![SIGNED_TEMPLATE.to_owned()],
-            ..ServiceSettings::default()
+            ..domain_desk_test_support::loopback_settings()
         })
-        .await
-        .expect("the service starts");
-        let info = service.info().await.expect("info");
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(service.run(async move {
-            let _ = stopped.await;
-        }));
+        .await;
         Self {
-            base: format!("http://{}", info.api),
-            info,
+            base: service.base_url(),
+            info: service.info().clone(),
             http: reqwest::Client::builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),
-            _stop: stop,
+            _service: service,
         }
     }
 

@@ -5,39 +5,25 @@ use chrono::{DateTime, TimeDelta, Timelike, Utc};
 use domain_desk_api::local::{ClockState, LocalInfo};
 use domain_desk_api::{AddDomain, DomainConfig, DomainStatus, ErrorCode, Plan};
 use domain_desk_client::{ApiRequest, Client, ClientConfig, Priority};
-use domain_desk_service::{Service, ServiceSettings};
+use domain_desk_service::Running;
 use futures::future::join_all;
 use std::collections::BTreeMap;
-use tokio::sync::oneshot;
 
 pub(super) struct LocalService {
     pub(super) info: LocalInfo,
     pub(super) base_url: String,
     http: reqwest::Client,
-    _stop: oneshot::Sender<()>,
+    _running: Running,
 }
 
 impl LocalService {
     pub(super) async fn start() -> Self {
-        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let settings = ServiceSettings {
-            api_addr: loopback,
-            dns_addr: loopback,
-            edge_https_addr: loopback,
-            edge_http_addr: loopback,
-            ..ServiceSettings::default()
-        };
-        let service = Service::bind(settings).await.expect("the service starts");
-        let info = service.info().await.expect("the service describes itself");
-        let (stop, stopped) = oneshot::channel::<()>();
-        tokio::spawn(service.run(async move {
-            let _ = stopped.await;
-        }));
+        let running = domain_desk_test_support::start().await;
         Self {
-            base_url: format!("http://{}", info.api),
-            info,
+            base_url: running.base_url(),
+            info: running.info().clone(),
             http: reqwest::Client::new(),
-            _stop: stop,
+            _running: running,
         }
     }
 

@@ -209,7 +209,7 @@ impl Capture {
         }
         for exchange in &self.tls {
             if let TlsOutcome::Connected { chain, .. } = &exchange.outcome {
-                crate::checks::tls::decode_chain(chain).map_err(Error::CaptureCorrupt)?;
+                crate::tls_probe::decode_chain(chain).map_err(Error::CaptureCorrupt)?;
             }
         }
         self.answers().map(|_| ())

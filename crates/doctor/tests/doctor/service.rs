@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use domain_desk_api::local::LocalInfo;
 use domain_desk_doctor::{DoctorOptions, FindingCode, Severity, diagnose, diagnose_logged};
-use domain_desk_service::{Service, ServiceSettings, Storage};
+use domain_desk_service::{ServiceSettings, Storage};
 use serde_json::{Value, json};
 
 use crate::{codes, finding, host};
@@ -15,30 +15,20 @@ use crate::{codes, finding, host};
 struct Running {
     info: LocalInfo,
     http: reqwest::Client,
-    _stop: tokio::sync::oneshot::Sender<()>,
+    _service: domain_desk_service::Running,
 }
 
 async fn start() -> Running {
-    let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-    let settings = ServiceSettings {
+    let service = domain_desk_test_support::start_with(ServiceSettings {
         storage: Storage::Memory,
-        api_addr: loopback,
-        dns_addr: loopback,
-        edge_https_addr: loopback,
-        edge_http_addr: loopback,
         clock_speed: 0.0,
-        ..ServiceSettings::default()
-    };
-    let service = Service::bind(settings).await.unwrap();
-    let info = service.info().await.unwrap();
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(service.run(async {
-        let _ = stopped.await;
-    }));
+        ..domain_desk_test_support::loopback_settings()
+    })
+    .await;
     Running {
-        info,
+        info: service.info().clone(),
         http: reqwest::Client::builder().no_proxy().build().unwrap(),
-        _stop: stop,
+        _service: service,
     }
 }
 

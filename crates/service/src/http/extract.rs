@@ -282,4 +282,29 @@ impl ListParams {
                 .transpose()?,
         })
     }
+
+    /// A list handler's whole read: the page asked for in `scope`, read by `read` on a reader
+    /// connection, and the signed cursor of the page after it (`None` on the last page).
+    pub async fn read_page<T, F>(
+        &self,
+        state: &AppState,
+        scope: crate::store::page::ListScope<'_>,
+        read: F,
+    ) -> Result<(Vec<T>, Option<String>)>
+    where
+        T: Send + 'static,
+        F: FnOnce(
+                &rusqlite::Connection,
+                &crate::store::page::PageRequest,
+            ) -> Result<crate::store::page::Page<T>>
+            + Send
+            + 'static,
+    {
+        let request = self.page_request(state.cursor_key(), scope)?;
+        let page = state.store().read(move |conn| read(conn, &request)).await?;
+        let next_cursor = page
+            .next
+            .map(|after| state.cursor_key().seal(scope, &after));
+        Ok((page.items, next_cursor))
+    }
 }

@@ -73,6 +73,19 @@ impl Reply {
     }
 }
 
+/// The default settings with every listener on `127.0.0.1:0`, for the tests that start the
+/// service over real loopback with `Service::spawn`.
+pub fn loopback_settings() -> ServiceSettings {
+    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+    ServiceSettings {
+        api_addr: loopback,
+        dns_addr: loopback,
+        edge_https_addr: loopback,
+        edge_http_addr: loopback,
+        ..ServiceSettings::default()
+    }
+}
+
 impl TestService {
     pub fn new() -> Self {
         Self::with_settings(ServiceSettings::default())

@@ -7,7 +7,7 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use domain_desk_service::{Service, ServiceSettings};
+use domain_desk_service::{Running, Service};
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query, ResponseCode};
 use hickory_proto::rr::{Name, RecordType};
 use rand::{Rng, SeedableRng};
@@ -19,23 +19,11 @@ const ANSWER_WITHIN: Duration = Duration::from_secs(5);
 /// How long to wait for an answer the server may rightly never send.
 const MAYBE_ANSWER_WITHIN: Duration = Duration::from_millis(200);
 
-async fn dns_server() -> (Service, SocketAddr) {
-    let any = SocketAddr::from(([127, 0, 0, 1], 0));
-    let service = Service::bind(ServiceSettings {
-        api_addr: any,
-        dns_addr: any,
-        edge_https_addr: any,
-        edge_http_addr: any,
-        ..ServiceSettings::default()
-    })
-    .await
-    .expect("the service binds");
-    let info = service.info().await.expect("info");
-    let dns = info
-        .dns
-        .expect("the DNS server runs")
-        .parse()
-        .expect("host:port");
+async fn dns_server() -> (Running, SocketAddr) {
+    let service = Service::spawn(crate::common::loopback_settings())
+        .await
+        .expect("the service starts");
+    let dns = service.dns_addr().expect("the DNS server runs");
     (service, dns)
 }
 

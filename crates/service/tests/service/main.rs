@@ -21,4 +21,5 @@ mod pagination;
 mod persistence;
 mod projects;
 mod rate_limits;
+mod running;
 mod world;

@@ -125,20 +125,15 @@ pub async fn list_deploys(
         list: "deploys",
         owner: &project_id,
     };
-    let request = list.page_request(state.cursor_key(), scope)?;
     let owner = project_id.clone();
-    let page = state
-        .store()
-        .read(move |conn| {
+    let (deploys, next_cursor) = list
+        .read_page(&state, scope, move |conn, request| {
             let project = projects::require(conn, &account_id, &owner)?;
-            deploys::page_of_project(conn, &project.id, &request)
+            deploys::page_of_project(conn, &project.id, request)
         })
         .await?;
-    let next_cursor = page
-        .next
-        .map(|after| state.cursor_key().seal(scope, &after));
     Ok(Json(DeployList {
-        deploys: page.items,
+        deploys,
         next_cursor,
     }))
 }

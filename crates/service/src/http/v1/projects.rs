@@ -40,17 +40,14 @@ pub async fn list_projects(
         list: "projects",
         owner: &account_id,
     };
-    let request = list.page_request(state.cursor_key(), scope)?;
     let owner = account_id.clone();
-    let page = state
-        .store()
-        .read(move |conn| projects::page_of_account(conn, &owner, &request))
+    let (projects, next_cursor) = list
+        .read_page(&state, scope, move |conn, request| {
+            projects::page_of_account(conn, &owner, request)
+        })
         .await?;
-    let next_cursor = page
-        .next
-        .map(|after| state.cursor_key().seal(scope, &after));
     Ok(Json(ProjectList {
-        projects: page.items,
+        projects,
         next_cursor,
     }))
 }

@@ -1,0 +1,148 @@
+//! The doctor against `dig -f`, `adnshost` and the DNS server's `dnsperf` ceiling: runs the
+//! `doctor_bench` example and reads its lines.
+
+use std::process::Stdio;
+
+use anyhow::{Context, Result, bail};
+
+use super::{Table, ensure_apt, env_number, goal};
+use crate::cargo;
+
+pub(super) fn doctor(table: &mut Table) -> Result<()> {
+    ensure_apt(&["dnsutils", "adns-tools", "dnsperf"])?;
+    let hosts: usize = env_number("BENCH_DOCTOR_HOSTS", 1_000);
+    println!(
+        "\n==> doctor against dig -f, adnshost and the server's dnsperf ceiling ({hosts} hostnames)"
+    );
+    let out = cargo()
+        .args(["run", "--release", "--package", "domain-desk-doctor"])
+        .args(["--example", "doctor_bench", "--", &hosts.to_string(), "21"])
+        .stderr(Stdio::inherit())
+        .output()
+        .context("could not run the doctor benchmark")?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    print!("{text}");
+    if !out.status.success() {
+        bail!("the doctor benchmark failed ({})", out.status);
+    }
+    for row in doctor_rows(&text)? {
+        table.add(row.0, &row.1, row.2, row.3);
+    }
+    Ok(())
+}
+
+/// The doctor benchmark's rows, from what `doctor_bench` printed: (part, subject, figure,
+/// goal or ratio).
+fn doctor_rows(text: &str) -> Result<Vec<(&'static str, String, String, String)>> {
+    let line = |prefix: &str| {
+        text.lines()
+            .find_map(|line| line.strip_prefix(prefix))
+            .map(|rest| rest.trim().to_owned())
+            .with_context(|| format!("the doctor benchmark printed no `{prefix}` line"))
+    };
+    // The last "… in 1.234s" or "… in 812.5ms" of a line, in seconds (the first " in " may
+    // be prose: "questions in one `dig -f` process").
+    let seconds = |figure: &str| -> Option<f64> {
+        let after = figure.rsplit(" in ").next()?;
+        let token = after.split([';', ' ']).next()?;
+        if let Some(ms) = token.strip_suffix("ms") {
+            ms.parse::<f64>().ok().map(|ms| ms / 1000.0)
+        } else {
+            token.strip_suffix('s')?.parse().ok()
+        }
+    };
+    let doctor = line("doctor:")?;
+    let dig = line("dig-f:")?;
+    let adns = line("adnshost:")?;
+    let ceiling = line("dnsperf:")?;
+    let share = line("share:").ok();
+    let single = line("one hostname")?;
+    let doctor_s = seconds(&doctor).context("no time on the doctor line")?;
+    let mut peers = vec![("dig -f FILE (one process)", dig.clone())];
+    if !adns.starts_with("skipped") {
+        peers.push(("adnshost -a -f (all in flight)", adns.clone()));
+    }
+    let mut rows = vec![];
+    let faster = peers
+        .iter()
+        .all(|(_, figure)| seconds(figure).is_some_and(|peer| peer > doctor_s));
+    rows.push((
+        "doctor: batch",
+        "doctor (one batch)".to_owned(),
+        doctor,
+        goal(faster, "faster than every batch peer on the same questions"),
+    ));
+    for (subject, figure) in [
+        ("dig -f FILE (one process)", dig),
+        ("adnshost -a -f (all in flight)", adns),
+    ] {
+        let ratio = seconds(&figure)
+            .map(|peer| format!("the doctor takes ×{:.2} its time", doctor_s / peer))
+            .unwrap_or_default();
+        rows.push(("doctor: batch", subject.to_owned(), figure, ratio));
+    }
+    let share_percent = share.as_deref().and_then(|share| {
+        let (before, _) = share.split_once(" %")?;
+        before.rsplit(' ').next()?.parse::<f64>().ok()
+    });
+    rows.push((
+        "doctor: batch",
+        "dnsperf on the same questions (the server's ceiling)".to_owned(),
+        ceiling,
+        match (&share, share_percent) {
+            (Some(share), Some(percent)) => {
+                format!(
+                    "{share}; {}",
+                    goal(percent >= 50.0, "≥ 50 % of the ceiling")
+                )
+            }
+            _ => "MISSED (goal ≥ 50 % of the ceiling): no share measured".to_owned(),
+        },
+    ));
+    rows.push((
+        "doctor: one host",
+        "doctor, full report".to_owned(),
+        single
+            .split_once(':')
+            .map_or(single.as_str(), |(_, rest)| rest)
+            .trim()
+            .to_owned(),
+        String::new(),
+    ));
+    Ok(rows)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn doctor_rows_compare_with_every_peer_and_the_ceiling() {
+        let text = "set-up: …\n\
+            doctor: 1000 hostnames, 7115 DNS questions, 200 errors found, in 1.130s\n\
+            doctor-rate: 6296 questions/s\n\
+            dig-f: the same 7115 questions in one `dig -f` process (+noall +tries=1 +time=2) in 4.512s\n\
+            adnshost: the same 7115 questions through `adnshost -a -f` (all in flight) in 950.2ms; 7115 answered, 0 timed out\n\
+            dnsperf: 9500 questions/s on the same 7115 questions, ten times over (-c 4 -T 2 -q 200); 0 of 71150 lost\n\
+            share: the doctor asked 6296 questions/s, 66.3 % of the server's dnsperf ceiling\n\
+            one hostname, full report (DNS, CAA climb, TLS probe, GET /): median 1.35ms over 21 runs\n";
+        let rows = doctor_rows(text).unwrap();
+        assert_eq!(rows.len(), 5);
+        assert!(
+            rows[0].3.starts_with("MISSED"),
+            "adnshost was faster: {}",
+            rows[0].3
+        );
+        assert!(rows[1].3.contains("×0.25"), "{}", rows[1].3);
+        assert!(rows[3].3.contains("met (goal ≥ 50 %"), "{}", rows[3].3);
+        let faster = text.replace("in 950.2ms", "in 2.5s");
+        assert!(doctor_rows(&faster).unwrap()[0].3.starts_with("met"));
+        let slow_share = text.replace("66.3 %", "42.0 %");
+        assert!(doctor_rows(&slow_share).unwrap()[3].3.contains("MISSED"));
+        let skipped = text.replace(
+            "adnshost: the same 7115 questions through `adnshost -a -f` (all in flight) in 950.2ms; 7115 answered, 0 timed out",
+            "adnshost: skipped (adns asks port 53 only)",
+        );
+        assert!(doctor_rows(&skipped).unwrap()[0].3.starts_with("met"));
+    }
+}
