@@ -6,6 +6,10 @@
 //! validating resolver hands over even data it judges bogus, and hickory's DNSSEC handle
 //! checks every signature, DNSKEY and DS from the trust anchor (IANA's root keys, or the
 //! caller's) down. The verdict is hickory's proof for the name's A answer.
+//!
+//! hickory's `TrustAnchors` holds keys, while anchors are often published as DS records
+//! (IANA's root anchor is): a DS anchor becomes the keys of its owner's DNSKEY RRset, as the
+//! first server gives it, whose digest it matches, or an error when none does.
 
 use std::net::SocketAddr;
 use std::sync::{Arc, Mutex, PoisonError};
