@@ -223,8 +223,8 @@ pub struct DoctorArgs {
     /// resolver, with checking disabled): dnssec_valid, dnssec_unsigned_ok or dnssec_bogus.
     #[arg(long)]
     pub dnssec: bool,
-    /// DNSKEY records in zone-file form to trust instead of IANA's root keys (a private root);
-    /// implies --dnssec.
+    /// DNSKEY or DS records in zone-file form to trust instead of IANA's root keys (a private
+    /// root); the keys a DS names are fetched from the first resolver. Implies --dnssec.
     #[arg(long, value_name = "FILE")]
     pub trust_anchor: Option<std::path::PathBuf>,
     /// Also write every DNS question, answer and TLS certificate chain seen into FILE (a
@@ -381,12 +381,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
         }
         let options = doctor_options(&args).await?;
         match &args.capture {
-            Some(file) => {
-                let (report, capture) =
-                    domain_desk_doctor::diagnose_capturing(&hostnames, &options).await?;
-                capture.save(file)?;
-                Ok(report)
-            }
+            Some(file) => domain_desk_doctor::diagnose_into_file(&hostnames, &options, file).await,
             None => domain_desk_doctor::diagnose(&hostnames, &options).await,
         }
     });

@@ -120,6 +120,18 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
     Ok((report, capture))
 }
 
+/// As [`diagnose_capturing`], writing the capture to `path` ("Save diagnostics…" in the
+/// app): the report is returned once the file is written.
+pub async fn diagnose_into_file<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+    path: &std::path::Path,
+) -> Result<Report> {
+    let (report, capture) = diagnose_capturing(hostnames, options).await?;
+    capture.save(path)?;
+    Ok(report)
+}
+
 /// Runs the analysis of `capture` again, from its answers alone: no question reaches the
 /// network, and the report is the one the capturing run produced.
 pub async fn replay(capture: &Capture) -> Result<Report> {
