@@ -114,6 +114,8 @@ impl DnssecSource {
 pub struct AnchorFile {
     keys: TrustAnchors,
     ds: Vec<(Name, DS)>,
+    /// The owner of the file's first record.
+    first_owner: Option<Name>,
 }
 
 impl AnchorFile {
@@ -128,6 +130,11 @@ impl AnchorFile {
         owners
     }
 
+    /// The owner of the file's first record: where validation starts.
+    pub fn first_owner(&self) -> Option<&Name> {
+        self.first_owner.as_ref()
+    }
+
     /// How many DNSKEY and DS records the file holds.
     pub fn counts(&self) -> (usize, usize) {
         (self.keys.len(), self.ds.len())
@@ -140,6 +147,7 @@ impl AnchorFile {
 pub fn read_anchor_file(text: &str) -> Result<AnchorFile, String> {
     let mut canonical = String::new();
     let mut ds = Vec::new();
+    let mut first_owner = None;
     for (number, line) in text.lines().enumerate() {
         let line = line.split(';').next().unwrap_or_default().trim();
         if line.is_empty() {
@@ -147,7 +155,18 @@ pub fn read_anchor_file(text: &str) -> Result<AnchorFile, String> {
         }
         let at_line =
             |problem: String| format!("line {} of the trust anchor: {problem}", number + 1);
-        match anchor_line(line).map_err(at_line)? {
+        let read = anchor_line(line).map_err(at_line)?;
+        if first_owner.is_none() {
+            first_owner = Some(match &read {
+                AnchorLine::Ds(owner, _) => owner.clone(),
+                AnchorLine::Dnskey(text) => {
+                    let owner = text.split_whitespace().next().unwrap_or(".");
+                    Name::from_ascii(owner)
+                        .map_err(|error| at_line(format!("{owner:?} is not a DNS name: {error}")))?
+                }
+            });
+        }
+        match read {
             AnchorLine::Dnskey(text) => {
                 canonical.push_str(&text);
                 canonical.push('\n');
@@ -165,7 +184,25 @@ pub fn read_anchor_file(text: &str) -> Result<AnchorFile, String> {
             .parse()
             .map_err(|error| format!("the trust anchor is not DNSKEY records: {error}"))?
     };
-    Ok(AnchorFile { keys, ds })
+    Ok(AnchorFile {
+        keys,
+        ds,
+        first_owner,
+    })
+}
+
+/// The name whose DNSKEY records validation starts from, as the doctor asks it: the trust
+/// anchor's first owner, or the root for IANA's keys (and for a file that does not read,
+/// which `diagnose` refuses before this is asked).
+pub fn anchor_owner(text: Option<&str>) -> String {
+    let owner = text
+        .and_then(|text| read_anchor_file(text).ok())
+        .and_then(|file| file.first_owner().map(Name::to_ascii))
+        .unwrap_or_default();
+    match owner.trim_end_matches('.') {
+        "" => ".".to_owned(),
+        owner => owner.to_owned(),
+    }
 }
 
 /// The trust anchors of a run: IANA's root keys without `text`; with it, its DNSKEY records
@@ -611,6 +648,19 @@ mod tests {
         }
     }
 
+    #[test]
+    fn validation_starts_at_the_anchors_first_owner() {
+        assert_eq!(anchor_owner(None), ".");
+        assert_eq!(anchor_owner(Some(KEY)), ".");
+        assert_eq!(anchor_owner(Some("not an anchor")), ".");
+        let zones = KEY.replacen(". IN", "Example.COM. IN", 1)
+            + "\n"
+            + &KEY.replacen(". IN", "example.net. IN", 1);
+        assert_eq!(anchor_owner(Some(&zones)), "example.com");
+        let ds = "; first a comment\nexample.org. IN DS 1 13 2 0000000000000000000000000000000000000000000000000000000000000000";
+        assert_eq!(anchor_owner(Some(ds)), "example.org");
+    }
+
     /// IANA's root anchor as published (root-anchors.xml, in zone-file form): one DS.
     const IANA_DS: &str =
         ". IN DS 20326 8 2 E06D44B80B8F1D39A95C0B0D7C65D08458E880409BBC683457104237C7F8EC8D";
@@ -637,7 +687,7 @@ mod tests {
                 ". IN DS".to_owned(),
                 "needs key tag, algorithm, digest type and digest",
             ),
-            (format!(". IN DS 20326 8 2"), "needs key tag"),
+            (". IN DS 20326 8 2".to_owned(), "needs key tag"),
             (format!(". IN DS 70000 8 2 {digest}"), "key tag \"70000\""),
             (format!(". IN DS -1 8 2 {digest}"), "key tag"),
             (format!(". IN DS 20326 RSASHA256 2 {digest}"), "algorithm"),
@@ -679,12 +729,11 @@ mod tests {
     /// the root zone publishes it with.
     fn ksk_2017() -> DNSKEY {
         let anchors = TrustAnchors::default();
-        let key = (0..anchors.len())
+        (0..anchors.len())
             .filter_map(|index| anchors.get(index))
             .map(|key| DNSKEY::with_flags(257, key.clone()))
             .find(|key| key.calculate_key_tag().ok() == Some(20326))
-            .expect("hickory ships KSK-2017");
-        key
+            .expect("hickory ships KSK-2017")
     }
 
     #[test]
