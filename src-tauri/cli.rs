@@ -113,6 +113,11 @@ pub struct ServeArgs {
     /// nothing changed (to measure the database path on its own).
     #[arg(long)]
     pub no_read_cache: bool,
+    /// Sign the demo zones with DNSSEC (one key made at start): /_local/info then holds the
+    /// trust anchor for `doctor --trust-anchor`, and PUT /_local/dns/ZONE/dnssec
+    /// {"signatures": "expired"} breaks a zone so the doctor shows dnssec_bogus.
+    #[arg(long)]
+    pub sign_zones: bool,
     /// Allow an --api address other than loopback. The control plane (`/_local`, no key) and
     /// the demo keys are then reachable from the network: only on a network you trust.
     #[arg(long)]
@@ -588,6 +593,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
         edge_http_addr: args.edge_http,
         clock_speed: args.clock_speed,
         read_cache: !args.no_read_cache,
+        sign_zones: args.sign_zones,
         ..ServiceSettings::default()
     };
     let runtime = tokio::runtime::Runtime::new()?;

@@ -3,7 +3,8 @@
 //! replays with `domain-desk doctor --replay FILE`.
 //!
 //! In the offline demo the doctor asks only the demo's DNS server, probes the demo's edge,
-//! trusts the demo's CA and learns from the demo which hostnames its projects have attached; connected to a platform it asks the zone's nameservers and public
+//! trusts the demo's CA, validates DNSSEC from the demo's key when the service signs its zones
+//! (`serve --sign-zones`) and learns from the demo which hostnames its projects have attached; connected to a platform it asks the zone's nameservers and public
 //! resolvers, against the DNS target the domain names.
 
 use std::net::SocketAddr;
@@ -51,6 +52,11 @@ async fn options(session: &Session, target: Option<String>) -> Result<DoctorOpti
             options.attached_hostnames = crate::cli::local_attached_hostnames(api, &info).await;
         }
         options.extra_roots_pem = info.ca_certificate_pem.clone();
+        // A service started with --sign-zones publishes its key: validate from it.
+        if let Some(anchor) = &info.dnssec_trust_anchor {
+            options.dnssec = true;
+            options.trust_anchor = Some(anchor.clone());
+        }
         return Ok(options);
     }
     let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
