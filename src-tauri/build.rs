@@ -35,6 +35,7 @@ const COMMANDS: &[&str] = &[
     "clock_advance",
     "demo_reset",
     "diagnose",
+    "diagnostics_save",
     "settings_get",
     "settings_set",
     "open_in_browser",

@@ -113,6 +113,11 @@ pub struct ServeArgs {
     /// nothing changed (to measure the database path on its own).
     #[arg(long)]
     pub no_read_cache: bool,
+    /// Sign the demo zones with DNSSEC (one key made at start): /_local/info then holds the
+    /// trust anchor for `doctor --trust-anchor`, and PUT /_local/dns/ZONE/dnssec
+    /// {"signatures": "expired"} breaks a zone so the doctor shows dnssec_bogus.
+    #[arg(long)]
+    pub sign_zones: bool,
     /// Allow an --api address other than loopback. The control plane (`/_local`, no key) and
     /// the demo keys are then reachable from the network: only on a network you trust.
     #[arg(long)]
@@ -223,8 +228,8 @@ pub struct DoctorArgs {
     /// resolver, with checking disabled): dnssec_valid, dnssec_unsigned_ok or dnssec_bogus.
     #[arg(long)]
     pub dnssec: bool,
-    /// DNSKEY records in zone-file form to trust instead of IANA's root keys (a private root);
-    /// implies --dnssec.
+    /// DNSKEY or DS records in zone-file form to trust instead of IANA's root keys (a private
+    /// root); the keys a DS names are fetched from the first resolver. Implies --dnssec.
     #[arg(long, value_name = "FILE")]
     pub trust_anchor: Option<std::path::PathBuf>,
     /// Also write every DNS question, answer and TLS certificate chain seen into FILE (a
@@ -381,12 +386,7 @@ fn doctor(args: DoctorArgs) -> ExitCode {
         }
         let options = doctor_options(&args).await?;
         match &args.capture {
-            Some(file) => {
-                let (report, capture) =
-                    domain_desk_doctor::diagnose_capturing(&hostnames, &options).await?;
-                capture.save(file)?;
-                Ok(report)
-            }
+            Some(file) => domain_desk_doctor::diagnose_into_file(&hostnames, &options, file).await,
             None => domain_desk_doctor::diagnose(&hostnames, &options).await,
         }
     });
@@ -419,14 +419,18 @@ fn doctor(args: DoctorArgs) -> ExitCode {
 
 /// The doctor's options from the flags. With `--resolver` the run is offline and the target,
 /// CA, edge and CA certificate default to what the local service's `/_local/info` says, or
-/// to the service's defaults when it does not answer; the doctor itself knows nothing of the
-/// service.
+/// to the service's defaults when it does not answer; with --dnssec and no --trust-anchor
+/// the anchor is the one a service started with --sign-zones publishes. The doctor itself
+/// knows nothing of the service.
 async fn doctor_options(
     args: &DoctorArgs,
 ) -> Result<domain_desk_doctor::DoctorOptions, domain_desk_doctor::Error> {
     let offline = !args.resolvers.is_empty();
-    let needs_info =
-        offline && (args.target.is_none() || args.ca_identity.is_none() || !args.no_tls);
+    let needs_info = offline
+        && (args.target.is_none()
+            || args.ca_identity.is_none()
+            || !args.no_tls
+            || (args.dnssec && args.trust_anchor.is_none()));
     let info = if needs_info && args.local_api.ip().is_loopback() {
         local_info(args.local_api).await
     } else {
@@ -470,6 +474,9 @@ async fn doctor_options(
     }
     if let Some(info) = &info {
         options.attached_hostnames = local_attached_hostnames(args.local_api, info).await;
+        if options.dnssec && options.trust_anchor.is_none() {
+            options.trust_anchor = info.dnssec_trust_anchor.clone();
+        }
     }
     options.extra_roots_pem = info.and_then(|info| info.ca_certificate_pem);
     Ok(options)
@@ -593,6 +600,7 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
         edge_http_addr: args.edge_http,
         clock_speed: args.clock_speed,
         read_cache: !args.no_read_cache,
+        sign_zones: args.sign_zones,
         ..ServiceSettings::default()
     };
     let runtime = tokio::runtime::Runtime::new()?;
@@ -735,6 +743,74 @@ mod tests {
             Err(error) => assert!(error.to_string().contains("none.key"), "{error}"),
             Ok(_) => panic!("a missing trust anchor was accepted"),
         }
+    }
+
+    /// `doctor --resolver <service> --dnssec` against `serve --sign-zones` validates from the
+    /// key the service publishes; a --trust-anchor file still wins, and an unsigned service
+    /// leaves IANA's keys.
+    #[tokio::test]
+    async fn the_doctor_takes_a_signing_services_trust_anchor() {
+        use domain_desk_service::{Service, ServiceSettings, Storage};
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let start = |sign_zones| async move {
+            let service = Service::bind(ServiceSettings {
+                storage: Storage::Memory,
+                api_addr: loopback,
+                dns_addr: loopback,
+                edge_https_addr: loopback,
+                edge_http_addr: loopback,
+                clock_speed: 0.0,
+                sign_zones,
+                ..ServiceSettings::default()
+            })
+            .await
+            .unwrap();
+            let info = service.info().await.unwrap();
+            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+            tokio::spawn(service.run(async {
+                let _ = stopped.await;
+            }));
+            (info, stop)
+        };
+        let (signed, _stop_signed) = start(true).await;
+        let (unsigned, _stop_unsigned) = start(false).await;
+        let anchor = signed.dnssec_trust_anchor.clone().unwrap();
+        let args = |info: &domain_desk_api::local::LocalInfo, extra: &[&str]| {
+            let dns = info.dns.clone().unwrap();
+            let mut flags = vec!["--resolver", &dns, "--local-api", &info.api, "--no-tls"];
+            flags.extend_from_slice(extra);
+            flags.push("www.example.com");
+            doctor_args(&flags).unwrap()
+        };
+        let options = doctor_options(&args(&signed, &["--dnssec"])).await.unwrap();
+        assert!(options.dnssec);
+        assert_eq!(options.trust_anchor.as_deref(), Some(anchor.as_str()));
+        // without --dnssec the anchor is not used
+        let options = doctor_options(&args(&signed, &[])).await.unwrap();
+        assert_eq!(options.trust_anchor, None);
+        // a file given wins
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("mine.key");
+        std::fs::write(&file, ". IN DNSKEY 257 3 13 AAAA\n").unwrap();
+        let path = file.to_string_lossy().into_owned();
+        let options = doctor_options(&args(&signed, &["--trust-anchor", &path]))
+            .await
+            .unwrap();
+        assert_eq!(
+            options.trust_anchor.as_deref(),
+            Some(". IN DNSKEY 257 3 13 AAAA\n")
+        );
+        let options = doctor_options(&args(&unsigned, &["--dnssec"]))
+            .await
+            .unwrap();
+        assert!(options.dnssec);
+        assert_eq!(options.trust_anchor, None);
+    }
+
+    #[test]
+    fn serve_signs_zones_only_when_asked() {
+        assert!(!serve_args(&[]).unwrap().sign_zones);
+        assert!(serve_args(&["--sign-zones"]).unwrap().sign_zones);
     }
 
     /// The doctor's list of attached names, from a local service with one attached domain.

@@ -891,3 +891,44 @@ fn set_up_automatically_is_offered_for_the_demos_own_dns_provider_only() {
     assert_eq!(elsewhere["offered"], false, "{elsewhere}");
     assert!(elsewhere["reason"].as_str().unwrap().contains("by hand"));
 }
+
+/// Save diagnostics… (with `path` instead of the save dialog): the doctor runs against the
+/// demo with capture on, the file replays offline into the report the window would have
+/// seen, and a name that is not a hostname is refused before anything is asked or written.
+#[test]
+fn save_diagnostics_writes_a_capture_that_replays_offline() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("diagnostics.json");
+    let saved = h.ok(
+        "diagnostics_save",
+        json!({"hostname": "shop.example.com", "path": file}),
+    );
+    assert_eq!(saved["path"], file.display().to_string(), "{saved}");
+    assert!(saved["errors"].as_u64().unwrap() >= 1, "{saved}");
+    let capture = domain_desk_doctor::Capture::load(&file).unwrap();
+    assert_eq!(capture.hostnames, ["shop.example.com"]);
+    assert!(!capture.exchanges.is_empty());
+    let report = tokio::runtime::Runtime::new()
+        .unwrap()
+        .block_on(domain_desk_doctor::replay(&capture))
+        .unwrap();
+    assert_eq!(report.errors as u64, saved["errors"].as_u64().unwrap());
+    assert!(
+        report.hosts[0]
+            .findings
+            .iter()
+            .any(|f| f.code == domain_desk_doctor::FindingCode::ConflictingRecord),
+        "{}",
+        report.to_text()
+    );
+
+    let refused = dir.path().join("refused.json");
+    let err = h.err(
+        "diagnostics_save",
+        json!({"hostname": "not a name", "path": refused}),
+    );
+    assert_eq!(err["kind"], "invalid_input", "{err}");
+    assert!(!refused.exists());
+}

@@ -530,25 +530,15 @@ const SIGNED_TEMPLATE_KEY: &str =
 #[ignore = "needs a display and WebKitWebDriver: run `cargo xtask e2e`"]
 async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
     use domain_desk_client::domain_connect::{DomainConnect, SyncApply, sync_apply_url};
-    use domain_desk_service::{Service, ServiceSettings};
+    use domain_desk_service::ServiceSettings;
 
-    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let service = Service::bind(ServiceSettings {
-        api_addr: loopback,
-        dns_addr: loopback,
-        edge_https_addr: loopback,
-        edge_http_addr: loopback,
+    let service = domain_desk_test_support::start_with(ServiceSettings {
         clock_speed: 0.0,
         domain_connect_templates: vec![SIGNED_TEMPLATE.to_owned()],
-        ..ServiceSettings::default()
+        ..domain_desk_test_support::loopback_settings()
     })
-    .await
-    .expect("the service starts");
-    let info = service.info().await.expect("its addresses");
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    tokio::spawn(service.run(async move {
-        let _ = stopped.await;
-    }));
+    .await;
+    let info = service.info().clone();
     let http = reqwest::Client::new();
     let key = SIGNED_TEMPLATE_KEY.trim();
     let (first, second) = key.split_at(key.len() / 2);
@@ -632,7 +622,7 @@ async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
         })
         .collect();
     assert!(written.is_empty(), "a refused request wrote {written:?}");
-    let _ = stop.send(());
+    service.shutdown().await.expect("the service stops");
 }
 
 /// On the Free plan Add domain is disabled and the page says why.

@@ -30,7 +30,11 @@ pub struct ImportResult {
     pub retry_file: Option<String>,
 }
 
-async fn pick<R: Runtime>(app: &AppHandle<R>, save_as: Option<String>) -> Option<PathBuf> {
+/// The system's dialog: a file to open, or with `save_as` (the suggested name) one to save.
+pub(crate) async fn pick<R: Runtime>(
+    app: &AppHandle<R>,
+    save_as: Option<String>,
+) -> Option<PathBuf> {
     let (tx, rx) = oneshot::channel();
     let dialog = app.dialog().file();
     match save_as {

@@ -1,14 +1,19 @@
-//! The Diagnose panel: the DNS doctor's report for one hostname.
+//! The Diagnose panel: the DNS doctor's report for one hostname; and "Save diagnostics…", the
+//! same run with every question, answer and certificate kept in a capture file that support
+//! replays with `domain-desk doctor --replay FILE`.
 //!
 //! In the offline demo the doctor asks only the demo's DNS server, probes the demo's edge,
-//! trusts the demo's CA and learns from the demo which hostnames its projects have attached; connected to a platform it asks the zone's nameservers and public
+//! trusts the demo's CA, validates DNSSEC from the demo's key when the service signs its zones
+//! (`serve --sign-zones`) and learns from the demo which hostnames its projects have attached; connected to a platform it asks the zone's nameservers and public
 //! resolvers, against the DNS target the domain names.
 
 use std::net::SocketAddr;
+use std::path::PathBuf;
 
+use domain_desk_api::Hostname;
 use domain_desk_doctor::{DoctorOptions, Report};
 use serde::Serialize;
-use tauri::State;
+use tauri::{AppHandle, Runtime, State};
 
 use crate::state::{AppState, Session};
 use crate::{Error, Result};
@@ -47,6 +52,11 @@ async fn options(session: &Session, target: Option<String>) -> Result<DoctorOpti
             options.attached_hostnames = crate::cli::local_attached_hostnames(api, &info).await;
         }
         options.extra_roots_pem = info.ca_certificate_pem.clone();
+        // A service started with --sign-zones publishes its key: validate from it.
+        if let Some(anchor) = &info.dnssec_trust_anchor {
+            options.dnssec = true;
+            options.trust_anchor = Some(anchor.clone());
+        }
         return Ok(options);
     }
     let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
@@ -69,4 +79,42 @@ pub async fn diagnose(
     let report = domain_desk_doctor::diagnose(&[hostname], &options).await?;
     let markdown = report.to_markdown();
     Ok(Diagnosis { report, markdown })
+}
+
+/// What "Save diagnostics…" wrote, for the window's notice.
+#[derive(Debug, Clone, Serialize)]
+pub struct SavedDiagnostics {
+    pub path: String,
+    pub errors: usize,
+    pub warnings: usize,
+}
+
+/// Diagnoses `hostname` with capture on and writes the capture where the user chooses in the
+/// save dialog (or to `path`, for tests and scripts); `None` when the dialog was closed.
+#[tauri::command]
+#[tracing::instrument(skip(app, state), err(Debug))]
+pub async fn diagnostics_save<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    hostname: String,
+    target: Option<String>,
+    path: Option<String>,
+) -> Result<Option<SavedDiagnostics>> {
+    let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    let options = options(&*state.session().await?, target).await?;
+    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    let suggested = format!("diagnostics-{}-{stamp}.json", name.as_str());
+    let file = match path {
+        Some(path) => PathBuf::from(path),
+        None => match super::bulk::pick(&app, Some(suggested)).await {
+            Some(file) => file,
+            None => return Ok(None),
+        },
+    };
+    let report = domain_desk_doctor::diagnose_into_file(&[name.as_str()], &options, &file).await?;
+    Ok(Some(SavedDiagnostics {
+        path: file.display().to_string(),
+        errors: report.errors,
+        warnings: report.warnings,
+    }))
 }

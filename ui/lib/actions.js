@@ -126,6 +126,37 @@ export async function openInBrowser(hostname) {
   }
 }
 
+/**
+ * What to say once diagnostics are saved: where, what the doctor found, and what the file is
+ * for (support replays it with `domain-desk doctor --replay`).
+ */
+export function diagnosticsNotice(name, saved) {
+  const count = (n, what) => `${n} ${what}${n === 1 ? '' : 's'}`;
+  const found = saved.errors || saved.warnings
+    ? `the doctor found ${count(saved.errors, 'error')} and ${count(saved.warnings, 'warning')}`
+    : 'the doctor found no problem';
+  return {
+    message: `Saved the diagnostics of ${name} to ${saved.path} (${found}). Send this file to support: it holds every DNS answer and certificate the doctor saw.`,
+    tone: saved.errors ? 'warning' : 'ok',
+  };
+}
+
+/** Save diagnostics…: runs the doctor with capture on and writes the file the user picks. */
+export async function saveDiagnostics(hostname) {
+  const domain = findDomain(hostname);
+  const name = domain?.unicode_hostname ?? hostname;
+  try {
+    const saved = await api.saveDiagnostics(hostname, domain?.dns_record?.value ?? null);
+    if (!saved) return null; // the save dialog was closed
+    const notice = diagnosticsNotice(name, saved);
+    toast(notice.message, notice.tone);
+    return saved;
+  } catch (err) {
+    toast(`The diagnostics of ${name} could not be saved. ${errorText(err)}`, 'error');
+    return null;
+  }
+}
+
 export function diagnose(hostname) {
   document.getElementById('diagnose-panel-host')?.open(hostname);
 }

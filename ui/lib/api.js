@@ -42,6 +42,8 @@ export const api = {
   openInBrowser: (hostname) => invoke('open_in_browser', { hostname }),
   diagnose: (hostname, target = null) => invoke('diagnose', { hostname, target }),
   saveReport: (hostname, json) => invoke('report_save', { hostname, json }),
+  // Save diagnostics…: the doctor's run with capture on; the file is picked on the Rust side.
+  saveDiagnostics: (hostname, target = null) => invoke('diagnostics_save', { hostname, target, path: null }),
   notify: (title, body) => invoke('notify', { title, body }),
   settings: () => invoke('settings_get'),
   saveSettings: (settings) => invoke('settings_set', { settings }),

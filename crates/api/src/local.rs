@@ -23,6 +23,26 @@ pub struct LocalInfo {
     pub ca_certificate_pem: Option<String>,
     /// One API key per plan: `free`, `pro`, `business`, `enterprise`.
     pub demo_keys: BTreeMap<String, String>,
+    /// With `serve --sign-zones`: the key that signs every zone, as DNSKEY records in
+    /// zone-file form (one per zone), for `domain-desk doctor --trust-anchor`. Null when the
+    /// zones are not signed.
+    #[serde(default)]
+    pub dnssec_trust_anchor: Option<String>,
+}
+
+/// `PUT /_local/dns/{zone}/dnssec` (with `serve --sign-zones`): the signatures a zone gets.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ZoneDnssec {
+    /// `valid`, or `expired`: signatures that ended a day ago, so validators call the zone
+    /// bogus (a DNSSEC problem for the demo).
+    pub signatures: ZoneSignatures,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ZoneSignatures {
+    Valid,
+    Expired,
 }
 
 /// `GET|PUT /_local/clock`.

@@ -375,24 +375,27 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     }
 
     if let Some(source) = &run.dnssec {
-        // Validation climbs from the root's keys: a server that does not hand them out (an
-        // authoritative server such as the local service's) cannot be validated through, and
+        // Validation climbs from the trust anchor's keys (the root's, or the first owner's in
+        // the caller's file): a server that does not hand them out (an authoritative server
+        // such as the local service's, asked for the root) cannot be validated through, and
         // hickory would call every answer bogus.
-        let root_keys = engine
+        let anchor_owner = checks::dnssec::anchor_owner(run.options.trust_anchor.as_deref());
+        let anchor_keys = engine
             .ask(
                 primary.address,
                 primary.recursive(),
-                ".",
+                &anchor_owner,
                 RecordType::DNSKEY,
             )
             .await;
-        let verdict = if root_keys.records_of_type("DNSKEY").next().is_some() {
+        let verdict = if anchor_keys.records_of_type("DNSKEY").next().is_some() {
             source
                 .verdict(primary.address, name, run.options.timeout)
                 .await
         } else {
             checks::dnssec::DnssecVerdict::Unknown(format!(
-                "{} does not give the root's DNSKEY records",
+                "{} does not give the DNSKEY records of {anchor_owner}, where the trust \
+                 anchor is",
                 primary.source.label
             ))
         };

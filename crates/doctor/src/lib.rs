@@ -61,13 +61,14 @@ pub async fn diagnose_logged<S: AsRef<str>>(
     validate(options)?;
     let servers = sources::fixed_servers(options)?;
     let engine = engine_for(options, Arc::new(NetworkSource));
+    let dnssec = dnssec_source(options, &servers, false).await?;
     let (report, _) = run(
         hostnames,
         options,
         servers,
         engine.clone(),
         TlsSource::Network,
-        dnssec_source(options, false)?,
+        dnssec,
         chrono::Utc::now(),
     )
     .await;
@@ -84,6 +85,7 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
     let servers = sources::fixed_servers(options)?;
     let recorder = Arc::new(Recorder::new(Arc::new(NetworkSource)));
     let engine = engine_for(options, recorder.clone());
+    let dnssec = dnssec_source(options, &servers, true).await?;
     let captured_at = chrono::Utc::now();
     let (report, run) = run(
         hostnames,
@@ -91,7 +93,7 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
         servers,
         engine,
         TlsSource::Recording(Default::default()),
-        dnssec_source(options, true)?,
+        dnssec,
         captured_at,
     )
     .await;
@@ -117,6 +119,18 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
         host_elapsed_ms: report.hosts.iter().map(|host| host.elapsed_ms).collect(),
     };
     Ok((report, capture))
+}
+
+/// As [`diagnose_capturing`], writing the capture to `path` ("Save diagnostics…" in the
+/// app): the report is returned once the file is written.
+pub async fn diagnose_into_file<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+    path: &std::path::Path,
+) -> Result<Report> {
+    let (report, capture) = diagnose_capturing(hostnames, options).await?;
+    capture.save(path)?;
+    Ok(report)
 }
 
 /// Runs the analysis of `capture` again, from its answers alone: no question reaches the
@@ -147,13 +161,26 @@ pub async fn replay(capture: &Capture) -> Result<Report> {
 }
 
 /// The DNSSEC validation a run does, if it does: with the caller's trust anchor or IANA's.
-fn dnssec_source(options: &DoctorOptions, recording: bool) -> Result<Option<DnssecSource>> {
+/// The keys a DS anchor names are fetched from the first server, the one validation asks.
+async fn dnssec_source(
+    options: &DoctorOptions,
+    servers: &[Server],
+    recording: bool,
+) -> Result<Option<DnssecSource>> {
     if !options.dnssec {
         return Ok(None);
     }
+    let Some(first) = servers.first() else {
+        return Err(Error::InvalidOptions("no server to ask".to_owned()));
+    };
     let anchors = Arc::new(
-        checks::dnssec::trust_anchors(options.trust_anchor.as_deref())
-            .map_err(Error::InvalidOptions)?,
+        checks::dnssec::trust_anchors(
+            options.trust_anchor.as_deref(),
+            first.address,
+            options.timeout,
+        )
+        .await
+        .map_err(Error::InvalidOptions)?,
     );
     Ok(Some(if recording {
         DnssecSource::Recording(anchors, Default::default())
@@ -271,6 +298,11 @@ fn validate(options: &DoctorOptions) -> Result<()> {
         return Err(Error::InvalidOptions(
             "The timeout must be longer than zero.".to_owned(),
         ));
+    }
+    if options.dnssec
+        && let Some(text) = &options.trust_anchor
+    {
+        checks::dnssec::read_anchor_file(text).map_err(Error::InvalidOptions)?;
     }
     Ok(())
 }

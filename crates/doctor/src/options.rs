@@ -57,8 +57,9 @@ pub struct DoctorOptions {
     /// (with checking disabled).
     #[serde(default)]
     pub dnssec: bool,
-    /// DNSKEY records in zone-file form that replace IANA's root keys as the trust anchor
-    /// (a private root, or a test's).
+    /// DNSKEY or DS records in zone-file form that replace IANA's root keys as the trust
+    /// anchor (a private root, or a test's); the keys a DS names are fetched from the first
+    /// server before the run.
     #[serde(default)]
     pub trust_anchor: Option<String>,
 }

@@ -63,6 +63,10 @@ pub struct ServiceSettings {
     /// How much history the service keeps and how far the demo zones may grow, so that use
     /// alone cannot fill the disk or memory.
     pub history: HistoryLimits,
+    /// Sign the zones the DNS server answers for (`serve --sign-zones`): DNSKEY at each apex,
+    /// RRSIGs for questions with DO, and the key published as a trust anchor in
+    /// `/_local/info` (see `dns::signing`).
+    pub sign_zones: bool,
 }
 
 /// Bounds on everything that grows with use and is not bounded by the platform's own rules
@@ -169,6 +173,7 @@ impl Default for ServiceSettings {
             read_cache: true,
             connections: ConnectionLimits::default(),
             history: HistoryLimits::default(),
+            sign_zones: false,
         }
     }
 }

@@ -28,6 +28,8 @@ pub struct WorldInfo {
     pub edge_https: Option<SocketAddr>,
     pub edge_http: Option<SocketAddr>,
     pub ca_certificate_pem: Option<String>,
+    /// With `sign_zones`: the zone-signing key as DNSKEY records, one per zone.
+    pub dnssec_trust_anchor: Option<String>,
 }
 
 /// The part of the platform behind the API: DNS, verification, certificates, the edge.

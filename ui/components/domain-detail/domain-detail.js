@@ -41,6 +41,7 @@ export class DomainDetail extends HTMLElement {
       <div class="detail-actions">
         <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
         <button type="button" id="detail-diagnose">Diagnose</button>
+        <button type="button" id="detail-save-diagnostics" title="Runs the doctor and saves every DNS answer and certificate it sees, for support">Save diagnostics…</button>
         <button type="button" id="detail-remove" class="danger">Remove…</button>
         <button type="button" id="detail-auto" hidden>Set up automatically</button>
       </div>
@@ -71,6 +72,14 @@ export class DomainDetail extends HTMLElement {
       if (again && again.textContent === 'Checking…') again.textContent = verifyLabel(actions.findDomain(domain.hostname) ?? domain);
     });
     this.querySelector('#detail-diagnose').addEventListener('click', () => actions.diagnose(domain.hostname));
+    const saveButton = this.querySelector('#detail-save-diagnostics');
+    saveButton.addEventListener('click', async () => {
+      saveButton.disabled = true;
+      saveButton.textContent = 'Saving diagnostics…';
+      await actions.saveDiagnostics(domain.hostname);
+      const again = this.querySelector('#detail-save-diagnostics');
+      if (again) { again.disabled = false; again.textContent = 'Save diagnostics…'; }
+    });
     this.querySelector('#detail-remove').addEventListener('click', () => actions.remove(domain.hostname));
     wireCopyButtons(this);
     this.offerAutomaticSetUp(domain);

@@ -60,6 +60,7 @@ fn a_healthy_cname_against_nsd_and_unbound() {
         "unbound",
         "ldns-keygen",
         "ldns-signzone",
+        "ldns-key2ds",
         "ip",
         "mount",
     ] {
@@ -186,6 +187,7 @@ async fn inside_the_namespace() {
         mistakes_only_nsd_can_show(&hierarchy).await;
         dnssec_failures_seen_through_a_validating_resolver(&hierarchy).await;
         dnssec_validated_by_the_doctor(&hierarchy).await;
+        dnssec_from_a_ds_trust_anchor(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
     })
     .await
@@ -439,6 +441,47 @@ async fn dnssec_validated_by_the_doctor(hierarchy: &Hierarchy) {
             .any(|found| found.code == FindingCode::DnssecValid),
         "{context}"
     );
+}
+
+/// `--trust-anchor` with the test root's DS (as `ldns-key2ds` writes it) instead of its
+/// DNSKEY: the root's keys are fetched through Unbound and the one the DS names becomes the
+/// anchor, so the verdicts are those of the DNSKEY anchor. A DS that names none of the
+/// root's keys (one digit changed) refuses the run with a clear error.
+async fn dnssec_from_a_ds_trust_anchor(hierarchy: &Hierarchy) {
+    let ds = fs::read_to_string(hierarchy.directory.path().join("root.ds")).unwrap();
+    assert!(
+        ds.split_whitespace()
+            .any(|token| token.eq_ignore_ascii_case("DS")),
+        "{ds}"
+    );
+    let mut options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    options.dnssec = true;
+    options.trust_anchor = Some(ds.clone());
+    let names = ["www.example.com", "www.plain.com", "www.wrongds.com"];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{ds}\n{}", report.to_text(), hierarchy.logs());
+    finding(host(&report, "www.example.com"), FindingCode::DnssecValid);
+    finding(
+        host(&report, "www.plain.com"),
+        FindingCode::DnssecUnsignedOk,
+    );
+    finding(host(&report, "www.wrongds.com"), FindingCode::DnssecBogus);
+    assert!(!report.hosts.is_empty(), "{context}");
+
+    // the digest's last hexadecimal digit changed: no key of the root matches
+    let digest_end = ds.trim_end().len() - 1;
+    let last = &ds[digest_end..digest_end + 1];
+    let changed = if last == "0" { "1" } else { "0" };
+    let wrong = format!("{}{changed}\n", &ds[..digest_end]);
+    options.trust_anchor = Some(wrong.clone());
+    match diagnose(&["www.example.com"], &options).await {
+        Err(domain_desk_doctor::Error::InvalidOptions(message)) => assert!(
+            message.starts_with(&format!("no DNSKEY of . that {RESOLVER}:53 gives (1 key)"))
+                && message.contains("matches the trust anchor's DS"),
+            "{message}\n{wrong}"
+        ),
+        other => panic!("a DS matching no key was accepted: {other:?}\n{wrong}"),
+    }
 }
 
 /// Records holding the mistakes of [`mistakes_only_nsd_can_show`].
@@ -876,9 +919,17 @@ impl Hierarchy {
             fs::write(dir.join(format!("{file}.zone")), text).unwrap();
             self.sign(file, &key_of(&self.keys, file), *file == "expired.com");
         }
-        let root_key =
-            fs::read_to_string(dir.join(format!("{}.key", key_of(&self.keys, "root")))).unwrap();
+        let root_key_file = format!("{}.key", key_of(&self.keys, "root"));
+        let root_key = fs::read_to_string(dir.join(&root_key_file)).unwrap();
         fs::write(dir.join("root.anchor"), root_key).unwrap();
+        // The same anchor as IANA publishes the root's: a DS (SHA-256), by ldns-key2ds.
+        let output = Command::new(program_path("ldns-key2ds").unwrap())
+            .args(["-n", "-2", &root_key_file])
+            .current_dir(&dir)
+            .output()
+            .unwrap();
+        assert!(output.status.success(), "ldns-key2ds: {output:?}");
+        fs::write(dir.join("root.ds"), output.stdout).unwrap();
     }
 
     /// Signs `{file}.zone` into `{file}.zone.signed` with `key`; `expired`: with signatures

@@ -19,12 +19,17 @@ struct Running {
 }
 
 async fn start() -> Running {
-    let service = domain_desk_test_support::start_with(ServiceSettings {
+    start_with(|_| {}).await
+}
+
+async fn start_with(change: impl FnOnce(&mut ServiceSettings)) -> Running {
+    let mut settings = ServiceSettings {
         storage: Storage::Memory,
         clock_speed: 0.0,
         ..domain_desk_test_support::loopback_settings()
-    })
-    .await;
+    };
+    change(&mut settings);
+    let service = domain_desk_test_support::start_with(settings).await;
     Running {
         info: service.info().clone(),
         http: reqwest::Client::builder().no_proxy().build().unwrap(),
@@ -173,6 +178,97 @@ async fn the_seed_zones_mistakes_are_each_found() {
         Some("example.org")
     );
     finding(allowed, FindingCode::CaaAllowsIssuance);
+}
+
+/// `serve --sign-zones`: the service signs its demo zones with hickory and publishes the key
+/// in `/_local/info`. From that anchor the doctor, asking only the service, validates a demo
+/// name (its CNAME in `example.com` and the target's A in the platform zone); once
+/// `example.com`'s signatures are made to expire it reports `dnssec_bogus`, and valid again
+/// after. Without `--sign-zones` there is no anchor and the switch answers 501.
+#[tokio::test]
+async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
+    let service = start_with(|settings| settings.sign_zones = true).await;
+    let anchor = service
+        .info
+        .dnssec_trust_anchor
+        .clone()
+        .expect("a signing service publishes its trust anchor");
+    assert!(
+        anchor.contains("example.com. IN DNSKEY 257 3 13 "),
+        "{anchor}"
+    );
+    let mut options = service.options().with_tls_probe(false);
+    options.dnssec = true;
+    options.trust_anchor = Some(anchor);
+    let verdict = |report: &domain_desk_doctor::Report| {
+        host(report, "www.example.com")
+            .findings
+            .iter()
+            .filter(|found| {
+                matches!(
+                    found.code,
+                    FindingCode::DnssecValid
+                        | FindingCode::DnssecBogus
+                        | FindingCode::DnssecUnsignedOk
+                )
+            })
+            .map(|found| (found.code, found.severity))
+            .collect::<Vec<_>>()
+    };
+    let report = diagnose(&["www.example.com"], &options).await.unwrap();
+    assert_eq!(
+        verdict(&report),
+        [(FindingCode::DnssecValid, Severity::Ok)],
+        "{}",
+        report.to_text()
+    );
+
+    let expired = service
+        .call(
+            reqwest::Method::PUT,
+            "/_local/dns/example.com/dnssec",
+            None,
+            json!({"signatures": "expired"}),
+        )
+        .await;
+    assert_eq!(expired, json!({"signatures": "expired"}));
+    let report = diagnose(&["www.example.com"], &options).await.unwrap();
+    assert_eq!(
+        verdict(&report),
+        [(FindingCode::DnssecBogus, Severity::Error)],
+        "{}",
+        report.to_text()
+    );
+
+    service
+        .call(
+            reqwest::Method::PUT,
+            "/_local/dns/example.com/dnssec",
+            None,
+            json!({"signatures": "valid"}),
+        )
+        .await;
+    let report = diagnose(&["www.example.com"], &options).await.unwrap();
+    assert_eq!(
+        verdict(&report),
+        [(FindingCode::DnssecValid, Severity::Ok)],
+        "{}",
+        report.to_text()
+    );
+
+    let unsigned = start().await;
+    assert_eq!(unsigned.info.dnssec_trust_anchor, None);
+    let refused = unsigned
+        .http
+        .put(format!(
+            "http://{}/_local/dns/example.com/dnssec",
+            unsigned.info.api
+        ))
+        .json(&json!({"signatures": "expired"}))
+        .send()
+        .await
+        .unwrap();
+    assert_eq!(refused.status(), reqwest::StatusCode::NOT_IMPLEMENTED);
 }
 
 #[tokio::test]

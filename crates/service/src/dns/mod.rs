@@ -9,10 +9,12 @@
 pub mod records;
 pub mod seed;
 pub mod server;
+pub mod signing;
 pub mod zone;
 
 pub use seed::{DEMO_ZONES, demo_zones};
 pub use server::{ZoneHandler, ZoneView, bind_dns, serve_dns};
+pub use signing::{Signatures, ZoneSigning};
 pub use zone::{PlatformZone, Resolution, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore};
 
 #[cfg(test)]

@@ -11,13 +11,14 @@ use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
 use hickory_proto::op::{Edns, Header, Message, MessageType, OpCode, ResponseCode};
-use hickory_proto::rr::{DNSClass, Record};
+use hickory_proto::rr::{DNSClass, Record, RecordType};
 use hickory_proto::xfer::Protocol;
 use hickory_server::ServerFuture;
 use hickory_server::authority::MessageResponseBuilder;
 use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
 use tokio::net::{TcpListener, UdpSocket};
 
+use super::signing::ZoneSigning;
 use super::zone::{Resolution, ZoneStore};
 use crate::clock::Clock;
 use crate::{Error, Result};
@@ -100,11 +101,58 @@ impl ZoneView {
 pub struct ZoneHandler {
     store: ZoneStore,
     view: ZoneView,
+    /// With `serve --sign-zones`: DNSKEY at each zone's apex, RRSIGs for a question with DO.
+    signing: Option<Arc<ZoneSigning>>,
 }
 
 impl ZoneHandler {
     pub fn new(store: ZoneStore, view: ZoneView) -> Self {
-        Self { store, view }
+        Self {
+            store,
+            view,
+            signing: None,
+        }
+    }
+
+    /// Signs the zones' answers with `signing`.
+    pub fn with_signing(mut self, signing: Option<Arc<ZoneSigning>>) -> Self {
+        self.signing = signing;
+        self
+    }
+
+    /// The DNSKEY RRset of `zone`'s apex.
+    fn dnskey_answer(store: &ZoneStore, signing: &ZoneSigning, zone: &str) -> Result<Resolution> {
+        let soa = match store.resolve(zone, RecordType::SOA, None)? {
+            Resolution::Answer { soa, .. } => soa,
+            Resolution::Refused => return Err(Error::Dns(format!("no SOA for {zone}"))),
+        };
+        Ok(Resolution::Answer {
+            answers: vec![signing.dnskey_record(zone)?],
+            nxdomain: false,
+            soa,
+        })
+    }
+
+    /// Every zone served: the platform's and the customers'.
+    fn zones(&self) -> Vec<String> {
+        let mut zones = self.store.zone_names();
+        zones.push(self.store.platform().domain);
+        zones
+    }
+
+    /// The zone `name` belongs to, among `zones`: the longest that is the name or a parent.
+    fn zone_of(zones: &[String], name: &str) -> Option<String> {
+        let name = name.trim_end_matches('.').to_ascii_lowercase();
+        zones
+            .iter()
+            .filter(|zone| {
+                name == **zone
+                    || name
+                        .strip_suffix(zone.as_str())
+                        .is_some_and(|head| head.ends_with('.'))
+            })
+            .max_by_key(|zone| zone.len())
+            .cloned()
     }
 }
 
@@ -218,9 +266,44 @@ impl RequestHandler for ZoneHandler {
                 }
                 Ok(info) => {
                     let name = info.query.name().to_string();
-                    let resolution =
-                        self.store
-                            .resolve(&name, info.query.query_type(), self.view.as_of());
+                    let zones = self.signing.as_ref().map(|_| self.zones());
+                    let apex = zones
+                        .as_ref()
+                        .and_then(|zones| Self::zone_of(zones, &name))
+                        .filter(|zone| *zone == name.trim_end_matches('.').to_ascii_lowercase());
+                    let resolution = match (&self.signing, apex) {
+                        (Some(signing), Some(zone))
+                            if info.query.query_type() == RecordType::DNSKEY =>
+                        {
+                            Self::dnskey_answer(&self.store, signing, &zone)
+                        }
+                        _ => self
+                            .store
+                            .resolve(&name, info.query.query_type(), self.view.as_of()),
+                    };
+                    // With DO, each RRset of the answer comes with its RRSIG (a negative
+                    // answer has no NSEC proof: it stays unproven).
+                    let resolution = match (resolution, &self.signing, &zones) {
+                        (
+                            Ok(Resolution::Answer {
+                                mut answers,
+                                nxdomain,
+                                soa,
+                            }),
+                            Some(signing),
+                            Some(zones),
+                        ) if request.edns().is_some_and(|edns| edns.flags().dnssec_ok) => {
+                            let signatures = signing
+                                .sign(&answers, |owner| Self::zone_of(zones, &owner.to_ascii()));
+                            answers.extend(signatures);
+                            Ok(Resolution::Answer {
+                                answers,
+                                nxdomain,
+                                soa,
+                            })
+                        }
+                        (other, _, _) => other,
+                    };
                     match resolution {
                         Ok(Resolution::Refused) => Err(refuse(ResponseCode::Refused)),
                         Ok(Resolution::Answer {

@@ -60,6 +60,7 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(local::dns::list_zones, local::dns::add_zone))
         .routes(routes!(local::dns::list_records, local::dns::add_record))
         .routes(routes!(local::dns::delete_record))
+        .routes(routes!(local::dns::set_dnssec))
 }
 
 /// The generated OpenAPI document, completed (see [`openapi`]).

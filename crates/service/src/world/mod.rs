@@ -36,7 +36,9 @@ use tokio::sync::watch;
 
 use crate::ca::{CertificateAuthority, IssuedCertificate};
 use crate::clock::Clock;
-use crate::dns::{PlatformZone, ZoneHandler, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns};
+use crate::dns::{
+    PlatformZone, ZoneHandler, ZoneSigning, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns,
+};
 use crate::edge::{EdgeDirectory, serve_http_with_limits, serve_https_with_limits};
 use crate::state::{AppState, World, WorldInfo};
 use crate::store::{Store, certificates, domains, projects, zones};
@@ -65,6 +67,8 @@ pub struct WorldAddresses {
 /// `AppState::set_world`.
 pub struct LocalWorld {
     clock: Clock,
+    /// With `sign_zones`: the key the DNS server signs every zone with.
+    signing: Option<Arc<ZoneSigning>>,
     store: Store,
     zones: ZoneStore,
     ca: Arc<CertificateAuthority>,
@@ -191,9 +195,15 @@ impl LocalWorld {
             &settings.domain_connect_templates,
         )?);
 
+        let signing = if settings.sign_zones {
+            Some(Arc::new(ZoneSigning::generate(clock.clone())?))
+        } else {
+            None
+        };
         let (stop, _) = watch::channel(false);
         let world = Arc::new(Self {
             clock: clock.clone(),
+            signing: signing.clone(),
             store: store.clone(),
             zones: zones.clone(),
             ca,
@@ -228,7 +238,7 @@ impl LocalWorld {
         spawn_logged(
             "dns",
             serve_dns(
-                ZoneHandler::new(zones.clone(), ZoneView::Live),
+                ZoneHandler::new(zones.clone(), ZoneView::Live).with_signing(signing),
                 dns_udp,
                 dns_tcp,
                 stopped(&world),
@@ -273,6 +283,11 @@ impl LocalWorld {
 
     pub fn addresses(&self) -> WorldAddresses {
         self.addresses
+    }
+
+    /// The zone-signing key, when the service signs its zones.
+    pub fn signing(&self) -> Option<&Arc<ZoneSigning>> {
+        self.signing.as_ref()
     }
 
     pub fn zones(&self) -> &ZoneStore {
@@ -691,6 +706,11 @@ impl World for LocalWorld {
             edge_https: Some(self.addresses.edge_https),
             edge_http: Some(self.addresses.edge_http),
             ca_certificate_pem: Some(self.ca.certificate_pem().to_owned()),
+            dnssec_trust_anchor: self.signing.as_ref().map(|signing| {
+                let mut zones = vec![self.zones.platform().domain];
+                zones.extend(self.zones.zone_names());
+                signing.trust_anchor(&zones)
+            }),
         }
     }
 

@@ -6,12 +6,15 @@ use axum::Json;
 use axum::extract::State;
 use axum::http::StatusCode;
 use domain_desk_api::ErrorBody;
-use domain_desk_api::local::{NewZone, NewZoneRecord, ZoneList, ZoneRecord, ZoneRecordList};
+use domain_desk_api::local::{
+    NewZone, NewZoneRecord, ZoneDnssec, ZoneList, ZoneRecord, ZoneRecordList, ZoneSignatures,
+};
 
-use crate::Result;
+use crate::dns::Signatures;
 use crate::http::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
 use crate::world::require_local_world;
+use crate::{Error, Result};
 
 #[utoipa::path(
     get,
@@ -130,4 +133,46 @@ pub async fn delete_record(
     let zones = world.zones().clone();
     tokio::task::spawn_blocking(move || zones.delete_record(&zone, &id, now)).await??;
     Ok(StatusCode::NO_CONTENT)
+}
+
+#[utoipa::path(
+    put,
+    path = "/_local/dns/{zone}/dnssec",
+    tag = "local",
+    summary = "The signatures a zone gets (with serve --sign-zones): valid, or expired to show a DNSSEC problem",
+    params(("zone" = String, Path, description = "The zone, e.g. example.com")),
+    request_body = ZoneDnssec,
+    responses(
+        (status = 200, description = "The zone's signatures from now on", body = ZoneDnssec),
+        (status = 404, description = "`not_found`: no such zone", body = ErrorBody),
+        (status = 501, description = "The service does not sign its zones", body = ErrorBody),
+    ),
+)]
+pub async fn set_dnssec(
+    State(state): State<AppState>,
+    ApiPath(zone): ApiPath<String>,
+    ApiJson(body): ApiJson<ZoneDnssec>,
+) -> Result<Json<ZoneDnssec>> {
+    let world = require_local_world(&state)?;
+    let signing = world.signing().ok_or_else(|| {
+        Error::NotAvailable(
+            "This service does not sign its zones: start it with serve --sign-zones.".into(),
+        )
+    })?;
+    let zone = zone.trim_end_matches('.').to_ascii_lowercase();
+    let zones = world.zones();
+    if zone != zones.platform().domain && !zones.zone_names().contains(&zone) {
+        return Err(Error::not_found(format!(
+            "The demo DNS provider has no zone {zone}."
+        )));
+    }
+    signing.set(
+        &zone,
+        match body.signatures {
+            ZoneSignatures::Valid => Signatures::Valid,
+            ZoneSignatures::Expired => Signatures::Expired,
+        },
+    );
+    tracing::info!(%zone, signatures = ?body.signatures, "demo zone signatures set");
+    Ok(Json(body))
 }

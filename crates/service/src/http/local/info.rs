@@ -22,6 +22,7 @@ pub async fn local_info(state: &AppState) -> Result<LocalInfo> {
         platform_dns_target: settings.platform_dns_target.clone(),
         ca_identity: settings.ca_identity.clone(),
         ca_certificate_pem: world.ca_certificate_pem,
+        dnssec_trust_anchor: world.dnssec_trust_anchor,
         demo_keys: keys
             .into_iter()
             .map(|(plan, key)| (plan.as_str().to_owned(), key))
