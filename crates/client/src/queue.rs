@@ -346,7 +346,11 @@ impl Scheduler {
         if !entry.in_flight && entry.request.counted {
             self.queued_counted = self.queued_counted.saturating_sub(1);
         }
-        self.queues[entry.priority.index()].retain(|queued| *queued != id);
+        if !entry.in_flight {
+            // Only an entry that is not on the wire is in a queue: an answered request does
+            // not scan a queue of thousands.
+            self.queues[entry.priority.index()].retain(|queued| *queued != id);
+        }
         self.delayed.retain(|(_, delayed)| *delayed != id);
         if let Some(key) = entry.request.coalescing_key()
             && self.coalesced.get(key) == Some(&id)
