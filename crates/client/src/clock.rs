@@ -58,7 +58,7 @@ impl WallClock {
     }
 
     /// The instant of wall-clock microseconds since the Unix epoch.
-    pub fn from_micros(&self, us: i64) -> Instant {
+    pub fn instant_at_micros(&self, us: i64) -> Instant {
         self.instant(shared::from_unix_micros(us))
     }
 }
@@ -80,7 +80,7 @@ mod tests {
         );
         assert_eq!(clock.instant(wall + Duration::from_millis(1_500)), later);
         assert_eq!(clock.micros(later), 1_900_000_001_500_000);
-        assert_eq!(clock.from_micros(1_900_000_001_500_000), later);
+        assert_eq!(clock.instant_at_micros(1_900_000_001_500_000), later);
         assert_eq!(
             clock.utc(later).to_rfc3339(),
             "2030-03-17T17:46:41.500+00:00"

@@ -20,11 +20,12 @@
 //!   the key's queues in other processes ([`crate::shared`]);
 //! - publishes its state on a watch channel for the rate-limit meter.
 //!
-//! This file is the actor only: the messages, the task's state and its decisions. What it
-//! knows is kept and reasoned about in pure, unit-tested modules: what an answer says
-//! ([`crate::answers`]: observations of the windows, 429, ban and retry waits), the window
-//! estimates and the pacing ([`crate::budget`]), the clock ([`crate::clock`]) and the ledger
-//! shared with other processes ([`crate::shared`]).
+//! This file is the actor only, in mini-redis's shape: the [`Handle`] every caller holds, the
+//! messages it sends, the task's state and its decisions. What it knows is kept and reasoned
+//! about in pure, unit-tested modules: what an answer says ([`crate::answers`]: observations
+//! of the windows, 429, ban and retry waits), the window estimates and the pacing
+//! ([`crate::budget`]), the clock ([`crate::clock`]) and the ledger shared with other
+//! processes ([`crate::shared`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
@@ -53,9 +54,10 @@ use crate::transport::{ApiRequest, Transport, TransportError, WireResponse};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct JobId(pub u64);
 
-pub(crate) type Reply = oneshot::Sender<Result<WireResponse>>;
+type Reply = oneshot::Sender<Result<WireResponse>>;
 
-pub(crate) enum Command {
+/// The messages the task takes.
+enum Command {
     Submit {
         request: ApiRequest,
         priority: Priority,
@@ -74,22 +76,81 @@ const SWEEP_INTERVAL: Duration = Duration::from_millis(250);
 /// The path of the one uncounted endpoint, whose body reports both windows.
 pub(crate) const RATE_LIMIT_PATH: &str = "/v1/rate_limit";
 
-/// Starts the scheduler task on the current Tokio runtime.
-pub(crate) fn spawn(
-    config: QueueConfig,
-    transport: Arc<dyn Transport>,
-) -> Result<(mpsc::Sender<Command>, watch::Receiver<QueueState>)> {
-    let shared = config
-        .shared_budget
-        .as_deref()
-        .map(SharedBudget::open)
-        .transpose()?;
-    let (command_tx, command_rx) = mpsc::channel(1024);
-    let (state_tx, state_rx) = watch::channel(QueueState::default());
-    let mut scheduler = Scheduler::new(config, transport, state_tx);
-    scheduler.shared = shared;
-    tokio::spawn(scheduler.run(command_rx));
-    Ok((command_tx, state_rx))
+/// The handle to a key's scheduler: cheap to clone, what [`crate::Client`] holds. The task
+/// runs as long as a handle exists (and then finishes what was queued).
+#[derive(Clone)]
+pub(crate) struct Handle {
+    commands: mpsc::Sender<Command>,
+    state: watch::Receiver<QueueState>,
+}
+
+impl Handle {
+    /// Starts the scheduler task on the current Tokio runtime.
+    pub fn spawn(config: QueueConfig, transport: Arc<dyn Transport>) -> Result<Self> {
+        let shared = config
+            .shared_budget
+            .as_deref()
+            .map(SharedBudget::open)
+            .transpose()?;
+        let (commands, command_rx) = mpsc::channel(1024);
+        let (state_tx, state) = watch::channel(QueueState::default());
+        let mut scheduler = Scheduler::new(config, transport, state_tx);
+        scheduler.shared = shared;
+        tokio::spawn(scheduler.run(command_rx));
+        Ok(Self { commands, state })
+    }
+
+    /// Queues a request and waits for the platform's answer. Dropping the future withdraws
+    /// the request if it has not been sent.
+    pub async fn submit(
+        &self,
+        request: ApiRequest,
+        priority: Priority,
+        job: Option<JobId>,
+    ) -> Result<WireResponse> {
+        let (reply, answer) = oneshot::channel();
+        self.command(Command::Submit {
+            request,
+            priority,
+            job,
+            reply,
+        })
+        .await?;
+        answer.await.map_err(|_| Error::QueueClosed)?
+    }
+
+    pub async fn cancel_job(&self, job: JobId) -> Result<()> {
+        self.command(Command::CancelJob(job)).await
+    }
+
+    pub async fn set_platform_clock_speed(&self, speed: f64) -> Result<()> {
+        self.command(Command::SetPlatformClockSpeed(speed)).await
+    }
+
+    async fn command(&self, command: Command) -> Result<()> {
+        self.commands
+            .send(command)
+            .await
+            .map_err(|_| Error::QueueClosed)
+    }
+
+    /// Both handles lead to the same task.
+    pub fn same_queue(&self, other: &Handle) -> bool {
+        self.commands.same_channel(&other.commands)
+    }
+
+    /// How many handles to the task exist, this one included.
+    pub fn handles(&self) -> usize {
+        self.commands.strong_count()
+    }
+
+    pub fn is_running(&self) -> bool {
+        !self.commands.is_closed()
+    }
+
+    pub fn state(&self) -> watch::Receiver<QueueState> {
+        self.state.clone()
+    }
 }
 
 struct Waiter {
@@ -571,7 +632,7 @@ impl Scheduler {
         self.budget.set_in_flight(ledger.in_flight.len() as u64);
         if let Some(until) = ledger
             .paused_until_us
-            .map(|us| self.clock.from_micros(us))
+            .map(|us| self.clock.instant_at_micros(us))
             .filter(|until| *until > now)
             && self.paused_until.is_none_or(|mine| mine < until)
         {

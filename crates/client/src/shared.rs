@@ -92,7 +92,7 @@ impl SharedWindow {
             reset_unix: self.reset_unix,
             reset_at: self
                 .reset_at_us
-                .map(|us| clock.from_micros(us) + RESET_MARGIN),
+                .map(|us| clock.instant_at_micros(us) + RESET_MARGIN),
             learned: self.learned,
         }
     }
