@@ -28,6 +28,14 @@ use tokio::time::Instant;
 /// How many pacing gaps a late scheduler may make up by sending back to back.
 const CATCH_UP_GAPS: u32 = 4;
 
+/// The paced schedule of a window ends this long (platform time) before its reset: more than
+/// a round trip and the error of a reset learned from whole-second headers, so the window's
+/// last request is counted in it (see [`Budget::end_margin`]).
+const END_MARGIN_PLATFORM: Duration = Duration::from_secs(3);
+
+/// ... and at least this long in local time, a few timer ticks and a busy scheduler's delay.
+const END_MARGIN_LOCAL: Duration = Duration::from_millis(10);
+
 /// Whether the next counted request may go now.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Pace {
@@ -348,8 +356,22 @@ impl Budget {
         let Some(last) = last_send.filter(|_| queued > left || !learned) else {
             return Pace::Ready(now);
         };
-        let gap = (reset.saturating_duration_since(now) / u32::try_from(left).unwrap_or(u32::MAX))
-            .mul_f64(jitter.clamp(0.0, 1.0));
+        // Spread what is left up to a margin before the reset, not up to the reset itself: a
+        // request paced to leave just before it (timers late by a tick, a reset known only to
+        // within a round trip) lands in the next window, and the unit it leaves unused costs
+        // a long job a whole extra window. Past that point what is left goes at once.
+        let deadline = if learned {
+            let margin = self.end_margin();
+            if reset.saturating_duration_since(now) <= margin {
+                return Pace::Ready(now);
+            }
+            reset - margin
+        } else {
+            reset
+        };
+        let gap = (deadline.saturating_duration_since(now)
+            / u32::try_from(left).unwrap_or(u32::MAX))
+        .mul_f64(jitter.clamp(0.0, 1.0));
         let next = last + gap;
         if now >= next {
             // Up to a few gaps behind (a busy machine, a coarse timer) the schedule catches up
@@ -363,6 +385,16 @@ impl Budget {
         } else {
             Pace::Wait(next)
         }
+    }
+
+    /// How long before a learned window's reset its budget should be spent: the paced
+    /// schedule ends here, and what is still left then is sent at once.
+    /// [`END_MARGIN_PLATFORM`] of the platform's time, but at least [`END_MARGIN_LOCAL`] of
+    /// local time (a very fast platform clock) and at most a tenth of the minute.
+    pub fn end_margin(&self) -> Duration {
+        self.to_local(END_MARGIN_PLATFORM)
+            .max(END_MARGIN_LOCAL)
+            .min(self.to_local(Duration::from_secs(6)))
     }
 
     fn reset_or_full_window(&self, window: &Window, now: Instant) -> Instant {
@@ -563,10 +595,10 @@ mod tests {
         let mut budget = Budget::new(Plan::Free.default_limits(), 1.0);
         let start = Instant::now();
         exchange(&mut budget, observed(60, 30, 1_000_060, 30), start);
-        // 30 left over 30 s: one a second.
+        // 30 left over the 27 s before the end margin (3 s before the reset): one every 0.9 s.
         assert_eq!(
             budget.pace(start, Some(start), u64::MAX, 0, 1.0),
-            Pace::Wait(start + Duration::from_secs(1))
+            Pace::Wait(start + Duration::from_millis(900))
         );
         assert_eq!(
             budget.pace(start, None, u64::MAX, 0, 1.0),
@@ -591,13 +623,40 @@ mod tests {
         );
         assert_eq!(
             budget.pace(start, Some(start), 31, 0, 1.0),
-            Pace::Wait(start + Duration::from_secs(1))
+            Pace::Wait(start + Duration::from_millis(900))
         );
         // Nothing left: even one request waits for the reset.
         exchange(&mut budget, observed(60, 0, 1_000_060, 30), start);
         assert_eq!(
             budget.pace(start, Some(start), 1, 0, 1.0),
             Pace::Wait(start + Duration::from_secs(30))
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn the_paced_schedule_ends_a_margin_before_the_reset() {
+        // Business at 20x: 3 s windows, a margin of 3 platform seconds (150 ms local).
+        let mut budget = Budget::new(Plan::Business.default_limits(), 20.0);
+        let start = Instant::now();
+        exchange(&mut budget, observed(1_000, 100, 1_000_060, 30), start);
+        assert_eq!(budget.end_margin(), Duration::from_millis(150));
+        // 100 left over the 1.35 s before the margin (the reset is 1.5 s away).
+        assert_eq!(
+            budget.pace(start, Some(start), u64::MAX, 0, 1.0),
+            Pace::Wait(start + Duration::from_micros(13_500))
+        );
+        // Inside the margin whatever is left goes at once, back to back, although the job
+        // outlasts the window: paced, the last of it would land after the reset.
+        tokio::time::advance(Duration::from_millis(1_360)).await;
+        let late = Instant::now();
+        assert_eq!(
+            budget.pace(late, Some(late), u64::MAX, 0, 1.0),
+            Pace::Ready(late)
+        );
+        // A very fast platform clock still leaves a few timer ticks.
+        assert_eq!(
+            Budget::new(Plan::Business.default_limits(), 600.0).end_margin(),
+            Duration::from_millis(10)
         );
     }
 

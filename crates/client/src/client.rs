@@ -1,8 +1,7 @@
 //! The typed client for the whole of API v1, and the handle every caller holds.
 //!
-//! A [`Client`] is cheap to clone: it holds the sender of its key's scheduler
-//! ([`crate::queue`]), a receiver of the queue's state, and the priority and job its requests
-//! go under. `client.bulk().in_job(job)` is the same queue, just a different place in it.
+//! A [`Client`] is cheap to clone: it holds the handle of its key's scheduler
+//! ([`crate::queue::Handle`]) and the priority and job its requests go under. `client.bulk().in_job(job)` is the same queue, just a different place in it.
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -18,19 +17,18 @@ use domain_desk_api::{
 use reqwest::StatusCode;
 use serde::Serialize;
 use serde::de::DeserializeOwned;
-use tokio::sync::{mpsc, oneshot, watch};
+use tokio::sync::watch;
 
 use crate::config::{ClientConfig, QueueConfig};
 use crate::error::{Error, Result};
 use crate::headers;
-use crate::queue::{self, Command, JobId, RATE_LIMIT_PATH};
+use crate::queue::{self, JobId, RATE_LIMIT_PATH};
 use crate::state::{Priority, QueueState};
 use crate::transport::{ApiRequest, HttpTransport, Transport, WireResponse};
 
 #[derive(Clone)]
 pub struct Client {
-    commands: mpsc::Sender<Command>,
-    state: watch::Receiver<QueueState>,
+    queue: queue::Handle,
     priority: Priority,
     job: Option<JobId>,
     job_ids: Arc<AtomicU64>,
@@ -70,10 +68,8 @@ impl Client {
                 "the request queue needs a Tokio runtime to run on".into(),
             ));
         }
-        let (commands, state) = queue::spawn(queue, Arc::new(transport))?;
         Ok(Self {
-            commands,
-            state,
+            queue: queue::Handle::spawn(queue, Arc::new(transport))?,
             priority: Priority::Interactive,
             job: None,
             job_ids: Arc::new(AtomicU64::new(1)),
@@ -116,10 +112,7 @@ impl Client {
     /// Withdraws every queued request of `job`; their callers get [`Error::Cancelled`].
     /// Requests already sent finish normally.
     pub async fn cancel_job(&self, job: JobId) -> Result<()> {
-        self.commands
-            .send(Command::CancelJob(job))
-            .await
-            .map_err(|_| Error::QueueClosed)
+        self.queue.cancel_job(job).await
     }
 
     /// Tells the queue that the platform's clock now runs at `speed` platform seconds per
@@ -130,47 +123,34 @@ impl Client {
                 "The clock speed must be a positive number.".into(),
             ));
         }
-        self.commands
-            .send(Command::SetPlatformClockSpeed(speed))
-            .await
-            .map_err(|_| Error::QueueClosed)
+        self.queue.set_platform_clock_speed(speed).await
     }
 
     /// Both handles feed the same queue (the same key's scheduler).
     pub fn same_queue(&self, other: &Client) -> bool {
-        self.commands.same_channel(&other.commands)
+        self.queue.same_queue(&other.queue)
     }
 
     /// How many handles to this queue exist, this one included (every clone, any priority or
     /// job): one means no one else can send on it.
     pub fn handles(&self) -> usize {
-        self.commands.strong_count()
+        self.queue.handles()
     }
 
     /// The queue's task still runs.
     pub fn is_running(&self) -> bool {
-        !self.commands.is_closed()
+        self.queue.is_running()
     }
 
     /// The queue's state, updated as it changes (for the rate-limit meter).
     pub fn state(&self) -> watch::Receiver<QueueState> {
-        self.state.clone()
+        self.queue.state()
     }
 
     /// Queues a raw request and waits for the platform's answer, whatever its status. Dropping
     /// the future withdraws the request if it has not been sent.
     pub async fn send(&self, request: ApiRequest) -> Result<WireResponse> {
-        let (reply, answer) = oneshot::channel();
-        self.commands
-            .send(Command::Submit {
-                request,
-                priority: self.priority,
-                job: self.job,
-                reply,
-            })
-            .await
-            .map_err(|_| Error::QueueClosed)?;
-        answer.await.map_err(|_| Error::QueueClosed)?
+        self.queue.submit(request, self.priority, self.job).await
     }
 
     async fn call<T: DeserializeOwned>(&self, request: ApiRequest) -> Result<T> {

@@ -21,8 +21,10 @@
 //! queue. `cargo run -p domain-desk-client --example queue_bench` measures the queue against
 //! the local service and a naive client.
 
+mod answers;
 mod budget;
 mod client;
+mod clock;
 mod config;
 pub mod domain_connect;
 mod error;

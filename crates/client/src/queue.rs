@@ -19,26 +19,33 @@
 //! - with a data directory, shares the key's budget, requests on the wire and pauses with
 //!   the key's queues in other processes ([`crate::shared`]);
 //! - publishes its state on a watch channel for the rate-limit meter.
+//!
+//! This file is the actor only, in mini-redis's shape: the [`Handle`] every caller holds, the
+//! messages it sends, the task's state and its decisions. What it knows is kept and reasoned
+//! about in pure, unit-tested modules: what an answer says ([`crate::answers`]: observations
+//! of the windows, 429, ban and retry waits), the window estimates and the pacing
+//! ([`crate::budget`]), the clock ([`crate::clock`]) and the ledger shared with other
+//! processes ([`crate::shared`]).
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use chrono::{DateTime, Utc};
-use domain_desk_api::{ErrorBody, ErrorCode, RateLimitStatus, RateWindow};
+use domain_desk_api::RateWindow;
 use futures::StreamExt;
 use futures::future::BoxFuture;
 use futures::stream::FuturesUnordered;
 use rand::rngs::StdRng;
 use rand::{Rng, SeedableRng};
-use reqwest::StatusCode;
 use tokio::sync::{mpsc, oneshot, watch};
 use tokio::time::Instant;
 
-use crate::budget::{Budget, Observation, Pace, Window};
+use crate::answers::{self, Outcome};
+use crate::budget::{Budget, Pace};
+use crate::clock::WallClock;
 use crate::config::QueueConfig;
 use crate::error::{Error, Result};
-use crate::headers::{self, unix_seconds};
+use crate::headers::unix_seconds;
 use crate::shared::{self, Lease, Ledger, SharedBudget, SharedWindow};
 use crate::state::{HeldBack, HeldBackReason, Priority, QueueState, QueuedCounts, WindowState};
 use crate::transport::{ApiRequest, Transport, TransportError, WireResponse};
@@ -47,9 +54,10 @@ use crate::transport::{ApiRequest, Transport, TransportError, WireResponse};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct JobId(pub u64);
 
-pub(crate) type Reply = oneshot::Sender<Result<WireResponse>>;
+type Reply = oneshot::Sender<Result<WireResponse>>;
 
-pub(crate) enum Command {
+/// The messages the task takes.
+enum Command {
     Submit {
         request: ApiRequest,
         priority: Priority,
@@ -68,22 +76,81 @@ const SWEEP_INTERVAL: Duration = Duration::from_millis(250);
 /// The path of the one uncounted endpoint, whose body reports both windows.
 pub(crate) const RATE_LIMIT_PATH: &str = "/v1/rate_limit";
 
-/// Starts the scheduler task on the current Tokio runtime.
-pub(crate) fn spawn(
-    config: QueueConfig,
-    transport: Arc<dyn Transport>,
-) -> Result<(mpsc::Sender<Command>, watch::Receiver<QueueState>)> {
-    let shared = config
-        .shared_budget
-        .as_deref()
-        .map(SharedBudget::open)
-        .transpose()?;
-    let (command_tx, command_rx) = mpsc::channel(1024);
-    let (state_tx, state_rx) = watch::channel(QueueState::default());
-    let mut scheduler = Scheduler::new(config, transport, state_tx);
-    scheduler.shared = shared;
-    tokio::spawn(scheduler.run(command_rx));
-    Ok((command_tx, state_rx))
+/// The handle to a key's scheduler: cheap to clone, what [`crate::Client`] holds. The task
+/// runs as long as a handle exists (and then finishes what was queued).
+#[derive(Clone)]
+pub(crate) struct Handle {
+    commands: mpsc::Sender<Command>,
+    state: watch::Receiver<QueueState>,
+}
+
+impl Handle {
+    /// Starts the scheduler task on the current Tokio runtime.
+    pub fn spawn(config: QueueConfig, transport: Arc<dyn Transport>) -> Result<Self> {
+        let shared = config
+            .shared_budget
+            .as_deref()
+            .map(SharedBudget::open)
+            .transpose()?;
+        let (commands, command_rx) = mpsc::channel(1024);
+        let (state_tx, state) = watch::channel(QueueState::default());
+        let mut scheduler = Scheduler::new(config, transport, state_tx);
+        scheduler.shared = shared;
+        tokio::spawn(scheduler.run(command_rx));
+        Ok(Self { commands, state })
+    }
+
+    /// Queues a request and waits for the platform's answer. Dropping the future withdraws
+    /// the request if it has not been sent.
+    pub async fn submit(
+        &self,
+        request: ApiRequest,
+        priority: Priority,
+        job: Option<JobId>,
+    ) -> Result<WireResponse> {
+        let (reply, answer) = oneshot::channel();
+        self.command(Command::Submit {
+            request,
+            priority,
+            job,
+            reply,
+        })
+        .await?;
+        answer.await.map_err(|_| Error::QueueClosed)?
+    }
+
+    pub async fn cancel_job(&self, job: JobId) -> Result<()> {
+        self.command(Command::CancelJob(job)).await
+    }
+
+    pub async fn set_platform_clock_speed(&self, speed: f64) -> Result<()> {
+        self.command(Command::SetPlatformClockSpeed(speed)).await
+    }
+
+    async fn command(&self, command: Command) -> Result<()> {
+        self.commands
+            .send(command)
+            .await
+            .map_err(|_| Error::QueueClosed)
+    }
+
+    /// Both handles lead to the same task.
+    pub fn same_queue(&self, other: &Handle) -> bool {
+        self.commands.same_channel(&other.commands)
+    }
+
+    /// How many handles to the task exist, this one included.
+    pub fn handles(&self) -> usize {
+        self.commands.strong_count()
+    }
+
+    pub fn is_running(&self) -> bool {
+        !self.commands.is_closed()
+    }
+
+    pub fn state(&self) -> watch::Receiver<QueueState> {
+        self.state.clone()
+    }
 }
 
 struct Waiter {
@@ -116,52 +183,6 @@ struct Completion {
     counted: bool,
     result: std::result::Result<WireResponse, TransportError>,
 }
-
-/// Maps the scheduler's instants to wall-clock time for the UI and for HTTP-dates.
-#[derive(Clone, Copy)]
-struct WallClock {
-    origin: Instant,
-    wall: SystemTime,
-}
-
-impl WallClock {
-    fn now() -> Self {
-        Self {
-            origin: Instant::now(),
-            wall: SystemTime::now(),
-        }
-    }
-
-    fn system_time(&self, at: Instant) -> SystemTime {
-        if at >= self.origin {
-            self.wall + at.duration_since(self.origin)
-        } else {
-            self.wall - self.origin.duration_since(at)
-        }
-    }
-
-    fn utc(&self, at: Instant) -> DateTime<Utc> {
-        DateTime::<Utc>::from(self.system_time(at))
-    }
-
-    fn instant(&self, at: SystemTime) -> Instant {
-        match at.duration_since(self.wall) {
-            Ok(after) => self.origin + after,
-            Err(before) => self
-                .origin
-                .checked_sub(before.duration())
-                .unwrap_or(self.origin),
-        }
-    }
-
-    fn micros(&self, at: Instant) -> i64 {
-        shared::unix_micros(self.system_time(at))
-    }
-}
-
-/// Added to a reset another process measured: the processes' wall clocks are read at
-/// slightly different moments, and a reset must never be taken as earlier than it is.
-const SHARED_RESET_MARGIN: Duration = Duration::from_millis(1);
 
 struct Scheduler {
     config: QueueConfig,
@@ -386,7 +407,11 @@ impl Scheduler {
         if !entry.in_flight && entry.request.counted {
             self.queued_counted = self.queued_counted.saturating_sub(1);
         }
-        self.queues[entry.priority.index()].retain(|queued| *queued != id);
+        if !entry.in_flight {
+            // Only an entry that is not on the wire is in a queue: an answered request does
+            // not scan a queue of thousands.
+            self.queues[entry.priority.index()].retain(|queued| *queued != id);
+        }
         self.delayed.retain(|(_, delayed)| *delayed != id);
         if let Some(key) = entry.request.coalescing_key()
             && self.coalesced.get(key) == Some(&id)
@@ -601,22 +626,13 @@ impl Scheduler {
             (RateWindow::Day, ledger.day),
         ] {
             let Some(window) = window else { continue };
-            self.budget.merge(&Window {
-                kind,
-                limit: window.limit,
-                reported: window.reported,
-                reset_unix: window.reset_unix,
-                reset_at: window.reset_at_us.map(|us| {
-                    self.clock.instant(shared::from_unix_micros(us)) + SHARED_RESET_MARGIN
-                }),
-                learned: window.learned,
-            });
+            self.budget.merge(&window.import(kind, &self.clock));
         }
         self.budget.roll(now);
         self.budget.set_in_flight(ledger.in_flight.len() as u64);
         if let Some(until) = ledger
             .paused_until_us
-            .map(|us| self.clock.instant(shared::from_unix_micros(us)))
+            .map(|us| self.clock.instant_at_micros(us))
             .filter(|until| *until > now)
             && self.paused_until.is_none_or(|mine| mine < until)
         {
@@ -632,20 +648,12 @@ impl Scheduler {
             return;
         };
         let clock = self.clock;
-        let export = |window: &Window| SharedWindow {
-            limit: window.limit,
-            reported: window.reported,
-            reset_unix: window.reset_unix,
-            reset_at_us: window.reset_at.map(|at| clock.micros(at)),
-            learned: window.learned,
-        };
-        ledger.minute = Some(export(&self.budget.minute));
-        ledger.day = Some(export(&self.budget.day));
-        let now_us = clock.micros(now);
-        ledger.paused_until_us = ledger
-            .paused_until_us
-            .max(self.paused_until.map(|until| clock.micros(until)))
-            .filter(|until| *until > now_us);
+        ledger.minute = Some(SharedWindow::export(&self.budget.minute, &clock));
+        ledger.day = Some(SharedWindow::export(&self.budget.day, &clock));
+        ledger.extend_pause(
+            self.paused_until.map(|until| clock.micros(until)),
+            clock.micros(now),
+        );
         if let Some(shared) = self.shared.as_mut() {
             shared.unlock(&ledger);
         }
@@ -654,11 +662,8 @@ impl Scheduler {
     fn on_completion_locked(&mut self, done: Completion, now: Instant) {
         if done.counted {
             self.budget.record_done();
-            let (pid, queue) = (std::process::id(), self.queue_tag);
             if let Some(ledger) = self.ledger.as_mut() {
-                ledger
-                    .in_flight
-                    .retain(|l| !(l.pid == pid && l.queue == queue && l.id == done.id));
+                ledger.release(std::process::id(), self.queue_tag, done.id);
             }
         }
         if self.probing == Some(done.id) {
@@ -671,34 +676,24 @@ impl Scheduler {
                     .get(&done.id)
                     .is_some_and(|e| e.request.path == RATE_LIMIT_PATH);
                 self.learn(&response, now, reports_both_windows);
-                let status = response.status;
-                if status == StatusCode::TOO_MANY_REQUESTS {
+                let outcome = answers::classify(&response);
+                if outcome == Outcome::RateLimited {
                     self.on_rate_limited(done.id, response, now);
                     return;
                 }
                 self.consecutive_rate_limited = 0;
-                if status == StatusCode::FORBIDDEN
-                    && error_code(&response) == Some(ErrorCode::KeyBanned)
-                {
-                    self.on_banned(&response, now);
-                } else if status.is_server_error() && self.retry(done.id, now) {
-                    return;
-                } else if status == StatusCode::CONFLICT
-                    && error_code(&response) == Some(ErrorCode::IdempotencyKeyInUse)
-                {
-                    // An earlier attempt with the same Idempotency-Key is still running on
-                    // the platform (its answer was lost to us): ask again when told, and get
-                    // its answer replayed instead of acting twice.
-                    let wait = headers::parse_retry_after_header(&response.headers)
-                        .map(|retry_after| {
-                            let server_now = headers::parse_date_header(&response.headers)
-                                .unwrap_or_else(|| self.clock.system_time(now));
-                            retry_after.delay_from(server_now)
-                        })
-                        .unwrap_or(Duration::from_secs(1));
-                    if self.retry_in(done.id, now, wait) {
-                        return;
+                match outcome {
+                    Outcome::Banned => self.on_banned(&response, now),
+                    Outcome::ServerError if self.retry(done.id, now) => return,
+                    Outcome::KeyInUse => {
+                        // Asked again when told, the earlier attempt's answer is replayed
+                        // instead of acting twice.
+                        let wait = answers::in_use_wait(&response, self.clock.system_time(now));
+                        if self.retry_in(done.id, now, wait) {
+                            return;
+                        }
                     }
+                    Outcome::RateLimited | Outcome::ServerError | Outcome::Final => {}
                 }
                 self.finish(done.id, Ok(response));
             }
@@ -775,34 +770,17 @@ impl Scheduler {
     fn on_rate_limited(&mut self, id: u64, response: WireResponse, now: Instant) {
         self.consecutive_rate_limited += 1;
         self.rate_limited_total += 1;
-        let body = error_body(&response);
-        let server_now = headers::parse_date_header(&response.headers)
-            .unwrap_or_else(|| self.clock.system_time(now));
-        let hinted = headers::parse_retry_after_header(&response.headers)
-            .map(|retry_after| retry_after.delay_from(server_now))
-            .or_else(|| {
-                body.as_ref()
-                    .and_then(|b| b.error.retry_after_seconds)
-                    .map(Duration::from_secs)
-            })
-            .or_else(|| {
-                let reset = headers::parse_rate_limit_headers(&response.headers)?.reset;
-                let left = reset.checked_sub(unix_seconds(server_now))?;
-                (left > 0).then(|| Duration::from_secs(left.unsigned_abs()))
-            });
-        let wait = match hinted {
-            Some(wait) => wait.min(Duration::from_secs(86_400)),
-            None => Duration::from_secs(1)
-                .saturating_mul(1u32 << (self.consecutive_rate_limited - 1).min(16))
-                .min(self.config.max_pause_without_hint),
-        };
+        let pause = answers::rate_limited_pause(
+            &response,
+            self.clock.system_time(now),
+            self.consecutive_rate_limited,
+            self.config.max_pause_without_hint,
+        );
+        let wait = pause.wait;
         let until = now + self.budget.to_local(wait);
         self.paused_until = Some(self.paused_until.map_or(until, |t| t.max(until)));
         self.probe_required = true;
-        let window = body
-            .as_ref()
-            .and_then(|b| b.error.window)
-            .unwrap_or_else(|| self.budget.binding());
+        let window = pause.window.unwrap_or_else(|| self.budget.binding());
         self.budget.exhaust(window, until);
         tracing::warn!(?wait, ?window, "rate limited: pausing the key");
         let Some(entry) = self.entries.get_mut(&id) else {
@@ -821,18 +799,11 @@ impl Scheduler {
     }
 
     fn on_banned(&mut self, response: &WireResponse, now: Instant) {
-        let server_now = headers::parse_date_header(&response.headers)
-            .unwrap_or_else(|| self.clock.system_time(now));
-        let from_body = error_body(response)
-            .and_then(|b| b.error.banned_until)
-            .and_then(|until| SystemTime::from(until).duration_since(server_now).ok());
-        let wait = from_body
-            .or_else(|| {
-                headers::parse_retry_after_header(&response.headers)
-                    .map(|r| r.delay_from(server_now))
-            })
-            .unwrap_or(self.config.max_pause_without_hint)
-            .min(Duration::from_secs(86_400));
+        let wait = answers::ban_wait(
+            response,
+            self.clock.system_time(now),
+            self.config.max_pause_without_hint,
+        );
         let until = now + self.budget.to_local(wait);
         tracing::error!(?wait, "the API key is banned: pausing the key");
         self.banned_until = Some(until);
@@ -843,7 +814,7 @@ impl Scheduler {
     /// Updates the budget from a response's headers (and from `/v1/rate_limit`'s body).
     fn learn(&mut self, response: &WireResponse, now: Instant, reports_both_windows: bool) {
         let local_now = unix_seconds(self.clock.system_time(now));
-        for observation in observations(response, reports_both_windows, local_now) {
+        for observation in answers::observations(response, reports_both_windows, local_now) {
             self.budget.observe(observation, now);
         }
     }
@@ -926,138 +897,6 @@ impl Scheduler {
     }
 }
 
-/// What a response says about the windows.
-///
-/// The `X-RateLimit-*` trio describes the binding window. The IETF `RateLimit` field, when
-/// present, names it and gives the seconds to its reset outright (`t`), which beats
-/// `Reset - Date` (a `Date` header may come from a different clock than `Reset`); its other
-/// items describe the other window, whose reset is placed on that window's boundary.
-/// `/v1/rate_limit`'s body reports both windows. Answers to an unknown or banned key carry
-/// no budget (limit 0, or the ban's end as reset) and teach nothing.
-fn observations(
-    response: &WireResponse,
-    reports_both_windows: bool,
-    local_now: i64,
-) -> Vec<Observation> {
-    let mut found = Vec::new();
-    if response.status == StatusCode::UNAUTHORIZED
-        || (response.status == StatusCode::FORBIDDEN
-            && error_code(response) == Some(ErrorCode::KeyBanned))
-    {
-        return found;
-    }
-    let server_now = headers::parse_date_header(&response.headers).map(unix_seconds);
-    let ietf = headers::parse_ietf_ratelimit_header(&response.headers);
-    let policy = headers::parse_ietf_policy_header(&response.headers);
-    let seconds_left = |kind: RateWindow| {
-        ietf.iter()
-            .find(|item| item.window() == Some(kind))
-            .and_then(|item| item.param("t"))
-            .filter(|t| *t >= 0)
-            .map(|t| Duration::from_secs(t.unsigned_abs()))
-    };
-    if let Some(trio) =
-        headers::parse_rate_limit_headers(&response.headers).filter(|trio| trio.limit > 0)
-    {
-        let binding = ietf
-            .iter()
-            .find(|item| item.window().is_some() && item.param("r") == Some(trio.remaining as i64));
-        let binding_window = binding.and_then(|item| item.window());
-        let binding_left = binding.and_then(|item| item.param("t")).filter(|t| *t >= 0);
-        found.push(Observation {
-            window: binding_window,
-            limit: trio.limit,
-            remaining: trio.remaining,
-            reset_unix: trio.reset,
-            until_reset: binding_left
-                .map(|t| Duration::from_secs(t.unsigned_abs()))
-                .or_else(|| until_reset(trio.reset, server_now, local_now)),
-        });
-        if let (Some(binding_window), Some(binding_left)) = (binding_window, binding_left) {
-            let platform_now = trio.reset - binding_left;
-            for item in &ietf {
-                let Some(kind) = item.window().filter(|kind| *kind != binding_window) else {
-                    continue;
-                };
-                let (Some(remaining), Some(left)) = (item.param("r"), item.param("t")) else {
-                    continue;
-                };
-                let (Ok(remaining), Ok(left_secs)) =
-                    (u64::try_from(remaining), u64::try_from(left))
-                else {
-                    continue;
-                };
-                let length = match kind {
-                    RateWindow::Minute => 60,
-                    RateWindow::Day => 86_400,
-                };
-                let limit = policy
-                    .iter()
-                    .find(|p| p.window() == Some(kind))
-                    .and_then(|p| p.param("q"))
-                    .and_then(|q| u64::try_from(q).ok())
-                    .filter(|q| *q > 0);
-                let Some(limit) = limit else { continue };
-                let estimate = platform_now.saturating_add(left);
-                let reset_unix = (estimate + length / 2).div_euclid(length) * length;
-                found.push(Observation {
-                    window: Some(kind),
-                    limit,
-                    remaining,
-                    reset_unix,
-                    until_reset: Some(Duration::from_secs(left_secs)),
-                });
-                break;
-            }
-        }
-    }
-    if response.status.is_success()
-        && reports_both_windows
-        && let Ok(status) = serde_json::from_slice::<RateLimitStatus>(&response.body)
-    {
-        for (kind, window) in [
-            (RateWindow::Minute, status.minute),
-            (RateWindow::Day, status.day),
-        ] {
-            if window.limit == 0 {
-                continue;
-            }
-            found.push(Observation {
-                window: Some(kind),
-                limit: window.limit,
-                remaining: window.remaining,
-                reset_unix: window.reset,
-                until_reset: seconds_left(kind)
-                    .or_else(|| until_reset(window.reset, server_now, local_now)),
-            });
-        }
-    }
-    found
-}
-
-/// Time left until `reset` on the platform's clock, measured from the response's `Date`.
-/// A `Date` that puts the reset more than a day away (or in the past) is not believed; the
-/// local clock is tried next; `None` means neither makes sense.
-fn until_reset(reset: i64, server_now: Option<i64>, local_now: i64) -> Option<Duration> {
-    let plausible = |now: i64| {
-        let left = reset.checked_sub(now)?;
-        (0..=86_400)
-            .contains(&left)
-            .then(|| Duration::from_secs(left.unsigned_abs()))
-    };
-    server_now
-        .and_then(plausible)
-        .or_else(|| plausible(local_now))
-}
-
-fn error_body(response: &WireResponse) -> Option<ErrorBody> {
-    serde_json::from_slice(&response.body).ok()
-}
-
-fn error_code(response: &WireResponse) -> Option<ErrorCode> {
-    error_body(response).map(|b| b.error.code)
-}
-
 fn earliest(a: Option<Instant>, b: Instant) -> Option<Instant> {
     Some(a.map_or(b, |a| a.min(b)))
 }
@@ -1066,118 +905,5 @@ async fn sleep_until_or_forever(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
         None => std::future::pending().await,
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-    use bytes::Bytes;
-    use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
-
-    fn response(status: u16, pairs: &[(&str, &str)], body: &str) -> WireResponse {
-        let mut headers = HeaderMap::new();
-        for (name, value) in pairs {
-            headers.insert(
-                HeaderName::from_bytes(name.as_bytes()).unwrap(),
-                HeaderValue::from_str(value).unwrap(),
-            );
-        }
-        WireResponse {
-            status: StatusCode::from_u16(status).unwrap(),
-            headers,
-            body: Bytes::from(body.to_owned()),
-        }
-    }
-
-    const RESET: i64 = 1_900_000_080;
-
-    #[test]
-    fn the_ietf_field_names_the_window_and_gives_both() {
-        let answer = response(
-            200,
-            &[
-                ("x-ratelimit-limit", "300"),
-                ("x-ratelimit-remaining", "12"),
-                ("x-ratelimit-reset", "1900000080"),
-                // A Date from another clock entirely: ignored in favour of `t`.
-                ("date", "Sun, 06 Nov 1994 08:49:37 GMT"),
-                ("ratelimit", r#""minute";r=12;t=30, "day";r=900;t=22351"#),
-                (
-                    "ratelimit-policy",
-                    r#""minute";q=300;w=60, "day";q=10000;w=86400"#,
-                ),
-            ],
-            "{}",
-        );
-        let found = observations(&answer, false, 0);
-        assert_eq!(found.len(), 2, "{found:?}");
-        assert_eq!(found[0].window, Some(RateWindow::Minute));
-        assert_eq!(found[0].until_reset, Some(Duration::from_secs(30)));
-        assert_eq!(found[0].reset_unix, RESET);
-        assert_eq!(found[1].window, Some(RateWindow::Day));
-        assert_eq!(found[1].limit, 10_000);
-        assert_eq!(found[1].remaining, 900);
-        // 30 s before RESET plus 22351 s (rounded up by the platform), on the day's boundary.
-        assert_eq!(found[1].reset_unix, 1_900_022_400);
-        assert_eq!(found[1].until_reset, Some(Duration::from_secs(22_351)));
-    }
-
-    #[test]
-    fn without_the_ietf_field_the_date_header_measures_the_reset() {
-        let answer = response(
-            200,
-            &[
-                ("x-ratelimit-limit", "60"),
-                ("x-ratelimit-remaining", "5"),
-                ("x-ratelimit-reset", "1900000080"),
-                (
-                    "date",
-                    &httpdate::fmt_http_date(
-                        std::time::UNIX_EPOCH + Duration::from_secs(1_900_000_060),
-                    ),
-                ),
-            ],
-            "{}",
-        );
-        let found = observations(&answer, false, 0);
-        assert_eq!(found.len(), 1);
-        assert_eq!(found[0].window, None);
-        assert_eq!(found[0].until_reset, Some(Duration::from_secs(20)));
-    }
-
-    #[test]
-    fn unknown_and_banned_keys_teach_nothing() {
-        let headers = [
-            ("x-ratelimit-limit", "0"),
-            ("x-ratelimit-remaining", "0"),
-            ("x-ratelimit-reset", "1900000080"),
-        ];
-        assert!(observations(&response(401, &headers, "{}"), false, 0).is_empty());
-        let banned = response(
-            403,
-            &[
-                ("x-ratelimit-limit", "300"),
-                ("x-ratelimit-remaining", "0"),
-                ("x-ratelimit-reset", "1900000777"),
-            ],
-            r#"{"error":{"code":"key_banned","message":"Banned."}}"#,
-        );
-        assert!(observations(&banned, false, 0).is_empty());
-    }
-
-    #[test]
-    fn the_rate_limit_body_reports_both_windows() {
-        let answer = response(
-            200,
-            &[("ratelimit", r#""minute";r=40;t=20, "day";r=900;t=4000"#)],
-            r#"{"minute":{"limit":60,"remaining":40,"reset":1900000080},
-                "day":{"limit":1000,"remaining":900,"reset":1900051200},"banned_until":null}"#,
-        );
-        let found = observations(&answer, true, 0);
-        assert_eq!(found.len(), 2);
-        assert_eq!(found[0].until_reset, Some(Duration::from_secs(20)));
-        assert_eq!(found[1].window, Some(RateWindow::Day));
-        assert_eq!(found[1].remaining, 900);
     }
 }

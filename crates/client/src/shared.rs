@@ -26,9 +26,12 @@ use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
+use domain_desk_api::RateWindow;
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
+use crate::budget::Window;
+use crate::clock::WallClock;
 use crate::error::{Error, Result};
 use crate::secret::ApiKey;
 
@@ -39,6 +42,10 @@ pub(crate) const LEASE: Duration = Duration::from_secs(120);
 /// How long a queue waits for another process to let go of the ledger before it decides on
 /// its own.
 pub(crate) const LOCK_PATIENCE: Duration = Duration::from_millis(500);
+
+/// Added to a reset another process measured: the processes' wall clocks are read at
+/// slightly different moments, and a reset must never be taken as earlier than it is.
+pub(crate) const RESET_MARGIN: Duration = Duration::from_millis(1);
 
 /// The ledger file of `api_key` on `base_url` under `dir`.
 pub fn ledger_path(dir: &Path, base_url: &str, api_key: &ApiKey) -> PathBuf {
@@ -61,6 +68,34 @@ pub(crate) struct SharedWindow {
     /// one).
     pub reset_at_us: Option<i64>,
     pub learned: bool,
+}
+
+impl SharedWindow {
+    /// A window of this queue's budget, for the ledger.
+    pub fn export(window: &Window, clock: &WallClock) -> Self {
+        Self {
+            limit: window.limit,
+            reported: window.reported,
+            reset_unix: window.reset_unix,
+            reset_at_us: window.reset_at.map(|at| clock.micros(at)),
+            learned: window.learned,
+        }
+    }
+
+    /// The ledger's window as this queue's budget holds one, its reset [`RESET_MARGIN`]
+    /// later (to be merged with [`crate::budget::Budget::merge`]).
+    pub fn import(&self, kind: RateWindow, clock: &WallClock) -> Window {
+        Window {
+            kind,
+            limit: self.limit,
+            reported: self.reported,
+            reset_unix: self.reset_unix,
+            reset_at: self
+                .reset_at_us
+                .map(|us| clock.instant_at_micros(us) + RESET_MARGIN),
+            learned: self.learned,
+        }
+    }
 }
 
 /// A request on the wire.
@@ -88,6 +123,21 @@ impl Ledger {
     pub fn drop_stale(&mut self, now_us: i64) {
         self.in_flight
             .retain(|lease| lease.expires_us > now_us && process_alive(lease.pid));
+    }
+
+    /// The request `id` of queue `queue` in process `pid` was answered.
+    pub fn release(&mut self, pid: u32, queue: u64, id: u64) {
+        self.in_flight
+            .retain(|l| !(l.pid == pid && l.queue == queue && l.id == id));
+    }
+
+    /// Keeps the later of the ledger's pause and `until_us` (a pause is never shortened by
+    /// another queue), and forgets a pause that has run out by `now_us`.
+    pub fn extend_pause(&mut self, until_us: Option<i64>, now_us: i64) {
+        self.paused_until_us = self
+            .paused_until_us
+            .max(until_us)
+            .filter(|until| *until > now_us);
     }
 }
 
@@ -214,6 +264,74 @@ mod tests {
             ledger_path(dir, "http://127.0.0.1:8787", &ApiKey::new("other"))
         );
         assert!(!a.to_string_lossy().contains("secret"), "{}", a.display());
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_window_goes_through_the_ledger_with_its_reset_a_margin_later() {
+        let clock = WallClock::at(
+            tokio::time::Instant::now(),
+            UNIX_EPOCH + Duration::from_secs(1_900_000_000),
+        );
+        let reset_at = tokio::time::Instant::now() + Duration::from_secs(20);
+        let window = Window {
+            kind: RateWindow::Minute,
+            limit: 300,
+            reported: 120,
+            reset_unix: Some(1_900_000_020),
+            reset_at: Some(reset_at),
+            learned: true,
+        };
+        let shared = SharedWindow::export(&window, &clock);
+        assert_eq!(shared.reset_at_us, Some(1_900_000_020_000_000));
+        let back = shared.import(RateWindow::Minute, &clock);
+        assert_eq!(back.reset_at, Some(reset_at + RESET_MARGIN));
+        assert_eq!(
+            (back.limit, back.reported, back.reset_unix, back.learned),
+            (300, 120, Some(1_900_000_020), true)
+        );
+    }
+
+    #[test]
+    fn a_pause_is_extended_never_shortened_and_forgotten_once_over() {
+        let mut ledger = Ledger::default();
+        ledger.extend_pause(Some(100), 50);
+        assert_eq!(ledger.paused_until_us, Some(100));
+        ledger.extend_pause(Some(80), 50);
+        assert_eq!(
+            ledger.paused_until_us,
+            Some(100),
+            "another queue's shorter pause"
+        );
+        ledger.extend_pause(Some(150), 50);
+        assert_eq!(ledger.paused_until_us, Some(150), "a longer one");
+        ledger.extend_pause(None, 50);
+        assert_eq!(ledger.paused_until_us, Some(150));
+        ledger.extend_pause(None, 150);
+        assert_eq!(ledger.paused_until_us, None, "over");
+    }
+
+    #[test]
+    fn an_answered_request_releases_only_its_own_lease() {
+        let lease = |pid, queue, id| Lease {
+            pid,
+            queue,
+            id,
+            expires_us: 1,
+        };
+        let mut ledger = Ledger {
+            in_flight: vec![
+                lease(1, 1, 1),
+                lease(1, 2, 1),
+                lease(2, 1, 1),
+                lease(1, 1, 2),
+            ],
+            ..Ledger::default()
+        };
+        ledger.release(1, 1, 1);
+        assert_eq!(
+            ledger.in_flight,
+            vec![lease(1, 2, 1), lease(2, 1, 1), lease(1, 1, 2)]
+        );
     }
 
     #[test]

@@ -96,11 +96,11 @@ async fn pacing_spreads_the_remaining_budget_up_to_the_reset() {
         "{elapsed:?}"
     );
     // Spread, not burst, while the job outlasts the window: about the even share of any 10 s
-    // (2 a second early on, give or take the gap's jitter); a burst would put all 60 in the
-    // first second.
+    // (60 over the 27 s before the window's end margin early on, 22 in 10 s, give or take the
+    // gap's jitter); a burst would put all 60 in the first second.
     let last_window = 1_900_000_020.0 + 120.0;
     let busiest = busiest(&platform, 10.0, last_window);
-    assert!(busiest <= 23, "{busiest}");
+    assert!(busiest <= 26, "{busiest}");
 }
 
 /// When the last of `requests` is answered by a platform that starts `offset` seconds into
@@ -150,6 +150,46 @@ async fn a_long_bulk_job_reaches_the_window_aligned_optimum() {
                 "{plan:?} from {offset} s: {elapsed:.2} s against an optimum of {optimum:.2} s"
             );
         }
+    }
+}
+
+/// Business at 20x (the benchmark's clock): a minute is 3 s, so the even pacing gap is about
+/// 3 ms, only a few timer ticks. Every one of the ten windows must be used in full, or the
+/// last thousand need an eleventh window (the 89.8 % of the 2026-11-23 benchmark).
+#[tokio::test(start_paused = true)]
+async fn a_business_job_on_a_fast_clock_uses_every_window_in_full() {
+    let speed = 20.0;
+    for offset in [0.0, 37.4] {
+        let mut settings = Settings::plan(1_000, 100_000);
+        settings.start_unix = 1_900_000_020.0 + offset;
+        settings.speed = speed;
+        // Tokio's timer ticks in milliseconds: an exchange takes 2 ms.
+        settings.latency = Duration::from_millis(1);
+        let platform = FakePlatform::new(settings);
+        let mut config = queue(Plan::Business);
+        config.platform_clock_speed = speed;
+        let client = client(&platform, "a", config);
+        let started = Instant::now();
+        let results = burst(&client, Priority::Bulk, 10_000, "business").await;
+        let elapsed = started.elapsed().as_secs_f64();
+        assert!(results.iter().all(Result::is_ok));
+        assert_eq!(platform.rate_limited(), 0, "from {offset} s");
+        let mut per_minute = std::collections::BTreeMap::<i64, usize>::new();
+        for record in counted(&platform) {
+            *per_minute
+                .entry((record.platform_time / 60.0).floor() as i64)
+                .or_default() += 1;
+        }
+        assert!(
+            per_minute.len() == 10 && per_minute.values().all(|n| *n == 1_000),
+            "from {offset} s: {per_minute:?}"
+        );
+        let windows = 60.0 - offset + 60.0 * 8.0;
+        let optimum = windows / speed + 1_000u64.div_ceil(8) as f64 * 0.002;
+        assert!(
+            optimum / elapsed >= 0.99,
+            "from {offset} s: {elapsed:.3} s against an optimum of {optimum:.3} s"
+        );
     }
 }
 
