@@ -30,6 +30,7 @@ const COMMANDS: &[&str] = &[
     "demo_dns_add",
     "demo_dns_delete",
     "demo_dns_add_zone",
+    "demo_dns_signatures",
     "clock_get",
     "clock_set_speed",
     "clock_advance",

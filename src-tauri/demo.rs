@@ -106,6 +106,9 @@ pub async fn start_embedded(paths: &AppPaths) -> Result<EmbeddedService> {
         dns_addr: loopback_any_port(),
         edge_https_addr: loopback_any_port(),
         edge_http_addr: loopback_any_port(),
+        // Signed zones, so the demo can show a DNSSEC problem (Demo DNS → signatures) and
+        // Diagnose validates from the service's key.
+        sign_zones: true,
         ..ServiceSettings::default()
     };
     let service = Service::spawn(settings)

@@ -68,6 +68,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::demo::demo_dns_add,
             commands::demo::demo_dns_delete,
             commands::demo::demo_dns_add_zone,
+            commands::demo::demo_dns_signatures,
             commands::demo::clock_get,
             commands::demo::clock_set_speed,
             commands::demo::clock_advance,

@@ -8,7 +8,8 @@ use std::time::Duration;
 
 use domain_desk_api::ErrorBody;
 use domain_desk_api::local::{
-    ClockAdvance, ClockState, LocalInfo, NewZone, NewZoneRecord, ZoneRecord, ZoneRecordList,
+    ClockAdvance, ClockState, LocalInfo, NewZone, NewZoneRecord, ZoneDnssec, ZoneRecord,
+    ZoneRecordList, ZoneSignatures,
 };
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
@@ -190,6 +191,21 @@ impl LocalControl {
         )
         .await
         .map(drop)
+    }
+
+    /// Sets the signatures a zone gets: `expired` shows a DNSSEC problem, `valid` mends it.
+    pub async fn set_zone_signatures(
+        &self,
+        zone: &str,
+        signatures: ZoneSignatures,
+    ) -> Result<ZoneDnssec> {
+        self.call(
+            Method::PUT,
+            &format!("/_local/dns/{}/dnssec", segment(zone)?),
+            Some(&ZoneDnssec { signatures }),
+        )
+        .await?
+        .ok_or_else(empty_answer)
     }
 
     pub async fn add_zone(&self, zone: &str) -> Result<()> {

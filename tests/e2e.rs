@@ -509,6 +509,25 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
         "the notification names the domain and the CAA record that forbids issuance: {failed:?}"
     );
     notifications.screenshot("14-certificate-failed-notification");
+
+    // The demo signs its zones: expired signatures are a DNSSEC problem Diagnose names.
+    app.click("#demo-dns-button").await;
+    app.choose("#dns-zone", "example.com").await;
+    app.wait_displayed("#dns-signatures").await;
+    assert_eq!(app.value("#dns-signatures").await, "valid");
+    app.choose("#dns-signatures", "expired").await;
+    app.wait_contains("#toasts", "example.com: its DNSSEC signatures have expired")
+        .await;
+    app.click("#demo-dns-close").await;
+    row_menu(&app, AUTO, "#menu-diagnose").await;
+    let bogus = r#"#diagnose-findings li[data-code="dnssec_bogus"]"#;
+    app.find(bogus).await;
+    assert_eq!(
+        app.try_attr(bogus, "data-severity").await.as_deref(),
+        Some("error")
+    );
+    app.screenshot("15-dnssec-bogus").await;
+    app.click("#diagnose-close").await;
     app.close().await;
 }
 
@@ -588,7 +607,7 @@ async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
             .is_err(),
         "a refused request offers nothing to apply"
     );
-    browser.screenshot("15-consent-bad-signature").await;
+    browser.screenshot("16-consent-bad-signature").await;
 
     browser.goto(&unsigned).await;
     let page = browser.wait_text("Request refused").await;

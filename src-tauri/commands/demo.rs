@@ -1,6 +1,8 @@
 //! The offline demo's extras: the Demo DNS provider, the clock and reset.
 
-use domain_desk_api::local::{ClockState, NewZoneRecord, ZoneRecord, ZoneRecordList};
+use domain_desk_api::local::{
+    ClockState, NewZoneRecord, ZoneDnssec, ZoneRecord, ZoneRecordList, ZoneSignatures,
+};
 use tauri::{AppHandle, Runtime, State};
 
 use crate::Result;
@@ -41,6 +43,21 @@ pub async fn demo_dns_delete(state: State<'_, AppState>, zone: String, id: Strin
         .await?
         .local()?
         .delete_record(&zone, &id)
+        .await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn demo_dns_signatures(
+    state: State<'_, AppState>,
+    zone: String,
+    signatures: ZoneSignatures,
+) -> Result<ZoneDnssec> {
+    state
+        .session()
+        .await?
+        .local()?
+        .set_zone_signatures(&zone, signatures)
         .await
 }
 

@@ -392,6 +392,18 @@ impl App {
         }
     }
 
+    /// Waits until `css` exists and is shown.
+    pub async fn wait_displayed(&self, css: &str) {
+        let deadline = Deadline::after(WAIT);
+        while !self.is_displayed(css).await {
+            if deadline.passed() {
+                self.fail(format!("{css} should be shown within {WAIT:?}"))
+                    .await;
+            }
+            Deadline::next_look().await;
+        }
+    }
+
     pub async fn is_displayed(&self, css: &str) -> bool {
         let element = self.find(css).await;
         match element.is_displayed().await {

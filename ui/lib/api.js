@@ -35,6 +35,7 @@ export const api = {
   addZoneRecord: (zone, record) => invoke('demo_dns_add', { zone, record }),
   deleteZoneRecord: (zone, id) => invoke('demo_dns_delete', { zone, id }),
   addZone: (zone) => invoke('demo_dns_add_zone', { zone }),
+  setZoneSignatures: (zone, signatures) => invoke('demo_dns_signatures', { zone, signatures }),
   clock: () => invoke('clock_get'),
   setClockSpeed: (speed) => invoke('clock_set_speed', { speed }),
   advanceClock: (seconds) => invoke('clock_advance', { seconds }),

@@ -47,3 +47,10 @@ export function zoneFor(hostname, zones) {
   const name = String(hostname ?? '').toLowerCase();
   return [...zones].sort((a, b) => b.length - a.length).find((z) => name === z || name.endsWith(`.${z}`)) ?? null;
 }
+
+/** What changing a zone's signatures means for the user. */
+export function signaturesNotice(zone, signatures) {
+  return signatures === 'expired'
+    ? `${zone}: its DNSSEC signatures have expired, so validating resolvers answer SERVFAIL for its names. Diagnose shows the problem and its fix.`
+    : `${zone}: DNSSEC signatures are valid again.`;
+}

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkZoneRecord } from '../lib/zone-record.js';
+import { checkZoneRecord, signaturesNotice } from '../lib/zone-record.js';
 
 test('names are made relative to the zone, @ for the apex', () => {
   assert.equal(checkZoneRecord({ name: 'Shop.example.com', type: 'cname', value: 'x.platform.test' }, 'example.com').record.name, 'shop');
@@ -25,4 +25,12 @@ test('a CNAME at the apex is refused, the TTL defaults to 3600 and is bounded', 
   assert.equal(checkZoneRecord({ name: 'a', type: 'TXT', value: 'x', ttl: '60' }).record.ttl, 60);
   assert.equal(checkZoneRecord({ name: 'a', type: 'TXT', value: 'x', ttl: '0' }).field, 'ttl');
   assert.equal(checkZoneRecord({ name: 'bad name', type: 'TXT', value: 'x' }).field, 'name');
+});
+
+test('the DNSSEC switch says what expired signatures do, and when they are mended', () => {
+  const broken = signaturesNotice('example.com', 'expired');
+  assert.match(broken, /^example\.com: /);
+  assert.match(broken, /expired/);
+  assert.match(broken, /SERVFAIL/);
+  assert.equal(signaturesNotice('example.com', 'valid'), 'example.com: DNSSEC signatures are valid again.');
 });

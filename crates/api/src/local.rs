@@ -131,6 +131,10 @@ pub struct NewZoneRecord {
 pub struct ZoneRecordList {
     pub zone: String,
     pub records: Vec<ZoneRecord>,
+    /// With `serve --sign-zones`: the signatures the zone gets now; absent when the service
+    /// does not sign its zones.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub signatures: Option<ZoneSignatures>,
 }
 
 /// `GET /_local/dns`: the demo DNS provider's zones, sorted.

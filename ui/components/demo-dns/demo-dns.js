@@ -4,7 +4,7 @@ import { html } from '../../lib/html.js';
 import { render, openDialog } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store } from '../../lib/state.js';
-import { RECORD_TYPES, checkZoneRecord, zoneFor } from '../../lib/zone-record.js';
+import { RECORD_TYPES, checkZoneRecord, signaturesNotice, zoneFor } from '../../lib/zone-record.js';
 import { describeError, errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 
@@ -25,6 +25,13 @@ export class DemoDns extends HTMLElement {
           <button type="submit" id="dns-add-zone">Add zone</button>
         </form>
       </div>
+      <div class="zone-bar" id="dns-signatures-bar" hidden>
+        <label for="dns-signatures">DNSSEC</label>
+        <select id="dns-signatures">
+          <option value="valid">Signatures valid</option>
+          <option value="expired">Signatures expired (a DNSSEC problem)</option>
+        </select>
+      </div>
       <table class="dns-records" id="dns-records" aria-label="Records in the zone">
         <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Value</th><th scope="col">TTL</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody></tbody>
@@ -41,6 +48,7 @@ export class DemoDns extends HTMLElement {
     this.dialog = this.querySelector('dialog');
     this.querySelector('#demo-dns-close').addEventListener('click', () => this.dialog.close());
     this.querySelector('#dns-zone').addEventListener('change', () => this.loadRecords());
+    this.querySelector('#dns-signatures').addEventListener('change', (e) => this.setSignatures(e.target.value));
     this.querySelector('#dns-add-form').addEventListener('submit', (e) => {
       e.preventDefault();
       this.add();
@@ -84,6 +92,7 @@ export class DemoDns extends HTMLElement {
     try {
       const list = await api.zoneRecords(zone);
       if (zone !== this.zone()) return;
+      this.showSignatures(list.signatures);
       render(body, list.records.length === 0
         ? html`<tr><td colspan="5" class="muted">No records in ${zone}.</td></tr>`
         : html`${list.records.map((r) => html`<tr data-record-id="${r.id}" data-name="${r.name}" data-type="${r.type}">
@@ -130,6 +139,24 @@ export class DemoDns extends HTMLElement {
       this.querySelector('#dns-new-name').focus();
     } catch (err) {
       this.error(errorText(err));
+    }
+  }
+
+  /** The zone's DNSSEC switch, shown only when the demo's service signs its zones. */
+  showSignatures(signatures) {
+    this.querySelector('#dns-signatures-bar').hidden = !signatures;
+    if (signatures) this.querySelector('#dns-signatures').value = signatures;
+  }
+
+  async setSignatures(signatures) {
+    const zone = this.zone();
+    try {
+      const set = await api.setZoneSignatures(zone, signatures);
+      this.error('');
+      toast(signaturesNotice(zone, set.signatures), set.signatures === 'expired' ? 'warning' : 'ok');
+    } catch (err) {
+      this.error(errorText(err));
+      await this.loadRecords();
     }
   }
 

@@ -184,7 +184,7 @@ async fn the_seed_zones_mistakes_are_each_found() {
 /// in `/_local/info`. From that anchor the doctor, asking only the service, validates a demo
 /// name (its CNAME in `example.com` and the target's A in the platform zone); once
 /// `example.com`'s signatures are made to expire it reports `dnssec_bogus`, and valid again
-/// after. Without `--sign-zones` there is no anchor and the switch answers 501.
+/// after. Without `--sign-zones` there is no anchor and the switch answers 404.
 #[tokio::test]
 async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
     let service = start_with(|settings| settings.sign_zones = true).await;
@@ -232,6 +232,23 @@ async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
         )
         .await;
     assert_eq!(expired, json!({"signatures": "expired"}));
+    let signatures = |zone: &'static str| {
+        let http = service.http.clone();
+        let api = service.info.api.clone();
+        async move {
+            let list: Value = http
+                .get(format!("http://{api}/_local/dns/{zone}/records"))
+                .send()
+                .await
+                .unwrap()
+                .json()
+                .await
+                .unwrap();
+            list["signatures"].clone()
+        }
+    };
+    assert_eq!(signatures("example.com").await, json!("expired"));
+    assert_eq!(signatures("example.net").await, json!("valid"));
     let report = diagnose(&["www.example.com"], &options).await.unwrap();
     assert_eq!(
         verdict(&report),
@@ -268,7 +285,23 @@ async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
         .send()
         .await
         .unwrap();
-    assert_eq!(refused.status(), reqwest::StatusCode::NOT_IMPLEMENTED);
+    assert_eq!(refused.status(), reqwest::StatusCode::NOT_FOUND);
+    let list: Value = unsigned
+        .http
+        .get(format!(
+            "http://{}/_local/dns/example.com/records",
+            unsigned.info.api
+        ))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    assert!(
+        list.get("signatures").is_none(),
+        "an unsigned service says nothing of signatures: {list}"
+    );
 }
 
 #[tokio::test]

@@ -13,7 +13,7 @@ use domain_desk_api::local::{
 use crate::dns::Signatures;
 use crate::http::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
-use crate::world::require_local_world;
+use crate::world::{LocalWorld, require_local_world};
 use crate::{Error, Result};
 
 #[utoipa::path(
@@ -54,6 +54,7 @@ pub async fn add_zone(
     Ok((
         StatusCode::CREATED,
         Json(ZoneRecordList {
+            signatures: signatures_of(&world, &zone),
             zone,
             records: Vec::new(),
         }),
@@ -77,10 +78,22 @@ pub async fn list_records(
 ) -> Result<Json<ZoneRecordList>> {
     let world = require_local_world(&state)?;
     let records = world.zones().records(&zone)?;
+    let zone = zone.trim_end_matches('.').to_ascii_lowercase();
     Ok(Json(ZoneRecordList {
-        zone: zone.trim_end_matches('.').to_ascii_lowercase(),
+        signatures: signatures_of(&world, &zone),
+        zone,
         records,
     }))
+}
+
+/// The signatures `zone` gets, when the service signs its zones.
+fn signatures_of(world: &LocalWorld, zone: &str) -> Option<ZoneSignatures> {
+    world
+        .signing()
+        .map(|signing| match signing.signatures(zone) {
+            Signatures::Valid => ZoneSignatures::Valid,
+            Signatures::Expired => ZoneSignatures::Expired,
+        })
 }
 
 #[utoipa::path(
@@ -144,8 +157,7 @@ pub async fn delete_record(
     request_body = ZoneDnssec,
     responses(
         (status = 200, description = "The zone's signatures from now on", body = ZoneDnssec),
-        (status = 404, description = "`not_found`: no such zone", body = ErrorBody),
-        (status = 501, description = "The service does not sign its zones", body = ErrorBody),
+        (status = 404, description = "`not_found`: no such zone, or the service does not sign its zones (started without --sign-zones)", body = ErrorBody),
     ),
 )]
 pub async fn set_dnssec(
@@ -154,10 +166,10 @@ pub async fn set_dnssec(
     ApiJson(body): ApiJson<ZoneDnssec>,
 ) -> Result<Json<ZoneDnssec>> {
     let world = require_local_world(&state)?;
+    // Without signing there is no such switch: a 404 (not a 5xx, which would say the service
+    // failed).
     let signing = world.signing().ok_or_else(|| {
-        Error::NotAvailable(
-            "This service does not sign its zones: start it with serve --sign-zones.".into(),
-        )
+        Error::not_found("This service does not sign its zones: start it with serve --sign-zones.")
     })?;
     let zone = zone.trim_end_matches('.').to_ascii_lowercase();
     let zones = world.zones();
