@@ -15,6 +15,9 @@ import { AboutDialog } from './components/about-dialog/about-dialog.js';
 import { AccountSwitcher } from './components/account-switcher/account-switcher.js';
 import { Toasts } from './components/toasts/toasts.js';
 import { BulkPanel } from './components/bulk-panel/bulk-panel.js';
+import { mark } from './lib/perf.js';
+
+mark('modules-loaded');
 
 const ELEMENTS = {
   'dd-toasts': Toasts,

@@ -2,6 +2,7 @@
 
 import { createStore } from './store.js';
 import { api } from './api.js';
+import { mark } from './perf.js';
 
 export const store = createStore({
   /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
@@ -28,14 +29,18 @@ export function platformNow() {
 }
 
 export async function loadProjects() {
+  mark('projects-requested');
   const projects = await api.projects();
+  mark('projects-answered');
   store.set({ projects });
   return projects;
 }
 
 export async function openProject(project) {
   store.set({ project, domains: [], selected: null });
+  mark('domains-requested');
   const [fresh, domains] = await Promise.all([api.project(project.id), api.domains(project.id)]);
+  mark('domains-answered');
   if (store.get().project?.id === project.id) store.set({ project: fresh, domains });
   api.saveSettings({ ...store.get().settings, last_project: project.id }).catch(() => {});
 }

@@ -5,6 +5,7 @@ import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { listen } from '../../lib/tauri.js';
 import { store, loadProjects, openProject, refreshClock } from '../../lib/state.js';
+import { mark } from '../../lib/perf.js';
 import { errorText } from '../../lib/errors.js';
 import { applyTheme } from '../../lib/theme.js';
 import { toast } from '../../lib/toast.js';
@@ -26,13 +27,16 @@ export class AppShell extends HTMLElement {
   }
 
   async boot() {
+    mark('boot');
     this.unlisten = await listen('queue://changed', (queue) => store.set({ queue }));
     try {
       const { notice, ...settings } = await api.settings();
       store.set({ settings });
       // The settings file could not be read: it was kept aside and the defaults are in use.
       if (notice) toast(notice.message, 'warning');
+      mark('settings-answered');
       const session = await api.session();
+      mark('session-answered');
       if (!session) {
         store.set({ route: 'first-run' });
         return;

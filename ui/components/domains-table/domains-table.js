@@ -9,6 +9,7 @@ import { store, platformNow } from '../../lib/state.js';
 import { domainRow } from '../../lib/domain-view.js';
 import { visibleRange, scrollToReveal, filterRows, sortIndices } from '../../lib/virtual.js';
 import * as actions from '../../lib/actions.js';
+import { mark } from '../../lib/perf.js';
 
 const ROW_HEIGHT = 56;
 
@@ -87,6 +88,7 @@ export class DomainsTable extends HTMLElement {
   }
 
   load(domains) {
+    if (domains.length > 0) mark('rows-load');
     const now = platformNow();
     const caIdentity = store.get().session?.ca_identity ?? undefined;
     this.rows = domains.map((d) => domainRow(d, now, { caIdentity }));
@@ -142,6 +144,7 @@ export class DomainsTable extends HTMLElement {
     }
     render(this.window, html`${rows}`);
     this.window.style.transform = `translateY(${range.offset}px)`;
+    if (rows.length > 0) mark('rows-rendered');
     if (hadFocus) {
       const row = this.window.querySelector(`[data-index="${this.active}"]`);
       (focusedMenuButton ? row?.querySelector('.row-menu-button') : row)?.focus({ preventScroll: true });
