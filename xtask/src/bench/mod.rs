@@ -42,6 +42,7 @@ environment:
   BENCH_CONNECTIONS  open connections wrk keeps (default 32)
   BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 1000)
   BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one
+  BENCH_APP_ENV      NAME=value,… set for the app in the app benchmark (through its drivers)
   BENCH_BARE_AXUM    use this bare_axum build (the service's ceiling) instead of building it
   BENCH_DNS_NAMES    names in the DNS server benchmark (default 1000, 7 questions each)";
 
