@@ -687,8 +687,10 @@ impl Scheduler {
                     Outcome::ServerError if self.retry(done.id, now) => return,
                     Outcome::KeyInUse => {
                         // Asked again when told, the earlier attempt's answer is replayed
-                        // instead of acting twice.
-                        let wait = answers::in_use_wait(&response, self.clock.system_time(now));
+                        // instead of acting twice. Retry-After is in the platform's seconds.
+                        let wait = self
+                            .budget
+                            .to_local(answers::in_use_wait(&response, self.clock.system_time(now)));
                         if self.retry_in(done.id, now, wait) {
                             return;
                         }

@@ -38,6 +38,9 @@ pub enum Scripted {
     Drop,
     /// Process the request normally, then lose the answer on the way back.
     LoseAnswer,
+    /// Answer `409 idempotency_key_in_use` with `Retry-After` in platform seconds, without
+    /// processing (an earlier attempt with the same key is still running).
+    KeyInUse { retry_after: u64 },
 }
 
 #[derive(Debug, Clone)]
@@ -286,6 +289,17 @@ impl State {
         let scripted = self.script.pop_front();
         match scripted {
             Some(Scripted::Drop) => return (scripted, None, while_limited),
+            Some(Scripted::KeyInUse { retry_after }) => {
+                let mut headers = self.headers(now, false);
+                insert(&mut headers, "retry-after", &retry_after.to_string());
+                let body =
+                    r#"{"error":{"code":"idempotency_key_in_use","message":"Still running."}}"#;
+                return (
+                    scripted,
+                    Some(answer(409, headers, body.into())),
+                    while_limited,
+                );
+            }
             Some(Scripted::Status(status)) => {
                 let headers = self.headers(now, false);
                 let body = r#"{"error":{"code":"service_unavailable","message":"Try again."}}"#;

@@ -505,6 +505,30 @@ async fn a_retried_post_creates_once() {
     );
 }
 
+/// `409 idempotency_key_in_use` is asked again after its `Retry-After`, which is in the
+/// platform's seconds: on a platform clock at 20x, 20 platform seconds are one real second.
+#[tokio::test(start_paused = true)]
+async fn a_key_in_use_is_asked_again_after_its_retry_after_in_platform_time() {
+    let mut settings = Settings::pro();
+    settings.speed = 20.0;
+    let platform = FakePlatform::new(settings);
+    platform.script([Scripted::KeyInUse { retry_after: 20 }]);
+    let mut config = unsynced(Plan::Pro);
+    config.platform_clock_speed = 20.0;
+    let client = client(&platform, "a", config);
+    let request = ApiRequest::post("/v1/projects", Bytes::from_static(br#"{"name":"shop"}"#));
+    let answer = client.send(request).await.unwrap();
+    assert_eq!(answer.status.as_u16(), 201);
+    let log = platform.log();
+    assert_eq!(log.len(), 2, "refused once, then asked again: {log:?}");
+    let waited = log[1].sent_at - log[0].answered_at;
+    assert!(
+        waited >= Duration::from_millis(900) && waited <= Duration::from_millis(1_500),
+        "20 platform seconds at 20x are a real second; waited {waited:?}"
+    );
+    assert_eq!(platform.created(), 1);
+}
+
 #[tokio::test(start_paused = true)]
 async fn a_post_without_an_idempotency_key_is_never_retried() {
     let platform = FakePlatform::new(Settings::pro());
