@@ -39,7 +39,7 @@ use domain_desk_client::headers::parse_retry_after_header;
 use domain_desk_client::{
     ApiKey, ApiRequest, Client, HttpTransport, QueueConfig, Transport, TransportError, WireResponse,
 };
-use domain_desk_service::{Service, ServiceSettings};
+use domain_desk_service::ServiceSettings;
 use futures::future::{BoxFuture, join_all};
 
 /// One request as the benchmark saw it.
@@ -602,26 +602,12 @@ async fn main() {
     if requests < 4 || !(speed > 0.0 && speed <= 600.0) {
         fail("--requests must be at least 4 and --speed between 0 and 600");
     }
-    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    let settings = ServiceSettings {
-        api_addr: loopback,
-        dns_addr: loopback,
-        edge_https_addr: loopback,
-        edge_http_addr: loopback,
+    let service = domain_desk_test_support::start_with(ServiceSettings {
         clock_speed: speed,
-        ..ServiceSettings::default()
-    };
-    let service = Service::bind(settings)
-        .await
-        .unwrap_or_else(|err| fail(&format!("the local service did not start: {err}")));
-    let info = service
-        .info()
-        .await
-        .unwrap_or_else(|err| fail(&format!("info: {err}")));
-    let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-    let server = tokio::spawn(service.run(async move {
-        let _ = stopped.await;
-    }));
+        ..domain_desk_test_support::loopback_settings()
+    })
+    .await;
+    let info = service.info().clone();
     let mut bench = Bench {
         base_url: format!("http://{}", info.api),
         info,
@@ -656,8 +642,9 @@ async fn main() {
         }
     }
     print_table(speed, &rows);
-    let _ = stop.send(());
-    let _ = server.await;
+    if let Err(err) = service.shutdown().await {
+        eprintln!("the local service did not stop cleanly: {err}");
+    }
 }
 
 fn print_table(speed: f64, rows: &[Row]) {
