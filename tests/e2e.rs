@@ -531,17 +531,6 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
     app.close().await;
 }
 
-/// A third-party template that asks for signed requests, its key published under example.net.
-const SIGNED_TEMPLATE: &str = r#"{
-    "providerId": "signed.example", "providerName": "Signed Example", "serviceId": "site",
-    "serviceName": "Site", "version": 1, "syncPubKeyDomain": "example.net",
-    "syncRedirectDomain": "localhost",
-    "records": [{"type": "TXT", "host": "_site", "data": "site=%token%", "ttl": 300}]
-}"#;
-/// Its public key (base64 DER), as the client's Domain Connect tests publish it.
-const SIGNED_TEMPLATE_KEY: &str =
-    include_str!("../crates/client/tests/data/dc-test-signing-key.pub.b64");
-
 /// The DNS provider's refusals as the user's browser shows them, on a local service that also
 /// offers a template asking for signed requests: a signature that does not verify, none at
 /// all, and a template the provider does not have. Each page says why and changes nothing.
@@ -550,6 +539,7 @@ const SIGNED_TEMPLATE_KEY: &str =
 async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
     use domain_desk_client::domain_connect::{DomainConnect, SyncApply, sync_apply_url};
     use domain_desk_service::ServiceSettings;
+    use domain_desk_test_support::domain_connect::{SIGNED_TEMPLATE, signing_key_txt};
 
     let service = domain_desk_test_support::start_with(ServiceSettings {
         clock_speed: 0.0,
@@ -559,12 +549,13 @@ async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
     .await;
     let info = service.info().clone();
     let http = reqwest::Client::new();
-    let key = SIGNED_TEMPLATE_KEY.trim();
-    let (first, second) = key.split_at(key.len() / 2);
-    for (order, part) in [(1, first), (2, second)] {
+    for value in signing_key_txt() {
         let published = http
-            .post(format!("http://{}/_local/dns/example.net/records", info.api))
-            .json(&serde_json::json!({"name": "_dck1", "type": "TXT", "value": format!("p={order},a=RS256,d={part}")}))
+            .post(format!(
+                "http://{}/_local/dns/example.net/records",
+                info.api
+            ))
+            .json(&serde_json::json!({"name": "_dck1", "type": "TXT", "value": value}))
             .send()
             .await
             .expect("the key is published");

@@ -6,6 +6,7 @@
 //! Before this crate each test file started the service its own way; a change to how it
 //! starts (a new address, a banner line) now has one place to go.
 
+pub mod domain_connect;
 #[cfg(feature = "in-process")]
 mod in_process;
 mod process;

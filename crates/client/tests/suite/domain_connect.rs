@@ -13,6 +13,7 @@ use domain_desk_api::{AddDomain, DomainStatus, Plan};
 use domain_desk_client::domain_connect::{Discovery, DomainConnect, SyncApply, sync_apply_url};
 use domain_desk_client::{Client, ClientConfig};
 use domain_desk_service::ServiceSettings;
+use domain_desk_test_support::domain_connect::{SIGNED_TEMPLATE, signing_key_txt};
 use hickory_resolver::Resolver;
 use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
 use hickory_resolver::name_server::TokioConnectionProvider;
@@ -23,16 +24,8 @@ const PLATFORM: &str = "local-platform.test";
 const SUBDOMAIN: &str = "custom-domain";
 const REDIRECT: &str = "http://localhost:9/done";
 
-/// A third-party template that asks for signed requests, its key published under example.net.
-const SIGNED_TEMPLATE: &str = r#"{
-    "providerId": "signed.example", "providerName": "Signed Example", "serviceId": "site",
-    "serviceName": "Site", "version": 1, "syncPubKeyDomain": "example.net",
-    "syncRedirectDomain": "localhost",
-    "records": [{"type": "TXT", "host": "_site", "data": "site=%token%", "ttl": 300}]
-}"#;
 const SIGNING_KEY: &[u8] = include_bytes!("../data/dc-test-signing-key.pk8");
 const OTHER_KEY: &[u8] = include_bytes!("../data/dc-other-key.pk8");
-const PUBLIC_KEY: &str = include_str!("../data/dc-test-signing-key.pub.b64");
 
 struct Running {
     info: LocalInfo,
@@ -355,12 +348,11 @@ async fn cancel_unsupported_and_forged_requests_change_nothing() {
 #[tokio::test]
 async fn a_signed_template_needs_a_signature_that_verifies() {
     let service = Running::start().await;
-    let (first, second) = PUBLIC_KEY.trim().split_at(PUBLIC_KEY.trim().len() / 2);
-    for (order, part) in [(1, first), (2, second)] {
+    for value in signing_key_txt() {
         let added = service
             .local(
                 "/_local/dns/example.net/records",
-                serde_json::json!({"name": "_dck1", "type": "TXT", "value": format!("p={order},a=RS256,d={part}")}),
+                serde_json::json!({"name": "_dck1", "type": "TXT", "value": value}),
             )
             .await;
         assert_eq!(added.status(), 201);

@@ -57,6 +57,21 @@ impl Running {
         options
     }
 
+    /// `GET /_local/dns/{zone}/records` as JSON.
+    async fn zone_records(&self, zone: &str) -> Value {
+        self.http
+            .get(format!(
+                "http://{}/_local/dns/{zone}/records",
+                self.info.api
+            ))
+            .send()
+            .await
+            .unwrap()
+            .json()
+            .await
+            .unwrap()
+    }
+
     async fn call(
         &self,
         method: reqwest::Method,
@@ -232,23 +247,14 @@ async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
         )
         .await;
     assert_eq!(expired, json!({"signatures": "expired"}));
-    let signatures = |zone: &'static str| {
-        let http = service.http.clone();
-        let api = service.info.api.clone();
-        async move {
-            let list: Value = http
-                .get(format!("http://{api}/_local/dns/{zone}/records"))
-                .send()
-                .await
-                .unwrap()
-                .json()
-                .await
-                .unwrap();
-            list["signatures"].clone()
-        }
-    };
-    assert_eq!(signatures("example.com").await, json!("expired"));
-    assert_eq!(signatures("example.net").await, json!("valid"));
+    assert_eq!(
+        service.zone_records("example.com").await["signatures"],
+        json!("expired")
+    );
+    assert_eq!(
+        service.zone_records("example.net").await["signatures"],
+        json!("valid")
+    );
     let report = diagnose(&["www.example.com"], &options).await.unwrap();
     assert_eq!(
         verdict(&report),
@@ -286,18 +292,7 @@ async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
         .await
         .unwrap();
     assert_eq!(refused.status(), reqwest::StatusCode::NOT_FOUND);
-    let list: Value = unsigned
-        .http
-        .get(format!(
-            "http://{}/_local/dns/example.com/records",
-            unsigned.info.api
-        ))
-        .send()
-        .await
-        .unwrap()
-        .json()
-        .await
-        .unwrap();
+    let list = unsigned.zone_records("example.com").await;
     assert!(
         list.get("signatures").is_none(),
         "an unsigned service says nothing of signatures: {list}"
