@@ -60,7 +60,7 @@ pub async fn diagnose_logged<S: AsRef<str>>(
 ) -> Result<(Report, Vec<WireQuery>)> {
     validate(options)?;
     let servers = sources::fixed_servers(options)?;
-    let engine = engine_for(options, Arc::new(NetworkSource));
+    let engine = engine_for(options, Arc::new(NetworkSource::new()));
     let dnssec = dnssec_source(options, &servers, false).await?;
     let (report, _) = run(
         hostnames,
@@ -83,7 +83,7 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
 ) -> Result<(Report, Capture)> {
     validate(options)?;
     let servers = sources::fixed_servers(options)?;
-    let recorder = Arc::new(Recorder::new(Arc::new(NetworkSource)));
+    let recorder = Arc::new(Recorder::new(Arc::new(NetworkSource::new())));
     let engine = engine_for(options, recorder.clone());
     let dnssec = dnssec_source(options, &servers, true).await?;
     let captured_at = chrono::Utc::now();

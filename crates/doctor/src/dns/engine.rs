@@ -48,7 +48,7 @@ struct Inner {
 impl QueryEngine {
     /// `base` gives the timeout and attempts; `max_in_flight` bounds concurrent questions.
     pub fn new(base: QueryOptions, max_in_flight: usize) -> Self {
-        Self::with_source(base, max_in_flight, Arc::new(NetworkSource))
+        Self::with_source(base, max_in_flight, Arc::new(NetworkSource::new()))
     }
 
     /// As [`new`](Self::new), with answers from `source` (a recorder or a replay).

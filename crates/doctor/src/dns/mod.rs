@@ -11,9 +11,11 @@ pub mod capture;
 pub mod engine;
 pub mod query;
 pub mod source;
+pub mod udp;
 
 pub use answer::{Answer, AnswerStatus, DnsRecord};
 pub use capture::Capture;
 pub use engine::{QueryEngine, WireQuery};
 pub use query::QueryOptions;
 pub use source::{DnsSource, NetworkSource, Recorder, Replayer};
+pub use udp::UdpSockets;

@@ -1,5 +1,6 @@
-//! One question to one server: a hickory-proto message over UDP, asked again over TCP when
-//! the UDP answer comes back truncated, all within a deadline.
+//! One question to one server: a hickory-proto message over UDP (on a socket of its own, or on
+//! the run's shared sockets, see [`super::udp`]), asked again over TCP when the UDP answer
+//! comes back truncated, all within a deadline.
 
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::time::{Duration, Instant};
@@ -10,6 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
 use super::answer::{Answer, AnswerStatus, normalise_name};
+use super::udp::{Ticket, UdpSockets};
 
 /// The EDNS payload size offered (the DNS flag day 2020 value: no fragmentation).
 const UDP_PAYLOAD: u16 = 1232;
@@ -39,9 +41,30 @@ impl Default for QueryOptions {
     }
 }
 
-/// Asks `server` for `name`/`record_type`. Never fails: a timeout, an unreachable server or a
-/// malformed answer is an [`Answer`] whose status says so.
+/// Asks `server` for `name`/`record_type` on a socket of its own. Never fails: a timeout, an
+/// unreachable server or a malformed answer is an [`Answer`] whose status says so.
 pub async fn ask(
+    server: SocketAddr,
+    name: &str,
+    record_type: RecordType,
+    options: QueryOptions,
+) -> Answer {
+    ask_on(None, server, name, record_type, options).await
+}
+
+/// As [`ask`], over the run's shared UDP sockets (see [`UdpSockets`]).
+pub async fn ask_shared(
+    sockets: &UdpSockets,
+    server: SocketAddr,
+    name: &str,
+    record_type: RecordType,
+    options: QueryOptions,
+) -> Answer {
+    ask_on(Some(sockets), server, name, record_type, options).await
+}
+
+async fn ask_on(
+    sockets: Option<&UdpSockets>,
     server: SocketAddr,
     name: &str,
     record_type: RecordType,
@@ -74,36 +97,44 @@ pub async fn ask(
             );
         }
     };
-    let id: u16 = rand::random();
-    let encoded = build_request(id, query_name.clone(), record_type, options, true)
-        .to_vec()
-        .and_then(|with_edns| {
-            build_request(id, query_name.clone(), record_type, options, false)
-                .to_vec()
-                .map(|plain| (with_edns, plain))
-        });
-    let (bytes, plain_bytes) = match encoded {
-        Ok(encoded) => encoded,
-        Err(error) => {
-            return failed(
-                AnswerStatus::Failed,
-                format!("could not encode the question: {error}"),
-                0,
-            );
-        }
+    let mut channel = match UdpChannel::open(sockets, server).await {
+        Ok(channel) => channel,
+        Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
+    };
+    let id = channel.id();
+    let encode = |with_edns| {
+        build_request(id, query_name.clone(), record_type, options, with_edns)
+            .to_vec()
+            .map_err(|error| format!("could not encode the question: {error}"))
+    };
+    let mut bytes = match encode(true) {
+        Ok(bytes) => bytes,
+        Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
     };
 
-    let mut udp = ask_udp(server, &bytes, id, &query_name, record_type, options).await;
+    let mut udp = channel
+        .exchange(&bytes, &query_name, record_type, options)
+        .await;
     // An old server that does not know EDNS answers FORMERR without an OPT record (RFC 6891
     // §7): ask it again the old way.
     if matches!(&udp, Ok(message) if message.response_code() == ResponseCode::FormErr && message.extensions().is_none())
     {
-        udp = ask_udp(server, &plain_bytes, id, &query_name, record_type, options).await;
+        bytes = match encode(false) {
+            Ok(bytes) => bytes,
+            Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
+        };
+        udp = channel
+            .exchange(&bytes, &query_name, record_type, options)
+            .await;
     }
-    let bytes = match &udp {
-        Ok(message) if message.extensions().is_none() => plain_bytes,
-        _ => bytes,
-    };
+    drop(channel);
+    // A server that answered without EDNS is asked over TCP without it too.
+    if matches!(&udp, Ok(message) if message.truncated() && message.extensions().is_none()) {
+        bytes = match encode(false) {
+            Ok(bytes) => bytes,
+            Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
+        };
+    }
     let (message, via_tcp) = match udp {
         Ok(message) if message.truncated() => {
             match tokio::time::timeout(options.timeout, ask_tcp(server, &bytes, id)).await {
@@ -178,57 +209,124 @@ enum UdpFailure {
     Io(String),
 }
 
-async fn ask_udp(
-    server: SocketAddr,
-    request: &[u8],
-    id: u16,
-    name: &Name,
-    record_type: RecordType,
-    options: QueryOptions,
-) -> Result<Message, UdpFailure> {
-    let local: SocketAddr = match server.ip() {
-        IpAddr::V4(ip) if ip.is_loopback() => (Ipv4Addr::LOCALHOST, 0).into(),
-        IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
-        IpAddr::V6(ip) if ip.is_loopback() => (Ipv6Addr::LOCALHOST, 0).into(),
-        IpAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
-    };
-    let socket = UdpSocket::bind(local)
-        .await
-        .map_err(|error| UdpFailure::Io(format!("could not open a UDP socket: {error}")))?;
-    socket
-        .connect(server)
-        .await
-        .map_err(|error| UdpFailure::Io(format!("cannot reach {server}: {error}")))?;
-    let mut buffer = vec![0u8; 65_535];
-    for _ in 0..options.attempts.max(1) {
-        socket
-            .send(request)
+/// Where one question's datagrams go: a socket of its own, or its place on a shared one.
+enum UdpChannel {
+    Own {
+        socket: UdpSocket,
+        id: u16,
+        server: SocketAddr,
+        buffer: Vec<u8>,
+    },
+    Shared {
+        ticket: Ticket,
+        server: SocketAddr,
+    },
+}
+
+impl UdpChannel {
+    async fn open(sockets: Option<&UdpSockets>, server: SocketAddr) -> Result<Self, String> {
+        if let Some(sockets) = sockets {
+            let ticket = sockets
+                .ticket(server)
+                .map_err(|error| format!("could not open a UDP socket to {server}: {error}"))?;
+            return Ok(Self::Shared { ticket, server });
+        }
+        let local: SocketAddr = match server.ip() {
+            IpAddr::V4(ip) if ip.is_loopback() => (Ipv4Addr::LOCALHOST, 0).into(),
+            IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
+            IpAddr::V6(ip) if ip.is_loopback() => (Ipv6Addr::LOCALHOST, 0).into(),
+            IpAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
+        };
+        let socket = UdpSocket::bind(local)
             .await
-            .map_err(|error| UdpFailure::Io(format!("cannot send to {server}: {error}")))?;
-        let deadline = tokio::time::Instant::now() + options.timeout;
-        loop {
-            let received = tokio::time::timeout_at(deadline, socket.recv(&mut buffer)).await;
-            let length = match received {
-                Err(_) => break,
-                Ok(Err(error)) => {
-                    return Err(UdpFailure::Io(format!("{server} is unreachable: {error}")));
-                }
-                Ok(Ok(length)) => length,
-            };
-            // Anything that is not the answer to this question (a late answer to an earlier
-            // attempt is fine, a forged or garbled datagram is not) is ignored.
-            let Ok(message) = Message::from_vec(&buffer[..length]) else {
-                continue;
-            };
-            if message.id() == id
-                && message.message_type() == MessageType::Response
-                && answers_question(&message, name, record_type)
-            {
-                return Ok(message);
-            }
+            .map_err(|error| format!("could not open a UDP socket: {error}"))?;
+        socket
+            .connect(server)
+            .await
+            .map_err(|error| format!("cannot reach {server}: {error}"))?;
+        Ok(Self::Own {
+            socket,
+            id: rand::random(),
+            server,
+            buffer: vec![0u8; 65_535],
+        })
+    }
+
+    fn id(&self) -> u16 {
+        match self {
+            Self::Own { id, .. } => *id,
+            Self::Shared { ticket, .. } => ticket.id(),
         }
     }
-    Err(UdpFailure::Timeout)
+
+    fn server(&self) -> SocketAddr {
+        match self {
+            Self::Own { server, .. } | Self::Shared { server, .. } => *server,
+        }
+    }
+
+    async fn send(&self, request: &[u8]) -> std::io::Result<usize> {
+        match self {
+            Self::Own { socket, .. } => socket.send(request).await,
+            Self::Shared { ticket, .. } => ticket.send(request).await,
+        }
+    }
+
+    /// The next datagram that may answer this question.
+    async fn receive(&mut self) -> Result<Vec<u8>, String> {
+        match self {
+            Self::Own { socket, buffer, .. } => {
+                let length = socket
+                    .recv(buffer)
+                    .await
+                    .map_err(|error| error.to_string())?;
+                Ok(buffer[..length].to_vec())
+            }
+            Self::Shared { ticket, .. } => ticket
+                .next()
+                .await
+                .unwrap_or_else(|| Err("the socket closed".to_owned())),
+        }
+    }
+
+    /// Sends `request` and waits for its answer, sending again after each silent timeout.
+    async fn exchange(
+        &mut self,
+        request: &[u8],
+        name: &Name,
+        record_type: RecordType,
+        options: QueryOptions,
+    ) -> Result<Message, UdpFailure> {
+        let server = self.server();
+        let id = self.id();
+        for _ in 0..options.attempts.max(1) {
+            self.send(request)
+                .await
+                .map_err(|error| UdpFailure::Io(format!("cannot send to {server}: {error}")))?;
+            let deadline = tokio::time::Instant::now() + options.timeout;
+            loop {
+                let datagram = match tokio::time::timeout_at(deadline, self.receive()).await {
+                    Err(_) => break,
+                    Ok(Err(error)) => {
+                        return Err(UdpFailure::Io(format!("{server} is unreachable: {error}")));
+                    }
+                    Ok(Ok(datagram)) => datagram,
+                };
+                // Anything that is not the answer to this question (a late answer to an
+                // earlier attempt is fine, a forged or garbled datagram is not) is ignored.
+                let Ok(message) = Message::from_vec(&datagram) else {
+                    continue;
+                };
+                if message.id() == id
+                    && message.message_type() == MessageType::Response
+                    && answers_question(&message, name, record_type)
+                {
+                    return Ok(message);
+                }
+            }
+        }
+        Err(UdpFailure::Timeout)
+    }
 }
 
 fn answers_question(message: &Message, name: &Name, record_type: RecordType) -> bool {

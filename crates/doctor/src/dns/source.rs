@@ -11,6 +11,7 @@ use super::answer::{Answer, AnswerStatus};
 use super::capture::Exchange;
 use super::engine::WireQuery;
 use super::query::{self, QueryOptions};
+use super::udp::UdpSockets;
 
 /// Answers one question. Never fails: trouble is an [`Answer`] whose status says so.
 pub trait DnsSource: Send + Sync {
@@ -21,9 +22,18 @@ pub trait DnsSource: Send + Sync {
     ) -> BoxFuture<'a, Answer>;
 }
 
-/// Asks the server over UDP (TCP after truncation).
-#[derive(Debug, Default, Clone, Copy)]
-pub struct NetworkSource;
+/// Asks the server over UDP (TCP after truncation), on UDP sockets shared by the run's
+/// questions ([`UdpSockets`]).
+#[derive(Debug, Default)]
+pub struct NetworkSource {
+    sockets: UdpSockets,
+}
+
+impl NetworkSource {
+    pub fn new() -> Self {
+        Self::default()
+    }
+}
 
 impl DnsSource for NetworkSource {
     fn answer<'a>(
@@ -31,7 +41,8 @@ impl DnsSource for NetworkSource {
         question: &'a WireQuery,
         options: QueryOptions,
     ) -> BoxFuture<'a, Answer> {
-        Box::pin(query::ask(
+        Box::pin(query::ask_shared(
+            &self.sockets,
             question.server,
             &question.name,
             question.record_type,

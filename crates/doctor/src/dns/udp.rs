@@ -1,0 +1,363 @@
+//! UDP sockets shared by the questions of one doctor run.
+//!
+//! Opening a socket for every question costs more system calls than the question itself
+//! (socket, bind, connect, registering with the reactor and leaving it, close); at thousands
+//! of questions a second that, not the server, set the doctor's pace. Questions to one server
+//! share a socket instead and are told apart by their message ID (and, by the caller, their
+//! question section), as `dnsperf` and adns do. One task per socket reads the answers and hands
+//! each to the question with its ID.
+//!
+//! A socket is retired after [`QUESTIONS_PER_SOCKET`] questions and a new one (a new source
+//! port) takes over, so a forged answer must still guess the port as well as the ID
+//! (RFC 5452 §4, §9.2); a retired socket closes once its last question is answered or gives up.
+//! All sockets close when the run's [`UdpSockets`] is dropped and their questions are done.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::net::UdpSocket;
+use tokio::sync::{Notify, mpsc};
+
+/// Questions one socket carries before a fresh one (a new source port) takes over.
+pub const QUESTIONS_PER_SOCKET: usize = 256;
+
+/// Answers queued for one question before the reader drops more (a flood of forged copies).
+const QUEUED_PER_QUESTION: usize = 8;
+
+/// What the reader hands a question: a datagram with its ID, or the socket's error (the server
+/// refused the port, say), which every question on the socket shares.
+pub type Delivery = Result<Vec<u8>, String>;
+
+/// The shared sockets of one run, one current socket per server. Cheap to share behind an
+/// `Arc`; dropping it retires every socket.
+#[derive(Default)]
+pub struct UdpSockets {
+    current: Mutex<HashMap<SocketAddr, Arc<SharedSocket>>>,
+}
+
+impl std::fmt::Debug for UdpSockets {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("UdpSockets").finish_non_exhaustive()
+    }
+}
+
+struct SharedSocket {
+    socket: UdpSocket,
+    /// The questions waiting for an answer, by message ID.
+    waiting: Mutex<HashMap<u16, mpsc::Sender<Delivery>>>,
+    /// IDs handed out so far (the socket retires at [`QUESTIONS_PER_SOCKET`]).
+    handed_out: Mutex<usize>,
+    retired: AtomicBool,
+    /// Woken when a question leaves a retired socket, so its reader can close it.
+    question_left: Notify,
+}
+
+/// One question's place on a shared socket: its ID, and the answers that carry that ID. The
+/// ID is free again when this is dropped.
+pub struct Ticket {
+    socket: Arc<SharedSocket>,
+    id: u16,
+    answers: mpsc::Receiver<Delivery>,
+}
+
+impl UdpSockets {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// A place for one question to `server`: on its current socket, or on a fresh one when
+    /// there is none or it has carried its share. Must be called within a Tokio runtime.
+    pub fn ticket(&self, server: SocketAddr) -> std::io::Result<Ticket> {
+        let mut current = self.current.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            let socket = match current.entry(server) {
+                Entry::Occupied(entry) => Arc::clone(entry.get()),
+                Entry::Vacant(entry) => Arc::clone(entry.insert(SharedSocket::open(server)?)),
+            };
+            match socket.ticket() {
+                Some(ticket) => return Ok(ticket),
+                None => {
+                    // full: retire it (its reader closes it once its questions are done)
+                    socket.retire();
+                    current.remove(&server);
+                }
+            }
+        }
+    }
+}
+
+impl Drop for UdpSockets {
+    fn drop(&mut self) {
+        let current = self
+            .current
+            .get_mut()
+            .unwrap_or_else(PoisonError::into_inner);
+        for (_, socket) in current.drain() {
+            socket.retire();
+        }
+    }
+}
+
+impl SharedSocket {
+    /// Binds a socket on an ephemeral port, connected to `server` (so the kernel drops
+    /// datagrams from anyone else), and starts its reader.
+    fn open(server: SocketAddr) -> std::io::Result<Arc<Self>> {
+        let local: SocketAddr = match server.ip() {
+            IpAddr::V4(ip) if ip.is_loopback() => (Ipv4Addr::LOCALHOST, 0).into(),
+            IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
+            IpAddr::V6(ip) if ip.is_loopback() => (Ipv6Addr::LOCALHOST, 0).into(),
+            IpAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
+        };
+        let socket = std::net::UdpSocket::bind(local)?;
+        socket.connect(server)?;
+        socket.set_nonblocking(true)?;
+        let shared = Arc::new(Self {
+            socket: UdpSocket::from_std(socket)?,
+            waiting: Mutex::new(HashMap::new()),
+            handed_out: Mutex::new(0),
+            retired: AtomicBool::new(false),
+            question_left: Notify::new(),
+        });
+        tokio::spawn(read_answers(Arc::clone(&shared)));
+        Ok(shared)
+    }
+
+    /// A fresh ID on this socket, or `None` once it has carried its share.
+    fn ticket(self: &Arc<Self>) -> Option<Ticket> {
+        let mut handed_out = self
+            .handed_out
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        if *handed_out >= QUESTIONS_PER_SOCKET {
+            return None;
+        }
+        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        // At most QUESTIONS_PER_SOCKET of the 65,536 IDs are ever taken: this ends quickly.
+        let id = loop {
+            let id: u16 = rand::random();
+            if !waiting.contains_key(&id) {
+                break id;
+            }
+        };
+        let (sender, answers) = mpsc::channel(QUEUED_PER_QUESTION);
+        waiting.insert(id, sender);
+        *handed_out += 1;
+        Some(Ticket {
+            socket: Arc::clone(self),
+            id,
+            answers,
+        })
+    }
+
+    fn retire(&self) {
+        self.retired.store(true, Ordering::Release);
+        self.question_left.notify_one();
+    }
+
+    fn is_done(&self) -> bool {
+        self.retired.load(Ordering::Acquire)
+            && self
+                .waiting
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .is_empty()
+    }
+
+    /// Hands a datagram to the question with its ID; anything else is dropped.
+    fn deliver(&self, datagram: &[u8]) {
+        let Some(id) = datagram
+            .get(..2)
+            .map(|id| u16::from_be_bytes([id[0], id[1]]))
+        else {
+            return;
+        };
+        let waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(question) = waiting.get(&id) {
+            // A full queue means copies are flooding in: the extra ones are dropped.
+            let _ = question.try_send(Ok(datagram.to_vec()));
+        }
+    }
+
+    /// The socket failed (an ICMP "port unreachable", say): every waiting question hears it.
+    fn fail_all(&self, error: &std::io::Error) {
+        let waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        for question in waiting.values() {
+            let _ = question.try_send(Err(error.to_string()));
+        }
+    }
+}
+
+/// The socket's reader: runs until the socket is retired and its last question has left.
+async fn read_answers(socket: Arc<SharedSocket>) {
+    let mut buffer = vec![0u8; 65_535];
+    loop {
+        if socket.is_done() {
+            return;
+        }
+        tokio::select! {
+            received = socket.socket.recv(&mut buffer) => match received {
+                Ok(length) => socket.deliver(&buffer[..length]),
+                Err(error) => socket.fail_all(&error),
+            },
+            () = socket.question_left.notified() => {}
+        }
+    }
+}
+
+impl Ticket {
+    /// The message ID this question must carry.
+    pub fn id(&self) -> u16 {
+        self.id
+    }
+
+    pub async fn send(&self, datagram: &[u8]) -> std::io::Result<usize> {
+        self.socket.socket.send(datagram).await
+    }
+
+    /// The next datagram carrying this question's ID (or the socket's error); `None` never
+    /// happens while the ticket lives, as the socket keeps the sending half.
+    pub async fn next(&mut self) -> Option<Delivery> {
+        self.answers.recv().await
+    }
+}
+
+impl Drop for Ticket {
+    fn drop(&mut self) {
+        self.socket
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .remove(&self.id);
+        if self.socket.retired.load(Ordering::Acquire) {
+            self.socket.question_left.notify_one();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A server that echoes every datagram back.
+    async fn echo_server() -> SocketAddr {
+        let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let address = socket.local_addr().unwrap();
+        tokio::spawn(async move {
+            let mut buffer = vec![0u8; 512];
+            while let Ok((length, from)) = socket.recv_from(&mut buffer).await {
+                let _ = socket.send_to(&buffer[..length], from).await;
+            }
+        });
+        address
+    }
+
+    fn datagram(id: u16, body: &[u8]) -> Vec<u8> {
+        let mut bytes = id.to_be_bytes().to_vec();
+        bytes.extend_from_slice(body);
+        bytes
+    }
+
+    #[tokio::test]
+    async fn each_question_gets_the_datagram_with_its_id() {
+        let server = echo_server().await;
+        let sockets = UdpSockets::new();
+        let mut tickets: Vec<Ticket> = (0..50).map(|_| sockets.ticket(server).unwrap()).collect();
+        let ids: std::collections::HashSet<u16> = tickets.iter().map(Ticket::id).collect();
+        assert_eq!(ids.len(), 50, "IDs on one socket are distinct");
+        for (n, ticket) in tickets.iter().enumerate() {
+            ticket
+                .send(&datagram(ticket.id(), format!("q{n}").as_bytes()))
+                .await
+                .unwrap();
+        }
+        for (n, ticket) in tickets.iter_mut().enumerate().rev() {
+            let answer = ticket.next().await.unwrap().unwrap();
+            assert_eq!(answer, datagram(ticket.id(), format!("q{n}").as_bytes()));
+        }
+    }
+
+    #[tokio::test]
+    async fn a_socket_retires_after_its_share_and_closes_when_its_questions_are_done() {
+        let server = echo_server().await;
+        let sockets = UdpSockets::new();
+        let first: Vec<Ticket> = (0..QUESTIONS_PER_SOCKET)
+            .map(|_| sockets.ticket(server).unwrap())
+            .collect();
+        let first_socket = Arc::clone(&first[0].socket);
+        let mut next = sockets.ticket(server).unwrap();
+        assert!(
+            !Arc::ptr_eq(&first_socket, &next.socket),
+            "question {} goes out on a fresh socket (a new source port)",
+            QUESTIONS_PER_SOCKET + 1
+        );
+        assert_ne!(
+            first_socket.socket.local_addr().unwrap(),
+            next.socket.socket.local_addr().unwrap()
+        );
+        // the retired socket still answers its own questions
+        let mut last = first.into_iter().last().unwrap();
+        last.send(&datagram(last.id(), b"late")).await.unwrap();
+        assert_eq!(
+            last.next().await.unwrap().unwrap(),
+            datagram(last.id(), b"late")
+        );
+        next.send(&datagram(next.id(), b"new")).await.unwrap();
+        assert_eq!(
+            next.next().await.unwrap().unwrap(),
+            datagram(next.id(), b"new")
+        );
+        drop(last); // the other 255 were dropped with `first`
+        // its reader lets go of it once the last question left
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        while Arc::strong_count(&first_socket) > 1 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "the retired socket's reader did not stop"
+            );
+            tokio::task::yield_now().await;
+        }
+        drop(next);
+        let current = Arc::clone(sockets.current.lock().unwrap().get(&server).unwrap());
+        drop(sockets);
+        let deadline = tokio::time::Instant::now() + std::time::Duration::from_secs(5);
+        while Arc::strong_count(&current) > 1 {
+            assert!(
+                tokio::time::Instant::now() < deadline,
+                "dropping the run's sockets did not stop the reader"
+            );
+            tokio::task::yield_now().await;
+        }
+    }
+
+    #[tokio::test]
+    async fn an_unknown_id_reaches_nobody_and_a_refused_port_reaches_everyone() {
+        let server = echo_server().await;
+        let sockets = UdpSockets::new();
+        let mut ticket = sockets.ticket(server).unwrap();
+        let other = ticket.id().wrapping_add(1);
+        ticket.send(&datagram(other, b"stray")).await.unwrap();
+        ticket.send(&datagram(ticket.id(), b"mine")).await.unwrap();
+        assert_eq!(
+            ticket.next().await.unwrap().unwrap(),
+            datagram(ticket.id(), b"mine"),
+            "the stray datagram with another ID was not delivered"
+        );
+
+        // nothing listens on this port: the kernel's ICMP error reaches the waiting questions
+        let closed = {
+            let socket = std::net::UdpSocket::bind("127.0.0.1:0").unwrap();
+            socket.local_addr().unwrap()
+        };
+        let mut first = sockets.ticket(closed).unwrap();
+        let mut second = sockets.ticket(closed).unwrap();
+        first.send(&datagram(first.id(), b"hello")).await.unwrap();
+        let wait = std::time::Duration::from_secs(5);
+        let heard = tokio::time::timeout(wait, first.next()).await.unwrap();
+        assert!(matches!(heard, Some(Err(_))), "{heard:?}");
+        let heard = tokio::time::timeout(wait, second.next()).await.unwrap();
+        assert!(matches!(heard, Some(Err(_))), "{heard:?}");
+    }
+}
