@@ -227,14 +227,20 @@ async fn run<S: AsRef<str>>(
         .map(|hostname| hostname.as_ref().to_owned())
         .collect();
     let shared = Arc::clone(&run);
-    let hosts: Vec<HostReport> = futures::stream::iter(owned)
-        .map(move |hostname| {
-            let run = Arc::clone(&shared);
-            async move { host::diagnose_host(&run, &hostname).await }
-        })
-        .buffered(options.concurrency.max(1))
-        .collect()
-        .await;
+    // Unordered: a slow hostname (a silent server) must not hold back the start of the next
+    // ones, as an ordered buffer would once the hostnames behind it are done; the report
+    // keeps the input's order.
+    let mut numbered: Vec<(usize, HostReport)> =
+        futures::stream::iter(owned.into_iter().enumerate())
+            .map(move |(index, hostname)| {
+                let run = Arc::clone(&shared);
+                async move { (index, host::diagnose_host(&run, &hostname).await) }
+            })
+            .buffer_unordered(options.concurrency.max(1))
+            .collect()
+            .await;
+    numbered.sort_unstable_by_key(|(index, _)| *index);
+    let hosts: Vec<HostReport> = numbered.into_iter().map(|(_, host)| host).collect();
     let count = |level: Level| {
         hosts
             .iter()

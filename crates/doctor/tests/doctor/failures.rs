@@ -136,6 +136,9 @@ async fn one_silent_name_does_not_hold_up_the_others() {
         FindingCode::ServerTimeout,
     );
     assert!(codes(host(&report, "www.example.com"), Severity::Error).is_empty());
+    // www finished first; the report keeps the order the names were given in
+    let order: Vec<&str> = report.hosts.iter().map(|h| h.hostname.as_str()).collect();
+    assert_eq!(order, ["slow.example.com", "www.example.com"]);
 }
 
 #[tokio::test]
