@@ -175,6 +175,30 @@ pub const MIGRATIONS: &[Migration] = &[
         CREATE INDEX idempotency_by_age ON idempotency(created_at);
     "#,
     },
+    Migration {
+        version: 6,
+        name: "each project's domain count, kept by triggers",
+        // Adding a domain checks the plan's per-project limit. Counting the project's rows
+        // for that walked its index on every add, a cost that grew with the project (at
+        // thousands of domains, a larger share of an add than the insert itself); the
+        // triggers keep the count on every path that inserts, deletes or moves a domain.
+        sql: r#"
+        ALTER TABLE projects ADD COLUMN domain_count INTEGER NOT NULL DEFAULT 0;
+        UPDATE projects SET domain_count =
+            (SELECT COUNT(*) FROM domains WHERE domains.project_id = projects.id);
+        CREATE TRIGGER domain_counted AFTER INSERT ON domains BEGIN
+            UPDATE projects SET domain_count = domain_count + 1 WHERE id = NEW.project_id;
+        END;
+        CREATE TRIGGER domain_uncounted AFTER DELETE ON domains BEGIN
+            UPDATE projects SET domain_count = domain_count - 1 WHERE id = OLD.project_id;
+        END;
+        CREATE TRIGGER domain_counted_moved AFTER UPDATE OF project_id ON domains
+            WHEN OLD.project_id IS NOT NEW.project_id BEGIN
+            UPDATE projects SET domain_count = domain_count - 1 WHERE id = OLD.project_id;
+            UPDATE projects SET domain_count = domain_count + 1 WHERE id = NEW.project_id;
+        END;
+    "#,
+    },
 ];
 
 /// Migration 2: the demo zones with their record history, the local CA, the certificates.
@@ -286,6 +310,63 @@ mod tests {
             })
             .unwrap();
         assert_eq!(kept, "yes");
+    }
+
+    #[test]
+    fn each_project_counts_its_domains_from_the_upgrade_on() {
+        use crate::store::{domains, projects};
+        use domain_desk_api::{DomainRole, Hostname};
+        let now = chrono::Utc::now();
+        let add = |conn: &Connection, project: &str, name: &str| {
+            let hostname = Hostname::parse(name).unwrap();
+            let domain = domains::new_domain(
+                &hostname,
+                project,
+                DomainRole::Alias,
+                None,
+                "t.example",
+                now,
+            );
+            domains::insert(conn, &domain).unwrap();
+        };
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        migrate(&mut conn, &MIGRATIONS[..5]).unwrap();
+        conn.execute(
+            "INSERT INTO accounts (id, name, plan, per_minute, per_day, max_domains_per_project, created_at)
+             VALUES ('acc', 'a', 'pro', 1, 1, 50, '2026-01-01T00:00:00Z')",
+            [],
+        )
+        .unwrap();
+        let first = projects::create(&conn, "acc", "one", "p.example", now)
+            .unwrap()
+            .id;
+        let second = projects::create(&conn, "acc", "two", "p.example", now)
+            .unwrap()
+            .id;
+        for name in ["a.example.com", "b.example.com", "c.example.com"] {
+            add(&conn, &first, name);
+        }
+        // the upgrade counts what is there
+        migrate(&mut conn, MIGRATIONS).unwrap();
+        let count = |project: &str| domains::count_of_project(&conn, project).unwrap();
+        assert_eq!((count(&first), count(&second)), (3, 0));
+        add(&conn, &second, "d.example.com");
+        assert_eq!((count(&first), count(&second)), (3, 1));
+        assert!(domains::delete(&conn, "a.example.com").unwrap());
+        assert_eq!((count(&first), count(&second)), (2, 1));
+        conn.execute(
+            "UPDATE domains SET project_id = ?1 WHERE hostname = 'b.example.com'",
+            [&second],
+        )
+        .unwrap();
+        assert_eq!((count(&first), count(&second)), (1, 2));
+        conn.execute("UPDATE domains SET status = 'live'", [])
+            .unwrap();
+        assert_eq!((count(&first), count(&second)), (1, 2));
+        conn.execute("DELETE FROM projects WHERE id = ?1", [&first])
+            .unwrap();
+        assert_eq!((count(&first), count(&second)), (0, 2));
     }
 
     #[test]
