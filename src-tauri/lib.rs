@@ -18,6 +18,7 @@ pub mod secrets;
 pub mod settings;
 pub mod signin;
 pub mod state;
+pub mod webview;
 
 pub use error::{Error, Result};
 
@@ -98,6 +99,11 @@ pub fn run_window() -> Result<()> {
             app.state::<state::AppState>()
                 .clients()
                 .set_data_dir(queue_dir);
+            if let Some(window) = app.get_webview_window("main") {
+                webview::configure(&window);
+            } else {
+                tracing::warn!("no main window at setup; its web view keeps WebKit's defaults");
+            }
             Ok(())
         })
         .manage(paths)
