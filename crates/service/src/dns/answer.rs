@@ -209,21 +209,16 @@ impl Zones {
             .iter()
             .find(|stored| stored.record.record_type == ZoneRecordType::Cname)
         {
-            if qtype == RecordType::CNAME {
-                answers.push(to_record(
-                    &owner,
-                    ZoneRecordType::Cname,
-                    &cname.record.value,
-                    cname.record.ttl,
-                )?);
-                return Ok(Step::Exists { zone });
-            }
             answers.push(to_record(
                 &owner,
                 ZoneRecordType::Cname,
                 &cname.record.value,
                 cname.record.ttl,
             )?);
+            // a question for the CNAME itself ends here; any other follows it
+            if qtype == RecordType::CNAME {
+                return Ok(Step::Exists { zone });
+            }
             // a chain that comes back to a name already answered is a loop: stop there
             let target = dns_name(&cname.record.value)?;
             let looped = answers
