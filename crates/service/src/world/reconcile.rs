@@ -249,8 +249,9 @@ impl LocalWorld {
     }
 }
 
-/// Writes a verification of `hostname` as [`lifecycle::after_verification`] decides it, in
-/// `tx`; returns whether a fresh issuance attempt started.
+/// Writes a verification of `domain` that DNS answered with `outcome`, as
+/// [`lifecycle::after_verification`] decides it, in `tx` (for the `record` step of
+/// [`LocalWorld::verify`]); returns whether a fresh issuance attempt started.
 pub fn record_verification(
     tx: &Transaction<'_>,
     domain: &Domain,
