@@ -17,7 +17,7 @@ pub enum Error {
     /// The platform (or the queue in front of it) refused or failed; the message is the
     /// platform's sentence and never contains the API key.
     #[error(transparent)]
-    Api(#[from] domain_desk_client::Error),
+    Api(domain_desk_client::Error),
     #[error("Not signed in.")]
     NotSignedIn,
     #[error("This works in the offline demo only.")]
@@ -48,6 +48,17 @@ pub enum Error {
     Notification(String),
     #[error("the DNS doctor: {0}")]
     Doctor(#[from] domain_desk_doctor::Error),
+}
+
+impl From<domain_desk_client::Error> for Error {
+    fn from(err: domain_desk_client::Error) -> Self {
+        match err {
+            // The control plane's refusals keep their own codes, which the Demo DNS panel
+            // switches on.
+            domain_desk_client::Error::Control { code, message } => Error::Demo { code, message },
+            other => Error::Api(other),
+        }
+    }
 }
 
 impl Error {
@@ -122,5 +133,17 @@ mod tests {
             "connection refused".into(),
         ));
         assert_eq!(offline.kind(), "network");
+    }
+
+    #[test]
+    fn control_plane_refusals_keep_their_code_as_kind() {
+        let err = Error::from(domain_desk_client::Error::Control {
+            code: "record_conflict".into(),
+            message: "Delete the CNAME first.".into(),
+        });
+        assert_eq!(
+            serde_json::to_value(&err).unwrap(),
+            serde_json::json!({"kind": "record_conflict", "message": "Delete the CNAME first."})
+        );
     }
 }

@@ -3,20 +3,19 @@
 //! Commands live in [`commands`] and stay a few lines each; the logic they call is in crates
 //! that know nothing of Tauri, so the command line ([`cli`]) drives the same code.
 
+pub mod account_rules;
+pub mod accounts;
 pub mod accounts_file;
 pub mod browser;
 pub mod cli;
 pub mod commands;
 pub mod console;
-pub mod demo;
-pub mod domain_config;
+pub mod demo_service;
 pub mod error;
-pub mod local_control;
 pub mod logs;
 pub mod paths;
 pub mod secrets;
 pub mod settings;
-pub mod signin;
 pub mod state;
 pub mod webview;
 
@@ -37,7 +36,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         .plugin(tauri_plugin_dialog::init())
         .manage(commands::bulk::RunningImport::default())
         .manage(state::AppState::default())
-        .manage(demo::DemoSlot::default())
+        .manage(accounts::Accounts::default())
         .manage(settings::SettingsCheck::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,

@@ -7,12 +7,11 @@
 use std::sync::Arc;
 
 use domain_desk_api::Account;
-use domain_desk_client::{Client, QueueState};
+use domain_desk_client::{Client, LocalControl, QueueState};
 use serde::Serialize;
 use tauri::{Emitter, Runtime};
 use tokio::sync::RwLock;
 
-use crate::local_control::LocalControl;
 use crate::settings::AccountMode;
 use crate::{Error, Result};
 

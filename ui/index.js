@@ -1,4 +1,5 @@
-// Registers the custom elements; the page's markup (index.html) places them.
+// Registers the custom elements; the page's markup (index.html) places them. Each tag is
+// `dd-` and its folder's name: <dd-NAME> lives in components/NAME/NAME.js.
 import { AppShell } from './components/app-shell/app-shell.js';
 import { FirstRun } from './components/first-run/first-run.js';
 import { ProjectList } from './components/project-list/project-list.js';
@@ -6,7 +7,8 @@ import { ProjectView } from './components/project-view/project-view.js';
 import { DomainsTable } from './components/domains-table/domains-table.js';
 import { DomainDetail } from './components/domain-detail/domain-detail.js';
 import { AddDomain } from './components/add-domain/add-domain.js';
-import { ConfirmDialog, RedirectDialog } from './components/dialogs/dialogs.js';
+import { ConfirmDialog } from './components/confirm-dialog/confirm-dialog.js';
+import { RedirectDialog } from './components/redirect-dialog/redirect-dialog.js';
 import { DiagnosePanel } from './components/diagnose-panel/diagnose-panel.js';
 import { RateMeter } from './components/rate-meter/rate-meter.js';
 import { DemoControls } from './components/demo-controls/demo-controls.js';
@@ -21,12 +23,12 @@ mark('modules-loaded');
 
 const ELEMENTS = {
   'dd-toasts': Toasts,
-  'dd-confirm': ConfirmDialog,
+  'dd-confirm-dialog': ConfirmDialog,
   'dd-redirect-dialog': RedirectDialog,
   'dd-add-domain': AddDomain,
-  'dd-diagnose': DiagnosePanel,
+  'dd-diagnose-panel': DiagnosePanel,
   'dd-demo-dns': DemoDns,
-  'dd-about': AboutDialog,
+  'dd-about-dialog': AboutDialog,
   'dd-rate-meter': RateMeter,
   'dd-demo-controls': DemoControls,
   'dd-account-switcher': AccountSwitcher,
@@ -36,7 +38,7 @@ const ELEMENTS = {
   'dd-domains-table': DomainsTable,
   'dd-domain-detail': DomainDetail,
   'dd-project-view': ProjectView,
-  'dd-app': AppShell,
+  'dd-app-shell': AppShell,
 };
 
 for (const [name, element] of Object.entries(ELEMENTS)) customElements.define(name, element);

@@ -10,7 +10,9 @@ use http::{HeaderMap, HeaderName, HeaderValue};
 use libfuzzer_sys::fuzz_target;
 
 fn printed(item: &IetfItem) -> String {
-    let mut text = format!("\"{}\"", item.name);
+    // An RFC 9651 String: `\` and `"` escaped.
+    let name = item.name.replace('\\', "\\\\").replace('"', "\\\"");
+    let mut text = format!("\"{name}\"");
     for (key, value) in &item.params {
         text.push_str(&format!(";{key}={value}"));
     }

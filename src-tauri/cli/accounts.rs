@@ -6,10 +6,10 @@ use std::io::IsTerminal;
 use domain_desk_client::{ApiKey, ClientConfig, ClientPool};
 
 use super::output::{Failure, Outcome, inert, print_json, table};
+use crate::account_rules;
 use crate::accounts_file::AccountsFile;
 use crate::paths::AppPaths;
 use crate::secrets::{self, KeyStore};
-use crate::signin;
 
 #[derive(Debug, clap::Args)]
 pub struct LoginArgs {
@@ -45,12 +45,12 @@ fn read_key(from_stdin: bool) -> Result<ApiKey, Failure> {
 /// Checks the key against the platform, then keeps it in the keyring and the account in the
 /// list, as the window's Connect does.
 pub async fn login(args: LoginArgs) -> Outcome {
-    let base_url = signin::normalise_base_url(&args.base_url)?;
+    let base_url = account_rules::normalise_base_url(&args.base_url)?;
     let key = read_key(args.key_stdin)?;
     let pool = ClientPool::with_data_dir(AppPaths::from_os().queue_dir());
     let client = pool.client(ClientConfig::new(&base_url, key.clone()))?;
     let account = client.account().await?;
-    let entry = signin::account_entry(&base_url, &account);
+    let entry = account_rules::account_entry(&base_url, &account);
     KeyStore::install();
     secrets::store_key(&entry.id, &key)?;
     let paths = AppPaths::from_os();

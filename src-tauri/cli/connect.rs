@@ -5,16 +5,15 @@
 use std::net::SocketAddr;
 
 use domain_desk_api::{Account, Plan};
-use domain_desk_client::{Client, ClientConfig, ClientPool};
+use domain_desk_client::{Client, ClientConfig, ClientPool, LocalControl};
 
 use super::output::Failure;
+use crate::account_rules;
 use crate::accounts_file::AccountsFile;
-use crate::demo::{self, EmbeddedService};
-use crate::local_control::LocalControl;
+use crate::demo_service::{self, EmbeddedService};
 use crate::paths::AppPaths;
 use crate::secrets::{self, KeyStore};
 use crate::settings::AccountMode;
-use crate::signin;
 
 /// The flags every command that talks to the platform takes.
 #[derive(Debug, Clone, clap::Args)]
@@ -81,8 +80,8 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
             )
         })?,
     };
-    if let Some(plan) = demo::plan_of(&id) {
-        let service = demo::start_embedded(&paths).await?;
+    if let Some(plan) = account_rules::plan_of(&id) {
+        let service = demo_service::start_embedded(&paths).await?;
         let base_url = service.base_url().to_owned();
         return local(pool, &base_url, plan, Some(service), args.no_wait).await;
     }
@@ -100,7 +99,7 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
         return Err(Failure::usage("That account has no key to use."));
     }
     // Before the key leaves the keyring: is this where it belongs?
-    let base_url = signin::key_destination(&entry, None)?.to_owned();
+    let base_url = account_rules::key_destination(&entry, None)?.to_owned();
     KeyStore::install();
     let key = secrets::load_key(&entry.id)?;
     let client = pool.client(ClientConfig::new(&base_url, key))?;
@@ -136,7 +135,7 @@ async fn local(
         Failure::usage(format!("The local service has no {} key.", plan.as_str()))
     })?;
     let clock = control.clock().await?;
-    let speed = if clock.speed > 0.0 { clock.speed } else { 1.0 };
+    let speed = account_rules::pacing_speed(clock.speed);
     let mut config = ClientConfig::new(base_url, key.as_str()).plan(plan);
     config.queue.platform_clock_speed = speed;
     let client = pool.client(config)?;

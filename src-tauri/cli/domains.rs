@@ -6,7 +6,6 @@ use domain_desk_client::Client;
 
 use super::connect::{Connection, refuse_to_wait};
 use super::output::{Failure, Outcome, inert, print_json, record_line, table};
-use crate::domain_config;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ProjectsCommand {
@@ -251,10 +250,7 @@ pub async fn run(
         DomainsCommand::Primary { hostname: name } => {
             refuse_to_wait(connection, 2, no_wait).await?;
             let name = hostname(&name)?;
-            let config = client.domain_config(&project.id).await?;
-            let config = client
-                .set_domain_config(&project.id, &domain_config::make_primary(config, &name))
-                .await?;
+            let config = client.make_primary(&project.id, &name).await?;
             if json {
                 return print_json(&config);
             }
@@ -269,9 +265,7 @@ pub async fn run(
             refuse_to_wait(connection, 2, no_wait).await?;
             let name = hostname(&name)?;
             let to = to.as_deref().map(hostname).transpose()?;
-            let config = client.domain_config(&project.id).await?;
-            let edited = domain_config::set_redirect(config, &name, to.as_deref())?;
-            let config = client.set_domain_config(&project.id, &edited).await?;
+            let config = client.redirect(&project.id, &name, to.as_deref()).await?;
             if json {
                 return print_json(&config);
             }

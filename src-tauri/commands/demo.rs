@@ -6,18 +6,19 @@ use domain_desk_api::local::{
 use tauri::{AppHandle, Runtime, State};
 
 use crate::Result;
+use crate::accounts::Accounts;
 use crate::state::AppState;
 
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
 pub async fn demo_dns_zones(state: State<'_, AppState>) -> Result<Vec<String>> {
-    state.session().await?.local()?.zones().await
+    Ok(state.session().await?.local()?.zones().await?)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip(state), err(Debug))]
 pub async fn demo_dns_records(state: State<'_, AppState>, zone: String) -> Result<ZoneRecordList> {
-    state.session().await?.local()?.records(&zone).await
+    Ok(state.session().await?.local()?.records(&zone).await?)
 }
 
 #[tauri::command]
@@ -27,23 +28,23 @@ pub async fn demo_dns_add(
     zone: String,
     record: NewZoneRecord,
 ) -> Result<ZoneRecord> {
-    state
+    Ok(state
         .session()
         .await?
         .local()?
         .add_record(&zone, &record)
-        .await
+        .await?)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip(state), err(Debug))]
 pub async fn demo_dns_delete(state: State<'_, AppState>, zone: String, id: String) -> Result<()> {
-    state
+    Ok(state
         .session()
         .await?
         .local()?
         .delete_record(&zone, &id)
-        .await
+        .await?)
 }
 
 #[tauri::command]
@@ -53,42 +54,51 @@ pub async fn demo_dns_signatures(
     zone: String,
     signatures: ZoneSignatures,
 ) -> Result<ZoneDnssec> {
-    state
+    Ok(state
         .session()
         .await?
         .local()?
         .set_zone_signatures(&zone, signatures)
-        .await
+        .await?)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip(state), err(Debug))]
 pub async fn demo_dns_add_zone(state: State<'_, AppState>, zone: String) -> Result<()> {
-    state.session().await?.local()?.add_zone(&zone).await
+    Ok(state.session().await?.local()?.add_zone(&zone).await?)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
 pub async fn clock_get(state: State<'_, AppState>) -> Result<ClockState> {
-    state.session().await?.local()?.clock().await
+    Ok(state.session().await?.local()?.clock().await?)
 }
 
 /// Sets the demo clock's speed; the request queue is told, so its windows follow the clock.
 #[tauri::command]
-#[tracing::instrument(skip(app), err(Debug))]
-pub async fn clock_set_speed<R: Runtime>(app: AppHandle<R>, speed: f64) -> Result<ClockState> {
-    crate::demo::set_clock_speed(&app, speed).await
+#[tracing::instrument(skip(app, accounts), err(Debug))]
+pub async fn clock_set_speed<R: Runtime>(
+    app: AppHandle<R>,
+    accounts: State<'_, Accounts>,
+    speed: f64,
+) -> Result<ClockState> {
+    accounts.set_clock_speed(&app, speed).await
 }
 
 /// Moves the demo clock forward, as if that much time had passed.
 #[tauri::command]
 #[tracing::instrument(skip(state), err(Debug))]
 pub async fn clock_advance(state: State<'_, AppState>, seconds: f64) -> Result<ClockState> {
-    state.session().await?.local()?.advance_clock(seconds).await
+    Ok(state
+        .session()
+        .await?
+        .local()?
+        .advance_clock(seconds)
+        .await?)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
 pub async fn demo_reset(state: State<'_, AppState>) -> Result<()> {
-    state.session().await?.local()?.reset().await
+    Ok(state.session().await?.local()?.reset().await?)
 }

@@ -10,7 +10,7 @@ use serde::Serialize;
 use tauri::State;
 
 use crate::state::AppState;
-use crate::{Error, Result, domain_config};
+use crate::{Error, Result};
 
 fn class(client: &Client, background: Option<bool>) -> Client {
     if background.unwrap_or(false) {
@@ -120,9 +120,8 @@ pub async fn domain_make_primary(
     project_id: String,
     hostname: String,
 ) -> Result<DomainConfig> {
-    let client = state.session().await?.client.clone();
-    let config = domain_config::make_primary(client.domain_config(&project_id).await?, &hostname);
-    Ok(client.set_domain_config(&project_id, &config).await?)
+    let session = state.session().await?;
+    Ok(session.client.make_primary(&project_id, &hostname).await?)
 }
 
 #[tauri::command]
@@ -133,13 +132,11 @@ pub async fn domain_redirect(
     hostname: String,
     to: Option<String>,
 ) -> Result<DomainConfig> {
-    let client = state.session().await?.client.clone();
-    let config = domain_config::set_redirect(
-        client.domain_config(&project_id).await?,
-        &hostname,
-        to.as_deref(),
-    )?;
-    Ok(client.set_domain_config(&project_id, &config).await?)
+    let session = state.session().await?;
+    Ok(session
+        .client
+        .redirect(&project_id, &hostname, to.as_deref())
+        .await?)
 }
 
 /// What the Add domain dialog shows under the field once the name is valid.

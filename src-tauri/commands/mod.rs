@@ -1,5 +1,5 @@
 //! Tauri commands: each a few lines that hand over to a library crate or to the shell's own
-//! modules ([`crate::signin`], [`crate::demo`], [`crate::domain_config`]).
+//! accounts controller ([`crate::accounts::Accounts`], held as Tauri state).
 
 pub mod app;
 pub mod bulk;

@@ -2,33 +2,41 @@
 
 use tauri::{AppHandle, Runtime, State};
 
+use crate::Result;
+use crate::accounts::Accounts;
 use crate::settings::{self, AccountEntry};
 use crate::state::{AppState, SessionDto};
-use crate::{Result, signin};
 
 /// The current session, signing in again to the last account on first call.
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
-pub async fn session_get<R: Runtime>(app: AppHandle<R>) -> Result<Option<SessionDto>> {
-    signin::resume(&app).await
+pub async fn session_get<R: Runtime>(
+    app: AppHandle<R>,
+    accounts: State<'_, Accounts>,
+) -> Result<Option<SessionDto>> {
+    accounts.resume(&app).await
 }
 
 /// Starts the embedded local service and signs in with its Pro key.
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
-pub async fn demo_start<R: Runtime>(app: AppHandle<R>) -> Result<SessionDto> {
-    crate::demo::start(&app, domain_desk_api::Plan::Pro).await
+pub async fn demo_start<R: Runtime>(
+    app: AppHandle<R>,
+    accounts: State<'_, Accounts>,
+) -> Result<SessionDto> {
+    accounts.start_demo(&app, domain_desk_api::Plan::Pro).await
 }
 
 /// Connects to a platform; the key goes to the OS keyring only.
 #[tauri::command]
-#[tracing::instrument(skip(app, api_key), err(Debug))]
+#[tracing::instrument(skip(app, accounts, api_key), err(Debug))]
 pub async fn connect<R: Runtime>(
     app: AppHandle<R>,
+    accounts: State<'_, Accounts>,
     base_url: String,
     api_key: String,
 ) -> Result<SessionDto> {
-    signin::connect(&app, &base_url, &api_key).await
+    accounts.connect(&app, &base_url, &api_key).await
 }
 
 #[tauri::command]
@@ -38,15 +46,23 @@ pub async fn accounts_list<R: Runtime>(app: AppHandle<R>) -> Result<Vec<AccountE
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(app), err(Debug))]
-pub async fn account_switch<R: Runtime>(app: AppHandle<R>, id: String) -> Result<SessionDto> {
-    signin::switch(&app, &id).await
+#[tracing::instrument(skip(app, accounts), err(Debug))]
+pub async fn account_switch<R: Runtime>(
+    app: AppHandle<R>,
+    accounts: State<'_, Accounts>,
+    id: String,
+) -> Result<SessionDto> {
+    accounts.switch(&app, &id).await
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(app), err(Debug))]
-pub async fn account_forget<R: Runtime>(app: AppHandle<R>, id: String) -> Result<()> {
-    signin::forget(&app, &id).await
+#[tracing::instrument(skip(app, accounts), err(Debug))]
+pub async fn account_forget<R: Runtime>(
+    app: AppHandle<R>,
+    accounts: State<'_, Accounts>,
+    id: String,
+) -> Result<()> {
+    accounts.forget(&app, &id).await
 }
 
 /// The request queue's state, for the meter before the first `queue://changed` event.

@@ -2,8 +2,8 @@
 // the API's answer, so the table changes in place, and reports failures in words.
 
 import { api } from './api.js';
-import { store, refreshDomains, loadProjects, refreshProject } from './state.js';
-import { upsertDomain, removeDomain } from './store.js';
+import { store, refreshDomains, loadProjects, refreshProject } from './app-state.js';
+import { upsertDomain, removeDomain } from './domain-list.js';
 import { errorText } from './errors.js';
 import { toast } from './toast.js';
 import { redirectNotice } from './domain-view.js';

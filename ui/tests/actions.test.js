@@ -3,7 +3,7 @@
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { setRedirect, refreshList, removedNotice } from '../lib/actions.js';
-import { store } from '../lib/state.js';
+import { store } from '../lib/app-state.js';
 import { redirectNotice } from '../lib/domain-view.js';
 import { domain } from './fixtures.js';
 

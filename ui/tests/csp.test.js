@@ -45,6 +45,20 @@ test('every component folder is registered and its stylesheet linked', () => {
   }
 });
 
+test('each custom element is <dd-NAME>, defined in components/NAME/NAME.js', () => {
+  const registry = readFileSync(join(ui, 'index.js'), 'utf8');
+  const folderOf = new Map();
+  for (const [, names, folder, file] of registry.matchAll(/import \{([^}]+)\} from '\.\/components\/([^/]+)\/([^/]+)\.js'/g)) {
+    assert.equal(file, folder, `components/${folder}/${file}.js is not named for its folder`);
+    for (const name of names.split(',')) folderOf.set(name.trim(), folder);
+  }
+  const tags = [...registry.matchAll(/'(dd-[a-z-]+)': (\w+),/g)];
+  assert.ok(tags.length >= readdirSync(join(ui, 'components')).length, 'every folder defines an element');
+  for (const [, tag, element] of tags) {
+    assert.equal(tag, `dd-${folderOf.get(element)}`, `${element} is <${tag}>`);
+  }
+});
+
 test('innerHTML is only set through the escaping template', () => {
   for (const file of files(ui, '.js')) {
     const text = readFileSync(file, 'utf8');

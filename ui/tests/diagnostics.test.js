@@ -3,7 +3,7 @@
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
 import { saveDiagnostics, diagnosticsNotice } from '../lib/actions.js';
-import { store } from '../lib/state.js';
+import { store } from '../lib/app-state.js';
 import { domain } from './fixtures.js';
 
 let notices;

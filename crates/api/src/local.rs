@@ -7,6 +7,10 @@ use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+/// The zones every local service's demo DNS provider is seeded with, in the order it lists
+/// them: here so that a control-plane client can name them without the service.
+pub const DEMO_ZONES: [&str; 4] = ["example.com", "example.net", "example.org", "example.co.uk"];
+
 /// `GET /_local/info`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct LocalInfo {

@@ -78,6 +78,12 @@ pub enum Error {
     #[error("Domain Connect discovery failed: {0}")]
     DomainConnect(String),
 
+    /// The local service's control plane (`/_local`, see [`crate::LocalControl`]) refused or
+    /// did not answer: `code` is its snake_case error code, `http_<status>` without one,
+    /// `network` when it did not answer, `decode` when its answer could not be read.
+    #[error("{message}")]
+    Control { code: String, message: String },
+
     /// The platform's answer was longer than the client reads (`limit` bytes); it was cut off
     /// and dropped.
     #[error("the platform's answer was larger than {limit} bytes, so it was not read")]
@@ -191,6 +197,7 @@ impl Error {
             Error::InsecureUrl { .. } => "insecure_url",
             Error::ResponseTooLarge { .. } => "response_too_large",
             Error::DomainConnect(_) => "domain_connect",
+            Error::Control { .. } => "control",
         }
     }
 }

@@ -5,6 +5,8 @@
 //! `None` for anything they do not understand. A wrong guess here would either waste the plan
 //! (pausing too long) or earn a ban (not pausing), so the rules are strict: digits only where
 //! the RFCs say digits, and the three HTTP-date forms of RFC 9110 §5.6.7 and nothing else.
+//! The IETF fields are Structured Fields (RFC 9651), read by the `sfv` crate, one list member
+//! at a time, so one malformed member does not hide the others.
 
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
@@ -128,8 +130,9 @@ impl IetfItem {
 }
 
 /// Parses a list of IETF items (a Structured Field List of strings or tokens with integer
-/// parameters, RFC 9651). Items that do not parse are skipped; an empty result means nothing
-/// usable. Non-integer parameters are ignored.
+/// parameters, RFC 9651). Members that do not parse as an Item whose value is a string or a
+/// token are skipped; an empty result means nothing usable. Non-integer parameters are
+/// ignored.
 pub fn parse_ietf_items(value: &str) -> Vec<IetfItem> {
     split_outside_quotes(value, ',')
         .into_iter()
@@ -151,46 +154,18 @@ pub fn parse_ietf_policy_header(headers: &HeaderMap) -> Vec<IetfItem> {
         .unwrap_or_default()
 }
 
-fn parse_ietf_item(item: &str) -> Option<IetfItem> {
-    let mut parts = split_outside_quotes(item, ';').into_iter();
-    let head = trim_ows(parts.next()?);
-    let name = if let Some(quoted) = head.strip_prefix('"') {
-        let inner = quoted.strip_suffix('"')?;
-        if inner.contains(['"', '\\']) {
-            return None;
-        }
-        inner.to_owned()
-    } else {
-        let valid_token = head
-            .chars()
-            .next()
-            .is_some_and(|c| c.is_ascii_alphabetic() || c == '*')
-            && head
-                .chars()
-                .all(|c| c.is_ascii_alphanumeric() || "!#$%&'*+-.^_`|~:/".contains(c));
-        if !valid_token {
-            return None;
-        }
-        head.to_owned()
+/// One list member, as an RFC 9651 Item: a string or token with parameters.
+fn parse_ietf_item(member: &str) -> Option<IetfItem> {
+    let item: sfv::Item = sfv::Parser::new(trim_ows(member)).parse().ok()?;
+    let name = match &item.bare_item {
+        sfv::BareItem::String(name) => name.as_str().to_owned(),
+        sfv::BareItem::Token(name) => name.as_str().to_owned(),
+        _ => return None,
     };
-    let params = parts
-        .filter_map(|param| {
-            let (key, value) = param.split_once('=')?;
-            let key = trim_ows(key);
-            if key.is_empty()
-                || !key.bytes().all(|b| {
-                    b.is_ascii_lowercase()
-                        || b.is_ascii_digit()
-                        || b == b'_'
-                        || b == b'-'
-                        || b == b'.'
-                        || b == b'*'
-                })
-            {
-                return None;
-            }
-            Some((key.to_owned(), parse_integer(value)?))
-        })
+    let params = item
+        .params
+        .iter()
+        .filter_map(|(key, value)| Some((key.as_str().to_owned(), i64::from(value.as_integer()?))))
         .collect();
     Some(IetfItem { name, params })
 }
@@ -447,6 +422,24 @@ mod tests {
         let mixed = parse_ietf_items(r#"1bad;r=1, "good";r=2"#);
         assert_eq!(mixed.len(), 1);
         assert_eq!(mixed[0].name, "good");
+    }
+
+    #[test]
+    fn ietf_members_follow_rfc_9651() {
+        // escapes inside strings are undone; a later parameter with the same key wins
+        let items = parse_ietf_items(r#""a\"b";r=1;r=2, "c\\d";t=3"#);
+        assert_eq!(items.len(), 2, "{items:?}");
+        assert_eq!(items[0].name, "a\"b");
+        assert_eq!(items[0].params, vec![("r".into(), 2)]);
+        assert_eq!(items[1].name, "c\\d");
+        // a member that is not a string or token, an inner list, or a key that is not
+        // lowercase is not an item the queue can use
+        for unusable in ["5;r=1", "(a b);r=1", "?1;r=1", "\"m\";R=1", "\"m\";r=1.5x"] {
+            assert_eq!(parse_ietf_items(unusable), vec![], "{unusable:?}");
+        }
+        // a decimal or a boolean parameter is skipped, its integer neighbours kept
+        let mixed = parse_ietf_items(r#""minute";r=1.5;t=30;x=?1"#);
+        assert_eq!(mixed[0].params, vec![("t".into(), 30)]);
     }
 
     #[test]

@@ -32,7 +32,8 @@ pub use error::{Error, Result};
 pub use http::{app, openapi_document};
 pub use running::Running;
 pub use settings::{ConnectionLimits, HistoryLimits, ServiceSettings, Storage};
-pub use state::{AppState, World, WorldInfo};
+pub use state::AppState;
+pub use world::WorldInfo;
 
 /// Opens the state the settings name (seeding a new database) on a clock running at the
 /// settings' speed from the wall clock's time.
@@ -76,8 +77,7 @@ impl Service {
         let state = tokio::task::spawn_blocking(move || open(settings)).await??;
         let api_listener = TcpListener::bind(api_addr).await?;
         state.set_api_addr(api_listener.local_addr()?);
-        let world = world::LocalWorld::start(&state, world_addresses).await?;
-        state.set_world(world.clone());
+        let world = state.start_world(world_addresses).await?;
         Ok(Self {
             state,
             api_listener,

@@ -1,74 +1,26 @@
 //! What every handler shares: the settings, the clock, the database, the limiter, the fault
 //! settings, and the slot where the world behind the API (DNS server, verifier, CA, edge)
-//! plugs in.
+//! plugs in. The slot holds the concrete [`LocalWorld`], so handlers call it directly; the
+//! world itself knows nothing of this state (it is started from the settings, store and
+//! clock), so the two modules do not import each other.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::{Arc, PoisonError, RwLock};
 
-use axum::response::Response;
 use chrono::{DateTime, Utc};
+use domain_desk_api::Account;
 use domain_desk_api::local::Faults;
-use domain_desk_api::{Account, Hostname};
-use futures::future::BoxFuture;
 
 use crate::clock::Clock;
-use crate::http::idempotency::{InFlight, PendingAnswer};
+use crate::http::idempotency::InFlight;
 use crate::http::read_cache::ReadCache;
 use crate::limiter::{BanPolicy, RateLimiter};
 use crate::settings::{ServiceSettings, Storage};
 use crate::store::page::CursorKey;
 use crate::store::{self, Store};
+use crate::world::{LocalWorld, WorldAddresses};
 use crate::{Error, Result};
-
-/// Where the world's servers listen, and the CA's certificate, for `/_local/info`.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorldInfo {
-    pub dns: Option<SocketAddr>,
-    pub edge_https: Option<SocketAddr>,
-    pub edge_http: Option<SocketAddr>,
-    pub ca_certificate_pem: Option<String>,
-    /// With `sign_zones`: the zone-signing key as DNSKEY records, one per zone.
-    pub dnssec_trust_anchor: Option<String>,
-}
-
-/// The part of the platform behind the API: DNS, verification, certificates, the edge.
-/// Until one is plugged in, `verify` answers `501`.
-pub trait World: Send + Sync + 'static {
-    fn info(&self) -> WorldInfo;
-
-    /// Verify or Re-verify a domain of `account`'s project: check DNS, record the result, start
-    /// issuance on success, and answer with the domain as that change left it — the answer
-    /// committed with the change when `pending` carries the request's `Idempotency-Key`.
-    fn verify<'a>(
-        &'a self,
-        state: &'a AppState,
-        account: &'a Account,
-        project_id: &'a str,
-        hostname: &'a Hostname,
-        pending: Option<PendingAnswer>,
-    ) -> BoxFuture<'a, Result<Response>>;
-
-    /// The TXT values at `name` as the platform's resolver sees them (after the propagation
-    /// delay): where ownership challenges are looked for.
-    fn txt_values<'a>(
-        &'a self,
-        name: &'a str,
-    ) -> BoxFuture<'a, std::result::Result<Vec<String>, crate::verify::LookupFailed>>;
-
-    /// Whether `hostname` points at the platform now, as the platform's resolver sees it:
-    /// a removed domain that still does leaves a record someone else could claim.
-    fn points_here<'a>(&'a self, hostname: &'a Hostname) -> BoxFuture<'a, bool>;
-
-    /// Called once a new project is committed: its default address resolves from now on.
-    fn project_created(&self, default_address: &str);
-
-    /// Called by `POST /_local/reset` after the API data went back to the seed.
-    fn reset<'a>(&'a self, state: &'a AppState) -> BoxFuture<'a, Result<()>>;
-
-    /// The world as `Any`, so its own routes can reach the concrete type.
-    fn as_any_arc(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync>;
-}
 
 #[derive(Clone)]
 pub struct AppState {
@@ -81,7 +33,8 @@ struct Inner {
     store: Store,
     limiter: RateLimiter,
     faults: RwLock<Faults>,
-    world: RwLock<Option<Arc<dyn World>>>,
+    /// The world behind the API, once started; `None` answers `501` where it is needed.
+    world: RwLock<Option<Arc<LocalWorld>>>,
     /// API key → account, filled on first use; emptied by a reset.
     accounts_by_key: RwLock<HashMap<String, Account>>,
     /// The `Idempotency-Key`s whose first request is still running: a second copy sent
@@ -185,8 +138,23 @@ impl AppState {
             .unwrap_or_else(PoisonError::into_inner) = faults;
     }
 
+    /// Starts the world behind the API (DNS, verifier, CA, edge) on this state's settings,
+    /// store and clock, and plugs it in. Port 0 in `wanted` picks free ports.
+    pub async fn start_world(&self, wanted: WorldAddresses) -> Result<Arc<LocalWorld>> {
+        let world = LocalWorld::start(
+            self.settings(),
+            self.store(),
+            self.clock(),
+            self.api_addr(),
+            wanted,
+        )
+        .await?;
+        self.set_world(world.clone());
+        Ok(world)
+    }
+
     /// Plugs in the world behind the API (DNS, verifier, CA, edge).
-    pub fn set_world(&self, world: Arc<dyn World>) {
+    pub fn set_world(&self, world: Arc<LocalWorld>) {
         *self
             .inner
             .world
@@ -194,7 +162,7 @@ impl AppState {
             .unwrap_or_else(PoisonError::into_inner) = Some(world);
     }
 
-    pub fn world(&self) -> Option<Arc<dyn World>> {
+    pub fn world(&self) -> Option<Arc<LocalWorld>> {
         self.inner
             .world
             .read()
@@ -279,16 +247,26 @@ impl AppState {
         self.read_cache().clear();
         self.set_faults(Faults::default());
         if let Some(world) = self.world() {
-            world.reset(self).await?;
+            world.reset().await?;
         }
         Ok(())
     }
 
-    /// The world, or the `501` the contract allows until one is plugged in.
-    pub fn require_world(&self) -> Result<Arc<dyn World>> {
+    /// The world for verification, or the `501` the contract allows until one is plugged in.
+    pub fn require_world(&self) -> Result<Arc<LocalWorld>> {
         self.world().ok_or_else(|| {
             Error::NotAvailable(
                 "Verification is not available: this service runs without its DNS world.".into(),
+            )
+        })
+    }
+
+    /// The world for the demo DNS provider (`/_local/dns`, Domain Connect's `/v2`), or `501`.
+    pub fn require_demo_dns(&self) -> Result<Arc<LocalWorld>> {
+        self.world().ok_or_else(|| {
+            Error::NotAvailable(
+                "The demo DNS provider is not available: this service runs without its DNS world."
+                    .into(),
             )
         })
     }

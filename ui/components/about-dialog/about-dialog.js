@@ -3,7 +3,7 @@
 import { html } from '../../lib/html.js';
 import { render, openDialog } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store } from '../../lib/state.js';
+import { store } from '../../lib/app-state.js';
 import { THEMES } from '../../lib/theme.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';

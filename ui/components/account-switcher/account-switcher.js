@@ -3,7 +3,7 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store } from '../../lib/state.js';
+import { store } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 import { startSession } from '../app-shell/app-shell.js';

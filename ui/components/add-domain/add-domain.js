@@ -4,8 +4,8 @@
 import { html } from '../../lib/html.js';
 import { render, openDialog } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, loadProjects } from '../../lib/state.js';
-import { upsertDomain } from '../../lib/store.js';
+import { store, loadProjects } from '../../lib/app-state.js';
+import { upsertDomain } from '../../lib/domain-list.js';
 import { checkHostname } from '../../lib/hostname.js';
 import { describeError } from '../../lib/errors.js';
 import * as actions from '../../lib/actions.js';

@@ -4,7 +4,7 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { listen } from '../../lib/tauri.js';
-import { store, loadProjects, openProject, refreshClock } from '../../lib/state.js';
+import { store, loadProjects, openProject, refreshClock } from '../../lib/app-state.js';
 import { mark } from '../../lib/perf.js';
 import { errorText } from '../../lib/errors.js';
 import { applyTheme } from '../../lib/theme.js';

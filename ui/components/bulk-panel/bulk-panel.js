@@ -4,7 +4,7 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store } from '../../lib/state.js';
+import { store } from '../../lib/app-state.js';
 import { refreshList } from '../../lib/actions.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';

@@ -2,7 +2,7 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, loadProjects, refreshDomains, refreshClock } from '../../lib/state.js';
+import { store, loadProjects, refreshDomains, refreshClock } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 import * as actions from '../../lib/actions.js';

@@ -2,7 +2,7 @@
 // next to what the verifier found (add, remove, keep), the certificate, and the actions.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store, platformNow } from '../../lib/state.js';
+import { store, platformNow } from '../../lib/app-state.js';
 import { statusView, roleLabel, verifyLabel, recordPlan } from '../../lib/domain-view.js';
 import { dateTime, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';

@@ -5,7 +5,7 @@
 // opens the row's menu.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store, platformNow } from '../../lib/state.js';
+import { store, platformNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
 import { visibleRange, scrollToReveal, filterRows, sortIndices } from '../../lib/virtual.js';
 import * as actions from '../../lib/actions.js';

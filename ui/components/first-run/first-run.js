@@ -5,7 +5,7 @@ import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { describeError } from '../../lib/errors.js';
 import { startSession } from '../app-shell/app-shell.js';
-import { store } from '../../lib/state.js';
+import { store } from '../../lib/app-state.js';
 
 export class FirstRun extends HTMLElement {
   connectedCallback() {

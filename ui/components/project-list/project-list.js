@@ -2,7 +2,7 @@
 // deploy. Opening one shows its settings with the Domains section.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store, openProject, loadProjects, platformNow } from '../../lib/state.js';
+import { store, openProject, loadProjects, platformNow } from '../../lib/app-state.js';
 import { planName, deployText } from '../../lib/project.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';

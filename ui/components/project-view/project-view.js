@@ -4,8 +4,8 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, refreshProject, platformNow } from '../../lib/state.js';
-import { upsertDomain } from '../../lib/store.js';
+import { store, refreshProject, platformNow } from '../../lib/app-state.js';
+import { upsertDomain } from '../../lib/domain-list.js';
 import { PollSchedule, pollPlan, notableChange } from '../../lib/backoff.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';

@@ -3,7 +3,7 @@
 // day reserve holds back for interactive work and why.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store } from '../../lib/state.js';
+import { store } from '../../lib/app-state.js';
 import { meterView } from '../../lib/meter.js';
 
 export class RateMeter extends HTMLElement {

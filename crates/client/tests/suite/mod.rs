@@ -3,6 +3,7 @@
 mod domain_connect;
 mod fake_platform;
 mod hostile_server;
+mod local_control;
 mod local_service;
 mod processes;
 mod scheduler;

@@ -1,21 +1,23 @@
-//! The platform's DNS: the zone store (platform zone and customer zones, with history), the
-//! demo DNS provider's rules and seed zones, and the authoritative server that answers from
-//! them over UDP and TCP.
+//! The platform's DNS: the zone store (`zone.rs`: platform zone and customer zones, with
+//! history, and the demo DNS provider's rules for editing them), answering a question from it
+//! (`answer.rs`), the seed zones, and the authoritative server that answers over UDP and TCP.
 //!
 //! It exists so that verification, the CA's CAA check and the DNS doctor all run against real
 //! DNS messages rather than a table lookup: what `dig` shows is what the verifier sees (after
 //! the propagation delay).
 
+pub mod answer;
 pub mod records;
 pub mod seed;
 pub mod server;
 pub mod signing;
 pub mod zone;
 
+pub use answer::Resolution;
 pub use seed::{DEMO_ZONES, demo_zones};
 pub use server::{ZoneHandler, ZoneView, bind_dns, serve_dns};
 pub use signing::{Signatures, ZoneSigning};
-pub use zone::{PlatformZone, Resolution, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore};
+pub use zone::{PlatformZone, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore};
 
 #[cfg(test)]
 pub(crate) mod tests;

@@ -23,8 +23,7 @@ use super::records::normalise_value;
 use super::zone::{StoredRecord, ZoneSnapshot};
 use crate::Result;
 
-/// The demo zones, in the order the provider lists them.
-pub const DEMO_ZONES: [&str; 4] = ["example.com", "example.net", "example.org", "example.co.uk"];
+pub use domain_desk_api::local::DEMO_ZONES;
 
 /// TTL of the seed records: what the platform asks customers for.
 const SEED_TTL: u32 = 3600;

@@ -18,8 +18,9 @@ use hickory_server::authority::MessageResponseBuilder;
 use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
 use tokio::net::{TcpListener, UdpSocket};
 
+use super::answer::Resolution;
 use super::signing::ZoneSigning;
-use super::zone::{Resolution, ZoneStore};
+use super::zone::ZoneStore;
 use crate::clock::Clock;
 use crate::{Error, Result};
 

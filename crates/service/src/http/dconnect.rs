@@ -22,7 +22,6 @@ use crate::dconnect::{self, CheckedRequest, Refusal};
 use crate::http::extract::ApiPath;
 use crate::http::local::is_loopback_host;
 use crate::state::AppState;
-use crate::world::require_local_world;
 use crate::{Error, Result};
 
 #[utoipa::path(
@@ -40,7 +39,7 @@ pub async fn get_settings(
     State(state): State<AppState>,
     ApiPath(domain): ApiPath<String>,
 ) -> Result<Json<ProviderSettings>> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     let zone = domain.trim_end_matches('.').to_ascii_lowercase();
     if !world.zones().zone_names().contains(&zone) {
         return Err(Error::not_found(format!(
@@ -71,7 +70,7 @@ pub async fn get_template(
     State(state): State<AppState>,
     ApiPath((provider_id, service_id)): ApiPath<(String, String)>,
 ) -> Result<Json<TemplateSupport>> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     let template = world
         .domain_connect()
         .template(&provider_id, &service_id)
@@ -194,7 +193,7 @@ pub async fn apply_or_cancel(
             )
         }
         "apply" => {
-            let Ok(world) = require_local_world(&state) else {
+            let Ok(world) = state.require_demo_dns() else {
                 return refused(&Refusal::not_supported(
                     "The local DNS provider is not running.",
                 ));
@@ -251,7 +250,8 @@ fn checked(
             ));
         }
     }
-    let world = require_local_world(state)
+    let world = state
+        .require_demo_dns()
         .map_err(|_| Refusal::not_supported("The local DNS provider is not running."))?;
     let uri: Uri = format!("/?{raw_query}")
         .parse()

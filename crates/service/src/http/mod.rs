@@ -9,6 +9,7 @@ pub mod local;
 pub mod openapi;
 pub mod read_cache;
 pub mod v1;
+pub mod world_gate;
 
 use axum::Json;
 use axum::extract::{Request, State};
@@ -157,7 +158,7 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(middleware::from_fn_with_state(
             state.clone(),
-            crate::world::keep_world_current,
+            world_gate::keep_world_current,
         ))
         .layer(middleware::from_fn_with_state(state.clone(), gate::gate))
         .with_state(state)

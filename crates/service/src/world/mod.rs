@@ -2,6 +2,13 @@
 //! platform resolver's delayed view), the verifier, the local CA with the certificate lifecycle,
 //! and the TLS edge, all over the service's store and clock.
 //!
+//! This module starts and stops those servers and carries out what the lifecycle decides: it
+//! asks DNS and the CA's checks, issues certificates and writes the results. The decisions
+//! themselves (what a verification or a check leads to, when the next attempt is due) are
+//! pure functions in [`lifecycle`]. The HTTP layer reaches the world through
+//! `AppState::world()` as the concrete [`LocalWorld`], and keeps it current before requests
+//! (`http/world_gate.rs`); this module knows nothing of HTTP or of `AppState`.
+//!
 //! Lifecycle deadlines are reconciled whenever they matter: before every API request (cheaply:
 //! only when the clock was changed, a verification passed, or a deadline is due) and in a
 //! background task while the clock runs, so a domain read right after a clock jump already
@@ -11,49 +18,34 @@
 
 pub mod directory;
 pub mod files;
+pub mod lifecycle;
+mod reconcile;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{Arc, Mutex, PoisonError};
-use std::time::Duration;
+use std::sync::atomic::{AtomicBool, AtomicU64};
+use std::sync::{Arc, Mutex};
 
-use crate::http::idempotency::{Answer, PendingAnswer};
-use axum::extract::{Request, State};
-use axum::http::Method;
-use axum::http::StatusCode;
-use axum::middleware::Next;
-use axum::response::Response;
-use chrono::{DateTime, TimeDelta, Utc};
-use domain_desk_api::caa::evaluate;
-use domain_desk_api::{
-    Account, Certificate, CertificateError, CertificateErrorCode, CertificateStatus, Domain,
-    DomainStatus, Hostname, Verification, VerificationErrorCode,
-};
-use futures::future::BoxFuture;
+use chrono::TimeDelta;
+use domain_desk_api::{CertificateError, Hostname};
 use tokio::net::TcpListener;
 use tokio::sync::watch;
 
-use crate::ca::{CertificateAuthority, IssuedCertificate};
+use crate::Result;
+use crate::ca::CertificateAuthority;
 use crate::clock::Clock;
 use crate::dns::{
     PlatformZone, ZoneHandler, ZoneSigning, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns,
 };
 use crate::edge::{EdgeDirectory, serve_http_with_limits, serve_https_with_limits};
-use crate::state::{AppState, World, WorldInfo};
-use crate::store::{Store, certificates, domains, projects, zones};
-use crate::verify::Verifier;
-use crate::{Error, Result};
+use crate::settings::ServiceSettings;
+use crate::store::{Store, certificates, projects, zones};
+use crate::verify::{LookupFailed, Verifier};
 use directory::{CertificateCache, WorldDirectory};
-
-/// Renew a certificate this long before it expires (as ACME clients do at a third of 90 days).
-pub const RENEW_BEFORE: TimeDelta = TimeDelta::days(30);
-
-/// How often a failing issuance attempt is retried (virtual time) before its deadline.
-const RETRY_EVERY: TimeDelta = TimeDelta::minutes(1);
-
-/// How often the background task looks for due work while nothing else wakes it (real time).
-const BACKGROUND_TICK: Duration = Duration::from_secs(1);
+pub use lifecycle::RENEW_BEFORE;
+use lifecycle::Timings;
+use reconcile::background;
+pub use reconcile::record_verification;
 
 /// Where the world's servers listen.
 #[derive(Debug, Clone, Copy)]
@@ -63,8 +55,19 @@ pub struct WorldAddresses {
     pub edge_http: SocketAddr,
 }
 
+/// Where the world's servers listen, and the CA's certificate, for `/_local/info`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorldInfo {
+    pub dns: Option<SocketAddr>,
+    pub edge_https: Option<SocketAddr>,
+    pub edge_http: Option<SocketAddr>,
+    pub ca_certificate_pem: Option<String>,
+    /// With `sign_zones`: the zone-signing key as DNSKEY records, one per zone.
+    pub dnssec_trust_anchor: Option<String>,
+}
+
 /// The running world. Create it with [`LocalWorld::start`] and plug it in with
-/// `AppState::set_world`.
+/// `AppState::set_world` (or both at once with `AppState::start_world`).
 pub struct LocalWorld {
     clock: Clock,
     /// With `sign_zones`: the key the DNS server signs every zone with.
@@ -76,8 +79,7 @@ pub struct LocalWorld {
     verifier: Verifier,
     addresses: WorldAddresses,
     propagation_delay: TimeDelta,
-    issuance_time: TimeDelta,
-    deadline: TimeDelta,
+    timings: Timings,
     /// Certificates by hostname (domains and default addresses), as in the database.
     certificates: Arc<CertificateCache>,
     /// The last cause an issuance attempt failed with, per hostname.
@@ -108,10 +110,15 @@ impl std::fmt::Debug for LocalWorld {
 impl LocalWorld {
     /// Binds the DNS server (public and resolver views) and the edge, loads or creates the
     /// zones and the CA from the store, and starts serving. Port 0 picks free ports.
-    pub async fn start(state: &AppState, wanted: WorldAddresses) -> Result<Arc<Self>> {
-        let settings = state.settings().clone();
-        let store = state.store().clone();
-        let clock = state.clock().clone();
+    /// `api_addr` is the API's address, which the zones name as the Domain Connect provider.
+    pub async fn start(
+        settings: &ServiceSettings,
+        store: &Store,
+        clock: &Clock,
+        api_addr: SocketAddr,
+        wanted: WorldAddresses,
+    ) -> Result<Arc<Self>> {
+        let (store, clock) = (store.clone(), clock.clone());
 
         let (dns_udp, dns_tcp) = bind_dns(wanted.dns).await?;
         // The platform resolver view is internal: loopback on a port of its own.
@@ -189,7 +196,7 @@ impl LocalWorld {
             tokio::task::spawn_blocking(move || zones.trim_history()).await??;
         }
         zones.set_platform_hosts(store.read(projects::default_addresses).await?);
-        zones.set_domain_connect_host(Some(state.api_addr().to_string()));
+        zones.set_domain_connect_host(Some(api_addr.to_string()));
         let domain_connect = Arc::new(crate::dconnect::Provider::new(
             &settings.platform_dns_target,
             &settings.domain_connect_templates,
@@ -211,8 +218,10 @@ impl LocalWorld {
             verifier: Verifier::new(resolver_address, &settings.platform_dns_target),
             addresses,
             propagation_delay: settings.dns_propagation_delay,
-            issuance_time: settings.certificate_issuance_time,
-            deadline: settings.certificate_deadline,
+            timings: Timings {
+                issuance_time: settings.certificate_issuance_time,
+                deadline: settings.certificate_deadline,
+            },
             certificates,
             last_failure: Mutex::new(HashMap::new()),
             reconciling: tokio::sync::Mutex::new(()),
@@ -322,317 +331,9 @@ impl LocalWorld {
         self.reconciled.subscribe()
     }
 
-    /// Marks the lifecycles out of date: the next request reconciles.
-    pub fn mark_changed(&self) {
-        self.dirty.store(true, Ordering::SeqCst);
-    }
-
-    fn is_due(&self) -> bool {
-        let generation = *self.clock.subscribe().borrow();
-        self.dirty.load(Ordering::SeqCst)
-            || generation != self.clock_generation.load(Ordering::SeqCst)
-            || self.clock.now().timestamp_micros() >= self.next_due_micros.load(Ordering::SeqCst)
-    }
-
-    /// Brings certificate lifecycles up to date with the store and the clock: issuance when
-    /// its time is up, failure at the deadline, renewal before expiry. Without `force`, does
-    /// nothing unless the clock was changed, a verification started issuance, or something is
-    /// due.
-    pub async fn reconcile(&self, force: bool) -> Result<()> {
-        if !force && !self.is_due() {
-            return Ok(());
-        }
-        let _one_at_a_time = self.reconciling.lock().await;
-        if !force && !self.is_due() {
-            return Ok(());
-        }
-        self.dirty.store(false, Ordering::SeqCst);
-        self.clock_generation
-            .store(*self.clock.subscribe().borrow(), Ordering::SeqCst);
-        let now = self.clock.now();
-        let mut next_due: Option<DateTime<Utc>> = None;
-        let mut due_at = |at: DateTime<Utc>| {
-            next_due = Some(next_due.map_or(at, |current| current.min(at)));
-        };
-
-        let all_domains = self.store.read(all_domains).await?;
-        for domain in &all_domains {
-            match domain.certificate.status {
-                CertificateStatus::Issuing => {
-                    if let Some(at) = self.advance_issuance(domain, now).await? {
-                        due_at(at);
-                    }
-                }
-                CertificateStatus::Issued => {
-                    if let Some(at) = self.advance_renewal(domain, now).await? {
-                        due_at(at);
-                    }
-                }
-                CertificateStatus::None | CertificateStatus::Failed => {}
-            }
-        }
-        self.next_due_micros.store(
-            next_due.map_or(i64::MAX, |at| at.timestamp_micros()),
-            Ordering::SeqCst,
-        );
-        self.reconciled.send_modify(|count| *count += 1);
-        Ok(())
-    }
-
-    /// An issuing certificate: attempt when the issuance time has passed; fail at the deadline.
-    /// Returns when to look again.
-    async fn advance_issuance(
-        &self,
-        domain: &Domain,
-        now: DateTime<Utc>,
-    ) -> Result<Option<DateTime<Utc>>> {
-        let started = domain.certificate.started_at.unwrap_or(now);
-        let ready_at = started + self.issuance_time;
-        if now < ready_at {
-            return Ok(Some(ready_at));
-        }
-        let deadline = started + self.deadline;
-        match self.check_issuance(&domain.hostname).await {
-            Ok(()) => {
-                // Passing at the first attempt, the CA finished when the issuance time was up
-                // (the clock may have jumped well past it); after failed attempts, now.
-                let first_attempt = !self.lock_failures().contains_key(&domain.hostname);
-                let issued_at = if first_attempt { ready_at } else { now };
-                let issued = self.issue_and_keep(&domain.hostname, issued_at).await?;
-                let certificate = Certificate {
-                    status: CertificateStatus::Issued,
-                    started_at: domain.certificate.started_at,
-                    issued_at: Some(issued.issued_at),
-                    expires_at: Some(issued.expires_at),
-                    error: None,
-                };
-                self.save_certificate(&domain.hostname, DomainStatus::Live, certificate)
-                    .await?;
-                self.lock_failures().remove(&domain.hostname);
-                tracing::info!(hostname = %domain.hostname, "certificate issued; domain live");
-                Ok(Some(issued.expires_at - RENEW_BEFORE))
-            }
-            Err(cause) if now >= deadline => {
-                tracing::info!(hostname = %domain.hostname, code = ?cause.code, "certificate failed at the deadline");
-                let certificate = Certificate {
-                    status: CertificateStatus::Failed,
-                    started_at: domain.certificate.started_at,
-                    issued_at: None,
-                    expires_at: None,
-                    error: Some(cause),
-                };
-                self.save_certificate(&domain.hostname, DomainStatus::Verified, certificate)
-                    .await?;
-                Ok(None)
-            }
-            Err(cause) => {
-                self.lock_failures().insert(domain.hostname.clone(), cause);
-                Ok(Some((now + RETRY_EVERY).min(deadline)))
-            }
-        }
-    }
-
-    /// An issued certificate: renew from `RENEW_BEFORE` before expiry; at expiry without a
-    /// renewal it fails and the domain stops being served.
-    async fn advance_renewal(
-        &self,
-        domain: &Domain,
-        now: DateTime<Utc>,
-    ) -> Result<Option<DateTime<Utc>>> {
-        let Some(expires_at) = domain.certificate.expires_at else {
-            return Ok(None);
-        };
-        let renew_at = expires_at - RENEW_BEFORE;
-        if now < renew_at {
-            return Ok(Some(renew_at));
-        }
-        match self.check_issuance(&domain.hostname).await {
-            Ok(()) => {
-                let issued = self.issue_and_keep(&domain.hostname, now).await?;
-                let certificate = Certificate {
-                    status: CertificateStatus::Issued,
-                    started_at: Some(now),
-                    issued_at: Some(issued.issued_at),
-                    expires_at: Some(issued.expires_at),
-                    error: None,
-                };
-                self.save_certificate(&domain.hostname, domain.status, certificate)
-                    .await?;
-                tracing::info!(hostname = %domain.hostname, "certificate renewed");
-                Ok(Some(issued.expires_at - RENEW_BEFORE))
-            }
-            Err(cause) if now >= expires_at => {
-                let certificate = Certificate {
-                    status: CertificateStatus::Failed,
-                    started_at: domain.certificate.started_at,
-                    issued_at: None,
-                    expires_at: None,
-                    error: Some(cause),
-                };
-                self.save_certificate(&domain.hostname, DomainStatus::Verified, certificate)
-                    .await?;
-                Ok(None)
-            }
-            Err(_) => Ok(Some((now + RETRY_EVERY).min(expires_at))),
-        }
-    }
-
-    fn lock_failures(&self) -> std::sync::MutexGuard<'_, HashMap<String, CertificateError>> {
-        self.last_failure
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-    }
-
-    /// What the CA checks before it issues: the name still points at the platform, and CAA
-    /// (RFC 8659, through the platform resolver) allows this CA.
-    async fn check_issuance(&self, hostname: &str) -> std::result::Result<(), CertificateError> {
-        let name = Hostname::parse(hostname).map_err(|error| CertificateError {
-            code: CertificateErrorCode::DnsChanged,
-            message: error.to_string(),
-        })?;
-        if let Err(error) = self.verifier.verify(&name).await {
-            return Err(if error.code == VerificationErrorCode::DnsLookupFailed {
-                CertificateError {
-                    code: CertificateErrorCode::DnsLookupFailed,
-                    message: error.message,
-                }
-            } else {
-                CertificateError {
-                    code: CertificateErrorCode::DnsChanged,
-                    message: format!(
-                        "{hostname} no longer points at the platform: {}",
-                        error.message
-                    ),
-                }
-            });
-        }
-        let relevant = self
-            .verifier
-            .relevant_caa(hostname)
-            .await
-            .map_err(|failed| CertificateError {
-                code: CertificateErrorCode::DnsLookupFailed,
-                message: format!(
-                    "The CA could not look up CAA records for {hostname}: {}",
-                    failed.0
-                ),
-            })?;
-        let decision = evaluate(&relevant.records, self.ca.identity(), false);
-        if decision.allowed {
-            return Ok(());
-        }
-        let at = relevant.found_at.unwrap_or_else(|| hostname.to_owned());
-        Err(CertificateError {
-            code: CertificateErrorCode::CaaForbidsIssuance,
-            message: format!(
-                "CAA records at {at} forbid the platform's CA ({}): {}. Add `0 issue \"{}\"` there or remove the records.",
-                self.ca.identity(),
-                decision.reason,
-                self.ca.identity()
-            ),
-        })
-    }
-
-    async fn issue_and_keep(
-        &self,
-        hostname: &str,
-        now: DateTime<Utc>,
-    ) -> Result<IssuedCertificate> {
-        let (ca, store, certificates) = (
-            self.ca.clone(),
-            self.store.clone(),
-            self.certificates.clone(),
-        );
-        let hostname = hostname.to_owned();
-        let loaded =
-            tokio::task::spawn_blocking(move || certificates.issue(&ca, &store, &hostname, now))
-                .await??;
-        Ok(loaded.issued)
-    }
-
-    async fn save_certificate(
-        &self,
-        hostname: &str,
-        status: DomainStatus,
-        certificate: Certificate,
-    ) -> Result<()> {
-        let hostname = hostname.to_owned();
-        self.store
-            .write(move |tx| domains::set_certificate(tx, &hostname, status, &certificate))
-            .await
-    }
-
-    /// Verify or Re-verify: look the records up through the platform resolver, record the
-    /// result, and start a fresh issuance attempt when it passes.
-    async fn verify_domain(
-        &self,
-        state: &AppState,
-        project_id: &str,
-        hostname: &Hostname,
-        pending: Option<PendingAnswer>,
-    ) -> Result<Response> {
-        let outcome = self.verifier.verify(hostname).await;
-        let now = self.clock.now();
-        let name = hostname.as_str().to_owned();
-        let project = project_id.to_owned();
-        let _one_at_a_time = self.reconciling.lock().await;
-        let (fresh_attempt, answer) = state
-            .store()
-            .write(move |tx| {
-                if let Some(earlier) = Answer::earlier(tx, pending.as_ref())? {
-                    return Ok((false, earlier));
-                }
-                let domain = domains::require_in_project(tx, &project, &name)?;
-                let verification = Verification {
-                    checked_at: Some(now),
-                    error: outcome.as_ref().err().cloned(),
-                };
-                let fresh_attempt = match outcome {
-                    Ok(()) => {
-                        let keep_certificate = matches!(
-                            domain.certificate.status,
-                            CertificateStatus::Issued | CertificateStatus::Issuing
-                        );
-                        let status = if domain.status == DomainStatus::Live {
-                            DomainStatus::Live
-                        } else {
-                            DomainStatus::Verified
-                        };
-                        domains::set_verification(tx, &name, status, &verification)?;
-                        if !keep_certificate {
-                            let fresh = Certificate {
-                                status: CertificateStatus::Issuing,
-                                started_at: Some(now),
-                                issued_at: None,
-                                expires_at: None,
-                                error: None,
-                            };
-                            domains::set_certificate(tx, &name, status, &fresh)?;
-                        }
-                        !keep_certificate
-                    }
-                    Err(_) => {
-                        domains::set_verification(tx, &name, domain.status, &verification)?;
-                        false
-                    }
-                };
-                // The answer is the domain as this change left it, committed with the change.
-                let verified = domains::require_in_project(tx, &project, &name)?;
-                let answer = Answer::record(tx, pending.as_ref(), StatusCode::OK, &verified)?;
-                Ok((fresh_attempt, answer))
-            })
-            .await?;
-        if fresh_attempt {
-            self.lock_failures().remove(hostname.as_str());
-        }
-        drop(_one_at_a_time);
-        self.mark_changed();
-        self.reconcile(true).await?;
-        Ok(answer.into_response())
-    }
-
-    /// Back to the seed zones; certificates of names that are gone are forgotten.
-    async fn reset_world(&self) -> Result<()> {
+    /// Back to the seed zones; certificates of names that are gone are forgotten. Called by
+    /// `POST /_local/reset` after the API data went back to the seed.
+    pub async fn reset(&self) -> Result<()> {
         let settings_target = self.zones.platform().dns_target;
         let seed = demo_zones(&settings_target, self.ca.identity())?;
         {
@@ -656,14 +357,6 @@ impl LocalWorld {
     }
 }
 
-fn all_domains(conn: &rusqlite::Connection) -> Result<Vec<Domain>> {
-    let mut all = Vec::new();
-    for status in [CertificateStatus::Issuing, CertificateStatus::Issued] {
-        all.extend(domains::with_certificate_status(conn, status)?);
-    }
-    Ok(all)
-}
-
 fn spawn_logged(
     what: &'static str,
     server: impl std::future::Future<Output = Result<()>> + Send + 'static,
@@ -675,32 +368,10 @@ fn spawn_logged(
     });
 }
 
-/// Reconciles when the clock changes or a deadline comes due, until stopped.
-async fn background(
-    world: std::sync::Weak<LocalWorld>,
-    stopped: impl std::future::Future<Output = ()>,
-) {
-    tokio::pin!(stopped);
-    let Some(mut changes) = world.upgrade().map(|world| world.clock.subscribe()) else {
-        return;
-    };
-    loop {
-        tokio::select! {
-            () = &mut stopped => return,
-            _ = changes.changed() => {}
-            () = tokio::time::sleep(BACKGROUND_TICK) => {}
-        }
-        let Some(world) = world.upgrade() else {
-            return;
-        };
-        if let Err(error) = world.reconcile(false).await {
-            tracing::error!(%error, "reconciling certificates and the edge failed");
-        }
-    }
-}
-
-impl World for LocalWorld {
-    fn info(&self) -> WorldInfo {
+impl LocalWorld {
+    /// Where the servers listen, the CA's certificate and the trust anchor, for
+    /// `/_local/info`.
+    pub fn info(&self) -> WorldInfo {
         WorldInfo {
             dns: Some(self.addresses.dns),
             edge_https: Some(self.addresses.edge_https),
@@ -714,82 +385,20 @@ impl World for LocalWorld {
         }
     }
 
-    fn verify<'a>(
-        &'a self,
-        state: &'a AppState,
-        _account: &'a Account,
-        project_id: &'a str,
-        hostname: &'a Hostname,
-        pending: Option<PendingAnswer>,
-    ) -> BoxFuture<'a, Result<Response>> {
-        Box::pin(self.verify_domain(state, project_id, hostname, pending))
+    /// The TXT values at `name` as the platform's resolver sees them (after the propagation
+    /// delay): where ownership challenges are looked for.
+    pub async fn txt_values(&self, name: &str) -> std::result::Result<Vec<String>, LookupFailed> {
+        self.verifier.txt_values(name).await
     }
 
-    fn txt_values<'a>(
-        &'a self,
-        name: &'a str,
-    ) -> BoxFuture<'a, std::result::Result<Vec<String>, crate::verify::LookupFailed>> {
-        Box::pin(self.verifier.txt_values(name))
+    /// Whether `hostname` points at the platform now, as the platform's resolver sees it:
+    /// a removed domain that still does leaves a record someone else could claim.
+    pub async fn points_here(&self, hostname: &Hostname) -> bool {
+        self.verifier.verify(hostname).await.is_ok()
     }
 
-    fn points_here<'a>(&'a self, hostname: &'a Hostname) -> BoxFuture<'a, bool> {
-        Box::pin(async move { self.verifier.verify(hostname).await.is_ok() })
-    }
-
-    fn project_created(&self, default_address: &str) {
+    /// Called once a new project is committed: its default address resolves from now on.
+    pub fn project_created(&self, default_address: &str) {
         self.zones.add_platform_host(default_address);
     }
-
-    fn reset<'a>(&'a self, _state: &'a AppState) -> BoxFuture<'a, Result<()>> {
-        Box::pin(self.reset_world())
-    }
-
-    fn as_any_arc(self: Arc<Self>) -> Arc<dyn std::any::Any + Send + Sync> {
-        self
-    }
-}
-
-/// The plugged-in world as a `LocalWorld`, if it is one.
-fn local_world(state: &AppState) -> Option<Arc<LocalWorld>> {
-    state.world()?.as_any_arc().downcast::<LocalWorld>().ok()
-}
-
-/// Middleware for the API router: before each request and after each change, bring
-/// certificate lifecycles up to date when the clock was changed or a deadline is due, so a
-/// read right after a clock jump shows the state the jump led to. (The edge and the platform zone read the database at
-/// every handshake and query, so they need no such step.)
-pub async fn keep_world_current(
-    State(state): State<AppState>,
-    request: Request,
-    next: Next,
-) -> Response {
-    let world = local_world(&state);
-    if let Some(world) = &world {
-        if let Err(error) = world.reconcile(false).await {
-            tracing::error!(%error, "reconciling certificate lifecycles failed");
-        }
-    }
-    let may_change = !matches!(
-        *request.method(),
-        Method::GET | Method::HEAD | Method::OPTIONS
-    );
-    let response = next.run(request).await;
-    // After a change (a clock jump above all), again: the edge must serve what the jump made
-    // live before the next handshake. Cheap when nothing is due.
-    if let (Some(world), true) = (&world, may_change) {
-        if let Err(error) = world.reconcile(false).await {
-            tracing::error!(%error, "reconciling certificate lifecycles failed");
-        }
-    }
-    response
-}
-
-/// The world as `/_local/dns` sees it, or `501` when none is running.
-pub fn require_local_world(state: &AppState) -> Result<Arc<LocalWorld>> {
-    local_world(state).ok_or_else(|| {
-        Error::NotAvailable(
-            "The demo DNS provider is not available: this service runs without its DNS world."
-                .into(),
-        )
-    })
 }

@@ -5,7 +5,7 @@ use std::net::SocketAddr;
 
 use axum::http::Method;
 use domain_desk_service::verify::Verifier;
-use domain_desk_service::world::{LocalWorld, WorldAddresses};
+use domain_desk_service::world::WorldAddresses;
 use serde_json::Value;
 
 use crate::common::TestService;
@@ -71,17 +71,15 @@ fn loopback() -> SocketAddr {
 #[tokio::test]
 async fn each_zone_names_the_provider_api_and_its_settings_answer() {
     let service = TestService::new();
-    let world = LocalWorld::start(
-        &service.state,
-        WorldAddresses {
+    let world = service
+        .state
+        .start_world(WorldAddresses {
             dns: loopback(),
             edge_https: loopback(),
             edge_http: loopback(),
-        },
-    )
-    .await
-    .expect("the world starts");
-    service.state.set_world(world.clone());
+        })
+        .await
+        .expect("the world starts");
     let api = service.state.api_addr().to_string();
 
     let dns = Verifier::new(world.addresses().dns, "unused.test");

@@ -38,17 +38,15 @@ fn loopback() -> SocketAddr {
 }
 
 async fn with_world(service: TestService) -> WorldService {
-    let world = LocalWorld::start(
-        &service.state,
-        WorldAddresses {
+    let world = service
+        .state
+        .start_world(WorldAddresses {
             dns: loopback(),
             edge_https: loopback(),
             edge_http: loopback(),
-        },
-    )
-    .await
-    .expect("the world starts");
-    service.state.set_world(world.clone());
+        })
+        .await
+        .expect("the world starts");
     let key = service.key(Plan::Pro).await;
     let info = service.call(Method::GET, "/_local/info", None, None).await;
     info.expect(200);

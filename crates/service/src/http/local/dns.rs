@@ -13,7 +13,7 @@ use domain_desk_api::local::{
 use crate::dns::Signatures;
 use crate::http::extract::{ApiJson, ApiPath};
 use crate::state::AppState;
-use crate::world::{LocalWorld, require_local_world};
+use crate::world::LocalWorld;
 use crate::{Error, Result};
 
 #[utoipa::path(
@@ -24,7 +24,7 @@ use crate::{Error, Result};
     responses((status = 200, description = "The zones, sorted", body = ZoneList)),
 )]
 pub async fn list_zones(State(state): State<AppState>) -> Result<Json<ZoneList>> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     Ok(Json(ZoneList {
         zones: world.zones().zone_names(),
     }))
@@ -46,7 +46,7 @@ pub async fn add_zone(
     State(state): State<AppState>,
     ApiJson(body): ApiJson<NewZone>,
 ) -> Result<(StatusCode, Json<ZoneRecordList>)> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     let now = state.now();
     let zones = world.zones().clone();
     let zone = tokio::task::spawn_blocking(move || zones.add_zone(&body.zone, now)).await??;
@@ -76,7 +76,7 @@ pub async fn list_records(
     State(state): State<AppState>,
     ApiPath(zone): ApiPath<String>,
 ) -> Result<Json<ZoneRecordList>> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     let records = world.zones().records(&zone)?;
     let zone = zone.trim_end_matches('.').to_ascii_lowercase();
     Ok(Json(ZoneRecordList {
@@ -115,7 +115,7 @@ pub async fn add_record(
     ApiPath(zone): ApiPath<String>,
     ApiJson(body): ApiJson<NewZoneRecord>,
 ) -> Result<(StatusCode, Json<ZoneRecord>)> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     let now = state.now();
     let zones = world.zones().clone();
     let record = tokio::task::spawn_blocking(move || zones.add_record(&zone, &body, now)).await??;
@@ -141,7 +141,7 @@ pub async fn delete_record(
     State(state): State<AppState>,
     ApiPath((zone, id)): ApiPath<(String, String)>,
 ) -> Result<StatusCode> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     let now = state.now();
     let zones = world.zones().clone();
     tokio::task::spawn_blocking(move || zones.delete_record(&zone, &id, now)).await??;
@@ -165,7 +165,7 @@ pub async fn set_dnssec(
     ApiPath(zone): ApiPath<String>,
     ApiJson(body): ApiJson<ZoneDnssec>,
 ) -> Result<Json<ZoneDnssec>> {
-    let world = require_local_world(&state)?;
+    let world = state.require_demo_dns()?;
     // Without signing there is no such switch: a 404 (not a 5xx, which would say the service
     // failed).
     let signing = world.signing().ok_or_else(|| {

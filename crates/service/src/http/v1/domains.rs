@@ -25,11 +25,11 @@ use rusqlite::Connection;
 use super::ownership;
 use super::path_hostname;
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
-use crate::http::idempotency::{PendingAnswer, commit_answer};
+use crate::http::idempotency::{Answer, PendingAnswer, commit_answer};
 use crate::state::AppState;
 use crate::store::page::ListScope;
 use crate::store::{deploys, domains, ownership as removals, projects};
-use crate::{Error, Result};
+use crate::{Error, Result, world};
 
 /// A domain of this project, or `404 not_found` — with the reason when the platform removed it.
 pub(crate) fn require_domain(
@@ -301,9 +301,21 @@ pub async fn verify_domain(
     }
     let world = state.require_world()?;
     let pending = pending.map(|Extension(pending)| pending);
-    world
-        .verify(&state, &account, &project_id, &hostname, pending)
-        .await
+    let name = hostname.as_str().to_owned();
+    let answer = world
+        .verify(&hostname, move |tx, outcome, now| {
+            if let Some(earlier) = Answer::earlier(tx, pending.as_ref())? {
+                return Ok((earlier, false));
+            }
+            let domain = domains::require_in_project(tx, &project_id, &name)?;
+            let fresh_attempt = world::record_verification(tx, &domain, &outcome, now)?;
+            // The answer is the domain as this change left it, committed with the change.
+            let verified = domains::require_in_project(tx, &project_id, &name)?;
+            let answer = Answer::record(tx, pending.as_ref(), StatusCode::OK, &verified)?;
+            Ok((answer, fresh_attempt))
+        })
+        .await?;
+    Ok(answer.into_response())
 }
 
 #[utoipa::path(

@@ -1,6 +1,11 @@
-//! The offline demo's control plane (`/_local` of the local service): the demo DNS provider,
-//! the clock and reset. Spoken over loopback HTTP, so the same code drives the service embedded
-//! in the window and one started with `domain-desk serve`.
+//! The local service's control plane (`/_local`): the demo DNS provider, the clock and reset.
+//! Spoken over loopback HTTP, so the same code drives the service embedded in the window and
+//! one started with `domain-desk serve`, for the window's Demo DNS panel and the command line.
+//!
+//! It lives in the client crate, next to the API client it complements, so it knows nothing of
+//! Tauri and is tested against the real service in-process (`tests/suite/local_control.rs`).
+//! It is not the platform's API: no key, no queue, and its errors keep the control plane's
+//! own codes ([`Error::Control`]), which the Demo DNS panel switches on.
 
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
@@ -8,15 +13,17 @@ use std::time::Duration;
 
 use domain_desk_api::ErrorBody;
 use domain_desk_api::local::{
-    ClockAdvance, ClockState, LocalInfo, NewZone, NewZoneRecord, ZoneDnssec, ZoneRecord,
-    ZoneRecordList, ZoneSignatures,
+    ClockAdvance, ClockState, DEMO_ZONES, LocalInfo, NewZone, NewZoneRecord, ZoneDnssec,
+    ZoneRecord, ZoneRecordList, ZoneSignatures,
 };
 use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use crate::{Error, Result};
+use crate::error::{Error, Result};
 
+/// A handle on one local service's control plane; cheap to clone (clones share the list of
+/// zones added through it).
 #[derive(Debug, Clone)]
 pub struct LocalControl {
     http: reqwest::Client,
@@ -27,12 +34,13 @@ pub struct LocalControl {
 }
 
 impl LocalControl {
+    /// The control plane of the service at `base_url` (`http://127.0.0.1:port`).
     pub fn new(base_url: &str) -> Result<Self> {
         let http = reqwest::Client::builder()
             .timeout(Duration::from_secs(15))
             .no_proxy()
             .build()
-            .map_err(|err| Error::DemoStart(err.without_url().to_string()))?;
+            .map_err(|err| Error::Setup(err.without_url().to_string()))?;
         Ok(Self {
             http,
             base: base_url.trim_end_matches('/').to_owned(),
@@ -63,7 +71,7 @@ impl LocalControl {
             }
             None => {}
         }
-        let response = request.send().await.map_err(|err| Error::Demo {
+        let response = request.send().await.map_err(|err| Error::Control {
             code: "network".into(),
             message: format!(
                 "The offline demo's service did not answer: {}",
@@ -71,13 +79,13 @@ impl LocalControl {
             ),
         })?;
         let status = response.status();
-        let bytes = response.bytes().await.map_err(|err| Error::Demo {
+        let bytes = response.bytes().await.map_err(|err| Error::Control {
             code: "network".into(),
             message: err.without_url().to_string(),
         })?;
         if !status.is_success() {
             return Err(match serde_json::from_slice::<ErrorBody>(&bytes) {
-                Ok(body) => Error::Demo {
+                Ok(body) => Error::Control {
                     code: serde_json::to_value(body.error.code)
                         .ok()
                         .and_then(|v| v.as_str().map(str::to_owned))
@@ -85,7 +93,7 @@ impl LocalControl {
                         .unwrap_or_else(|| format!("http_{}", status.as_u16())),
                     message: body.error.message,
                 },
-                Err(_) => Error::Demo {
+                Err(_) => Error::Control {
                     code: format!("http_{}", status.as_u16()),
                     message: format!("The offline demo's service answered {status}."),
                 },
@@ -96,7 +104,7 @@ impl LocalControl {
         }
         serde_json::from_slice(&bytes)
             .map(Some)
-            .map_err(|err| Error::Demo {
+            .map_err(|err| Error::Control {
                 code: "decode".into(),
                 message: format!("The offline demo's answer could not be read: {err}"),
             })
@@ -116,16 +124,14 @@ impl LocalControl {
     /// every local service is seeded with and those added through this control plane.
     pub async fn zones(&self) -> Result<Vec<String>> {
         match self.listed_zones().await {
-            Err(Error::Demo { code, .. })
+            Err(Error::Control { code, .. })
                 if matches!(
                     code.as_str(),
                     "not_found" | "method_not_allowed" | "http_404" | "http_405"
                 ) =>
             {
-                let mut zones: BTreeSet<String> = domain_desk_service::dns::DEMO_ZONES
-                    .iter()
-                    .map(|z| (*z).to_owned())
-                    .collect();
+                let mut zones: BTreeSet<String> =
+                    DEMO_ZONES.iter().map(|z| (*z).to_owned()).collect();
                 zones.extend(self.added().iter().cloned());
                 Ok(zones.into_iter().collect())
             }
@@ -263,7 +269,7 @@ impl LocalControl {
 }
 
 fn empty_answer() -> Error {
-    Error::Demo {
+    Error::Control {
         code: "decode".into(),
         message: "The offline demo's service sent an empty answer.".into(),
     }

@@ -1,6 +1,8 @@
-// The one store instance of the window, and the actions that change it through the Rust side.
+// The app state: the window's one store (session, projects, the open project's domains,
+// settings, the demo clock's offset) and the loads that fill it through the Rust side. The
+// store machinery itself is create-store.js.
 
-import { createStore } from './store.js';
+import { createStore } from './create-store.js';
 import { api } from './api.js';
 import { mark } from './perf.js';
 

@@ -1,14 +1,15 @@
-//! Signing in: to a platform with a base URL and an API key (the key goes to the keyring),
-//! switching between the accounts kept on this computer, and the offline demo.
+//! What an account kept on this computer is called and where its key may be sent, without
+//! Tauri: the rules the window's accounts controller ([`crate::accounts`]) and the command
+//! line (`cli/accounts.rs`, `cli/connect.rs`) share, unit-tested here.
 //!
-//! The commands in [`crate::commands::session`] are one call into here each.
+//! A connected account is kept as `<account>@<host>`, the keyring entry's name, so the name
+//! records where its key belongs; the offline demo's accounts are `offline-demo:<plan>` and
+//! have no key.
 
-use domain_desk_client::{ApiKey, Client, ClientConfig};
-use tauri::{Manager, Runtime};
+use domain_desk_api::Plan;
 
-use crate::settings::{self, AccountEntry, AccountMode};
-use crate::state::{AppState, Session, SessionDto};
-use crate::{Error, Result, secrets};
+use crate::settings::{AccountEntry, AccountMode, DEMO_ACCOUNT_ID};
+use crate::{Error, Result};
 
 /// Checks the base URL a person typed: http(s), a host, no credentials or query.
 pub fn normalise_base_url(input: &str) -> Result<String> {
@@ -54,41 +55,6 @@ pub fn account_entry(base_url: &str, account: &domain_desk_api::Account) -> Acco
     }
 }
 
-/// Starts a client for `base_url` and asks for the account, which proves the key works.
-async fn open<R: Runtime>(
-    app: &tauri::AppHandle<R>,
-    base_url: &str,
-    key: ApiKey,
-) -> Result<(Client, domain_desk_api::Account)> {
-    let client = app
-        .state::<AppState>()
-        .clients()
-        .client(ClientConfig::new(base_url, key))?;
-    let account = client.account().await?;
-    Ok((client, account))
-}
-
-/// Connects with a key, keeps the key in the keyring and the account in the list, and makes it
-/// the current session.
-pub async fn connect<R: Runtime>(
-    app: &tauri::AppHandle<R>,
-    base_url: &str,
-    api_key: &str,
-) -> Result<SessionDto> {
-    let base_url = normalise_base_url(base_url)?;
-    let key = ApiKey::new(api_key);
-    if key.is_empty() {
-        return Err(Error::InvalidInput("Enter the API key.".into()));
-    }
-    let (client, account) = open(app, &base_url, key.clone()).await?;
-    let entry = account_entry(&base_url, &account);
-    let id = entry.id.clone();
-    secrets::store_key(&id, &key)?;
-    settings::remember_account(app, entry)?;
-    let session = Session::new(id, AccountMode::Connected, base_url, client, account);
-    activate(app, session).await
-}
-
 /// Where a kept account's key may be sent: its entry's base URL, when that is the host the key
 /// was stored for. The keyring entry is named `<account>@<host>` at connect time, so its name
 /// records where the key belongs; the settings file (the entry's URL, the last base URL) is a
@@ -119,103 +85,24 @@ pub fn key_destination<'a>(
     Ok(&entry.base_url)
 }
 
-/// Switches to an account kept on this computer (the demo starts if it is not running).
-pub async fn switch<R: Runtime>(app: &tauri::AppHandle<R>, id: &str) -> Result<SessionDto> {
-    switch_checked(app, id, None).await
+/// The account entry id of a demo plan's account: `offline-demo:pro`.
+pub fn account_id(plan: Plan) -> String {
+    format!("{DEMO_ACCOUNT_ID}:{}", plan.as_str())
 }
 
-/// [`switch`], also requiring a connected account's URL to be `last_base_url` when given.
-async fn switch_checked<R: Runtime>(
-    app: &tauri::AppHandle<R>,
-    id: &str,
-    last_base_url: Option<&str>,
-) -> Result<SessionDto> {
-    if let Some(plan) = crate::demo::plan_of(id) {
-        return crate::demo::start(app, plan).await;
+/// The plan named by a demo account entry id, if it is one.
+pub fn plan_of(account_id: &str) -> Option<Plan> {
+    let plan = account_id.strip_prefix(DEMO_ACCOUNT_ID)?;
+    if plan.is_empty() {
+        return Some(Plan::Pro);
     }
-    let entry = settings::accounts(app)?
-        .into_iter()
-        .find(|e| e.id == id)
-        .ok_or_else(|| {
-            Error::InvalidInput("This account is no longer kept here; connect again.".into())
-        })?;
-    // Before the key leaves the keyring: is this where it belongs?
-    key_destination(&entry, last_base_url)?;
-    let key = secrets::load_key(&entry.id)?;
-    let (client, account) = open(app, &entry.base_url, key).await?;
-    let session = Session::new(
-        entry.id,
-        AccountMode::Connected,
-        entry.base_url,
-        client,
-        account,
-    );
-    activate(app, session).await
+    let plan = plan.strip_prefix(':')?;
+    Plan::ALL.into_iter().find(|p| p.as_str() == plan)
 }
 
-/// Forgets an account: its key leaves the keyring, its entry the list.
-pub async fn forget<R: Runtime>(app: &tauri::AppHandle<R>, id: &str) -> Result<()> {
-    if crate::demo::plan_of(id).is_none() {
-        secrets::delete_key(id)?;
-    }
-    settings::forget_account(app, id)?;
-    let state = app.state::<AppState>();
-    if state.current().await.is_some_and(|s| s.account_id == id) {
-        state.clear().await;
-    }
-    Ok(())
-}
-
-/// Makes `session` the current one, forwards its queue to the window and remembers it.
-pub async fn activate<R: Runtime>(
-    app: &tauri::AppHandle<R>,
-    mut session: Session,
-) -> Result<SessionDto> {
-    session.forward_queue_events(app.clone());
-    let dto = session.dto();
-    let id = session.account_id.clone();
-    let base_url = (session.mode == AccountMode::Connected).then(|| session.base_url.clone());
-    let same_account = app
-        .state::<AppState>()
-        .current()
-        .await
-        .is_some_and(|s| s.account_id == id);
-    app.state::<AppState>().replace(session).await;
-    settings::update(app, |s| {
-        if !same_account && s.last_account.as_deref() != Some(id.as_str()) {
-            s.last_project = None;
-        }
-        s.last_account = Some(id);
-        if let Some(url) = base_url {
-            s.base_url = Some(url);
-        }
-    })?;
-    tracing::info!(account = %dto.account.id, mode = ?dto.mode, "signed in");
-    Ok(dto)
-}
-
-/// On start: signs in again to the last account, if there was one and it still works.
-pub async fn resume<R: Runtime>(app: &tauri::AppHandle<R>) -> Result<Option<SessionDto>> {
-    if let Some(session) = app.state::<AppState>().current().await {
-        return Ok(Some(session.dto()));
-    }
-    let settings = settings::load(app)?;
-    let Some(last) = settings.last_account else {
-        return Ok(None);
-    };
-    match switch_checked(app, &last, settings.base_url.as_deref()).await {
-        Ok(dto) => Ok(Some(dto)),
-        // The person should hear why they are not signed in: the window shows it on the
-        // first-run screen.
-        Err(err @ Error::KeyDestination { .. }) => {
-            tracing::warn!(%err, "refused to send the last account's key");
-            Err(err)
-        }
-        Err(err) => {
-            tracing::warn!(%err, "could not sign in to the last account again");
-            Ok(None)
-        }
-    }
+/// A stopped clock never resets a window; the queue paces as if it ran in real time.
+pub fn pacing_speed(clock_speed: f64) -> f64 {
+    if clock_speed > 0.0 { clock_speed } else { 1.0 }
 }
 
 #[cfg(test)]
@@ -299,5 +186,15 @@ mod tests {
                 "{id} {url} {last:?}"
             );
         }
+    }
+
+    #[test]
+    fn demo_account_ids_name_their_plan() {
+        assert_eq!(account_id(Plan::Free), "offline-demo:free");
+        assert_eq!(plan_of("offline-demo:free"), Some(Plan::Free));
+        assert_eq!(plan_of("offline-demo"), Some(Plan::Pro));
+        assert_eq!(plan_of("offline-demo:gold"), None);
+        assert_eq!(plan_of("offline-demonstration"), None);
+        assert_eq!(plan_of("acc_1@api.example.com"), None);
     }
 }

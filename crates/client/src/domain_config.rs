@@ -1,12 +1,35 @@
 //! Make primary and Redirect to… as edits of a project's domain configuration.
 //!
-//! The API sets the primary domain and the redirects in one `PUT …/domain_config`; these pure
-//! functions compute the new configuration from the current one, so the commands only fetch,
-//! edit and put.
+//! The API sets the primary domain and the redirects in one `PUT …/domain_config`; the pure
+//! functions here compute the new configuration from the current one (unit-tested), and
+//! [`Client::make_primary`] and [`Client::redirect`] fetch, edit and put, so the window's
+//! commands and the command line make the same edit with one call.
 
 use domain_desk_api::{DomainConfig, RedirectRule};
 
-use crate::{Error, Result};
+use crate::client::Client;
+use crate::error::{Error, Result};
+
+impl Client {
+    /// Makes `hostname` the project's primary domain (a redirect stops redirecting); answers
+    /// with the configuration the platform kept.
+    pub async fn make_primary(&self, project_id: &str, hostname: &str) -> Result<DomainConfig> {
+        let config = make_primary(self.domain_config(project_id).await?, hostname);
+        self.set_domain_config(project_id, &config).await
+    }
+
+    /// Makes `hostname` 301-redirect to `to`, or stop redirecting with `None`; refuses a
+    /// redirect to itself, from the primary domain, or to a redirect (no chains).
+    pub async fn redirect(
+        &self,
+        project_id: &str,
+        hostname: &str,
+        to: Option<&str>,
+    ) -> Result<DomainConfig> {
+        let config = set_redirect(self.domain_config(project_id).await?, hostname, to)?;
+        self.set_domain_config(project_id, &config).await
+    }
+}
 
 /// `hostname` becomes the primary domain; if it was a redirect, it stops redirecting.
 pub fn make_primary(mut config: DomainConfig, hostname: &str) -> DomainConfig {

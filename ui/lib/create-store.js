@@ -1,5 +1,6 @@
-// The app's shared state: one object, replaced on each change, with subscribers. Components
-// read what they need and re-render; nothing else holds state that two components share.
+// The store machinery: one frozen object, replaced on each change, with subscribers.
+// Components read what they need and re-render; nothing else holds state that two components
+// share. The window's one store, and what it holds, is app-state.js.
 
 export function createStore(initial) {
   let state = Object.freeze({ ...initial });
@@ -20,17 +21,4 @@ export function createStore(initial) {
       return () => listeners.delete(fn);
     },
   };
-}
-
-/** Replaces the domain with the same hostname in a list (or appends it), keeping order. */
-export function upsertDomain(domains, domain) {
-  const i = domains.findIndex((d) => d.hostname === domain.hostname);
-  if (i === -1) return [...domains, domain];
-  const copy = domains.slice();
-  copy[i] = domain;
-  return copy;
-}
-
-export function removeDomain(domains, hostname) {
-  return domains.filter((d) => d.hostname !== hostname);
 }

@@ -1,0 +1,456 @@
+//! What a domain's state should become: the certificate lifecycle's decisions as pure
+//! functions of the domain, what DNS (or the CA's checks) answered, and the clock's now.
+//!
+//! It exists apart from [`super::LocalWorld`], which asks DNS, issues certificates and writes
+//! the results, so that every rule (when issuance is due, what a passed or failed check leads
+//! to, when a renewal is tried and when it gives up) is read in one place and unit-tested
+//! without sockets, a database or a running clock. Nothing here does I/O.
+
+use chrono::{DateTime, TimeDelta, Utc};
+use domain_desk_api::{
+    Certificate, CertificateError, CertificateStatus, Domain, DomainStatus, Verification,
+    VerificationError,
+};
+
+/// Renew a certificate this long before it expires (as ACME clients do at a third of 90 days).
+pub const RENEW_BEFORE: TimeDelta = TimeDelta::days(30);
+
+/// How often a failing issuance attempt is retried (virtual time) before its deadline.
+pub const RETRY_EVERY: TimeDelta = TimeDelta::minutes(1);
+
+/// The lifecycle's timings, from the service's settings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Timings {
+    /// How long the CA takes from a passed verification to the first issuance attempt.
+    pub issuance_time: TimeDelta,
+    /// How long after the start an issuance that keeps failing gives up.
+    pub deadline: TimeDelta,
+}
+
+/// What a Verify or Re-verify writes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerificationChange {
+    /// The domain's status after the check.
+    pub status: DomainStatus,
+    /// The check's time and its error, if any.
+    pub verification: Verification,
+    /// A fresh issuance attempt, when the check passed and no certificate is issued or being
+    /// issued; `None` leaves the certificate as it is.
+    pub fresh_certificate: Option<Certificate>,
+}
+
+/// A verification of `domain` that DNS answered with `outcome` at `now`: a pass makes the
+/// domain `Verified` (a live one stays `Live`) and starts issuance unless a certificate is
+/// already issued or issuing; a failure records its error and changes nothing else.
+pub fn after_verification(
+    domain: &Domain,
+    outcome: &Result<(), VerificationError>,
+    now: DateTime<Utc>,
+) -> VerificationChange {
+    let verification = Verification {
+        checked_at: Some(now),
+        error: outcome.as_ref().err().cloned(),
+    };
+    if outcome.is_err() {
+        return VerificationChange {
+            status: domain.status,
+            verification,
+            fresh_certificate: None,
+        };
+    }
+    let keep_certificate = matches!(
+        domain.certificate.status,
+        CertificateStatus::Issued | CertificateStatus::Issuing
+    );
+    let status = if domain.status == DomainStatus::Live {
+        DomainStatus::Live
+    } else {
+        DomainStatus::Verified
+    };
+    VerificationChange {
+        status,
+        verification,
+        fresh_certificate: (!keep_certificate).then_some(Certificate {
+            status: CertificateStatus::Issuing,
+            started_at: Some(now),
+            issued_at: None,
+            expires_at: None,
+            error: None,
+        }),
+    }
+}
+
+/// When a domain's certificate next needs the CA.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Due {
+    /// Nothing in flight: no certificate, or one that failed.
+    Never,
+    /// Nothing to do before this time.
+    At(DateTime<Utc>),
+    /// The CA's checks are due now; [`after_check`] says what their answer leads to.
+    Now(Attempt),
+}
+
+/// An attempt the CA makes, with the times that bound it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attempt {
+    /// An issuing certificate whose issuance time is up; it fails at `deadline`.
+    Issuance {
+        ready_at: DateTime<Utc>,
+        deadline: DateTime<Utc>,
+    },
+    /// An issued certificate inside its renewal window; it fails at `expires_at`.
+    Renewal { expires_at: DateTime<Utc> },
+}
+
+/// Whether `domain`'s certificate needs the CA at `now`: issuance once the issuance time has
+/// passed since it started, renewal from [`RENEW_BEFORE`] before expiry.
+pub fn due(domain: &Domain, now: DateTime<Utc>, timings: Timings) -> Due {
+    match domain.certificate.status {
+        CertificateStatus::Issuing => {
+            let started = domain.certificate.started_at.unwrap_or(now);
+            let ready_at = started + timings.issuance_time;
+            if now < ready_at {
+                return Due::At(ready_at);
+            }
+            Due::Now(Attempt::Issuance {
+                ready_at,
+                deadline: started + timings.deadline,
+            })
+        }
+        CertificateStatus::Issued => {
+            let Some(expires_at) = domain.certificate.expires_at else {
+                return Due::Never;
+            };
+            let renew_at = expires_at - RENEW_BEFORE;
+            if now < renew_at {
+                return Due::At(renew_at);
+            }
+            Due::Now(Attempt::Renewal { expires_at })
+        }
+        CertificateStatus::None | CertificateStatus::Failed => Due::Never,
+    }
+}
+
+/// What the CA does once its checks answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CertificateAction {
+    /// Issue a certificate dated `issued_at` and save it as `Issued` (keeping `started_at`);
+    /// the domain becomes `status`. Its renewal is due [`RENEW_BEFORE`] before it expires.
+    Issue {
+        issued_at: DateTime<Utc>,
+        started_at: Option<DateTime<Utc>>,
+        status: DomainStatus,
+    },
+    /// Give up: save this `Failed` certificate; the domain goes back to `Verified` and is no
+    /// longer served.
+    Fail { certificate: Certificate },
+    /// Ask again at `at`. An issuance remembers its `cause`, so that the next pass knows it
+    /// is not the first attempt.
+    Retry {
+        at: DateTime<Utc>,
+        cause: Option<CertificateError>,
+    },
+}
+
+/// The outcome of `attempt` for `domain` whose checks answered `check` at `now`.
+/// `first_attempt` is whether no earlier attempt of this issuance failed: passing at the
+/// first attempt, the CA finished when the issuance time was up (the clock may have jumped
+/// well past it); after failed attempts, now.
+pub fn after_check(
+    attempt: Attempt,
+    domain: &Domain,
+    check: Result<(), CertificateError>,
+    now: DateTime<Utc>,
+    first_attempt: bool,
+) -> CertificateAction {
+    let failed = |cause| CertificateAction::Fail {
+        certificate: Certificate {
+            status: CertificateStatus::Failed,
+            started_at: domain.certificate.started_at,
+            issued_at: None,
+            expires_at: None,
+            error: Some(cause),
+        },
+    };
+    match (attempt, check) {
+        (Attempt::Issuance { ready_at, .. }, Ok(())) => CertificateAction::Issue {
+            issued_at: if first_attempt { ready_at } else { now },
+            started_at: domain.certificate.started_at,
+            status: DomainStatus::Live,
+        },
+        (Attempt::Issuance { deadline, .. }, Err(cause)) if now >= deadline => failed(cause),
+        (Attempt::Issuance { deadline, .. }, Err(cause)) => CertificateAction::Retry {
+            at: (now + RETRY_EVERY).min(deadline),
+            cause: Some(cause),
+        },
+        (Attempt::Renewal { .. }, Ok(())) => CertificateAction::Issue {
+            issued_at: now,
+            started_at: Some(now),
+            status: domain.status,
+        },
+        (Attempt::Renewal { expires_at }, Err(cause)) if now >= expires_at => failed(cause),
+        (Attempt::Renewal { expires_at }, Err(_)) => CertificateAction::Retry {
+            at: (now + RETRY_EVERY).min(expires_at),
+            cause: None,
+        },
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use domain_desk_api::{
+        CertificateErrorCode, DnsRecord, DnsRecordType, DomainRole, VerificationErrorCode,
+    };
+
+    fn at(minutes: i64) -> DateTime<Utc> {
+        DateTime::from_timestamp(1_800_000_000, 0).unwrap() + TimeDelta::minutes(minutes)
+    }
+
+    const TIMINGS: Timings = Timings {
+        issuance_time: TimeDelta::minutes(2),
+        deadline: TimeDelta::minutes(10),
+    };
+
+    fn domain(status: DomainStatus, certificate: Certificate) -> Domain {
+        Domain {
+            hostname: "shop.example.com".into(),
+            unicode_hostname: "shop.example.com".into(),
+            project_id: "p1".into(),
+            apex: false,
+            role: DomainRole::Primary,
+            redirect: None,
+            status,
+            dns_record: DnsRecord {
+                record_type: DnsRecordType::Cname,
+                name: "shop".into(),
+                value: "pages.test".into(),
+                ttl: 60,
+            },
+            verification: Verification::default(),
+            certificate,
+            created_at: at(-60),
+        }
+    }
+
+    fn issuing(started: i64) -> Certificate {
+        Certificate {
+            status: CertificateStatus::Issuing,
+            started_at: Some(at(started)),
+            issued_at: None,
+            expires_at: None,
+            error: None,
+        }
+    }
+
+    fn issued(expires_in_days: i64) -> Certificate {
+        Certificate {
+            status: CertificateStatus::Issued,
+            started_at: Some(at(-5)),
+            issued_at: Some(at(-3)),
+            expires_at: Some(at(0) + TimeDelta::days(expires_in_days)),
+            error: None,
+        }
+    }
+
+    fn caa_forbids() -> CertificateError {
+        CertificateError {
+            code: CertificateErrorCode::CaaForbidsIssuance,
+            message: "CAA forbids".into(),
+        }
+    }
+
+    fn record_missing() -> VerificationError {
+        VerificationError {
+            code: VerificationErrorCode::RecordMissing,
+            message: "no CNAME".into(),
+            found: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_passed_verification_verifies_and_starts_issuance() {
+        let pending = domain(DomainStatus::PendingVerification, Certificate::default());
+        let change = after_verification(&pending, &Ok(()), at(0));
+        assert_eq!(change.status, DomainStatus::Verified);
+        assert_eq!(change.verification.checked_at, Some(at(0)));
+        assert_eq!(change.verification.error, None);
+        assert_eq!(change.fresh_certificate, Some(issuing(0)));
+    }
+
+    #[test]
+    fn a_passed_verification_keeps_a_live_domain_and_its_certificate() {
+        let live = domain(DomainStatus::Live, issued(60));
+        let change = after_verification(&live, &Ok(()), at(0));
+        assert_eq!(change.status, DomainStatus::Live);
+        assert_eq!(change.fresh_certificate, None);
+
+        let already_issuing = domain(DomainStatus::Verified, issuing(-1));
+        let change = after_verification(&already_issuing, &Ok(()), at(0));
+        assert_eq!(change.status, DomainStatus::Verified);
+        assert_eq!(change.fresh_certificate, None);
+    }
+
+    #[test]
+    fn a_passed_verification_after_a_failed_certificate_starts_again() {
+        let failed = Certificate {
+            status: CertificateStatus::Failed,
+            error: Some(caa_forbids()),
+            ..issuing(-20)
+        };
+        let change = after_verification(&domain(DomainStatus::Verified, failed), &Ok(()), at(0));
+        assert_eq!(change.fresh_certificate, Some(issuing(0)));
+    }
+
+    #[test]
+    fn a_failed_verification_records_its_error_and_changes_nothing_else() {
+        let live = domain(DomainStatus::Live, issued(60));
+        let change = after_verification(&live, &Err(record_missing()), at(0));
+        assert_eq!(change.status, DomainStatus::Live);
+        assert_eq!(change.verification.error, Some(record_missing()));
+        assert_eq!(change.fresh_certificate, None);
+    }
+
+    #[test]
+    fn issuance_is_due_once_the_issuance_time_is_up() {
+        let verified = domain(DomainStatus::Verified, issuing(0));
+        assert_eq!(due(&verified, at(1), TIMINGS), Due::At(at(2)));
+        let attempt = Attempt::Issuance {
+            ready_at: at(2),
+            deadline: at(10),
+        };
+        assert_eq!(due(&verified, at(2), TIMINGS), Due::Now(attempt));
+        assert_eq!(due(&verified, at(500), TIMINGS), Due::Now(attempt));
+    }
+
+    #[test]
+    fn renewal_is_due_thirty_days_before_expiry() {
+        let live = domain(DomainStatus::Live, issued(90));
+        let renew_at = at(0) + TimeDelta::days(60);
+        assert_eq!(due(&live, at(0), TIMINGS), Due::At(renew_at));
+        assert_eq!(
+            due(&live, renew_at, TIMINGS),
+            Due::Now(Attempt::Renewal {
+                expires_at: at(0) + TimeDelta::days(90)
+            })
+        );
+    }
+
+    #[test]
+    fn nothing_is_due_without_a_certificate_in_flight() {
+        for certificate in [
+            Certificate::default(),
+            Certificate {
+                status: CertificateStatus::Failed,
+                ..issuing(0)
+            },
+            Certificate {
+                expires_at: None,
+                ..issued(90)
+            },
+        ] {
+            let domain = domain(DomainStatus::Verified, certificate);
+            assert_eq!(due(&domain, at(1000), TIMINGS), Due::Never);
+        }
+    }
+
+    #[test]
+    fn a_first_attempt_that_passes_is_dated_when_the_issuance_time_was_up() {
+        let verified = domain(DomainStatus::Verified, issuing(0));
+        let Due::Now(attempt) = due(&verified, at(300), TIMINGS) else {
+            panic!("due");
+        };
+        assert_eq!(
+            after_check(attempt, &verified, Ok(()), at(300), true),
+            CertificateAction::Issue {
+                issued_at: at(2),
+                started_at: Some(at(0)),
+                status: DomainStatus::Live,
+            }
+        );
+        // after failed attempts, the CA finished now
+        assert_eq!(
+            after_check(attempt, &verified, Ok(()), at(300), false),
+            CertificateAction::Issue {
+                issued_at: at(300),
+                started_at: Some(at(0)),
+                status: DomainStatus::Live,
+            }
+        );
+    }
+
+    #[test]
+    fn a_failing_issuance_retries_until_its_deadline_then_fails() {
+        let verified = domain(DomainStatus::Verified, issuing(0));
+        let attempt = Attempt::Issuance {
+            ready_at: at(2),
+            deadline: at(10),
+        };
+        assert_eq!(
+            after_check(attempt, &verified, Err(caa_forbids()), at(2), true),
+            CertificateAction::Retry {
+                at: at(3),
+                cause: Some(caa_forbids()),
+            }
+        );
+        // the last retry falls on the deadline, not past it
+        let just_before = at(10) - TimeDelta::seconds(30);
+        assert_eq!(
+            after_check(attempt, &verified, Err(caa_forbids()), just_before, false),
+            CertificateAction::Retry {
+                at: at(10),
+                cause: Some(caa_forbids()),
+            }
+        );
+        assert_eq!(
+            after_check(attempt, &verified, Err(caa_forbids()), at(10), false),
+            CertificateAction::Fail {
+                certificate: Certificate {
+                    status: CertificateStatus::Failed,
+                    started_at: Some(at(0)),
+                    issued_at: None,
+                    expires_at: None,
+                    error: Some(caa_forbids()),
+                }
+            }
+        );
+    }
+
+    #[test]
+    fn a_renewal_that_passes_starts_and_issues_now_keeping_the_status() {
+        let live = domain(DomainStatus::Live, issued(20));
+        let attempt = Attempt::Renewal {
+            expires_at: at(0) + TimeDelta::days(20),
+        };
+        assert_eq!(
+            after_check(attempt, &live, Ok(()), at(0), true),
+            CertificateAction::Issue {
+                issued_at: at(0),
+                started_at: Some(at(0)),
+                status: DomainStatus::Live,
+            }
+        );
+    }
+
+    #[test]
+    fn a_failing_renewal_retries_without_remembering_until_expiry_then_fails() {
+        let live = domain(DomainStatus::Live, issued(20));
+        let expires_at = at(0) + TimeDelta::days(20);
+        let attempt = Attempt::Renewal { expires_at };
+        assert_eq!(
+            after_check(attempt, &live, Err(caa_forbids()), at(0), true),
+            CertificateAction::Retry {
+                at: at(1),
+                cause: None,
+            }
+        );
+        let certificate = match after_check(attempt, &live, Err(caa_forbids()), expires_at, true) {
+            CertificateAction::Fail { certificate } => certificate,
+            other => panic!("fails at expiry, not {other:?}"),
+        };
+        assert_eq!(certificate.status, CertificateStatus::Failed);
+        assert_eq!(certificate.started_at, Some(at(-5)));
+        assert_eq!(certificate.error, Some(caa_forbids()));
+    }
+}

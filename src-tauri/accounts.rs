@@ -1,0 +1,289 @@
+//! The window's accounts controller: signing in to a platform with a base URL and an API key
+//! (the key goes to the keyring), switching between the accounts kept on this computer,
+//! forgetting one, and the offline demo (the local service embedded in the app's process,
+//! signed in with a demo key). [`Accounts`] is held as Tauri state; the commands in
+//! [`crate::commands::session`] are one call into it each.
+//!
+//! One controller because the demo and the kept accounts are the same list: switching to a
+//! demo account starts the demo, and starting the demo makes its account the session like any
+//! other. What needs no Tauri lives beside it and is shared with the command line:
+//! [`crate::account_rules`] (entry names, where a key may go, demo account ids) and
+//! [`crate::demo_service`] (starting the embedded service once per database). Its control
+//! plane is `domain_desk_client::LocalControl`.
+
+use domain_desk_api::Plan;
+use domain_desk_api::local::{ClockState, LocalInfo};
+use domain_desk_client::{ApiKey, Client, ClientConfig, LocalControl};
+use tauri::{Manager, Runtime};
+use tokio::sync::Mutex;
+
+use crate::account_rules::{
+    account_entry, account_id, key_destination, normalise_base_url, pacing_speed, plan_of,
+};
+use crate::demo_service::{EmbeddedService, start_embedded};
+use crate::paths::AppPaths;
+use crate::settings::{self, AccountEntry, AccountMode};
+use crate::state::{AppState, Session, SessionDto};
+use crate::{Error, Result, secrets};
+
+/// Signs in and out; holds the embedded demo service once it has been started.
+#[derive(Debug, Default)]
+pub struct Accounts {
+    demo: Mutex<Option<RunningDemo>>,
+}
+
+#[derive(Debug)]
+struct RunningDemo {
+    base_url: String,
+    /// Dropping it (when the app exits) stops the service if this process started it.
+    _service: EmbeddedService,
+}
+
+impl Accounts {
+    /// On start: signs in again to the last account, if there was one and it still works.
+    pub async fn resume<R: Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+    ) -> Result<Option<SessionDto>> {
+        if let Some(session) = app.state::<AppState>().current().await {
+            return Ok(Some(session.dto()));
+        }
+        let settings = settings::load(app)?;
+        let Some(last) = settings.last_account else {
+            return Ok(None);
+        };
+        match self
+            .switch_checked(app, &last, settings.base_url.as_deref())
+            .await
+        {
+            Ok(dto) => Ok(Some(dto)),
+            // The person should hear why they are not signed in: the window shows it on the
+            // first-run screen.
+            Err(err @ Error::KeyDestination { .. }) => {
+                tracing::warn!(%err, "refused to send the last account's key");
+                Err(err)
+            }
+            Err(err) => {
+                tracing::warn!(%err, "could not sign in to the last account again");
+                Ok(None)
+            }
+        }
+    }
+
+    /// Connects with a key, keeps the key in the keyring and the account in the list, and
+    /// makes it the current session.
+    pub async fn connect<R: Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        base_url: &str,
+        api_key: &str,
+    ) -> Result<SessionDto> {
+        let base_url = normalise_base_url(base_url)?;
+        let key = ApiKey::new(api_key);
+        if key.is_empty() {
+            return Err(Error::InvalidInput("Enter the API key.".into()));
+        }
+        let (client, account) = open(app, &base_url, key.clone()).await?;
+        let entry = account_entry(&base_url, &account);
+        let id = entry.id.clone();
+        secrets::store_key(&id, &key)?;
+        settings::remember_account(app, entry)?;
+        let session = Session::new(id, AccountMode::Connected, base_url, client, account);
+        activate(app, session).await
+    }
+
+    /// Switches to an account kept on this computer (the demo starts if it is not running).
+    pub async fn switch<R: Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        id: &str,
+    ) -> Result<SessionDto> {
+        self.switch_checked(app, id, None).await
+    }
+
+    /// [`Accounts::switch`], also requiring a connected account's URL to be `last_base_url`
+    /// when given.
+    async fn switch_checked<R: Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        id: &str,
+        last_base_url: Option<&str>,
+    ) -> Result<SessionDto> {
+        if let Some(plan) = plan_of(id) {
+            return self.start_demo(app, plan).await;
+        }
+        let entry = settings::accounts(app)?
+            .into_iter()
+            .find(|e| e.id == id)
+            .ok_or_else(|| {
+                Error::InvalidInput("This account is no longer kept here; connect again.".into())
+            })?;
+        // Before the key leaves the keyring: is this where it belongs?
+        key_destination(&entry, last_base_url)?;
+        let key = secrets::load_key(&entry.id)?;
+        let (client, account) = open(app, &entry.base_url, key).await?;
+        let session = Session::new(
+            entry.id,
+            AccountMode::Connected,
+            entry.base_url,
+            client,
+            account,
+        );
+        activate(app, session).await
+    }
+
+    /// Forgets an account: its key leaves the keyring, its entry the list.
+    pub async fn forget<R: Runtime>(&self, app: &tauri::AppHandle<R>, id: &str) -> Result<()> {
+        if plan_of(id).is_none() {
+            secrets::delete_key(id)?;
+        }
+        settings::forget_account(app, id)?;
+        let state = app.state::<AppState>();
+        if state.current().await.is_some_and(|s| s.account_id == id) {
+            state.clear().await;
+        }
+        Ok(())
+    }
+
+    /// Starts (or reuses) the embedded service and signs in to its account on `plan` (the Pro
+    /// one when the user picks "Offline demo"). Every demo account is listed for switching.
+    pub async fn start_demo<R: Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        plan: Plan,
+    ) -> Result<SessionDto> {
+        let base_url = self.demo_running(app).await?;
+        let local =
+            LocalControl::new(&base_url).map_err(|err| Error::DemoStart(err.to_string()))?;
+        let info = local.info().await?;
+        let speed = local.clock().await?.speed;
+        let session = demo_session(app, local, &info, plan, speed).await?;
+        for listed in Plan::ALL {
+            let title = match listed {
+                Plan::Free => "Free",
+                Plan::Pro => "Pro",
+                Plan::Business => "Business",
+                Plan::Enterprise => "Enterprise",
+            };
+            settings::remember_account(
+                app,
+                AccountEntry {
+                    id: account_id(listed),
+                    label: format!("Offline demo · {title}"),
+                    mode: AccountMode::Demo,
+                    base_url: String::new(),
+                    extra: Default::default(),
+                },
+            )?;
+        }
+        activate(app, session).await
+    }
+
+    /// Starts the embedded service once, returning its API base URL.
+    async fn demo_running<R: Runtime>(&self, app: &tauri::AppHandle<R>) -> Result<String> {
+        let mut running = self.demo.lock().await;
+        if let Some(demo) = running.as_ref() {
+            return Ok(demo.base_url.clone());
+        }
+        let service = start_embedded(&app.state::<AppPaths>()).await?;
+        let base_url = service.base_url().to_owned();
+        tracing::info!(%base_url, "offline demo service started");
+        *running = Some(RunningDemo {
+            base_url: base_url.clone(),
+            _service: service,
+        });
+        Ok(base_url)
+    }
+
+    /// Sets the demo clock's speed and tells the running request queue, so that its windows
+    /// follow the new speed without a second queue on the same key.
+    pub async fn set_clock_speed<R: Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        speed: f64,
+    ) -> Result<ClockState> {
+        let current = app.state::<AppState>().session().await?;
+        let clock = current.local()?.set_clock_speed(speed).await?;
+        current
+            .client
+            .set_platform_clock_speed(pacing_speed(clock.speed))
+            .await?;
+        Ok(clock)
+    }
+}
+
+/// Starts a client for `base_url` and asks for the account, which proves the key works.
+async fn open<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    base_url: &str,
+    key: ApiKey,
+) -> Result<(Client, domain_desk_api::Account)> {
+    let client = app
+        .state::<AppState>()
+        .clients()
+        .client(ClientConfig::new(base_url, key))?;
+    let account = client.account().await?;
+    Ok((client, account))
+}
+
+/// A session on one of the demo's accounts, its request queue pacing itself by the demo's
+/// clock.
+async fn demo_session<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    local: LocalControl,
+    info: &LocalInfo,
+    plan: Plan,
+    clock_speed: f64,
+) -> Result<Session> {
+    let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
+        Error::DemoStart(format!("the service has no {} demo key", plan.as_str()))
+    })?;
+    let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
+    config.queue.platform_clock_speed = pacing_speed(clock_speed);
+    // The key's queue may already run (an earlier visit to this account): it keeps its
+    // budget and learns the current speed.
+    let client = app.state::<AppState>().clients().client(config)?;
+    client
+        .set_platform_clock_speed(pacing_speed(clock_speed))
+        .await?;
+    let account = client.account().await?;
+    let mut session = Session::new(
+        account_id(plan),
+        AccountMode::Demo,
+        local.base_url().to_owned(),
+        client,
+        account,
+    );
+    session.platform_domain = Some(info.platform_domain.clone());
+    session.ca_identity = Some(info.ca_identity.clone());
+    session.local = Some(local);
+    Ok(session)
+}
+
+/// Makes `session` the current one, forwards its queue to the window and remembers it.
+async fn activate<R: Runtime>(
+    app: &tauri::AppHandle<R>,
+    mut session: Session,
+) -> Result<SessionDto> {
+    session.forward_queue_events(app.clone());
+    let dto = session.dto();
+    let id = session.account_id.clone();
+    let base_url = (session.mode == AccountMode::Connected).then(|| session.base_url.clone());
+    let same_account = app
+        .state::<AppState>()
+        .current()
+        .await
+        .is_some_and(|s| s.account_id == id);
+    app.state::<AppState>().replace(session).await;
+    settings::update(app, |s| {
+        if !same_account && s.last_account.as_deref() != Some(id.as_str()) {
+            s.last_project = None;
+        }
+        s.last_account = Some(id);
+        if let Some(url) = base_url {
+            s.base_url = Some(url);
+        }
+    })?;
+    tracing::info!(account = %dto.account.id, mode = ?dto.mode, "signed in");
+    Ok(dto)
+}
