@@ -5,12 +5,10 @@
 //! The mapping is read once, when the queue starts: an instant is the origin plus the elapsed
 //! span, so a test on paused Tokio time sees wall-clock times that move with it.
 
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use chrono::{DateTime, Utc};
 use tokio::time::Instant;
-
-use crate::shared;
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WallClock {
@@ -54,12 +52,29 @@ impl WallClock {
 
     /// Wall-clock microseconds since the Unix epoch, as the shared ledger keeps times.
     pub fn micros(&self, at: Instant) -> i64 {
-        shared::unix_micros(self.system_time(at))
+        unix_micros(self.system_time(at))
     }
 
     /// The instant of wall-clock microseconds since the Unix epoch.
     pub fn instant_at_micros(&self, us: i64) -> Instant {
-        self.instant(shared::from_unix_micros(us))
+        self.instant(from_unix_micros(us))
+    }
+}
+
+/// Microseconds since the Unix epoch (negative before it): how the shared ledger keeps times.
+pub(crate) fn unix_micros(at: SystemTime) -> i64 {
+    match at.duration_since(UNIX_EPOCH) {
+        Ok(after) => i64::try_from(after.as_micros()).unwrap_or(i64::MAX),
+        Err(before) => -i64::try_from(before.duration().as_micros()).unwrap_or(i64::MAX),
+    }
+}
+
+/// The inverse of [`unix_micros`].
+pub(crate) fn from_unix_micros(us: i64) -> SystemTime {
+    if us >= 0 {
+        UNIX_EPOCH + Duration::from_micros(us.unsigned_abs())
+    } else {
+        UNIX_EPOCH - Duration::from_micros(us.unsigned_abs())
     }
 }
 

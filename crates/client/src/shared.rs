@@ -24,7 +24,7 @@
 use std::fs::{File, OpenOptions, TryLockError};
 use std::io::{Read, Seek, SeekFrom, Write};
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use std::time::Duration;
 
 use domain_desk_api::RateWindow;
 use serde::{Deserialize, Serialize};
@@ -223,22 +223,6 @@ fn setup(path: &Path, err: &std::io::Error) -> Error {
     ))
 }
 
-/// Wall-clock microseconds since the Unix epoch.
-pub(crate) fn unix_micros(at: SystemTime) -> i64 {
-    match at.duration_since(UNIX_EPOCH) {
-        Ok(after) => i64::try_from(after.as_micros()).unwrap_or(i64::MAX),
-        Err(before) => -i64::try_from(before.duration().as_micros()).unwrap_or(i64::MAX),
-    }
-}
-
-pub(crate) fn from_unix_micros(us: i64) -> SystemTime {
-    if us >= 0 {
-        UNIX_EPOCH + Duration::from_micros(us.unsigned_abs())
-    } else {
-        UNIX_EPOCH - Duration::from_micros(us.unsigned_abs())
-    }
-}
-
 /// Whether the process that took a lease still runs (on Linux; elsewhere leases only expire).
 fn process_alive(pid: u32) -> bool {
     if cfg!(target_os = "linux") && Path::new("/proc/self").exists() {
@@ -251,6 +235,7 @@ fn process_alive(pid: u32) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::time::UNIX_EPOCH;
 
     #[test]
     fn the_file_name_depends_on_key_and_platform_and_hides_the_key() {

@@ -18,7 +18,6 @@ pub mod limiter;
 pub mod running;
 pub mod server;
 pub mod settings;
-pub mod state;
 pub mod store;
 pub mod verify;
 pub mod world;
@@ -29,10 +28,10 @@ use tokio::net::TcpListener;
 
 pub use clock::Clock;
 pub use error::{Error, Result};
+pub use http::state::AppState;
 pub use http::{app, openapi_document};
 pub use running::Running;
 pub use settings::{ConnectionLimits, HistoryLimits, ServiceSettings, Storage};
-pub use state::AppState;
 pub use world::WorldInfo;
 
 /// Opens the state the settings name (seeding a new database) on a clock running at the

@@ -3,7 +3,7 @@
 //!
 //! Connections are served with hyper directly (not `axum::serve`) so that the `drop_rate`
 //! fault can close a connection without answering: a response marked
-//! [`DropConnection`](crate::http::gate::DropConnection) becomes a service error, and hyper
+//! [`DropConnection`] becomes a service error, and hyper
 //! closes the connection without writing anything.
 //!
 //! The accept loop and the connection guards here are shared with the edge: at most
@@ -33,8 +33,12 @@ use tokio::time::Instant;
 use tower::ServiceExt;
 
 use crate::Result;
-use crate::http::gate::DropConnection;
 use crate::settings::ConnectionLimits;
+
+/// Put on a response to make the server close the connection without sending it
+/// (the `drop_rate` fault): the HTTP layer marks, the server acts.
+#[derive(Debug, Clone, Copy)]
+pub struct DropConnection;
 
 /// How long open connections get to finish after shutdown was asked for.
 const DRAIN_TIME: Duration = Duration::from_secs(5);

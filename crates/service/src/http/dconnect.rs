@@ -21,7 +21,7 @@ use utoipa::ToSchema;
 use crate::dconnect::{self, CheckedRequest, Refusal};
 use crate::http::extract::ApiPath;
 use crate::http::local::is_loopback_host;
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::{Error, Result};
 
 #[utoipa::path(

@@ -12,7 +12,7 @@ use serde::Serialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
 
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::{Error, Result};
 
 /// Reads a whole body, refusing one larger than `limit` with `413 payload_too_large`.

@@ -25,14 +25,10 @@ use rand::Rng;
 use super::extract::Caller;
 use super::idempotency;
 use crate::Error;
+use crate::http::state::AppState;
 use crate::limiter::{Admission, Snapshot, seconds_until};
-use crate::state::AppState;
+use crate::server::DropConnection;
 use crate::store;
-
-/// Put on a response to make the server close the connection without sending it
-/// (the `drop_rate` fault).
-#[derive(Debug, Clone, Copy)]
-pub struct DropConnection;
 
 pub fn is_v1(path: &str) -> bool {
     path == "/v1" || path.starts_with("/v1/")

@@ -28,7 +28,7 @@ use serde::Serialize;
 use sha2::{Digest, Sha256};
 
 use super::extract::read_body;
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::store::idempotency::{self, StoredResponse, hex, key_hash};
 use crate::{Error, Result};
 

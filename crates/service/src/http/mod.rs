@@ -8,6 +8,7 @@ pub mod idempotency;
 pub mod local;
 pub mod openapi;
 pub mod read_cache;
+pub mod state;
 pub mod v1;
 pub mod world_gate;
 
@@ -23,7 +24,7 @@ use utoipa_axum::router::OpenApiRouter;
 use utoipa_axum::routes;
 
 use crate::Error;
-use crate::state::AppState;
+use crate::http::state::AppState;
 
 /// Every documented route, with its document.
 pub fn api_router() -> OpenApiRouter<AppState> {

@@ -21,7 +21,7 @@ use axum::response::Response;
 use bytes::Bytes;
 
 use super::extract::{Caller, read_body};
-use crate::state::AppState;
+use crate::http::state::AppState;
 
 /// Most answers kept; the cache is cleared when it would grow past this.
 const CAPACITY: usize = 4096;

@@ -13,7 +13,7 @@ use axum::http::Method;
 use axum::middleware::Next;
 use axum::response::Response;
 
-use crate::state::AppState;
+use crate::http::state::AppState;
 
 /// Middleware for the API router: before each request and after each change, bring
 /// certificate lifecycles up to date when the clock was changed or a deadline is due, so a

@@ -8,7 +8,7 @@ use domain_desk_api::local::{ClockAdvance, ClockState};
 
 use crate::Result;
 use crate::http::extract::ApiJson;
-use crate::state::AppState;
+use crate::http::state::AppState;
 
 fn state_of(state: &AppState) -> ClockState {
     ClockState {

@@ -12,7 +12,7 @@ use domain_desk_api::local::{
 
 use crate::dns::Signatures;
 use crate::http::extract::{ApiJson, ApiPath};
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::world::LocalWorld;
 use crate::{Error, Result};
 

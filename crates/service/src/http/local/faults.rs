@@ -9,7 +9,7 @@ use domain_desk_api::ErrorBody;
 use domain_desk_api::local::Faults;
 
 use crate::http::extract::ApiJson;
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::{Error, Result};
 
 /// The most latency that can be injected: a minute.

@@ -7,7 +7,7 @@ use axum::extract::State;
 use domain_desk_api::local::LocalInfo;
 
 use crate::Result;
-use crate::state::AppState;
+use crate::http::state::AppState;
 
 pub async fn local_info(state: &AppState) -> Result<LocalInfo> {
     let keys = state.demo_keys().await?;

@@ -9,7 +9,7 @@ use domain_desk_api::local::LocalInfo;
 use super::info::local_info;
 use crate::Result;
 use crate::http::extract::{is_json_content_type, unsupported_media_type};
-use crate::state::AppState;
+use crate::http::state::AppState;
 
 #[utoipa::path(
     post,

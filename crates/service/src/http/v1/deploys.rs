@@ -11,7 +11,7 @@ use domain_desk_api::{CreateDeploy, Deploy, DeployList, DeployStatus};
 
 use crate::http::extract::{ApiPath, Caller, ListParams, OptionalJson};
 use crate::http::idempotency::{PendingAnswer, commit_answer};
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::store::page::ListScope;
 use crate::store::{deploys, projects};
 use crate::{Error, Result};

@@ -15,7 +15,7 @@ use domain_desk_api::{DomainConfig, DomainRole, ErrorBody, ErrorCode, Hostname, 
 use rusqlite::Connection;
 
 use crate::http::extract::{ApiJson, ApiPath, Caller};
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::store::{domains, projects};
 use crate::{Error, Result};
 

@@ -26,7 +26,7 @@ use super::ownership;
 use super::path_hostname;
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
 use crate::http::idempotency::{Answer, PendingAnswer, commit_answer};
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::store::page::ListScope;
 use crate::store::{deploys, domains, ownership as removals, projects};
 use crate::{Error, Result, world};

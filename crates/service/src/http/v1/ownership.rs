@@ -19,7 +19,7 @@ use domain_desk_api::{
 };
 use rusqlite::Connection;
 
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::store::ownership::{self, Challenge};
 use crate::store::{domains, projects};
 use crate::{Error, Result};

@@ -8,7 +8,7 @@ use domain_desk_api::{CreateProject, Project, ProjectList};
 
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
 use crate::http::idempotency::{PendingAnswer, commit_answer_with};
-use crate::state::AppState;
+use crate::http::state::AppState;
 use crate::store::page::ListScope;
 use crate::store::projects;
 use crate::{Error, Result};

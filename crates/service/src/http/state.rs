@@ -2,7 +2,9 @@
 //! settings, and the slot where the world behind the API (DNS server, verifier, CA, edge)
 //! plugs in. The slot holds the concrete [`LocalWorld`], so handlers call it directly; the
 //! world itself knows nothing of this state (it is started from the settings, store and
-//! clock), so the two modules do not import each other.
+//! clock), so the two modules do not import each other. It lives in `http/` because it is the
+//! HTTP layer's state (axum's `State`) and holds the layer's own parts (the in-flight
+//! idempotency keys, the read cache): nothing outside `http` needs it.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -12,9 +14,9 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::Account;
 use domain_desk_api::local::Faults;
 
+use super::idempotency::InFlight;
+use super::read_cache::ReadCache;
 use crate::clock::Clock;
-use crate::http::idempotency::InFlight;
-use crate::http::read_cache::ReadCache;
 use crate::limiter::{BanPolicy, RateLimiter};
 use crate::settings::{ServiceSettings, Storage};
 use crate::store::page::CursorKey;
