@@ -1,5 +1,8 @@
 //! The command line: the same crates as the window, driven headless. Subcommands print to
 //! standard output, which is the one place the workspace allows it.
+//!
+//! The argument definitions (clap derives, with each flag's help text) are most of its code
+//! and a third of it is its tests; the account and domain commands live in `cli/`.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::process::ExitCode;

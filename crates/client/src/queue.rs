@@ -26,6 +26,11 @@
 //! of the windows, 429, ban and retry waits), the window estimates and the pacing
 //! ([`crate::budget`]), the clock ([`crate::clock`]) and the ledger shared with other
 //! processes ([`crate::shared`]).
+//!
+//! It is longer than the house's 500 lines on purpose: the decisions above act on the one
+//! state the task owns (queues, pause, probe, retry budget, shared leases), and split across
+//! files they would pass that state around or lock it; its tests are in
+//! `tests/suite/scheduler.rs`.
 
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
