@@ -443,7 +443,9 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         .iter()
         .any(|finding| finding.severity == Severity::Error);
     let tls = if run.options.tls_probe && dns_is_right {
-        let (probe, tls_findings) = crate::checks::tls::probe(name, &address_answers, run).await;
+        let (probe, tls_findings) =
+            crate::checks::tls::probe(name, &address_answers, &run.options, &run.tls, run.now)
+                .await;
         findings.extend(tls_findings);
         Some(probe)
     } else {

@@ -11,6 +11,7 @@
 //! The app's Diagnose panel and `domain-desk doctor` both call [`diagnose`] and render the
 //! same [`Report`]. This crate knows nothing of Tauri or of the local service.
 
+pub mod capture;
 pub mod checks;
 pub mod dns;
 pub mod error;
@@ -36,9 +37,9 @@ pub use report::{
     SourceView, TlsProbe,
 };
 
+pub use crate::capture::Capture;
+use crate::capture::{CAPTURE_FORMAT, CAPTURE_VERSION};
 use crate::checks::dnssec::DnssecSource;
-pub use crate::dns::Capture;
-use crate::dns::capture::{CAPTURE_FORMAT, CAPTURE_VERSION};
 use crate::dns::{
     DnsSource, NetworkSource, QueryEngine, QueryOptions, Recorder, Replayer, WireQuery,
 };

@@ -9,50 +9,13 @@
 
 use std::sync::LazyLock;
 
-use serde::{Deserialize, Serialize};
-use utoipa::ToSchema;
+use serde::Deserialize;
 
 use crate::report::{ChangeAction, Fix, NameKind, RecordChange};
+pub use crate::report::{DnsProvider, ProviderMatch, RecordNameField};
 
 /// The embedded provider table (see the file's `about` for its fields).
 const PROVIDERS_JSON: &str = include_str!("../data/providers.json");
-
-/// What a provider's record form takes in its Name field.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
-#[serde(rename_all = "snake_case")]
-pub enum RecordNameField {
-    /// Only the part before the zone (`shop`, `@`); the zone is appended to whatever is typed,
-    /// so a full hostname becomes `shop.example.com.example.com`.
-    Relative,
-    /// `shop` or `shop.example.com` alike.
-    RelativeOrFull,
-}
-
-/// A DNS provider as the report shows it.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct DnsProvider {
-    /// Stable identifier (`cloudflare`, `route53` …).
-    pub id: String,
-    pub name: String,
-    pub record_name: RecordNameField,
-    /// The record type it offers at the apex for a hostname target (`ALIAS`, `ANAME`, or
-    /// `CNAME` with flattening); `None` when it has none.
-    pub apex_alias: Option<String>,
-    /// What it offers at the apex, in a few words.
-    pub apex_alias_note: String,
-    /// Its own web redirect feature, if any.
-    pub apex_redirect: Option<String>,
-    /// The switch that puts its proxy in front of a record, if it has one.
-    pub proxy: Option<String>,
-}
-
-/// The provider a zone's nameservers point to.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct ProviderMatch {
-    pub provider: DnsProvider,
-    /// The nameservers that matched its patterns.
-    pub matched_nameservers: Vec<String>,
-}
 
 #[derive(Debug, Deserialize)]
 struct ProviderTable {

@@ -7,7 +7,6 @@ use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::dns::{AnswerStatus, DnsRecord};
-pub use crate::providers::{DnsProvider, ProviderMatch, RecordNameField};
 
 /// The result of diagnosing one or more hostnames.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -302,4 +301,44 @@ pub struct RecordChange {
     pub record_type: String,
     pub value: String,
     pub ttl: Option<u32>,
+}
+
+// The provider types are the report's vocabulary (the table and its detection are in
+// `crate::providers`, which re-exports them).
+
+/// What a provider's record form takes in its Name field.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum RecordNameField {
+    /// Only the part before the zone (`shop`, `@`); the zone is appended to whatever is typed,
+    /// so a full hostname becomes `shop.example.com.example.com`.
+    Relative,
+    /// `shop` or `shop.example.com` alike.
+    RelativeOrFull,
+}
+
+/// A DNS provider as the report shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct DnsProvider {
+    /// Stable identifier (`cloudflare`, `route53` …).
+    pub id: String,
+    pub name: String,
+    pub record_name: RecordNameField,
+    /// The record type it offers at the apex for a hostname target (`ALIAS`, `ANAME`, or
+    /// `CNAME` with flattening); `None` when it has none.
+    pub apex_alias: Option<String>,
+    /// What it offers at the apex, in a few words.
+    pub apex_alias_note: String,
+    /// Its own web redirect feature, if any.
+    pub apex_redirect: Option<String>,
+    /// The switch that puts its proxy in front of a record, if it has one.
+    pub proxy: Option<String>,
+}
+
+/// The provider a zone's nameservers point to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ProviderMatch {
+    pub provider: DnsProvider,
+    /// The nameservers that matched its patterns.
+    pub matched_nameservers: Vec<String>,
 }

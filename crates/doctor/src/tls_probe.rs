@@ -16,6 +16,7 @@ use rustls::client::danger::{HandshakeSignatureValid, ServerCertVerified, Server
 use rustls::pki_types::pem::PemObject;
 use rustls::pki_types::{CertificateDer, ServerName, UnixTime};
 use rustls::{DigitallySignedStruct, RootCertStore, SignatureScheme};
+use serde::{Deserialize, Serialize};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
 use tokio_rustls::TlsConnector;
@@ -24,7 +25,6 @@ use x509_parser::prelude::{FromDer, GeneralName, X509Certificate};
 use base64::Engine as _;
 use base64::engine::general_purpose::STANDARD as BASE64;
 
-use crate::dns::capture::{TlsExchange, TlsOutcome};
 use crate::report::CertificateInfo;
 
 /// The most of an HTTP answer read to find its status and `Location`.
@@ -374,6 +374,33 @@ impl ServerCertVerifier for RecordingVerifier {
     fn supported_verify_schemes(&self) -> Vec<SignatureScheme> {
         self.inner.supported_verify_schemes()
     }
+}
+
+/// One TLS connection to the edge.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TlsExchange {
+    pub hostname: String,
+    pub address: SocketAddr,
+    pub connected_at: DateTime<Utc>,
+    #[serde(flatten)]
+    pub outcome: TlsOutcome,
+}
+
+/// What a TLS connection showed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum TlsOutcome {
+    Connected {
+        /// The chain the server sent, base64 DER, leaf first.
+        chain: Vec<String>,
+        /// Why the chain was not trusted on the machine that captured it; `None` if it was.
+        trust_error: Option<String>,
+        http_status: Option<u16>,
+        location: Option<String>,
+    },
+    Failed {
+        error: String,
+    },
 }
 
 #[cfg(test)]

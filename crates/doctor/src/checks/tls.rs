@@ -11,26 +11,28 @@ use std::net::SocketAddr;
 use chrono::{DateTime, Utc};
 
 use crate::dns::Answer;
-use crate::host::Run;
+use crate::options::DoctorOptions;
 use crate::report::{Finding, FindingCode, Severity, TlsProbe};
-use crate::tls_probe::describe;
+use crate::tls_probe::{TlsSource, describe};
 
 /// A certificate closer to expiry than this is worth a warning.
 const EXPIRY_WARNING_DAYS: i64 = 14;
 
-/// Probes the edge for `hostname`: at `edge` when given, else at the first IPv4 address the
+/// Probes the edge for `hostname` through `source` (live, recording or replaying), judging
+/// expiry at `now`: at `edge` when given, else at the first IPv4 address the
 /// servers returned, port 443. An offline run connects to nothing but loopback unless the
 /// caller named the edge.
 pub(crate) async fn probe(
     hostname: &str,
     address_answers: &[(Answer, Answer)],
-    run: &Run,
+    options: &DoctorOptions,
+    source: &TlsSource,
+    now: DateTime<Utc>,
 ) -> (TlsProbe, Vec<Finding>) {
-    let edge = run.options.edge;
-    let extra_roots_pem = run.options.extra_roots_pem.as_deref();
-    let timeout = run.options.timeout;
-    let offline = run.options.is_offline();
-    let (source, now) = (&run.tls, run.now);
+    let edge = options.edge;
+    let extra_roots_pem = options.extra_roots_pem.as_deref();
+    let timeout = options.timeout;
+    let offline = options.is_offline();
     let address = edge.or_else(|| {
         address_answers.iter().find_map(|(a, _)| {
             a.records_of_type("A")

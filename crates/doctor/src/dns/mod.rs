@@ -1,5 +1,5 @@
 //! Asking DNS servers questions and keeping their answers as evidence, live or from a
-//! capture (`source.rs`, `capture.rs`).
+//! capture (`source.rs`; the capture file itself is `crate::capture`).
 //!
 //! The doctor talks to each server itself (hickory-proto messages over UDP, TCP when the
 //! answer is truncated) instead of going through a caching stub resolver: it must know which
@@ -7,15 +7,15 @@
 //! authoritative server without recursion or a validating resolver with checking disabled.
 
 pub mod answer;
-pub mod capture;
 pub mod engine;
+pub mod exchange;
 pub mod query;
 pub mod source;
 pub mod udp;
 
 pub use answer::{Answer, AnswerStatus, DnsRecord};
-pub use capture::Capture;
 pub use engine::{QueryEngine, WireQuery};
+pub use exchange::Exchange;
 pub use query::QueryOptions;
 pub use source::{DnsSource, NetworkSource, Recorder, Replayer};
 pub use udp::UdpSockets;

@@ -8,8 +8,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::future::BoxFuture;
 
 use super::answer::{Answer, AnswerStatus};
-use super::capture::Exchange;
 use super::engine::WireQuery;
+use super::exchange::Exchange;
 use super::query::{self, QueryOptions};
 use super::udp::UdpSockets;
 

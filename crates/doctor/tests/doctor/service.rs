@@ -563,7 +563,7 @@ async fn a_capture_holds_the_certificate_chain_and_replays_without_the_service()
         .find(|exchange| exchange.hostname == "www.example.com")
         .expect("the TLS connection is in the capture");
     match &connection.outcome {
-        domain_desk_doctor::dns::capture::TlsOutcome::Connected { chain, .. } => {
+        domain_desk_doctor::tls_probe::TlsOutcome::Connected { chain, .. } => {
             assert!(!chain.is_empty())
         }
         other => panic!("{other:?}"),

@@ -25,16 +25,14 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
-use std::str::FromStr;
 
 use chrono::{DateTime, Utc};
-use hickory_proto::rr::RecordType;
 use serde::{Deserialize, Serialize};
 
-use super::answer::Answer;
-use super::engine::WireQuery;
+use crate::dns::{Answer, Exchange, WireQuery};
 use crate::options::DoctorOptions;
 use crate::report::Source;
+use crate::tls_probe::{TlsExchange, TlsOutcome};
 use crate::{Error, Result};
 
 /// The `format` every capture carries.
@@ -59,76 +57,6 @@ pub struct Capture {
     pub dnssec: Vec<crate::checks::dnssec::DnssecExchange>,
     pub elapsed_ms: u64,
     pub host_elapsed_ms: Vec<u64>,
-}
-
-/// One DNS question and the answer it got.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct Exchange {
-    pub server: SocketAddr,
-    pub name: String,
-    #[serde(rename = "type")]
-    pub record_type: String,
-    pub recursion_desired: bool,
-    pub checking_disabled: bool,
-    pub asked_at: DateTime<Utc>,
-    pub answer: Answer,
-}
-
-impl Exchange {
-    pub(crate) fn new(question: &WireQuery, asked_at: DateTime<Utc>, answer: Answer) -> Self {
-        Self {
-            server: question.server,
-            name: question.name.clone(),
-            record_type: question.record_type.to_string(),
-            recursion_desired: question.recursion_desired,
-            checking_disabled: question.checking_disabled,
-            asked_at,
-            answer,
-        }
-    }
-
-    fn question(&self) -> Result<WireQuery> {
-        let record_type = RecordType::from_str(&self.record_type).map_err(|_| {
-            Error::CaptureCorrupt(format!(
-                "the exchange for {} has an unknown record type {:?}",
-                self.name, self.record_type
-            ))
-        })?;
-        Ok(WireQuery {
-            server: self.server,
-            name: self.name.clone(),
-            record_type,
-            recursion_desired: self.recursion_desired,
-            checking_disabled: self.checking_disabled,
-        })
-    }
-}
-
-/// One TLS connection to the edge.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-pub struct TlsExchange {
-    pub hostname: String,
-    pub address: SocketAddr,
-    pub connected_at: DateTime<Utc>,
-    #[serde(flatten)]
-    pub outcome: TlsOutcome,
-}
-
-/// What a TLS connection showed.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(untagged)]
-pub enum TlsOutcome {
-    Connected {
-        /// The chain the server sent, base64 DER, leaf first.
-        chain: Vec<String>,
-        /// Why the chain was not trusted on the machine that captured it; `None` if it was.
-        trust_error: Option<String>,
-        http_status: Option<u16>,
-        location: Option<String>,
-    },
-    Failed {
-        error: String,
-    },
 }
 
 impl Capture {
