@@ -2,7 +2,7 @@
 //! the run's shared sockets, see [`super::udp`]), asked again over TCP when the UDP answer
 //! comes back truncated, all within a deadline.
 
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
 use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query, ResponseCode};
@@ -11,7 +11,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
 use super::answer::{Answer, AnswerStatus, normalise_name};
-use super::udp::{Ticket, UdpSockets};
+use super::udp::{Ticket, UdpSockets, local_address_for};
 
 /// The EDNS payload size offered (the DNS flag day 2020 value: no fragmentation).
 const UDP_PAYLOAD: u16 = 1232;
@@ -231,13 +231,7 @@ impl UdpChannel {
                 .map_err(|error| format!("could not open a UDP socket to {server}: {error}"))?;
             return Ok(Self::Shared { ticket, server });
         }
-        let local: SocketAddr = match server.ip() {
-            IpAddr::V4(ip) if ip.is_loopback() => (Ipv4Addr::LOCALHOST, 0).into(),
-            IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
-            IpAddr::V6(ip) if ip.is_loopback() => (Ipv6Addr::LOCALHOST, 0).into(),
-            IpAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
-        };
-        let socket = UdpSocket::bind(local)
+        let socket = UdpSocket::bind(local_address_for(server))
             .await
             .map_err(|error| format!("could not open a UDP socket: {error}"))?;
         socket

@@ -105,13 +105,7 @@ impl SharedSocket {
     /// Binds a socket on an ephemeral port, connected to `server` (so the kernel drops
     /// datagrams from anyone else), and starts its reader.
     fn open(server: SocketAddr) -> std::io::Result<Arc<Self>> {
-        let local: SocketAddr = match server.ip() {
-            IpAddr::V4(ip) if ip.is_loopback() => (Ipv4Addr::LOCALHOST, 0).into(),
-            IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
-            IpAddr::V6(ip) if ip.is_loopback() => (Ipv6Addr::LOCALHOST, 0).into(),
-            IpAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
-        };
-        let socket = std::net::UdpSocket::bind(local)?;
+        let socket = std::net::UdpSocket::bind(local_address_for(server))?;
         socket.connect(server)?;
         socket.set_nonblocking(true)?;
         let shared = Arc::new(Self {
@@ -187,6 +181,17 @@ impl SharedSocket {
         for question in waiting.values() {
             let _ = question.try_send(Err(error.to_string()));
         }
+    }
+}
+
+/// Where a socket asking `server` binds: loopback for a loopback server (so nothing outside
+/// the machine can answer), else any address of the server's family; an ephemeral port.
+pub(crate) fn local_address_for(server: SocketAddr) -> SocketAddr {
+    match server.ip() {
+        IpAddr::V4(ip) if ip.is_loopback() => (Ipv4Addr::LOCALHOST, 0).into(),
+        IpAddr::V4(_) => (Ipv4Addr::UNSPECIFIED, 0).into(),
+        IpAddr::V6(ip) if ip.is_loopback() => (Ipv6Addr::LOCALHOST, 0).into(),
+        IpAddr::V6(_) => (Ipv6Addr::UNSPECIFIED, 0).into(),
     }
 }
 
