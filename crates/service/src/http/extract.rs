@@ -283,14 +283,14 @@ impl ListParams {
         })
     }
 
-    /// A list handler's whole read: the page asked for in `scope`, read by `read` on a reader
-    /// connection, and the signed cursor of the page after it (`None` on the last page).
+    /// A list handler's whole read: the page asked for in `scope` (its items: a `Vec`, or
+    /// JSON already written), read by `read` on a reader connection, and the signed cursor of the page after it (`None` on the last page).
     pub async fn read_page<T, F>(
         &self,
         state: &AppState,
         scope: crate::store::page::ListScope<'_>,
         read: F,
-    ) -> Result<(Vec<T>, Option<String>)>
+    ) -> Result<(T, Option<String>)>
     where
         T: Send + 'static,
         F: FnOnce(

@@ -87,7 +87,7 @@ pub fn page_of_project(
     conn: &Connection,
     project_id: &str,
     request: &PageRequest,
-) -> Result<Page<Deploy>> {
+) -> Result<Page<Vec<Deploy>>> {
     let (after_time, after_id) = page::after_params(&request.after);
     let mut stmt = conn.prepare_cached(
         "SELECT d.id, d.status, d.created_at,

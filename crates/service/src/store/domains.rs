@@ -26,7 +26,7 @@ pub fn role_to_sql(role: DomainRole) -> &'static str {
     }
 }
 
-fn role_from_sql(text: &str) -> Result<DomainRole> {
+pub(super) fn role_from_sql(text: &str) -> Result<DomainRole> {
     match text {
         "primary" => Ok(DomainRole::Primary),
         "alias" => Ok(DomainRole::Alias),
@@ -43,7 +43,7 @@ pub fn status_to_sql(status: DomainStatus) -> &'static str {
     }
 }
 
-fn status_from_sql(text: &str) -> Result<DomainStatus> {
+pub(super) fn status_from_sql(text: &str) -> Result<DomainStatus> {
     match text {
         "pending_verification" => Ok(DomainStatus::PendingVerification),
         "verified" => Ok(DomainStatus::Verified),
@@ -61,7 +61,7 @@ pub fn certificate_status_to_sql(status: CertificateStatus) -> &'static str {
     }
 }
 
-fn certificate_status_from_sql(text: &str) -> Result<CertificateStatus> {
+pub(super) fn certificate_status_from_sql(text: &str) -> Result<CertificateStatus> {
     match text {
         "none" => Ok(CertificateStatus::None),
         "issuing" => Ok(CertificateStatus::Issuing),
@@ -78,7 +78,7 @@ fn record_type_to_sql(record_type: DnsRecordType) -> &'static str {
     }
 }
 
-fn record_type_from_sql(text: &str) -> Result<DnsRecordType> {
+pub(super) fn record_type_from_sql(text: &str) -> Result<DnsRecordType> {
     match text {
         "CNAME" => Ok(DnsRecordType::Cname),
         "ALIAS" => Ok(DnsRecordType::Alias),
@@ -86,7 +86,7 @@ fn record_type_from_sql(text: &str) -> Result<DnsRecordType> {
     }
 }
 
-const COLUMNS: &str = "hostname, project_id, apex, role, redirect_to, status, dns_type, dns_name, \
+pub(super) const COLUMNS: &str = "hostname, project_id, apex, role, redirect_to, status, dns_type, dns_name, \
     dns_value, dns_ttl, verification_checked_at, verification_error, certificate_status, \
     certificate_started_at, certificate_issued_at, certificate_expires_at, certificate_error, \
     created_at";
@@ -113,6 +113,15 @@ fn raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDomain> {
         apex: row.get(2)?,
         ttl: row.get(9)?,
     })
+}
+
+/// A hostname's Unicode form. Only A-labels (`xn--`) have another; IDNA is skipped for the rest.
+pub(super) fn unicode_form(hostname: &str) -> std::borrow::Cow<'_, str> {
+    if hostname.contains("xn--") {
+        std::borrow::Cow::Owned(idna::domain_to_unicode(hostname).0)
+    } else {
+        std::borrow::Cow::Borrowed(hostname)
+    }
 }
 
 fn parse(raw: RawDomain) -> Result<Domain> {
@@ -149,11 +158,7 @@ fn parse(raw: RawDomain) -> Result<Domain> {
         .transpose()?;
     Ok(Domain {
         // Only A-labels (`xn--`) have another Unicode form; skip IDNA for the rest.
-        unicode_hostname: if hostname.contains("xn--") {
-            idna::domain_to_unicode(&hostname).0
-        } else {
-            hostname.clone()
-        },
+        unicode_hostname: unicode_form(&hostname).into_owned(),
         hostname,
         project_id: required(project_id, "project")?,
         apex: raw.apex,
@@ -257,7 +262,7 @@ pub fn page_of_project(
     conn: &Connection,
     project_id: &str,
     request: &PageRequest,
-) -> Result<Page<Domain>> {
+) -> Result<Page<Vec<Domain>>> {
     let (after_time, after_name) = page::after_params(&request.after);
     let mut stmt = conn.prepare_cached(&format!(
         "SELECT {COLUMNS} FROM domains

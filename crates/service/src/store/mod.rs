@@ -17,6 +17,7 @@ pub mod accounts;
 pub mod bans;
 pub mod certificates;
 pub mod deploys;
+pub mod domain_json;
 pub mod domains;
 pub mod idempotency;
 pub mod migrations;

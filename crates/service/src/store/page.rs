@@ -39,12 +39,12 @@ pub struct PageRequest {
 
 /// One page; `next` is where the following page starts, `None` on the last one.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Page<T> {
-    pub items: Vec<T>,
+pub struct Page<Items> {
+    pub items: Items,
     pub next: Option<After>,
 }
 
-impl<T> Page<T> {
+impl<T> Page<Vec<T>> {
     /// Builds a page from up to `limit + 1` rows read in list order: the extra row only says
     /// that more follow.
     pub fn from_rows(mut rows: Vec<T>, limit: u32, key: impl Fn(&T) -> After) -> Self {

@@ -157,7 +157,7 @@ pub fn page_of_account(
     conn: &Connection,
     account_id: &str,
     request: &PageRequest,
-) -> Result<Page<Project>> {
+) -> Result<Page<Vec<Project>>> {
     let (after_time, after_id) = page::after_params(&request.after);
     let mut stmt = conn.prepare_cached(
         "SELECT p.id, p.name, p.default_address, p.created_at,
