@@ -38,10 +38,24 @@ export async function loadProjects() {
   return projects;
 }
 
-export async function openProject(project) {
-  store.set({ project, domains: [], selected: null });
+/**
+ * Asks for a project and its domains: `[project, domains]`. A failure is kept for whoever
+ * awaits the answer (an answer nobody awaits, for a project that is gone, stays quiet).
+ */
+export function loadProject(id) {
   mark('domains-requested');
-  const [fresh, domains] = await Promise.all([api.project(project.id), api.domains(project.id)]);
+  const loading = Promise.all([api.project(id), api.domains(id)]);
+  loading.catch(() => {});
+  return loading;
+}
+
+/** Opens `project`, with its answer from `loadProject` when it was asked for early. */
+export async function openProject(project, loading = null) {
+  store.set({ project, domains: [], selected: null });
+  // An early answer that failed is asked for again: it may have been asked before the list
+  // said the project exists.
+  const answer = loading ? loading.catch(() => loadProject(project.id)) : loadProject(project.id);
+  const [fresh, domains] = await answer;
   mark('domains-answered');
   if (store.get().project?.id === project.id) store.set({ project: fresh, domains });
   api.saveSettings({ ...store.get().settings, last_project: project.id }).catch(() => {});

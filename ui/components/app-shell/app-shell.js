@@ -4,7 +4,7 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { listen } from '../../lib/tauri.js';
-import { store, loadProjects, openProject, refreshClock } from '../../lib/app-state.js';
+import { store, loadProjects, loadProject, openProject, refreshClock } from '../../lib/app-state.js';
 import { mark } from '../../lib/perf.js';
 import { errorText } from '../../lib/errors.js';
 import { applyTheme } from '../../lib/theme.js';
@@ -28,15 +28,27 @@ export class AppShell extends HTMLElement {
 
   async boot() {
     mark('boot');
-    this.unlisten = await listen('queue://changed', (queue) => store.set({ queue }));
+    // The three answers the first screen needs do not depend on each other: asked together.
+    const listening = listen('queue://changed', (queue) => store.set({ queue })).then((unlisten) => {
+      this.unlisten = unlisten;
+    });
+    const settingsAnswer = api.settings().then((answer) => {
+      mark('settings-answered');
+      return answer;
+    });
+    const sessionAnswer = api.session().then((answer) => {
+      mark('session-answered');
+      return answer;
+    });
+    // Settled before anything can fail below, so no answer is left unhandled.
+    await Promise.allSettled([listening, settingsAnswer, sessionAnswer]);
     try {
-      const { notice, ...settings } = await api.settings();
+      await listening;
+      const { notice, ...settings } = await settingsAnswer;
       store.set({ settings });
       // The settings file could not be read: it was kept aside and the defaults are in use.
       if (notice) toast(notice.message, 'warning');
-      mark('settings-answered');
-      const session = await api.session();
-      mark('session-answered');
+      const session = await sessionAnswer;
       if (!session) {
         store.set({ route: 'first-run' });
         return;
@@ -65,11 +77,14 @@ export async function startSession(session, lastProject) {
   api.queueState().then((queue) => store.set({ queue })).catch(() => {});
   refreshClock().catch(() => {});
   try {
+    // The last project's domains are asked beside the project list, not after it: with
+    // thousands of domains they are most of the wait for the first screen.
+    const early = lastProject ? loadProject(lastProject) : null;
     const projects = await loadProjects();
     const last = projects.find((p) => p.id === lastProject);
     if (last) {
       store.set({ route: 'project' });
-      await openProject(last);
+      await openProject(last, early);
     } else {
       store.set({ route: 'projects' });
     }

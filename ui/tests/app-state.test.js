@@ -1,0 +1,81 @@
+// Opening a project with its answer asked for early (at launch, beside the project list), and
+// what happens when that early answer failed. A fake `__TAURI__` answers the commands.
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { store, loadProject, openProject } from '../lib/app-state.js';
+
+const PROJECT = { id: 'prj_1', name: 'site' };
+const DOMAINS = [{ hostname: 'www.example.com' }];
+
+/** A fake backend: `answers[command]` is a function of the call's number (0, 1, …). */
+function backend(answers) {
+  const calls = [];
+  globalThis.__TAURI__ = {
+    core: {
+      invoke: async (command, args) => {
+        const number = calls.filter(([c]) => c === command).length;
+        calls.push([command, args]);
+        const answer = answers[command];
+        if (!answer) return null;
+        return answer(number);
+      },
+    },
+  };
+  return calls;
+}
+
+test('an early answer is used as it is: nothing is asked twice', async () => {
+  const calls = backend({
+    project_get: () => ({ ...PROJECT, url: 'https://site.example' }),
+    domains_list: () => DOMAINS,
+  });
+  const early = loadProject(PROJECT.id);
+  await openProject(PROJECT, early);
+  assert.deepEqual(store.get().domains, DOMAINS);
+  assert.equal(store.get().project.url, 'https://site.example');
+  const asked = calls.map(([c]) => c).filter((c) => c !== 'settings_set');
+  assert.deepEqual(asked, ['project_get', 'domains_list']);
+});
+
+test('an early answer that failed is asked for again when the project is opened', async () => {
+  const calls = backend({
+    project_get: () => PROJECT,
+    domains_list: (number) => {
+      if (number === 0) throw { kind: 'network', message: 'The service did not answer.' };
+      return DOMAINS;
+    },
+  });
+  const early = loadProject(PROJECT.id);
+  await openProject(PROJECT, early);
+  assert.deepEqual(store.get().domains, DOMAINS);
+  assert.equal(calls.filter(([c]) => c === 'domains_list').length, 2);
+});
+
+test('an early answer for a project that is never opened fails quietly', async () => {
+  backend({
+    project_get: () => {
+      throw { kind: 'api', message: 'No project prj_gone.' };
+    },
+    domains_list: () => DOMAINS,
+  });
+  const unhandled = [];
+  const note = (reason) => unhandled.push(reason);
+  process.on('unhandledRejection', note);
+  loadProject('prj_gone');
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  process.off('unhandledRejection', note);
+  assert.deepEqual(unhandled, []);
+});
+
+test('without an early answer, opening asks for the project and its domains', async () => {
+  const calls = backend({ project_get: () => PROJECT, domains_list: () => DOMAINS });
+  await openProject(PROJECT);
+  assert.deepEqual(store.get().domains, DOMAINS);
+  assert.deepEqual(
+    calls.map(([c, args]) => [c, args.projectId]).filter(([c]) => c !== 'settings_set'),
+    [
+      ['project_get', 'prj_1'],
+      ['domains_list', 'prj_1'],
+    ],
+  );
+});
