@@ -19,11 +19,21 @@ use super::{
 /// Domains in the big project the window opens.
 const APP_DOMAINS: usize = 5000;
 
-/// The processes that make up the running app: the app itself and the WebKit processes it
-/// starts (not the WebDriver that drives it).
-fn is_app_process(comm: &str) -> bool {
-    comm.starts_with("domain-desk")
-        || (comm.starts_with("WebKit") && !comm.starts_with("WebKitWebDriver"))
+/// The processes that make up the running app: the app itself (`app_comm`, see [`comm_of`])
+/// and the WebKit processes it starts (not the WebDriver that drives it).
+fn is_app_process(comm: &str, app_comm: &str) -> bool {
+    comm == app_comm || (comm.starts_with("WebKit") && !comm.starts_with("WebKitWebDriver"))
+}
+
+/// The command name Linux gives a process started from `binary`: its file name, cut to 15
+/// bytes. `BENCH_APP_BINARY` may name a copy called anything, so the app is found by this
+/// name and not by "domain-desk".
+fn comm_of(binary: &Path) -> String {
+    let name = binary
+        .file_name()
+        .map(|name| name.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    name.bytes().take(15).map(char::from).collect()
 }
 
 /// Every process below `ancestor` (not itself): pid, command name and start time in clock
@@ -115,12 +125,14 @@ fn load_now() -> String {
 }
 
 /// RSS and PSS in KiB, summed over the app's processes below `ancestor`.
-fn app_memory(ancestor: u32) -> Result<(u64, u64, usize)> {
+fn app_memory(ancestor: u32, app_comm: &str) -> Result<(u64, u64, usize)> {
     let (mut rss, mut pss, mut count) = (0, 0, 0);
+    let mut app_seen = false;
     for (pid, comm, _) in processes_below(ancestor)? {
-        if !is_app_process(&comm) {
+        if !is_app_process(&comm, app_comm) {
             continue;
         }
+        app_seen |= comm == app_comm;
         let rollup = std::fs::read_to_string(format!("/proc/{pid}/smaps_rollup"))
             .with_context(|| format!("reading the memory of {comm} ({pid})"))?;
         let field = |name: &str| {
@@ -145,8 +157,8 @@ fn app_memory(ancestor: u32) -> Result<(u64, u64, usize)> {
         pss += field("Pss:");
         count += 1;
     }
-    if count == 0 {
-        bail!("no app or WebKit process found below the driver");
+    if !app_seen {
+        bail!("the app's own process ({app_comm}) was not found below the driver");
     }
     Ok((rss, pss, count))
 }
@@ -324,7 +336,7 @@ fn timed_launch(
     };
     let mark = |name: &str| seen["marks"][format!("dd:{name}")].as_f64();
     let mut steps = vec![
-        ("app process started", started("domain-desk")),
+        ("app process started", started(&comm_of(app))),
         ("web process started", started("WebKitWebProces")),
         ("page navigation start", seen["time_origin"].as_f64()),
         ("page response end", seen["response_end"].as_f64()),
@@ -349,7 +361,7 @@ fn timed_launch(
     let load = load_now();
     // let the page settle (images, the meter's first event) before reading memory
     std::thread::sleep(Duration::from_secs(3));
-    let (rss_kib, pss_kib, processes) = app_memory(ancestor)?;
+    let (rss_kib, pss_kib, processes) = app_memory(ancestor, &comm_of(app))?;
     println!("    {label}: {}", seen);
     Ok((
         webdriver,
@@ -724,10 +736,29 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     open_project(&webdriver, "bench-5000", &project_ids[1])?;
     webdriver.close()?;
 
-    // 3. a launch straight into 5,000 domains
-    println!("\n==> launching into the project with {APP_DOMAINS} domains");
-    let (webdriver, big) =
-        timed_launch(&driver_url, &binary, ancestor, "5,000 domains", APP_DOMAINS)?;
+    // 3. launches straight into 5,000 domains: a launch's time moves by a few hundred ms from
+    //    one to the next (WebKit's start), so the figure is the median launch; the frames are
+    //    measured in the last one
+    let launches: usize = super::env_number("BENCH_APP_LAUNCHES", 5).max(1);
+    let mut big_launches = Vec::with_capacity(launches);
+    let mut last_webdriver: Option<WebDriver> = None;
+    for number in 1..=launches {
+        println!(
+            "\n==> launching into the project with {APP_DOMAINS} domains ({number} of {launches})"
+        );
+        if let Some(previous) = last_webdriver.take() {
+            previous.close()?;
+        }
+        let (webdriver, launch) =
+            timed_launch(&driver_url, &binary, ancestor, "5,000 domains", APP_DOMAINS)?;
+        big_launches.push(launch);
+        last_webdriver = Some(webdriver);
+    }
+    let webdriver = last_webdriver.context("no launch")?;
+    let every_launch: Vec<f64> = big_launches.iter().map(|l| l.domains_painted_ms).collect();
+    big_launches.sort_by(|a, b| a.domains_painted_ms.total_cmp(&b.domains_painted_ms));
+    let slowest_ms = big_launches.last().map_or(0.0, |l| l.domains_painted_ms);
+    let big = big_launches.swap_remove(big_launches.len() / 2);
     println!("\n==> frame times: idle, scrolling, typing a filter");
     let (idle, scroll, typing) = frame_times(&webdriver)?;
     let frames_load = load_now();
@@ -759,9 +790,22 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     );
     table.add(
         "app: launch",
+        &format!("5,000 domains: every launch ({launches}, in order)"),
+        format!(
+            "Domains painted {} ms; the figures above are the median launch's",
+            every_launch
+                .iter()
+                .map(|ms| format!("{ms:.0}"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        String::new(),
+    );
+    table.add(
+        "app: launch",
         "goals, 5,000 domains",
         format!(
-            "Domains painted {:.0} ms, PSS {:.0} MB",
+            "Domains painted {:.0} ms (median of {launches} launches; slowest {slowest_ms:.0} ms), PSS {:.0} MB",
             big.domains_painted_ms,
             big.pss_kib as f64 * 1024.0 / 1e6
         ),
@@ -866,10 +910,13 @@ mod tests {
 
     #[test]
     fn only_the_app_and_its_webkit_processes_count() {
-        assert!(is_app_process("domain-desk"));
-        assert!(is_app_process("WebKitWebProces"));
-        assert!(is_app_process("WebKitNetworkPr"));
-        assert!(!is_app_process("WebKitWebDriver"));
-        assert!(!is_app_process("tauri-driver"));
+        let app = comm_of(Path::new("/tmp/domain-desk-before-the-change"));
+        assert_eq!(app, "domain-desk-bef");
+        assert!(is_app_process("domain-desk-bef", &app));
+        assert!(!is_app_process("domain-desk", &app));
+        assert!(is_app_process("WebKitWebProces", &app));
+        assert!(is_app_process("WebKitNetworkPr", &app));
+        assert!(!is_app_process("WebKitWebDriver", &app));
+        assert!(!is_app_process("tauri-driver", &app));
     }
 }

@@ -43,6 +43,7 @@ environment:
   BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 1000)
   BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one
   BENCH_APP_ENV      NAME=value,… set for the app in the app benchmark (through its drivers)
+  BENCH_APP_LAUNCHES launches into the 5,000-domain project (default 5; the median is the figure)
   BENCH_BARE_AXUM    use this bare_axum build (the service's ceiling) instead of building it
   BENCH_DNS_NAMES    names in the DNS server benchmark (default 1000, 7 questions each)";
 
