@@ -30,13 +30,31 @@ export function scrollToReveal({ index, scrollTop, viewportHeight, rowHeight }) 
  * in their original order. An empty query keeps all rows.
  */
 export function filterRows(rows, query) {
+  return filterOrder(rows, rows.keys(), query);
+}
+
+/**
+ * As `filterRows`, over the row indices of `order` (any iterable) and in that order: filtering
+ * a sorted order keeps it sorted, so a keystroke never sorts.
+ */
+export function filterOrder(rows, order, query) {
   const words = String(query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const out = [];
-  for (let i = 0; i < rows.length; i++) {
+  for (const i of order) {
     const text = rows[i].search;
     if (words.every((w) => text.includes(w))) out.push(i);
   }
   return out;
+}
+
+/**
+ * True when every row matching `query` also matches `previous`, so the matches of `previous`
+ * are enough to filter from: the query only grew at its end (a longer last word, or more
+ * words), the case aside.
+ */
+export function narrows(previous, query) {
+  const before = String(previous ?? '').toLowerCase();
+  return String(query ?? '').toLowerCase().startsWith(before);
 }
 
 const ORDER = { live: 3, issuing: 2, waiting: 1, cert_failed: 0 };

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { visibleRange, scrollToReveal, filterRows, sortIndices } from '../lib/virtual.js';
+import { visibleRange, scrollToReveal, filterRows, filterOrder, narrows, sortIndices } from '../lib/virtual.js';
 import { domainRow } from '../lib/domain-view.js';
 import { domain } from './fixtures.js';
 
@@ -57,4 +57,24 @@ test('sorting by status puts problems first', () => {
   assert.equal(sortIndices(rows, [3, 0], 'role')[0], 0);
   const many = manyRows(12);
   assert.deepEqual(sortIndices(many, [10, 2, 1], 'hostname').map((i) => many[i].hostname), ['site-1.example.com', 'site-2.example.com', 'site-10.example.com']);
+});
+
+test('filtering a sorted order keeps its order, and a grown query filters the previous matches', () => {
+  const rows = manyRows(5000);
+  const sorted = sortIndices(rows, [...rows.keys()], 'status');
+  let order = sorted;
+  let previous = '';
+  // typed a key at a time, each keystroke filtering the previous matches when it may
+  for (const query of ['s', 'si', 'site', 'site-', 'site-4', 'site-42', 'site-42 ', 'site-42 live']) {
+    order = filterOrder(rows, narrows(previous, query) ? order : sorted, query);
+    previous = query;
+    const fresh = sortIndices(rows, filterRows(rows, query), 'status');
+    assert.deepEqual(order, fresh, query);
+  }
+  // deleting is not narrowing: back to the whole sorted order
+  assert.equal(narrows('site-42', 'site-4'), false);
+  order = filterOrder(rows, narrows('site-42 live', 'site-4') ? order : sorted, 'site-4');
+  assert.deepEqual(order, sortIndices(rows, filterRows(rows, 'site-4'), 'status'));
+  assert.equal(narrows('Site', 'site-4'), true);
+  assert.equal(narrows('live', 'alive'), false);
 });

@@ -7,7 +7,7 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { store, platformNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
-import { visibleRange, scrollToReveal, filterRows, sortIndices } from '../../lib/virtual.js';
+import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices } from '../../lib/virtual.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
 
@@ -57,7 +57,7 @@ export class DomainsTable extends HTMLElement {
     this.menu = this.querySelector('#row-menu');
     this.querySelector('#domain-filter').addEventListener('input', (e) => {
       this.query = e.target.value;
-      this.reorder();
+      this.reorder({ resort: false });
     });
     this.querySelectorAll('.sort').forEach((b) => b.addEventListener('click', () => {
       this.sort = b.dataset.sort;
@@ -95,8 +95,20 @@ export class DomainsTable extends HTMLElement {
     this.reorder();
   }
 
-  reorder() {
-    this.order = sortIndices(this.rows, filterRows(this.rows, this.query), this.sort);
+  /**
+   * The shown order: the rows sorted by the column (sorted again only when the rows or the
+   * column change, `resort`), then filtered by the query — from the previous matches when the
+   * query only grew.
+   */
+  reorder({ resort = true } = {}) {
+    if (resort || !this.sorted) {
+      this.sorted = sortIndices(this.rows, [...this.rows.keys()], this.sort);
+      this.filteredBy = '';
+      this.order = this.sorted;
+    }
+    const from = narrows(this.filteredBy, this.query) ? this.order : this.sorted;
+    this.order = this.query ? filterOrder(this.rows, from, this.query) : this.sorted;
+    this.filteredBy = this.query;
     this.active = Math.min(this.active, Math.max(0, this.order.length - 1));
     const total = this.rows.length;
     const shown = this.order.length;
@@ -118,6 +130,12 @@ export class DomainsTable extends HTMLElement {
     });
   }
 
+  /**
+   * Puts the rows in view into the page. A scroll (`force` false) only adds the rows that came
+   * into range and drops those that left: the rows that stay are not touched, so the browser
+   * moves them with the scroll instead of drawing them again. Everything else (a new order,
+   * selection, focus moves) draws the range afresh.
+   */
   paint(force) {
     const range = visibleRange({
       scrollTop: this.viewport.scrollTop,
@@ -125,30 +143,64 @@ export class DomainsTable extends HTMLElement {
       rowHeight: ROW_HEIGHT,
       count: this.order.length,
     });
-    if (!force && this.range && range.start === this.range.start && range.end === this.range.end) return;
+    const previous = this.range;
+    if (!force && previous && range.start === previous.start && range.end === previous.end) return;
     this.range = range;
+    const overlaps = previous && range.start < previous.end && previous.start < range.end;
+    if (!force && overlaps) {
+      this.scrollRange(previous, range);
+      return;
+    }
     const hadFocus = this.window.contains(document.activeElement);
     const focusedMenuButton = document.activeElement?.classList?.contains('row-menu-button');
-    const selected = store.get().selected;
     const rows = [];
-    for (let i = range.start; i < range.end; i++) {
-      const row = this.rows[this.order[i]];
-      rows.push(html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${row.hostname === selected}">
+    for (let i = range.start; i < range.end; i++) rows.push(this.rowHtml(i));
+    render(this.window, html`${rows}`);
+    this.placeRows(this.window.children);
+    if (rows.length > 0) mark('rows-rendered');
+    if (hadFocus) {
+      const row = this.window.querySelector(`[data-index="${this.active}"]`);
+      (focusedMenuButton ? row?.querySelector('.row-menu-button') : row)?.focus({ preventScroll: true });
+    }
+  }
+
+  /** From the rows of `from` to those of `to` (overlapping ranges), keeping the rows in both. */
+  scrollRange(from, to) {
+    for (const row of [...this.window.children]) {
+      const index = Number(row.dataset.index);
+      if (index < to.start || index >= to.end) row.remove();
+    }
+    const made = (start, end) => {
+      if (start >= end) return [];
+      const rows = [];
+      for (let i = start; i < end; i++) rows.push(this.rowHtml(i));
+      const holder = document.createElement('div');
+      render(holder, html`${rows}`);
+      const elements = [...holder.children];
+      this.placeRows(elements);
+      return elements;
+    };
+    // The page keeps the rows in order, as assistive technology reads them.
+    this.window.prepend(...made(to.start, Math.min(from.start, to.end)));
+    this.window.append(...made(Math.max(from.end, to.start), to.end));
+  }
+
+  /** Each row at its own height in the list (rows are positioned, not flowed). */
+  placeRows(rows) {
+    for (const row of rows) row.style.top = `${Number(row.dataset.index) * ROW_HEIGHT}px`;
+  }
+
+  rowHtml(i) {
+    const selected = store.get().selected;
+    const row = this.rows[this.order[i]];
+    return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${row.hostname === selected}">
         <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
         <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.role}</span>
         <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
         <span role="gridcell" class="expires" title="${row.expiresTitle}">${row.expires || '—'}</span>
         <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
         <span role="gridcell" class="actions"><button type="button" class="row-menu-button" aria-haspopup="menu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
-      </div>`);
-    }
-    render(this.window, html`${rows}`);
-    this.window.style.transform = `translateY(${range.offset}px)`;
-    if (rows.length > 0) mark('rows-rendered');
-    if (hadFocus) {
-      const row = this.window.querySelector(`[data-index="${this.active}"]`);
-      (focusedMenuButton ? row?.querySelector('.row-menu-button') : row)?.focus({ preventScroll: true });
-    }
+      </div>`;
   }
 
   rowOf(target) {
