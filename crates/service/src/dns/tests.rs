@@ -770,3 +770,87 @@ async fn the_udp_socket_queues_a_burst() {
         "receive buffer {granted} bytes; expected at least {expected} (privileged: {privileged}, rmem_max {cap})"
     );
 }
+
+/// Garbage does not stop the UDP loop: too short for a header, it gets no answer; with a
+/// readable header but an unreadable question, FORMERR with the question's id; a response is
+/// not answered (no reflection). The next real question is still answered.
+#[tokio::test]
+async fn garbage_gets_formerr_or_silence_and_the_loop_goes_on() {
+    let dns = start(seeded_store(), ZoneView::Live).await;
+    let socket = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+    let mut buffer = vec![0u8; 65_535];
+
+    // Five bytes: no header, no answer.
+    socket.send_to(b"\x01\x02junk", dns.address).await.unwrap();
+    // A header (id 0x0bad, one question) followed by a truncated question name.
+    let broken = b"\x0b\xad\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x07exa";
+    socket.send_to(broken, dns.address).await.unwrap();
+    let (length, _) = socket.recv_from(&mut buffer).await.unwrap();
+    let formerr = Message::from_vec(&buffer[..length]).unwrap();
+    assert_eq!(formerr.id(), 0x0bad);
+    assert_eq!(formerr.message_type(), MessageType::Response);
+    assert_eq!(formerr.response_code(), ResponseCode::FormErr);
+
+    // A response sent to the server is ignored, then a real question is answered.
+    let mut response = Message::from_vec(&question(TARGET, RecordType::A, false)).unwrap();
+    response.set_message_type(MessageType::Response).set_id(7);
+    socket
+        .send_to(&response.to_vec().unwrap(), dns.address)
+        .await
+        .unwrap();
+    socket
+        .send_to(&question(TARGET, RecordType::A, false), dns.address)
+        .await
+        .unwrap();
+    let (length, _) = tokio::time::timeout(
+        std::time::Duration::from_secs(5),
+        socket.recv_from(&mut buffer),
+    )
+    .await
+    .expect("the loop stopped after garbage")
+    .unwrap();
+    let answer = Message::from_vec(&buffer[..length]).unwrap();
+    assert_eq!(answer.id(), 4242, "only the question is answered");
+    assert_eq!(answer.response_code(), ResponseCode::NoError);
+    assert_eq!(a_values(&answer), vec!["127.0.0.1"]);
+}
+
+/// Thousands of questions in flight on one client socket all get their answer, each with its
+/// own id (the client's socket is bound as the server's, so its buffer holds the burst).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_question_of_a_burst_in_flight_is_answered() {
+    const BURST: u16 = 3_000;
+    let dns = start(seeded_store(), ZoneView::Live).await;
+    let (client, _tcp) = bind_dns("127.0.0.1:0".parse().unwrap()).await.unwrap();
+    let kinds = [
+        RecordType::A,
+        RecordType::AAAA,
+        RecordType::TXT,
+        RecordType::CAA,
+    ];
+    for id in 0..BURST {
+        let mut message =
+            Message::from_vec(&question(TARGET, kinds[usize::from(id) % 4], true)).unwrap();
+        message.set_id(id);
+        client
+            .send_to(&message.to_vec().unwrap(), dns.address)
+            .await
+            .unwrap();
+    }
+    let mut seen = vec![false; usize::from(BURST)];
+    let mut buffer = vec![0u8; 65_535];
+    for _ in 0..BURST {
+        let (length, _) = tokio::time::timeout(
+            std::time::Duration::from_secs(5),
+            client.recv_from(&mut buffer),
+        )
+        .await
+        .expect("a question of the burst was never answered")
+        .unwrap();
+        let answer = Message::from_vec(&buffer[..length]).unwrap();
+        assert_eq!(answer.response_code(), ResponseCode::NoError);
+        assert!(!seen[usize::from(answer.id())], "answered twice");
+        seen[usize::from(answer.id())] = true;
+    }
+    assert!(seen.iter().all(|&answered| answered));
+}
