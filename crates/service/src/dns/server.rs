@@ -300,7 +300,7 @@ async fn answer_udp(
         Err(error) => match error.kind() {
             ProtoErrorKind::FormError { header, .. } => {
                 let mut response = Message::new();
-                let mut header = Header::response_from_request(&header);
+                let mut header = Header::response_from_request(header);
                 header.set_response_code(ResponseCode::FormErr);
                 response.set_header(header);
                 match response.to_vec() {
