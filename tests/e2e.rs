@@ -374,6 +374,32 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     );
     app.screenshot("09-redirect").await;
 
+    // The filter narrows the table to the matching rows; deleting it key by key brings every
+    // row back, each once and in the table's order, and the rows drawn are the current ones.
+    // Only the primary is live: filtered, it moves up to the first row, where the alias was.
+    app.type_into("#domain-filter", "live").await;
+    app.wait_gone(&row(WWW)).await;
+    app.wait_contains("#domain-count", "1 of 2 domains").await;
+    assert_eq!(
+        app.try_attr(&row(SHOP), "data-index").await.as_deref(),
+        Some("0")
+    );
+    app.press("#domain-filter", "\u{E003}\u{E003}\u{E003}\u{E003}")
+        .await;
+    app.wait_contains("#domain-count", "2 domains").await;
+    let rows = app
+        .script(
+            "return [...document.querySelectorAll('#domains-grid .vt-window .vt-row')]
+               .map((row) => [row.dataset.index, row.dataset.hostname, row.style.top]);",
+        )
+        .await;
+    // by status, problems first: the waiting alias, then the live primary
+    assert_eq!(
+        rows,
+        serde_json::json!([["0", WWW, "0px"], ["1", SHOP, "56px"]]),
+        "every row once, in order, at its place"
+    );
+
     // Remove the walked domain: it leaves the table, the redirect to it re-points to the
     // project's default address, and the project is served there again.
     row_menu(&app, SHOP, "#menu-remove").await;

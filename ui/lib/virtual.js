@@ -75,3 +75,22 @@ export function sortIndices(rows, indices, column) {
   }
   return copy;
 }
+
+/**
+ * Which rows already in the page can stay when a range is drawn again. `present` maps the
+ * index of each row in the page to the markup it was made from; `wanted` lists the range as
+ * `[index, markup]` in order. A row stays when it sits at the same index with the same markup,
+ * so a keystroke that leaves the rows in view as they were changes nothing in the page, and
+ * one that changes some of them rebuilds only those. Returns the indices to `drop` from the
+ * page and those to `make` (in order).
+ */
+export function reuseRows(present, wanted) {
+  const keep = new Set();
+  const make = [];
+  for (const [index, markup] of wanted) {
+    if (present.get(index) === markup) keep.add(index);
+    else make.push(index);
+  }
+  const drop = [...present.keys()].filter((index) => !keep.has(index));
+  return { drop, make };
+}

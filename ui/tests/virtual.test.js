@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { visibleRange, scrollToReveal, filterRows, filterOrder, narrows, sortIndices } from '../lib/virtual.js';
+import { visibleRange, scrollToReveal, filterRows, filterOrder, narrows, sortIndices, reuseRows } from '../lib/virtual.js';
 import { domainRow } from '../lib/domain-view.js';
 import { domain } from './fixtures.js';
 
@@ -77,4 +77,20 @@ test('filtering a sorted order keeps its order, and a grown query filters the pr
   assert.deepEqual(order, sortIndices(rows, filterRows(rows, 'site-4'), 'status'));
   assert.equal(narrows('Site', 'site-4'), true);
   assert.equal(narrows('live', 'alive'), false);
+});
+
+test('drawing a range again keeps the rows whose index and markup are unchanged', () => {
+  const present = new Map([[3, '<a>'], [4, '<b>'], [5, '<c>'], [6, '<d>']]);
+  // the same rows: nothing leaves, nothing is made
+  assert.deepEqual(reuseRows(present, [[3, '<a>'], [4, '<b>'], [5, '<c>'], [6, '<d>']]), { drop: [], make: [] });
+  // a filter changed the rows at 4 and 6, and the range grew by one
+  assert.deepEqual(
+    reuseRows(present, [[3, '<a>'], [4, '<x>'], [5, '<c>'], [6, '<y>'], [7, '<z>']]),
+    { drop: [4, 6], make: [4, 6, 7] },
+  );
+  // the same markup at another index is another row (it is positioned by its index)
+  assert.deepEqual(reuseRows(present, [[4, '<a>'], [5, '<b>']]), { drop: [3, 4, 5, 6], make: [4, 5] });
+  // an empty page makes everything; an empty range drops everything
+  assert.deepEqual(reuseRows(new Map(), [[0, '<a>']]), { drop: [], make: [0] });
+  assert.deepEqual(reuseRows(present, []), { drop: [3, 4, 5, 6], make: [] });
 });

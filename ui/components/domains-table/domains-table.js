@@ -7,7 +7,7 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { store, platformNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
-import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices } from '../../lib/virtual.js';
+import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
 
@@ -112,13 +112,16 @@ export class DomainsTable extends HTMLElement {
     this.active = Math.min(this.active, Math.max(0, this.order.length - 1));
     const total = this.rows.length;
     const shown = this.order.length;
-    this.querySelector('#domain-count').textContent = total === 0 ? '' : shown === total ? `${total} domain${total === 1 ? '' : 's'}` : `${shown} of ${total} domains`;
-    this.querySelectorAll('.sort').forEach((b) => b.setAttribute('aria-pressed', String(b.dataset.sort === this.sort)));
-    this.querySelector('#domains-grid').setAttribute('aria-rowcount', String(shown + 1));
+    // Only what changed is written: writing the same text or attribute again still makes
+    // WebKit lay out and draw it, in the frame the keystroke must fit in.
+    setText(this.querySelector('#domain-count'), total === 0 ? '' : shown === total ? `${total} domain${total === 1 ? '' : 's'}` : `${shown} of ${total} domains`);
+    this.querySelectorAll('.sort').forEach((b) => setAttribute(b, 'aria-pressed', String(b.dataset.sort === this.sort)));
+    setAttribute(this.querySelector('#domains-grid'), 'aria-rowcount', String(shown + 1));
     const empty = this.querySelector('#domains-empty');
-    empty.hidden = shown > 0;
-    empty.textContent = total === 0 ? 'No custom domains yet. The project is served at its default address.' : 'No domain matches the filter.';
-    this.spacer.style.height = `${shown * ROW_HEIGHT}px`;
+    if (empty.hidden !== shown > 0) empty.hidden = shown > 0;
+    setText(empty, total === 0 ? 'No custom domains yet. The project is served at its default address.' : 'No domain matches the filter.');
+    const height = `${shown * ROW_HEIGHT}px`;
+    if (this.spacer.style.height !== height) this.spacer.style.height = height;
     this.paint(true);
   }
 
@@ -134,7 +137,9 @@ export class DomainsTable extends HTMLElement {
    * Puts the rows in view into the page. A scroll (`force` false) only adds the rows that came
    * into range and drops those that left: the rows that stay are not touched, so the browser
    * moves them with the scroll instead of drawing them again. Everything else (a new order,
-   * selection, focus moves) draws the range afresh.
+   * selection, focus moves) draws the range again, keeping every row whose index and markup
+   * are unchanged (`reuseRows`): a keystroke that leaves the rows in view as they were
+   * changes nothing in the page.
    */
   paint(force) {
     const range = visibleRange({
@@ -153,11 +158,24 @@ export class DomainsTable extends HTMLElement {
     }
     const hadFocus = this.window.contains(document.activeElement);
     const focusedMenuButton = document.activeElement?.classList?.contains('row-menu-button');
-    const rows = [];
-    for (let i = range.start; i < range.end; i++) rows.push(this.rowHtml(i));
-    render(this.window, html`${rows}`);
-    this.placeRows(this.window.children);
-    if (rows.length > 0) mark('rows-rendered');
+    const present = new Map([...this.window.children].map((row) => [Number(row.dataset.index), row]));
+    const wanted = [];
+    for (let i = range.start; i < range.end; i++) wanted.push([i, this.rowHtml(i)]);
+    const plan = reuseRows(
+      new Map([...present].map(([index, row]) => [index, row.markup])),
+      wanted.map(([index, markup]) => [index, markup.text]),
+    );
+    for (const index of plan.drop) present.get(index).remove();
+    const made = this.makeRows(plan.make.map((index) => wanted[index - range.start][1]));
+    // The kept rows are in order; each new row goes in before the first kept row after it,
+    // so the page keeps the rows in order, as assistive technology reads them.
+    let next = this.window.firstElementChild;
+    for (const row of made) {
+      const index = Number(row.dataset.index);
+      while (next && Number(next.dataset.index) < index) next = next.nextElementSibling;
+      this.window.insertBefore(row, next);
+    }
+    if (wanted.length > 0) mark('rows-rendered');
     if (hadFocus) {
       const row = this.window.querySelector(`[data-index="${this.active}"]`);
       (focusedMenuButton ? row?.querySelector('.row-menu-button') : row)?.focus({ preventScroll: true });
@@ -171,18 +189,27 @@ export class DomainsTable extends HTMLElement {
       if (index < to.start || index >= to.end) row.remove();
     }
     const made = (start, end) => {
-      if (start >= end) return [];
       const rows = [];
       for (let i = start; i < end; i++) rows.push(this.rowHtml(i));
-      const holder = document.createElement('div');
-      render(holder, html`${rows}`);
-      const elements = [...holder.children];
-      this.placeRows(elements);
-      return elements;
+      return this.makeRows(rows);
     };
     // The page keeps the rows in order, as assistive technology reads them.
     this.window.prepend(...made(to.start, Math.min(from.start, to.end)));
     this.window.append(...made(Math.max(from.end, to.start), to.end));
+  }
+
+  /**
+   * Row elements from their markup (`rowHtml`), positioned, each remembering the markup it was
+   * made from; not yet in the page.
+   */
+  makeRows(markups) {
+    if (markups.length === 0) return [];
+    const holder = document.createElement('div');
+    render(holder, html`${markups}`);
+    const rows = [...holder.children];
+    rows.forEach((row, i) => { row.markup = markups[i].text; });
+    this.placeRows(rows);
+    return rows;
   }
 
   /** Each row at its own height in the list (rows are positioned, not flowed). */
@@ -304,4 +331,14 @@ export class DomainsTable extends HTMLElement {
     store.set({ selected: hostname });
     run?.();
   }
+}
+
+/** Sets an element's text only when it differs. */
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+/** Sets an attribute only when it differs. */
+function setAttribute(element, name, value) {
+  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
 }

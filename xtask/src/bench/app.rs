@@ -490,14 +490,15 @@ const tick = (t) => {
 requestAnimationFrame(tick);
 "#;
 
-/// Starts recording frames, and for each keystroke in the filter box the time from the input
-/// event to the next frame's callback (the handler's work plus the wait for the frame).
+/// Starts recording frames, and for each keystroke in the box with id `arguments[0]` the time
+/// from the input event to the next frame's callback (the handler's work plus the wait for
+/// the frame).
 const RECORD_START_SCRIPT: &str = r#"
 const rec = { frames: [], keys: [], on: true };
 window.__ddRecording = rec;
 const tick = (t) => { if (!rec.on) return; rec.frames.push(t); requestAnimationFrame(tick); };
 requestAnimationFrame(tick);
-document.getElementById('domain-filter').addEventListener('input', (e) => {
+document.getElementById(arguments[0]).addEventListener('input', (e) => {
   if (!rec.on) return;
   const at = e.timeStamp;
   requestAnimationFrame(() => rec.keys.push(performance.now() - at));
@@ -514,6 +515,22 @@ requestAnimationFrame(() => requestAnimationFrame(() => {
 }));
 "#;
 
+/// The floor for typing: a plain text box beside the filter, with no listener of the page's
+/// own, so typing into it costs only WebDriver's keystroke and WebKit drawing the box.
+const FLOOR_BOX_SCRIPT: &str = r#"
+const box = document.createElement('input');
+box.id = 'bench-floor-box';
+box.type = 'search';
+box.autocomplete = 'off';
+document.getElementById('domain-filter').after(box);
+return true;
+"#;
+
+const FLOOR_BOX_REMOVE_SCRIPT: &str = r#"
+document.getElementById('bench-floor-box')?.remove();
+return true;
+"#;
+
 /// What typing into the filter measured.
 struct Typing {
     frames: Frames,
@@ -522,9 +539,10 @@ struct Typing {
     key_max_ms: f64,
 }
 
-/// Frame times while scrolling through the 5,000 rows and while typing a filter, key by key,
-/// and deleting it again; an idle run first for the floor.
-fn frame_times(webdriver: &WebDriver) -> Result<(Frames, Scroll, Typing)> {
+/// Frame times while scrolling through the 5,000 rows, while typing into a plain box (the
+/// floor) and while typing a filter, key by key, and deleting it again; an idle run first for
+/// the floor of the frames themselves.
+fn frame_times(webdriver: &WebDriver) -> Result<(Frames, Scroll, Typing, Typing)> {
     let idle = webdriver.script_with(IDLE_SCRIPT, true, json!([SCROLL_FRAMES / 2]))?;
     println!(
         "    idle: {} frames in {:.0} ms; page {}, focus {}",
@@ -550,26 +568,44 @@ fn frame_times(webdriver: &WebDriver) -> Result<(Frames, Scroll, Typing)> {
         script.last().copied().unwrap_or(0.0),
     );
 
+    webdriver.script(FLOOR_BOX_SCRIPT, false)?;
+    let floor = type_into(webdriver, "bench-floor-box")?;
+    webdriver.script(FLOOR_BOX_REMOVE_SCRIPT, false)?;
+    let typing = type_into(webdriver, "domain-filter")?;
+    Ok((
+        idle,
+        Scroll {
+            frames: scroll,
+            paint_ms,
+        },
+        floor,
+        typing,
+    ))
+}
+
+/// Types [`FILTER_TEXT`] into the box with id `id` key by key and deletes it again,
+/// [`TYPING_ROUNDS`] times, recording the page's frames throughout.
+fn type_into(webdriver: &WebDriver, id: &str) -> Result<Typing> {
     let found = expect(
         "POST",
         &format!("{}/element", webdriver.base),
         None,
-        Some(&json!({"using": "css selector", "value": "#domain-filter"})),
+        Some(&json!({"using": "css selector", "value": format!("#{id}")})),
         200,
     )?;
     let element = found["value"]
         .as_object()
         .and_then(|o| o.values().next())
         .and_then(Value::as_str)
-        .context("the filter box was not found")?
+        .with_context(|| format!("#{id} was not found"))?
         .to_owned();
-    webdriver.script(RECORD_START_SCRIPT, false)?;
+    webdriver.script_with(RECORD_START_SCRIPT, false, json!([id]))?;
     let backspace = "\u{E003}".to_owned();
-    let keys = FILTER_TEXT
+    let round = FILTER_TEXT
         .chars()
         .map(String::from)
         .chain(std::iter::repeat_n(backspace, FILTER_TEXT.chars().count()));
-    for key in keys {
+    for key in std::iter::repeat_n(round, TYPING_ROUNDS).flatten() {
         expect(
             "POST",
             &format!("{}/element/{element}/value", webdriver.base),
@@ -582,26 +618,18 @@ fn frame_times(webdriver: &WebDriver) -> Result<(Frames, Scroll, Typing)> {
     }
     let recorded = webdriver.script(RECORD_STOP_SCRIPT, true)?;
     println!(
-        "    after typing and deleting the filter: {}",
+        "    after typing into #{id} and deleting it {TYPING_ROUNDS} times: {}",
         recorded["count"]
     );
     let mut key_ms = timestamps(&recorded["keys"]);
     key_ms.sort_by(f64::total_cmp);
-    let typing = Typing {
+    Ok(Typing {
         frames: Frames::from_timestamps(&timestamps(&recorded["frames"]))
             .context("no frames while typing")?,
         keys: key_ms.len(),
         key_median_ms: key_ms.get(key_ms.len() / 2).copied().unwrap_or(0.0),
         key_max_ms: key_ms.last().copied().unwrap_or(0.0),
-    };
-    Ok((
-        idle,
-        Scroll {
-            frames: scroll,
-            paint_ms,
-        },
-        typing,
-    ))
+    })
 }
 
 /// What scrolling measured: the frames, and the table's paint() calls (count, median and
@@ -617,6 +645,9 @@ const SCROLL_STEP: usize = 280;
 /// Typed into the filter key by key, then deleted with as many backspaces; every prefix up to
 /// "site-" matches all 5,000 rows.
 const FILTER_TEXT: &str = "site-42";
+/// How many times the filter is typed and deleted: three rounds give about 300 frames, so the
+/// p99 is not one stray frame.
+const TYPING_ROUNDS: usize = 3;
 
 fn unix_millis() -> f64 {
     std::time::SystemTime::now()
@@ -760,7 +791,7 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     let slowest_ms = big_launches.last().map_or(0.0, |l| l.domains_painted_ms);
     let big = big_launches.swap_remove(big_launches.len() / 2);
     println!("\n==> frame times: idle, scrolling, typing a filter");
-    let (idle, scroll, typing) = frame_times(&webdriver)?;
+    let (idle, scroll, floor, typing) = frame_times(&webdriver)?;
     let frames_load = load_now();
     webdriver.close()?;
     drop(driver);
@@ -836,17 +867,34 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
         ),
         goal(scroll.frames.p99 <= FRAME_MS + 0.1, "p99 ≤ 16.7 ms, 60 fps"),
     );
-    table.add(
-        "app: frames",
-        &format!("typing \"{FILTER_TEXT}\" in the filter and deleting it, a key per 120 ms"),
+    let typed = |typing: &Typing| {
         format!(
             "{}; key to next frame median {:.1} ms, max {:.1} ms over {} keys; load {frames_load}",
             typing.frames.figure(),
             typing.key_median_ms,
             typing.key_max_ms,
             typing.keys
+        )
+    };
+    table.add(
+        "app: frames",
+        &format!(
+            "floor: typing \"{FILTER_TEXT}\" into a plain box beside the filter (no listener) and deleting it, {TYPING_ROUNDS} times, a key per 120 ms"
         ),
-        goal(typing.frames.p99 <= FRAME_MS + 0.1, "p99 ≤ 16.7 ms, 60 fps"),
+        typed(&floor),
+        String::new(),
+    );
+    table.add(
+        "app: frames",
+        &format!(
+            "typing \"{FILTER_TEXT}\" in the filter and deleting it, {TYPING_ROUNDS} times, a key per 120 ms"
+        ),
+        typed(&typing),
+        format!(
+            "p99 {:+.1} ms against the floor; {}",
+            typing.frames.p99 - floor.frames.p99,
+            goal(typing.frames.p99 <= FRAME_MS + 0.1, "p99 ≤ 16.7 ms, 60 fps")
+        ),
     );
     Ok(())
 }
