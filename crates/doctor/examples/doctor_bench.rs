@@ -59,11 +59,14 @@ async fn main() -> Result<(), Failure> {
     };
     // The server runs on a runtime of its own, as it would in its own process: the doctor's
     // runtime runs only the doctor, like each peer's process.
-    let server_runtime = tokio::runtime::Builder::new_multi_thread()
-        .thread_name("dns-server")
-        .enable_all()
-        .build()?;
+    let server_runtime = ServerRuntime(Some(
+        tokio::runtime::Builder::new_multi_thread()
+            .thread_name("dns-server")
+            .enable_all()
+            .build()?,
+    ));
     let service = server_runtime
+        .handle()
         .spawn(async move {
             match Service::spawn(settings(SocketAddr::from(([127, 0, 89, 53], 53)))).await {
                 Ok(service) => Ok(service),
@@ -79,7 +82,12 @@ async fn main() -> Result<(), Failure> {
     let info = service.info().clone();
     let dns: SocketAddr = info.dns.as_deref().ok_or("no DNS server")?.parse()?;
     let edge: SocketAddr = info.edge_https.as_deref().ok_or("no edge")?.parse()?;
-    let http = reqwest::Client::builder().no_proxy().build()?;
+    // The peers take a while; a connection idle for longer than the service's keep-alive
+    // (30 s) is closed there, so an idle one is never reused after 5 s.
+    let http = reqwest::Client::builder()
+        .no_proxy()
+        .pool_idle_timeout(Duration::from_secs(5))
+        .build()?;
     let api = format!("http://{}", info.api);
     let call = |method: reqwest::Method, path: String, key: Option<String>, body: Value| {
         let request = http.request(method, format!("{api}{path}")).json(&body);
@@ -404,8 +412,26 @@ async fn main() -> Result<(), Failure> {
             ))
             .unwrap_or_else(|| "none".to_owned())
     );
-    drop(service);
-    // the server's runtime cannot be dropped inside this one: its threads stop on their own
-    server_runtime.shutdown_background();
     Ok(())
+}
+
+/// The server's runtime. It cannot be dropped inside the doctor's (dropping waits for its
+/// threads), so it is let go of in the background, on every way out of `main`.
+struct ServerRuntime(Option<tokio::runtime::Runtime>);
+
+impl ServerRuntime {
+    fn handle(&self) -> &tokio::runtime::Handle {
+        self.0
+            .as_ref()
+            .expect("the runtime lives until dropped")
+            .handle()
+    }
+}
+
+impl Drop for ServerRuntime {
+    fn drop(&mut self) {
+        if let Some(runtime) = self.0.take() {
+            runtime.shutdown_background();
+        }
+    }
 }

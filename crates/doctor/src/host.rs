@@ -1,6 +1,7 @@
 //! One hostname's diagnosis: which questions are asked of which servers, in what order and
 //! in parallel, and how the checks' findings come together into its report.
 
+use std::sync::Arc;
 use std::time::Instant;
 
 use chrono::{DateTime, Utc};
@@ -32,7 +33,7 @@ pub(crate) struct Run {
     pub servers: Vec<Server>,
     /// The platform target, lowercase, without the final dot.
     pub target: String,
-    target_answers: OnceCell<(Answer, Answer)>,
+    target_answers: OnceCell<(Arc<Answer>, Arc<Answer>)>,
 }
 
 impl Run {
@@ -63,7 +64,7 @@ impl Run {
     }
 
     /// The target's A and AAAA answers, asked once per run.
-    async fn target_answers(&self) -> &(Answer, Answer) {
+    async fn target_answers(&self) -> &(Arc<Answer>, Arc<Answer>) {
         self.target_answers
             .get_or_init(|| async {
                 let primary = self.primary();
@@ -181,7 +182,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             .map(|((server, (a, _)), unchecked)| health::ServerAnswer {
                 label: &server.source.label,
                 answer: a,
-                checking_disabled: unchecked.as_ref(),
+                checking_disabled: unchecked.as_deref(),
             })
             .collect::<Vec<_>>(),
     ));

@@ -2,6 +2,8 @@
 //! CNAMEs, judged with the shared evaluator, naming the label that decides and the record to
 //! add. Existing tools stop at the public suffix or check one parent; CAs climb all the way.
 
+use std::sync::Arc;
+
 use domain_desk_api::caa::{self, CaaProperty, CaaReason, CaaRecord};
 use hickory_proto::rr::RecordType;
 
@@ -171,7 +173,7 @@ async fn follow(
     server: &Server,
     name: &str,
     answer: &Answer,
-) -> (Vec<DnsRecord>, Option<String>, Vec<Answer>) {
+) -> (Vec<DnsRecord>, Option<String>, Vec<Arc<Answer>>) {
     let records: Vec<DnsRecord> = answer.records_of_type("CAA").cloned().collect();
     if answer.cname_of(name).is_none() {
         return (records, None, Vec::new());

@@ -3,6 +3,7 @@
 //! answers exactly equal to the target's (what an ALIAS flattens to).
 
 use std::collections::BTreeSet;
+use std::sync::Arc;
 
 use crate::checks::evidence;
 use crate::dns::{Answer, AnswerStatus, DnsRecord};
@@ -16,7 +17,7 @@ pub struct RecordAnswers<'a> {
     pub aaaa: &'a Answer,
     pub cname: &'a Answer,
     /// Answers for other types at the name (TXT, MX), to find data beside a CNAME.
-    pub others: &'a [Answer],
+    pub others: &'a [Arc<Answer>],
     /// The platform target's A and AAAA answers.
     pub target_a: &'a Answer,
     pub target_aaaa: &'a Answer,
@@ -267,6 +268,7 @@ pub fn check(
             evidence: answers
                 .others
                 .iter()
+                .map(|answer| &**answer)
                 .chain([answers.a, answers.aaaa])
                 .filter(|answer| !answer.answers.is_empty())
                 .map(|answer| evidence(label, answer, None))

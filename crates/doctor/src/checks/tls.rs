@@ -7,6 +7,7 @@
 //! to and judges what was seen.
 
 use std::net::SocketAddr;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 
@@ -24,7 +25,7 @@ const EXPIRY_WARNING_DAYS: i64 = 14;
 /// caller named the edge.
 pub(crate) async fn probe(
     hostname: &str,
-    address_answers: &[(Answer, Answer)],
+    address_answers: &[(Arc<Answer>, Arc<Answer>)],
     options: &DoctorOptions,
     source: &TlsSource,
     now: DateTime<Utc>,

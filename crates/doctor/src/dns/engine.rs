@@ -28,7 +28,8 @@ pub struct WireQuery {
     pub checking_disabled: bool,
 }
 
-type Slot = Arc<OnceCell<Answer>>;
+/// One question's answer, shared by every check that asks it (answers are never changed).
+type Slot = Arc<OnceCell<Arc<Answer>>>;
 
 /// Asks questions with per-run de-duplication and a bound on questions in flight. Cheap to
 /// clone; clones share the cache.
@@ -75,7 +76,7 @@ impl QueryEngine {
         recursive: bool,
         name: &str,
         record_type: RecordType,
-    ) -> Answer {
+    ) -> Arc<Answer> {
         self.ask_with(server, recursive, false, name, record_type)
             .await
     }
@@ -88,7 +89,7 @@ impl QueryEngine {
         checking_disabled: bool,
         name: &str,
         record_type: RecordType,
-    ) -> Answer {
+    ) -> Arc<Answer> {
         let key = WireQuery {
             server,
             name: normalise_name(name),
@@ -106,19 +107,19 @@ impl QueryEngine {
                 .unwrap_or_else(PoisonError::into_inner);
             cache.entry(key.clone()).or_default().clone()
         };
-        slot.get_or_init(|| self.send(key)).await.clone()
+        Arc::clone(slot.get_or_init(|| self.send(key)).await)
     }
 
-    async fn send(&self, key: WireQuery) -> Answer {
+    async fn send(&self, key: WireQuery) -> Arc<Answer> {
         let Ok(_permit) = self.inner.in_flight.acquire().await else {
-            return Answer::failed(
+            return Arc::new(Answer::failed(
                 key.server.to_string(),
                 &key.name,
                 &key.record_type.to_string(),
                 AnswerStatus::Failed,
                 "the doctor is shutting down".to_owned(),
                 0,
-            );
+            ));
         };
         self.inner
             .log
@@ -139,7 +140,7 @@ impl QueryEngine {
             elapsed_ms = answer.elapsed_ms,
             "DNS question"
         );
-        answer
+        Arc::new(answer)
     }
 
     /// Every question sent over the wire so far, in the order sent.
