@@ -117,6 +117,27 @@ async fn assert_notices_cover_nothing(app: &App) {
     }
 }
 
+/// Every row of the Domains table in the page is node for node what drawing it afresh makes
+/// (a row patched in place for a new domain must not keep anything of the old one).
+async fn assert_rows_as_drawn_afresh(app: &App, when: &str) {
+    let stale = app
+        .script(
+            "const table = document.getElementById('domains-table');
+             return [...table.querySelectorAll('.vt-window .vt-row')]
+               .filter((row) => {
+                 const [fresh] = table.makeRows([table.rowHtml(Number(row.dataset.index))]);
+                 return !row.isEqualNode(fresh);
+               })
+               .map((row) => row.outerHTML);",
+        )
+        .await;
+    assert_eq!(
+        stale,
+        serde_json::json!([]),
+        "{when}: rows differ from a fresh drawing"
+    );
+}
+
 /// Opens the row menu of `hostname` and picks `item` (`#menu-…`).
 async fn row_menu(app: &App, hostname: &str, item: &str) {
     app.click(&format!(r#"[data-testid="row-menu-{hostname}"]"#))
@@ -384,9 +405,11 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         app.try_attr(&row(SHOP), "data-index").await.as_deref(),
         Some("0")
     );
+    assert_rows_as_drawn_afresh(&app, "filtered").await;
     app.press("#domain-filter", "\u{E003}\u{E003}\u{E003}\u{E003}")
         .await;
     app.wait_contains("#domain-count", "2 domains").await;
+    assert_rows_as_drawn_afresh(&app, "the filter deleted").await;
     let rows = app
         .script(
             "return [...document.querySelectorAll('#domains-grid .vt-window .vt-row')]

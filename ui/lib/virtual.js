@@ -77,20 +77,23 @@ export function sortIndices(rows, indices, column) {
 }
 
 /**
- * Which rows already in the page can stay when a range is drawn again. `present` maps the
- * index of each row in the page to the markup it was made from; `wanted` lists the range as
- * `[index, markup]` in order. A row stays when it sits at the same index with the same markup,
- * so a keystroke that leaves the rows in view as they were changes nothing in the page, and
- * one that changes some of them rebuilds only those. Returns the indices to `drop` from the
- * page and those to `make` (in order).
+ * How to bring the rows in the page to a newly drawn range. `present` maps the index of each
+ * row in the page to the markup it was made from; `wanted` lists the range as
+ * `[index, markup]` in order. A row at the same index with the same markup stays as it is,
+ * so a keystroke that leaves the rows in view as they were changes nothing in the page; one
+ * at the same index with other markup is `patch`ed in place (its text and attributes
+ * rewritten, the element kept); rows no longer in range are dropped and rows new to the
+ * range are made (in order).
  */
 export function reuseRows(present, wanted) {
-  const keep = new Set();
+  const patch = [];
   const make = [];
+  const wantedIndices = new Set();
   for (const [index, markup] of wanted) {
-    if (present.get(index) === markup) keep.add(index);
-    else make.push(index);
+    wantedIndices.add(index);
+    if (!present.has(index)) make.push(index);
+    else if (present.get(index) !== markup) patch.push(index);
   }
-  const drop = [...present.keys()].filter((index) => !keep.has(index));
-  return { drop, make };
+  const drop = [...present.keys()].filter((index) => !wantedIndices.has(index));
+  return { drop, patch, make };
 }

@@ -79,18 +79,18 @@ test('filtering a sorted order keeps its order, and a grown query filters the pr
   assert.equal(narrows('live', 'alive'), false);
 });
 
-test('drawing a range again keeps the rows whose index and markup are unchanged', () => {
+test('drawing a range again keeps unchanged rows, patches changed ones and makes only new ones', () => {
   const present = new Map([[3, '<a>'], [4, '<b>'], [5, '<c>'], [6, '<d>']]);
-  // the same rows: nothing leaves, nothing is made
-  assert.deepEqual(reuseRows(present, [[3, '<a>'], [4, '<b>'], [5, '<c>'], [6, '<d>']]), { drop: [], make: [] });
+  // the same rows: nothing changes
+  assert.deepEqual(reuseRows(present, [[3, '<a>'], [4, '<b>'], [5, '<c>'], [6, '<d>']]), { drop: [], patch: [], make: [] });
   // a filter changed the rows at 4 and 6, and the range grew by one
   assert.deepEqual(
     reuseRows(present, [[3, '<a>'], [4, '<x>'], [5, '<c>'], [6, '<y>'], [7, '<z>']]),
-    { drop: [4, 6], make: [4, 6, 7] },
+    { drop: [], patch: [4, 6], make: [7] },
   );
   // the same markup at another index is another row (it is positioned by its index)
-  assert.deepEqual(reuseRows(present, [[4, '<a>'], [5, '<b>']]), { drop: [3, 4, 5, 6], make: [4, 5] });
+  assert.deepEqual(reuseRows(present, [[4, '<a>'], [5, '<b>']]), { drop: [3, 6], patch: [4, 5], make: [] });
   // an empty page makes everything; an empty range drops everything
-  assert.deepEqual(reuseRows(new Map(), [[0, '<a>']]), { drop: [], make: [0] });
-  assert.deepEqual(reuseRows(present, []), { drop: [3, 4, 5, 6], make: [] });
+  assert.deepEqual(reuseRows(new Map(), [[0, '<a>'], [1, '<b>']]), { drop: [], patch: [], make: [0, 1] });
+  assert.deepEqual(reuseRows(present, []), { drop: [3, 4, 5, 6], patch: [], make: [] });
 });

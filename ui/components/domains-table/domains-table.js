@@ -4,7 +4,7 @@
 // Home/End move between rows; Enter shows the details; the context-menu key or Shift+F10
 // opens the row's menu.
 import { html } from '../../lib/html.js';
-import { render } from '../../lib/dom.js';
+import { render, morph } from '../../lib/dom.js';
 import { store, platformNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
@@ -137,9 +137,10 @@ export class DomainsTable extends HTMLElement {
    * Puts the rows in view into the page. A scroll (`force` false) only adds the rows that came
    * into range and drops those that left: the rows that stay are not touched, so the browser
    * moves them with the scroll instead of drawing them again. Everything else (a new order,
-   * selection, focus moves) draws the range again, keeping every row whose index and markup
-   * are unchanged (`reuseRows`): a keystroke that leaves the rows in view as they were
-   * changes nothing in the page.
+   * selection, focus moves) draws the range again through `reuseRows`: a row whose index and
+   * markup are unchanged stays as it is (a keystroke that leaves the rows in view as they
+   * were changes nothing in the page), and one whose markup changed is patched in place
+   * (`morph`), so the browser redraws the changed text instead of building new rows.
    */
   paint(force) {
     const range = visibleRange({
@@ -166,7 +167,13 @@ export class DomainsTable extends HTMLElement {
       wanted.map(([index, markup]) => [index, markup.text]),
     );
     for (const index of plan.drop) present.get(index).remove();
-    const made = this.makeRows(plan.make.map((index) => wanted[index - range.start][1]));
+    const fresh = this.makeRows([...plan.patch, ...plan.make].map((index) => wanted[index - range.start][1]));
+    plan.patch.forEach((index, k) => {
+      const row = present.get(index);
+      morph(row, fresh[k]);
+      row.markup = fresh[k].markup;
+    });
+    const made = fresh.slice(plan.patch.length);
     // The kept rows are in order; each new row goes in before the first kept row after it,
     // so the page keeps the rows in order, as assistive technology reads them.
     let next = this.window.firstElementChild;
@@ -220,7 +227,7 @@ export class DomainsTable extends HTMLElement {
   rowHtml(i) {
     const selected = store.get().selected;
     const row = this.rows[this.order[i]];
-    return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${row.hostname === selected}">
+    return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${String(row.hostname === selected)}">
         <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
         <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.role}</span>
         <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
