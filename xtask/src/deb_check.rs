@@ -81,9 +81,7 @@ fn chroot(tree: &Path) -> Command {
 
 /// Starts the installed app on a private Xvfb display and photographs its first paint.
 fn window_screenshot(tree: &Path) -> Result<PathBuf> {
-    let number = (150..250)
-        .find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists())
-        .context("no free X display number")?;
+    let number = crate::session::free_display_number(150..250)?;
     let display = format!(":{number}");
     let mut xvfb = Command::new("Xvfb")
         .args([
@@ -138,8 +136,7 @@ fn window_screenshot(tree: &Path) -> Result<PathBuf> {
         }
         Ok(shot)
     })();
-    let _ = xvfb.kill();
-    let _ = xvfb.wait();
+    crate::session::stop_x_server(&mut xvfb);
     result
 }
 

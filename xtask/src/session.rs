@@ -25,9 +25,7 @@ impl Display {
                 xvfb: None,
             });
         }
-        let number = (90..200)
-            .find(|n| !Path::new(&format!("/tmp/.X11-unix/X{n}")).exists())
-            .context("no free X display number")?;
+        let number = free_display_number(90..200)?;
         let name = format!(":{number}");
         println!("\n==> no display: starting Xvfb on {name}");
         let child = Command::new("Xvfb")
@@ -66,10 +64,48 @@ impl Display {
 impl Drop for Display {
     fn drop(&mut self) {
         if let Some(child) = &mut self.xvfb {
-            let _ = child.kill();
-            let _ = child.wait();
+            stop_x_server(child);
         }
     }
+}
+
+/// The first display number in `numbers` no running X server holds. A number whose lock file
+/// names a process that is gone is free: a server killed outright leaves its lock and socket
+/// behind, and the next server on that number clears both.
+pub fn free_display_number(numbers: std::ops::Range<u32>) -> Result<u32> {
+    numbers
+        .into_iter()
+        .find(|n| !display_in_use(*n))
+        .context("no free X display number")
+}
+
+fn display_in_use(number: u32) -> bool {
+    match std::fs::read_to_string(format!("/tmp/.X{number}-lock")) {
+        // a lock holds the server's pid; the server is gone when /proc has no such process
+        Ok(lock) => lock
+            .trim()
+            .parse::<u32>()
+            .map_or(true, |pid| Path::new(&format!("/proc/{pid}")).exists()),
+        // a socket without a lock: someone else's, leave it be
+        Err(_) => Path::new(&format!("/tmp/.X11-unix/X{number}")).exists(),
+    }
+}
+
+/// Stops an X server so that it removes its lock and socket (SIGTERM, then SIGKILL after two
+/// seconds if it is still there).
+pub fn stop_x_server(child: &mut std::process::Child) {
+    let _ = Command::new("kill")
+        .args(["-s", "TERM", &child.id().to_string()])
+        .stderr(Stdio::null())
+        .status();
+    for _ in 0..40 {
+        if matches!(child.try_wait(), Ok(Some(_))) {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
 }
 
 /// Private XDG folders and a D-Bus session with an unlocked keyring, for one run.
@@ -143,5 +179,26 @@ mod tempfile_dir {
         fn drop(&mut self) {
             let _ = std::fs::remove_dir_all(&self.0);
         }
+    }
+}
+
+#[cfg(test)]
+mod display_tests {
+    use super::*;
+
+    #[test]
+    fn a_display_whose_server_is_gone_is_free() {
+        // a number no X server uses; its lock names a live process, then a finished one
+        let number = 987_654;
+        let lock = format!("/tmp/.X{number}-lock");
+        std::fs::write(&lock, format!("{:>10}\n", std::process::id())).unwrap();
+        assert!(display_in_use(number), "held by this (live) process");
+        let mut finished = Command::new("true").spawn().unwrap();
+        finished.wait().unwrap();
+        std::fs::write(&lock, format!("{:>10}\n", finished.id())).unwrap();
+        let in_use = display_in_use(number);
+        std::fs::remove_file(&lock).unwrap();
+        assert!(!in_use, "a lock left by a process that is gone");
+        assert!(!display_in_use(number), "no lock, no socket");
     }
 }
