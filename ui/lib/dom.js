@@ -9,35 +9,6 @@ export function render(element, markup) {
   element.innerHTML = markup.text;
 }
 
-/**
- * Makes `target` equal to `source` (an element of the same kind, not in the page) while
- * keeping `target` and as much of its subtree as matches: attributes and text are rewritten
- * only where they differ, and a subtree whose shape differs is replaced by the source's. The
- * browser then restyles and redraws only what changed, which costs far less than new
- * elements in its place. `source` is left emptied where its children were moved.
- */
-export function morph(target, source) {
-  for (const { name, value } of source.attributes) {
-    if (target.getAttribute(name) !== value) target.setAttribute(name, value);
-  }
-  for (const { name } of [...target.attributes]) {
-    if (!source.hasAttribute(name)) target.removeAttribute(name);
-  }
-  const mine = target.childNodes;
-  const theirs = source.childNodes;
-  const sameShape = mine.length === theirs.length
-    && [...mine].every((node, i) => node.nodeName === theirs[i].nodeName);
-  if (!sameShape) {
-    target.replaceChildren(...theirs);
-    return;
-  }
-  for (let i = 0; i < mine.length; i++) {
-    const node = mine[i];
-    if (node.nodeType === Node.ELEMENT_NODE) morph(node, theirs[i]);
-    else if (node.nodeValue !== theirs[i].nodeValue) node.nodeValue = theirs[i].nodeValue;
-  }
-}
-
 /** Copies text; resolves true when it worked. */
 export async function copyText(text) {
   try {

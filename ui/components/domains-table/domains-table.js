@@ -4,7 +4,7 @@
 // Home/End move between rows; Enter shows the details; the context-menu key or Shift+F10
 // opens the row's menu.
 import { html } from '../../lib/html.js';
-import { render, morph } from '../../lib/dom.js';
+import { render } from '../../lib/dom.js';
 import { store, platformNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
@@ -57,7 +57,7 @@ export class DomainsTable extends HTMLElement {
     this.menu = this.querySelector('#row-menu');
     this.querySelector('#domain-filter').addEventListener('input', (e) => {
       this.query = e.target.value;
-      this.reorder({ resort: false });
+      this.scheduleFilter();
     });
     this.querySelectorAll('.sort').forEach((b) => b.addEventListener('click', () => {
       this.sort = b.dataset.sort;
@@ -84,6 +84,7 @@ export class DomainsTable extends HTMLElement {
     this.unsubscribe?.();
     this.resize?.disconnect();
     clearInterval(this.ticker);
+    cancelAnimationFrame(this.filterFrame);
     document.removeEventListener('mousedown', this.onOutside);
   }
 
@@ -125,6 +126,22 @@ export class DomainsTable extends HTMLElement {
     this.paint(true);
   }
 
+  /**
+   * Filters in the frame after the keystroke's own: WebKit draws the typed character in one
+   * frame and the changed rows in the next, so neither frame carries both (together they
+   * overran a 60 Hz frame), and keys typed in between are filtered once. The rows follow the
+   * key by one frame.
+   */
+  scheduleFilter() {
+    if (this.filterFrame) return;
+    this.filterFrame = requestAnimationFrame(() => {
+      this.filterFrame = requestAnimationFrame(() => {
+        this.filterFrame = null;
+        this.reorder({ resort: false });
+      });
+    });
+  }
+
   schedule() {
     if (this.frame) return;
     this.frame = requestAnimationFrame(() => {
@@ -140,7 +157,7 @@ export class DomainsTable extends HTMLElement {
    * selection, focus moves) draws the range again through `reuseRows`: a row whose index and
    * markup are unchanged stays as it is (a keystroke that leaves the rows in view as they
    * were changes nothing in the page), and one whose markup changed is patched in place
-   * (`morph`), so the browser redraws the changed text instead of building new rows.
+   * (`patchRow`), so the browser redraws the changed text instead of building new rows.
    */
   paint(force) {
     const range = visibleRange({
@@ -167,13 +184,12 @@ export class DomainsTable extends HTMLElement {
       wanted.map(([index, markup]) => [index, markup.text]),
     );
     for (const index of plan.drop) present.get(index).remove();
-    const fresh = this.makeRows([...plan.patch, ...plan.make].map((index) => wanted[index - range.start][1]));
-    plan.patch.forEach((index, k) => {
+    for (const index of plan.patch) {
       const row = present.get(index);
-      morph(row, fresh[k]);
-      row.markup = fresh[k].markup;
-    });
-    const made = fresh.slice(plan.patch.length);
+      this.patchRow(row, index);
+      row.markup = wanted[index - range.start][1].text;
+    }
+    const made = this.makeRows(plan.make.map((index) => wanted[index - range.start][1]));
     // The kept rows are in order; each new row goes in before the first kept row after it,
     // so the page keeps the rows in order, as assistive technology reads them.
     let next = this.window.firstElementChild;
@@ -235,6 +251,53 @@ export class DomainsTable extends HTMLElement {
         <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
         <span role="gridcell" class="actions"><button type="button" class="row-menu-button" aria-haspopup="menu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
       </div>`;
+  }
+
+  /**
+   * Rewrites the row element `element` in place to be what `rowHtml(i)` makes, writing only
+   * the attributes and text that differ. It must follow `rowHtml` exactly: the end-to-end
+   * walk checks every patched row node for node against a row made afresh from `rowHtml`.
+   */
+  patchRow(element, i) {
+    const selected = store.get().selected;
+    const row = this.rows[this.order[i]];
+    const isSelected = row.hostname === selected;
+    setAttribute(element, 'class', `vt-row${isSelected ? ' selected' : ''}`);
+    setAttribute(element, 'aria-rowindex', String(i + 2));
+    setAttribute(element, 'data-index', String(i));
+    setAttribute(element, 'data-hostname', row.hostname);
+    setAttribute(element, 'data-status', row.status.key);
+    setAttribute(element, 'tabindex', String(i === this.active ? 0 : -1));
+    setAttribute(element, 'aria-selected', String(isSelected));
+    const [host, role, status, expires, checked, actions] = element.children;
+    setAttribute(host, 'title', row.hostname);
+    const [name, ascii] = host.children;
+    setText(name, row.unicode);
+    if (row.unicode === row.hostname) {
+      ascii?.remove();
+    } else if (ascii) {
+      setText(ascii, row.hostname);
+    } else {
+      const line = document.createElement('span');
+      line.className = 'muted mono small';
+      line.textContent = row.hostname;
+      host.append(line);
+    }
+    setAttribute(role, 'class', `role role-${row.roleKey}`);
+    setAttribute(role, 'title', shown(row.role));
+    setText(role, shown(row.role));
+    const [badge, reason] = status.children;
+    setAttribute(badge, 'class', `badge tone-${row.status.tone}`);
+    setText(badge, shown(row.status.label));
+    setAttribute(reason, 'title', shown(row.status.reason));
+    setText(reason, shown(row.status.reason));
+    setAttribute(expires, 'title', shown(row.expiresTitle));
+    setText(expires, row.expires || '—');
+    setAttribute(checked, 'title', shown(row.checkedTitle));
+    setText(checked, shown(row.checked));
+    const button = actions.firstElementChild;
+    setAttribute(button, 'aria-label', `Actions for ${row.unicode}`);
+    setAttribute(button, 'data-testid', `row-menu-${row.hostname}`);
   }
 
   rowOf(target) {
@@ -338,6 +401,11 @@ export class DomainsTable extends HTMLElement {
     store.set({ selected: hostname });
     run?.();
   }
+}
+
+/** A value as the `html` template prints it: nothing for null, undefined and false. */
+function shown(value) {
+  return value === null || value === undefined || value === false ? '' : String(value);
 }
 
 /** Sets an element's text only when it differs. */

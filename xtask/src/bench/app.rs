@@ -513,14 +513,25 @@ requestAnimationFrame(tick);
 /// from the input event to the next frame's callback (the handler's work plus the wait for
 /// the frame).
 const RECORD_START_SCRIPT: &str = r#"
-const rec = { frames: [], keys: [], on: true };
+const rec = { frames: [], keys: [], shown: [], on: true };
 window.__ddRecording = rec;
 const tick = (t) => { if (!rec.on) return; rec.frames.push(t); requestAnimationFrame(tick); };
 requestAnimationFrame(tick);
-document.getElementById(arguments[0]).addEventListener('input', (e) => {
+const box = document.getElementById(arguments[0]);
+const table = document.getElementById('domains-table');
+box.addEventListener('input', (e) => {
   if (!rec.on) return;
   const at = e.timeStamp;
+  const value = box.value;
   requestAnimationFrame(() => rec.keys.push(performance.now() - at));
+  if (box.id !== 'domain-filter') return;
+  // the animation frame in which the table holds this key's query (a later key supersedes it)
+  const check = () => {
+    if (box.value !== value) return;
+    if (table.filteredBy === value) rec.shown.push(performance.now() - at);
+    else requestAnimationFrame(check);
+  };
+  requestAnimationFrame(check);
 });
 return true;
 "#;
@@ -530,7 +541,7 @@ const done = arguments[arguments.length - 1];
 const rec = window.__ddRecording;
 requestAnimationFrame(() => requestAnimationFrame(() => {
   rec.on = false;
-  done({ frames: rec.frames, keys: rec.keys, count: document.getElementById('domain-count').textContent });
+  done({ frames: rec.frames, keys: rec.keys, shown: rec.shown, count: document.getElementById('domain-count').textContent });
 }));
 "#;
 
@@ -556,6 +567,9 @@ struct Typing {
     keys: usize,
     key_median_ms: f64,
     key_max_ms: f64,
+    /// From each key to the animation frame in which the table holds its query: (keys,
+    /// median, max in ms); none for a box the table does not follow.
+    shown: Option<(usize, f64, f64)>,
 }
 
 /// Frame times while scrolling through the 5,000 rows, while typing into a plain box (the
@@ -642,7 +656,17 @@ fn type_into(webdriver: &WebDriver, id: &str) -> Result<Typing> {
     );
     let mut key_ms = timestamps(&recorded["keys"]);
     key_ms.sort_by(f64::total_cmp);
+    let mut shown_ms = timestamps(&recorded["shown"]);
+    shown_ms.sort_by(f64::total_cmp);
+    let shown = (!shown_ms.is_empty()).then(|| {
+        (
+            shown_ms.len(),
+            shown_ms[shown_ms.len() / 2],
+            shown_ms[shown_ms.len() - 1],
+        )
+    });
     Ok(Typing {
+        shown,
         frames: Frames::from_timestamps(&timestamps(&recorded["frames"]))
             .context("no frames while typing")?,
         keys: key_ms.len(),
@@ -888,11 +912,17 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     );
     let typed = |typing: &Typing| {
         format!(
-            "{}; key to next frame median {:.1} ms, max {:.1} ms over {} keys; load {frames_load}",
+            "{}; key to next frame median {:.1} ms, max {:.1} ms over {} keys{}; load {frames_load}",
             typing.frames.figure(),
             typing.key_median_ms,
             typing.key_max_ms,
-            typing.keys
+            typing.keys,
+            typing
+                .shown
+                .map(|(keys, median, max)| format!(
+                    "; key to the frame that draws the filtered table median {median:.1} ms, max {max:.1} ms over {keys} keys"
+                ))
+                .unwrap_or_default()
         )
     };
     table.add(
