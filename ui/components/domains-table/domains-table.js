@@ -85,6 +85,7 @@ export class DomainsTable extends HTMLElement {
     this.resize?.disconnect();
     clearInterval(this.ticker);
     cancelAnimationFrame(this.filterFrame);
+    this.filterFrame = null;
     document.removeEventListener('mousedown', this.onOutside);
   }
 
