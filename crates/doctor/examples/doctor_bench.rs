@@ -19,6 +19,12 @@
 //!    - and the ceiling: `dnsperf` over the same questions (`-c 4 -T 2 -q 200`, the file ten
 //!      times): the questions per second the server can answer on this machine. The doctor's
 //!      questions per second (median run, and the slowest) are printed as a share of it.
+//!
+//!    Beside each wall-clock time, the CPU time each spent per question: the doctor's own
+//!    thread (`/proc/thread-self/schedstat`: everything it does, the analysis included, and
+//!    the kernel's work for its sockets) and each peer process (`getrusage` of the waited-for
+//!    child). CPU time does not count waiting (adnshost's retransmit timer) and moves less
+//!    with the machine's load than wall-clock time does.
 //! 4. Takes one hostname live through the API and times its full report (DNS, CAA climb, TLS
 //!    probe, redirect) over several runs, each with a fresh cache, and prints the median.
 //!
@@ -147,11 +153,14 @@ async fn main() -> Result<(), Failure> {
     // 2. The doctor, all hostnames as one batch, several times (a batch takes a tenth of a
     //    second, so one run says little); each run starts with a fresh cache.
     let mut times = Vec::with_capacity(BATCH_RUNS);
+    let mut cpu = Vec::with_capacity(BATCH_RUNS);
     let mut first = None;
     for _ in 0..BATCH_RUNS {
         let started = Instant::now();
+        let cpu_before = thread_cpu()?;
         let (report, questions) = diagnose_logged(&names, &options).await?;
         times.push(started.elapsed());
+        cpu.push(thread_cpu()?.saturating_sub(cpu_before));
         match &first {
             None => first = Some((report, questions)),
             Some((_, asked)) if asked.len() != questions.len() => {
@@ -173,6 +182,15 @@ async fn main() -> Result<(), Failure> {
         times[0],
         slowest,
         doctor_time
+    );
+
+    let per_question = |cpu: Duration| cpu.as_secs_f64() * 1e6 / questions.len() as f64;
+    cpu.sort();
+    println!(
+        "doctor-cpu: {:.2} µs of its thread's CPU per question (median run; fastest {:.2}, slowest {:.2}), the analysis included",
+        per_question(cpu[cpu.len() / 2]),
+        per_question(cpu[0]),
+        per_question(cpu[cpu.len() - 1]),
     );
 
     let doctor_qps = questions.len() as f64 / doctor_time.as_secs_f64();
@@ -205,6 +223,7 @@ async fn main() -> Result<(), Failure> {
     let dig_file = work.join("dig.txt");
     std::fs::write(&dig_file, batch)?;
     let started = Instant::now();
+    let children_before = children_cpu();
     let status = Command::new("dig")
         .arg("-f")
         .arg(&dig_file)
@@ -216,9 +235,11 @@ async fn main() -> Result<(), Failure> {
         .stderr(Stdio::null())
         .status()?;
     let dig_time = started.elapsed();
+    let dig_cpu = children_cpu().saturating_sub(children_before);
     println!(
-        "dig-f: the same {} questions in one `dig -f` process (+noall +tries=1 +time=2) in {:.3?}{}",
+        "dig-f: the same {} questions in one `dig -f` process (+noall +tries=1 +time=2), {:.2} µs of CPU per question, in {:.3?}{}",
         questions.len(),
+        per_question(dig_cpu),
         dig_time,
         if status.success() {
             String::new()
@@ -247,8 +268,10 @@ async fn main() -> Result<(), Failure> {
         // adnshost runs as many times as the doctor: its time is bimodal (all answers at once,
         // or its 2 s retransmit when its own socket overflowed), so one run says little.
         let mut runs = Vec::with_capacity(BATCH_RUNS);
+        let mut adns_cpu = Vec::with_capacity(BATCH_RUNS);
         for _ in 0..BATCH_RUNS {
             let started = Instant::now();
+            let children_before = children_cpu();
             let output = Command::new("adnshost")
                 .args(["-a", "-Vq", "--config"])
                 .arg(format!("nameserver {}", dns.ip()))
@@ -257,6 +280,7 @@ async fn main() -> Result<(), Failure> {
                 .stderr(Stdio::null())
                 .output()?;
             let elapsed = started.elapsed();
+            let used = children_cpu().saturating_sub(children_before);
             // With --asynch every answer starts with `<id> <nrrs> <statustype> …`.
             let text = String::from_utf8_lossy(&output.stdout);
             let answered = text
@@ -270,16 +294,21 @@ async fn main() -> Result<(), Failure> {
                 .count();
             let timed_out = text.matches("timeout").count();
             runs.push((elapsed, answered, timed_out));
+            adns_cpu.push(used);
         }
         runs.sort();
+        adns_cpu.sort();
         let (median, answered, timed_out) = runs[runs.len() / 2];
         let retransmitted = runs
             .iter()
             .filter(|(elapsed, ..)| *elapsed > Duration::from_secs(1))
             .count();
         println!(
-            "adnshost: the same {} questions through `adnshost -a -f` (all in flight); {} runs, fastest {:.3?}, slowest {:.3?} ({retransmitted} of them waited over 1 s for adns's retransmit), median in {:.3?}; {answered} answered, {timed_out} timed out (the median run)",
+            "adnshost: the same {} questions through `adnshost -a -f` (all in flight), {:.2} µs of CPU per question (median; fastest {:.2}, slowest {:.2}); {} runs, fastest {:.3?}, slowest {:.3?} ({retransmitted} of them waited over 1 s for adns's retransmit), median in {:.3?}; {answered} answered, {timed_out} timed out (the median run)",
             questions.len(),
+            per_question(adns_cpu[adns_cpu.len() / 2]),
+            per_question(adns_cpu[0]),
+            per_question(adns_cpu[adns_cpu.len() - 1]),
             runs.len(),
             runs[0].0,
             runs[runs.len() - 1].0,
@@ -413,6 +442,31 @@ async fn main() -> Result<(), Failure> {
             .unwrap_or_else(|| "none".to_owned())
     );
     Ok(())
+}
+
+/// The CPU time the calling thread has run (user and system), from the scheduler's own
+/// accounting (nanoseconds, unlike the 10 ms ticks of `/proc/…/stat`).
+fn thread_cpu() -> Result<Duration, Failure> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat")?;
+    let nanos: u64 = text
+        .split_whitespace()
+        .next()
+        .ok_or("schedstat is empty")?
+        .parse()?;
+    Ok(Duration::from_nanos(nanos))
+}
+
+/// The CPU time (user and system) of every child process waited for so far.
+fn children_cpu() -> Duration {
+    use nix::sys::resource::{UsageWho, getrusage};
+    let Ok(usage) = getrusage(UsageWho::RUSAGE_CHILDREN) else {
+        return Duration::ZERO;
+    };
+    let time = |t: nix::sys::time::TimeVal| {
+        Duration::from_secs(u64::try_from(t.tv_sec()).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec()).unwrap_or(0))
+    };
+    time(usage.user_time()) + time(usage.system_time())
 }
 
 /// The server's runtime. It cannot be dropped inside the doctor's (dropping waits for its

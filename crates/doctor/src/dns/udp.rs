@@ -11,15 +11,21 @@
 //! port) takes over, so a forged answer must still guess the port as well as the ID
 //! (RFC 5452 §4, §9.2); a retired socket closes once its last question is answered or gives up.
 //! All sockets close when the run's [`UdpSockets`] is dropped and their questions are done.
+//!
+//! A waiting question's inbox lives in its socket's table, under the lock the reader takes
+//! anyway: handing over an answer is a push and a wake, with no channel to allocate per
+//! question (at tens of thousands of questions a second, a channel each was a measurable share
+//! of the doctor's time).
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{HashMap, VecDeque};
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Poll, Waker};
 
 use tokio::net::UdpSocket;
-use tokio::sync::{Notify, mpsc};
+use tokio::sync::Notify;
 
 /// Questions one socket carries before a fresh one (a new source port) takes over.
 pub const QUESTIONS_PER_SOCKET: usize = 256;
@@ -46,8 +52,9 @@ impl std::fmt::Debug for UdpSockets {
 
 struct SharedSocket {
     socket: UdpSocket,
-    /// The questions waiting for an answer, by message ID.
-    waiting: Mutex<HashMap<u16, mpsc::Sender<Delivery>>>,
+    /// The questions waiting for an answer, by message ID (IDs are random: a fast hash is as
+    /// good as a keyed one here, and a forged ID only misses).
+    waiting: Mutex<HashMap<u16, Inbox, foldhash::fast::RandomState>>,
     /// IDs handed out so far (the socket retires at [`QUESTIONS_PER_SOCKET`]).
     handed_out: Mutex<usize>,
     retired: AtomicBool,
@@ -55,12 +62,31 @@ struct SharedSocket {
     question_left: Notify,
 }
 
+/// What has arrived for one question and is not yet read, and who to wake when more does.
+#[derive(Default)]
+struct Inbox {
+    deliveries: VecDeque<Delivery>,
+    waker: Option<Waker>,
+}
+
+impl Inbox {
+    /// Queues `delivery` (unless [`QUEUED_PER_QUESTION`] are already waiting: copies are
+    /// flooding in, and the extra ones are dropped) and wakes the question.
+    fn push(&mut self, delivery: Delivery) {
+        if self.deliveries.len() < QUEUED_PER_QUESTION {
+            self.deliveries.push_back(delivery);
+        }
+        if let Some(waker) = self.waker.take() {
+            waker.wake();
+        }
+    }
+}
+
 /// One question's place on a shared socket: its ID, and the answers that carry that ID. The
 /// ID is free again when this is dropped.
 pub struct Ticket {
     socket: Arc<SharedSocket>,
     id: u16,
-    answers: mpsc::Receiver<Delivery>,
 }
 
 impl UdpSockets {
@@ -110,7 +136,7 @@ impl SharedSocket {
         socket.set_nonblocking(true)?;
         let shared = Arc::new(Self {
             socket: UdpSocket::from_std(socket)?,
-            waiting: Mutex::new(HashMap::new()),
+            waiting: Mutex::new(HashMap::default()),
             handed_out: Mutex::new(0),
             retired: AtomicBool::new(false),
             question_left: Notify::new(),
@@ -136,13 +162,11 @@ impl SharedSocket {
                 break id;
             }
         };
-        let (sender, answers) = mpsc::channel(QUEUED_PER_QUESTION);
-        waiting.insert(id, sender);
+        waiting.insert(id, Inbox::default());
         *handed_out += 1;
         Some(Ticket {
             socket: Arc::clone(self),
             id,
-            answers,
         })
     }
 
@@ -168,18 +192,17 @@ impl SharedSocket {
         else {
             return;
         };
-        let waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(question) = waiting.get(&id) {
-            // A full queue means copies are flooding in: the extra ones are dropped.
-            let _ = question.try_send(Ok(datagram.to_vec()));
+        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        if let Some(inbox) = waiting.get_mut(&id) {
+            inbox.push(Ok(datagram.to_vec()));
         }
     }
 
     /// The socket failed (an ICMP "port unreachable", say): every waiting question hears it.
     fn fail_all(&self, error: &std::io::Error) {
-        let waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
-        for question in waiting.values() {
-            let _ = question.try_send(Err(error.to_string()));
+        let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
+        for inbox in waiting.values_mut() {
+            inbox.push(Err(error.to_string()));
         }
     }
 }
@@ -223,9 +246,30 @@ impl Ticket {
     }
 
     /// The next datagram carrying this question's ID (or the socket's error); `None` never
-    /// happens while the ticket lives, as the socket keeps the sending half.
+    /// happens while the ticket lives, as its inbox stays in the socket's table until then.
     pub async fn next(&mut self) -> Option<Delivery> {
-        self.answers.recv().await
+        std::future::poll_fn(|context| self.poll_next(context)).await
+    }
+
+    fn poll_next(&self, context: &mut Context<'_>) -> Poll<Option<Delivery>> {
+        let mut waiting = self
+            .socket
+            .waiting
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner);
+        let Some(inbox) = waiting.get_mut(&self.id) else {
+            return Poll::Ready(None);
+        };
+        match inbox.deliveries.pop_front() {
+            Some(delivery) => Poll::Ready(Some(delivery)),
+            None => {
+                match &mut inbox.waker {
+                    Some(waker) => waker.clone_from(context.waker()),
+                    None => inbox.waker = Some(context.waker().clone()),
+                }
+                Poll::Pending
+            }
+        }
     }
 }
 
@@ -335,6 +379,40 @@ mod tests {
             );
             tokio::task::yield_now().await;
         }
+    }
+
+    #[tokio::test]
+    async fn copies_past_the_queue_are_dropped_and_the_first_ones_are_read_in_order() {
+        let server = echo_server().await;
+        let sockets = UdpSockets::new();
+        let mut flooded = sockets.ticket(server).unwrap();
+        let mut marker = sockets.ticket(server).unwrap();
+        let copies = QUEUED_PER_QUESTION + 4;
+        for n in 0..copies {
+            let copy = datagram(flooded.id(), format!("copy{n}").as_bytes());
+            flooded.send(&copy).await.unwrap();
+        }
+        // the echo comes back in order: once the marker is answered, every copy has arrived
+        marker
+            .send(&datagram(marker.id(), b"marker"))
+            .await
+            .unwrap();
+        assert_eq!(
+            marker.next().await.unwrap().unwrap(),
+            datagram(marker.id(), b"marker")
+        );
+        for n in 0..QUEUED_PER_QUESTION {
+            assert_eq!(
+                flooded.next().await.unwrap().unwrap(),
+                datagram(flooded.id(), format!("copy{n}").as_bytes())
+            );
+        }
+        let mut context = Context::from_waker(Waker::noop());
+        assert!(
+            flooded.poll_next(&mut context).is_pending(),
+            "the {} copies past the queue were dropped",
+            copies - QUEUED_PER_QUESTION
+        );
     }
 
     #[tokio::test]
