@@ -76,25 +76,26 @@ pub fn detect(nameservers: &[String]) -> Option<ProviderMatch> {
 /// True when `name` ends in the labels of `pattern`, a label of the pattern holding at most
 /// one `*` that stands for any characters (`awsdns-*.com` matches `ns-1.awsdns-01.com`).
 fn matches_suffix(name: &str, pattern: &str) -> bool {
-    let name = name.trim_end_matches('.').to_ascii_lowercase();
-    let pattern = pattern.trim_end_matches('.').to_ascii_lowercase();
-    let names: Vec<&str> = name.split('.').collect();
-    let patterns: Vec<&str> = pattern.split('.').collect();
-    if patterns.len() > names.len() {
-        return false;
-    }
-    names
-        .iter()
-        .rev()
-        .zip(patterns.iter().rev())
-        .all(|(label, pattern)| match pattern.split_once('*') {
+    // label by label from the right, in any case, without copying: every hostname of a batch
+    // is matched against every pattern of the table
+    let mut labels = name.trim_end_matches('.').rsplit('.');
+    pattern.trim_end_matches('.').rsplit('.').all(|pattern| {
+        let Some(label) = labels.next() else {
+            return false;
+        };
+        match pattern.split_once('*') {
             Some((head, tail)) => {
                 label.len() >= head.len() + tail.len()
-                    && label.starts_with(head)
-                    && label.ends_with(tail)
+                    && label
+                        .get(..head.len())
+                        .is_some_and(|start| start.eq_ignore_ascii_case(head))
+                    && label
+                        .get(label.len() - tail.len()..)
+                        .is_some_and(|end| end.eq_ignore_ascii_case(tail))
             }
-            None => label == pattern,
-        })
+            None => label.eq_ignore_ascii_case(pattern),
+        }
+    })
 }
 
 /// The record changes of a fix as steps at `provider`.
