@@ -1,10 +1,11 @@
 //! Asking DNS servers questions and keeping their answers as evidence, live or from a
 //! capture (`source.rs`; the capture file itself is `crate::capture`).
 //!
-//! The doctor talks to each server itself (hickory-proto messages over UDP, TCP when the
-//! answer is truncated) instead of going through a caching stub resolver: it must know which
-//! server said what, with which TTL and which response code, and it must be able to ask an
-//! authoritative server without recursion or a validating resolver with checking disabled.
+//! The doctor talks to each server itself (questions it writes, answers read by hickory-proto;
+//! over UDP, TCP when the answer is truncated) instead of going through a caching stub
+//! resolver: it must know which server said what, with which TTL and which response code,
+//! and it must be able to ask an authoritative server without recursion or a validating
+//! resolver with checking disabled.
 
 pub mod answer;
 pub mod engine;

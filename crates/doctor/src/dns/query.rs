@@ -1,11 +1,12 @@
-//! One question to one server: a hickory-proto message over UDP (on a socket of its own, or on
-//! the run's shared sockets, see [`super::udp`]), asked again over TCP when the UDP answer
-//! comes back truncated, all within a deadline.
+//! One question to one server over UDP (on a socket of its own, or on the run's shared sockets,
+//! see [`super::udp`]), asked again over TCP when the UDP answer comes back truncated, all
+//! within a deadline. The question is written directly (`encode_request`); the answer is read
+//! as a hickory-proto message.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
 
-use hickory_proto::op::{Edns, Message, MessageType, OpCode, Query, ResponseCode};
+use hickory_proto::op::{Message, MessageType, ResponseCode};
 use hickory_proto::rr::{Name, RecordType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
@@ -102,15 +103,8 @@ async fn ask_on(
         Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
     };
     let id = channel.id();
-    let encode = |with_edns| {
-        build_request(id, query_name.clone(), record_type, options, with_edns)
-            .to_vec()
-            .map_err(|error| format!("could not encode the question: {error}"))
-    };
-    let mut bytes = match encode(true) {
-        Ok(bytes) => bytes,
-        Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
-    };
+    let encode = |with_edns| encode_request(id, &query_name, record_type, options, with_edns);
+    let mut bytes = encode(true);
 
     let mut udp = channel
         .exchange(&bytes, &query_name, record_type, options)
@@ -119,10 +113,7 @@ async fn ask_on(
     // §7): ask it again the old way.
     if matches!(&udp, Ok(message) if message.response_code() == ResponseCode::FormErr && message.extensions().is_none())
     {
-        bytes = match encode(false) {
-            Ok(bytes) => bytes,
-            Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
-        };
+        bytes = encode(false);
         udp = channel
             .exchange(&bytes, &query_name, record_type, options)
             .await;
@@ -130,10 +121,7 @@ async fn ask_on(
     drop(channel);
     // A server that answered without EDNS is asked over TCP without it too.
     if matches!(&udp, Ok(message) if message.truncated() && message.extensions().is_none()) {
-        bytes = match encode(false) {
-            Ok(bytes) => bytes,
-            Err(error) => return failed(AnswerStatus::Failed, error, elapsed()),
-        };
+        bytes = encode(false);
     }
     let (message, via_tcp) = match udp {
         Ok(message) if message.truncated() => {
@@ -181,27 +169,42 @@ async fn ask_on(
     )
 }
 
-fn build_request(
+/// The question as it goes on the wire (RFC 1035 §4.1, with an OPT record per RFC 6891 §6.1.2
+/// when `with_edns`). Written directly rather than through a hickory `Message`, whose general
+/// encoder cost more than the rest of asking; `the_request_is_what_hickory_would_encode` holds
+/// it to hickory's bytes.
+fn encode_request(
     id: u16,
-    name: Name,
+    name: &Name,
     record_type: RecordType,
     options: QueryOptions,
     with_edns: bool,
-) -> Message {
-    let mut message = Message::new();
-    message
-        .set_id(id)
-        .set_message_type(MessageType::Query)
-        .set_op_code(OpCode::Query)
-        .set_recursion_desired(options.recursion_desired)
-        .set_checking_disabled(options.checking_disabled)
-        .add_query(Query::query(name, record_type));
-    if with_edns {
-        let mut edns = Edns::new();
-        edns.set_max_payload(UDP_PAYLOAD).set_version(0);
-        message.set_edns(edns);
+) -> Vec<u8> {
+    let mut bytes = Vec::with_capacity(12 + 2 + name.len() + 4 + 11);
+    bytes.extend_from_slice(&id.to_be_bytes());
+    // QR 0 (a query), OPCODE 0 (QUERY), AA 0, TC 0, RD; then RA 0, Z 0, AD 0, CD, RCODE 0
+    bytes.push(u8::from(options.recursion_desired));
+    bytes.push(if options.checking_disabled { 0x10 } else { 0 });
+    let additional = u16::from(with_edns);
+    for count in [1u16, 0, 0, additional] {
+        bytes.extend_from_slice(&count.to_be_bytes());
     }
-    message
+    for label in name.iter() {
+        // a parsed Name's labels are 1–63 bytes
+        bytes.push(u8::try_from(label.len()).unwrap_or(63));
+        bytes.extend_from_slice(label);
+    }
+    bytes.push(0);
+    bytes.extend_from_slice(&u16::from(record_type).to_be_bytes());
+    bytes.extend_from_slice(&1u16.to_be_bytes()); // class IN
+    if with_edns {
+        bytes.push(0); // the root name
+        bytes.extend_from_slice(&u16::from(RecordType::OPT).to_be_bytes());
+        bytes.extend_from_slice(&UDP_PAYLOAD.to_be_bytes()); // the class holds the payload size
+        bytes.extend_from_slice(&[0, 0, 0, 0]); // extended RCODE 0, version 0, no DO flag
+        bytes.extend_from_slice(&0u16.to_be_bytes()); // no options
+    }
+    bytes
 }
 
 enum UdpFailure {
@@ -359,4 +362,74 @@ async fn ask_tcp(server: SocketAddr, request: &[u8], id: u16) -> Result<Message,
         return Err("the TCP answer was for another question".to_owned());
     }
     Ok(message)
+}
+
+#[cfg(test)]
+mod tests {
+    use hickory_proto::op::{Edns, OpCode, Query};
+
+    use super::*;
+
+    /// What hickory's own encoder writes for the same question.
+    fn hickory_request(
+        id: u16,
+        name: &Name,
+        record_type: RecordType,
+        options: QueryOptions,
+        with_edns: bool,
+    ) -> Vec<u8> {
+        let mut message = Message::new();
+        message
+            .set_id(id)
+            .set_message_type(MessageType::Query)
+            .set_op_code(OpCode::Query)
+            .set_recursion_desired(options.recursion_desired)
+            .set_checking_disabled(options.checking_disabled)
+            .add_query(Query::query(name.clone(), record_type));
+        if with_edns {
+            let mut edns = Edns::new();
+            edns.set_max_payload(UDP_PAYLOAD).set_version(0);
+            message.set_edns(edns);
+        }
+        message.to_vec().unwrap()
+    }
+
+    #[test]
+    fn the_request_is_what_hickory_would_encode() {
+        let names = [
+            ".",
+            "example.com.",
+            "_dmarc.Example.COM.",
+            "xn--bcher-kva.example.",
+            "a.b.c.d.e.f.g.h.example.org.",
+            &format!("{}.example.net.", "x".repeat(63)),
+        ];
+        for name in names {
+            let name = Name::from_ascii(name).unwrap();
+            for record_type in [
+                RecordType::A,
+                RecordType::CAA,
+                RecordType::DNSKEY,
+                RecordType::Unknown(65_280),
+            ] {
+                for (recursion_desired, checking_disabled) in
+                    [(true, false), (false, false), (true, true), (false, true)]
+                {
+                    let options = QueryOptions {
+                        recursion_desired,
+                        checking_disabled,
+                        ..QueryOptions::default()
+                    };
+                    for with_edns in [true, false] {
+                        let id = 0xbeef;
+                        assert_eq!(
+                            encode_request(id, &name, record_type, options, with_edns),
+                            hickory_request(id, &name, record_type, options, with_edns),
+                            "{name} {record_type} rd={recursion_desired} cd={checking_disabled} edns={with_edns}"
+                        );
+                    }
+                }
+            }
+        }
+    }
 }
