@@ -5,7 +5,7 @@ use std::fmt;
 
 use domain_desk_api::caa::CaaRecord;
 use hickory_proto::op::{Message, ResponseCode};
-use hickory_proto::rr::{RData, Record};
+use hickory_proto::rr::{Name, RData, Record};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -70,8 +70,8 @@ pub struct DnsRecord {
 impl DnsRecord {
     pub fn from_record(record: &Record) -> Self {
         Self {
-            name: normalise_name(&record.name().to_ascii()),
-            record_type: record.record_type().to_string(),
+            name: name_text(record.name()),
+            record_type: <&'static str>::from(record.record_type()).to_owned(),
             ttl: record.ttl(),
             value: present(record.data()),
         }
@@ -262,6 +262,17 @@ impl Answer {
     }
 }
 
+/// A name from the wire in the doctor's form ([`normalise_name`]'s), in one allocation: the
+/// answers of a batch hold tens of thousands of names.
+fn name_text(name: &Name) -> String {
+    let mut text = name.to_ascii();
+    if text.ends_with('.') {
+        text.pop();
+    }
+    text.make_ascii_lowercase();
+    text
+}
+
 /// Lowercase, without the trailing dot.
 pub fn normalise_name(name: &str) -> String {
     let name = name.trim();
@@ -273,9 +284,9 @@ fn present(data: &RData) -> String {
     match data {
         RData::A(address) => address.0.to_string(),
         RData::AAAA(address) => address.0.to_string(),
-        RData::CNAME(name) => normalise_name(&name.0.to_ascii()),
-        RData::NS(name) => normalise_name(&name.0.to_ascii()),
-        RData::PTR(name) => normalise_name(&name.0.to_ascii()),
+        RData::CNAME(name) => name_text(&name.0),
+        RData::NS(name) => name_text(&name.0),
+        RData::PTR(name) => name_text(&name.0),
         RData::MX(mx) => format!(
             "{} {}",
             mx.preference(),
@@ -333,6 +344,44 @@ fn character_string(bytes: &[u8]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn names_from_the_wire_read_as_normalised_names() {
+        for name in [
+            "Example.COM.",
+            ".",
+            "xn--bcher-kva.Example.",
+            "a\\.b.example.",
+            "_dmarc.x.y.",
+        ] {
+            let parsed = Name::from_ascii(name).unwrap();
+            assert_eq!(
+                name_text(&parsed),
+                normalise_name(&parsed.to_ascii()),
+                "{name}"
+            );
+        }
+        assert_eq!(
+            name_text(&Name::from_ascii("WWW.Example.com.").unwrap()),
+            "www.example.com"
+        );
+    }
+
+    #[test]
+    fn record_types_read_as_their_mnemonics() {
+        use hickory_proto::rr::RecordType;
+        for record_type in [
+            RecordType::A,
+            RecordType::CAA,
+            RecordType::Unknown(65_280),
+            RecordType::OPT,
+        ] {
+            assert_eq!(
+                <&'static str>::from(record_type).to_owned(),
+                record_type.to_string()
+            );
+        }
+    }
 
     #[test]
     fn txt_values_are_in_presentation_form() {
