@@ -16,8 +16,9 @@
 //!    - `adnshost -a -f` (adns: every question in flight at once, answers as they come;
 //!      `-Vq` quiet; adns always sets RD and never CD), as many times as the doctor, with
 //!      the median, fastest and slowest run;
-//!    - and the ceiling: `dnsperf` over the same questions (`-c 4 -T 2 -q 200`, the file ten
-//!      times): the questions per second the server can answer on this machine. The doctor's
+//!    - and the ceiling: `dnsperf` over the same questions (the file ten times), the best of
+//!      four set-ups (`-c 4 -T 2 -q 200`, `-c 1 -T 1 -q 200`, `-c 2 -T 1 -q 500`,
+//!      `-c 4 -T 2 -q 1000`): the questions per second the server can answer on this machine. The doctor's
 //!      questions per second (median run, and the slowest) are printed as a share of it.
 //!
 //!    Beside each wall-clock time, the CPU time each spent per question: the doctor's own
@@ -326,36 +327,59 @@ async fn main() -> Result<(), Failure> {
         .map(|q| format!("{} {}\n", q.name, q.record_type))
         .collect();
     std::fs::write(&perf_file, perf_input)?;
-    let output = Command::new("dnsperf")
-        .args([
-            "-s",
-            &dns.ip().to_string(),
-            "-p",
-            &dns.port().to_string(),
-            "-d",
-        ])
-        .arg(&perf_file)
-        .args(["-n", "10", "-c", "4", "-T", "2", "-q", "200", "-t", "2"])
-        .stdin(Stdio::null())
-        .stderr(Stdio::null())
-        .output()?;
-    let text = String::from_utf8_lossy(&output.stdout);
-    let field = |label: &str| {
-        text.lines()
-            .map(str::trim)
-            .find_map(|line| line.strip_prefix(label))
-            .and_then(|rest| rest.split_whitespace().next())
-            .and_then(|number| number.parse::<f64>().ok())
-    };
-    match (
-        field("Queries per second:"),
-        field("Queries sent:"),
-        field("Queries lost:"),
-    ) {
-        (Some(qps), Some(sent), Some(lost)) => {
+    // The ceiling is the best of several dnsperf set-ups: on two cores dnsperf's own threads
+    // compete with the server's, so which one lets the server answer most depends on the
+    // machine; a share over 100 % would mean the "ceiling" was not one.
+    let mut ceiling: Option<(f64, String, f64, f64)> = None;
+    let mut tried = Vec::new();
+    for setup in [
+        "-c 4 -T 2 -q 200",
+        "-c 1 -T 1 -q 200",
+        "-c 2 -T 1 -q 500",
+        "-c 4 -T 2 -q 1000",
+    ] {
+        let output = Command::new("dnsperf")
+            .args([
+                "-s",
+                &dns.ip().to_string(),
+                "-p",
+                &dns.port().to_string(),
+                "-d",
+            ])
+            .arg(&perf_file)
+            .args(["-n", "10", "-t", "2"])
+            .args(setup.split(' '))
+            .stdin(Stdio::null())
+            .stderr(Stdio::null())
+            .output()?;
+        let text = String::from_utf8_lossy(&output.stdout);
+        let field = |label: &str| {
+            text.lines()
+                .map(str::trim)
+                .find_map(|line| line.strip_prefix(label))
+                .and_then(|rest| rest.split_whitespace().next())
+                .and_then(|number| number.parse::<f64>().ok())
+        };
+        match (
+            field("Queries per second:"),
+            field("Queries sent:"),
+            field("Queries lost:"),
+        ) {
+            (Some(qps), Some(sent), Some(lost)) => {
+                tried.push(format!("{qps:.0} with {setup}"));
+                if ceiling.as_ref().is_none_or(|(best, ..)| qps > *best) {
+                    ceiling = Some((qps, setup.to_owned(), sent, lost));
+                }
+            }
+            _ => tried.push(format!("{setup} failed: {}", text.trim())),
+        }
+    }
+    match ceiling {
+        Some((qps, setup, sent, lost)) => {
             println!(
-                "dnsperf: {qps:.0} questions/s on the same {} questions, ten times over (-c 4 -T 2 -q 200); {lost} of {sent} lost",
-                questions.len()
+                "dnsperf: {qps:.0} questions/s on the same {} questions, ten times over ({setup}, the best of: {}); {lost} of {sent} lost",
+                questions.len(),
+                tried.join(", ")
             );
             println!(
                 "share: the doctor asked {doctor_qps:.0} questions/s, {:.1} % of the server's dnsperf ceiling (median of {BATCH_RUNS} runs; the slowest run {:.1} %)",
@@ -363,7 +387,7 @@ async fn main() -> Result<(), Failure> {
                 slowest_qps / qps * 100.0
             );
         }
-        _ => println!("dnsperf: failed: {text}"),
+        None => println!("dnsperf: failed: {}", tried.join("; ")),
     }
     let _ = std::fs::remove_dir_all(&work);
 
