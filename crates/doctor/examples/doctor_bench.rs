@@ -14,8 +14,9 @@
 //!    - `dig -f FILE` (one process, one question after another; `+noall` prints nothing,
 //!      `+tries=1 +time=2` never retries; each line keeps the doctor's RD and CD flags);
 //!    - `adnshost -a -f` (adns: every question in flight at once, answers as they come;
-//!      `-Vq` quiet; adns always sets RD and never CD), as many times as the doctor, with
-//!      the median, fastest and slowest run;
+//!      `-Vq` quiet; adns always sets RD and never CD), right after each doctor run (the two
+//!      take turns), with the median, fastest and slowest run, and in how many of the pairs
+//!      the doctor was faster;
 //!    - and the ceiling: `dnsperf` over the same questions (the file ten times), the best of
 //!      four set-ups (`-c 4 -T 2 -q 200`, `-c 1 -T 1 -q 200`, `-c 2 -T 1 -q 500`,
 //!      `-c 4 -T 2 -q 1000`): the questions per second the server can answer on this machine. The doctor's
@@ -152,9 +153,15 @@ async fn main() -> Result<(), Failure> {
         .with_tls_probe(false);
 
     // 2. The doctor, all hostnames as one batch, several times (a batch takes a tenth of a
-    //    second, so one run says little); each run starts with a fresh cache.
+    //    second, so one run says little); each run starts with a fresh cache. adnshost asks
+    //    the same questions right after each run, so the two take turns and whatever the
+    //    machine does meanwhile falls on both alike.
+    let work = std::env::temp_dir().join(format!("doctor-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work)?;
+    let adns_file = work.join("adnshost.txt");
     let mut times = Vec::with_capacity(BATCH_RUNS);
     let mut cpu = Vec::with_capacity(BATCH_RUNS);
+    let mut adns_runs: Vec<AdnsRun> = Vec::with_capacity(BATCH_RUNS);
     let mut first = None;
     for _ in 0..BATCH_RUNS {
         let started = Instant::now();
@@ -163,15 +170,29 @@ async fn main() -> Result<(), Failure> {
         times.push(started.elapsed());
         cpu.push(thread_cpu()?.saturating_sub(cpu_before));
         match &first {
-            None => first = Some((report, questions)),
+            None => {
+                if dns.port() == 53 {
+                    std::fs::write(&adns_file, adnshost_input(&questions))?;
+                }
+                first = Some((report, questions));
+            }
             Some((_, asked)) if asked.len() != questions.len() => {
                 let counts = (asked.len(), questions.len());
                 return Err(format!("the runs asked different questions ({counts:?})").into());
             }
             Some(_) => {}
         }
+        if dns.port() == 53 {
+            adns_runs.push(run_adnshost(&adns_file, dns)?);
+        }
     }
     let (report, questions) = first.ok_or("no run")?;
+    // each doctor run against the adnshost run right after it
+    let pairs_won = times
+        .iter()
+        .zip(&adns_runs)
+        .filter(|(doctor, adns)| **doctor < adns.elapsed)
+        .count();
     times.sort();
     let doctor_time = times[times.len() / 2];
     let slowest = times[times.len() - 1];
@@ -199,8 +220,6 @@ async fn main() -> Result<(), Failure> {
     println!("doctor-rate: {doctor_qps:.0} questions/s (median run), {slowest_qps:.0} (slowest)");
 
     // 3. The same questions through the batch peers, and the server's ceiling.
-    let work = std::env::temp_dir().join(format!("doctor-bench-{}", std::process::id()));
-    std::fs::create_dir_all(&work)?;
     let batch: String = questions
         .iter()
         .map(|q| {
@@ -249,75 +268,35 @@ async fn main() -> Result<(), Failure> {
         }
     );
 
-    if dns.port() == 53 {
-        let mut input = String::new();
-        for q in &questions {
-            let kind = match q.record_type.to_string().as_str() {
-                "A" => "a".to_owned(),
-                "AAAA" => "aaaa".to_owned(),
-                "CNAME" => "cname".to_owned(),
-                "TXT" => "txt".to_owned(),
-                "NS" => "ns-".to_owned(),
-                "SOA" => "soa-".to_owned(),
-                "MX" => "mx-".to_owned(),
-                _ => format!("type{}", u16::from(q.record_type)),
-            };
-            input.push_str(&format!("--type {kind}\n{}\n", q.name));
-        }
-        let input_file = work.join("adnshost.txt");
-        std::fs::write(&input_file, input)?;
-        // adnshost runs as many times as the doctor: its time is bimodal (all answers at once,
-        // or its 2 s retransmit when its own socket overflowed), so one run says little.
-        let mut runs = Vec::with_capacity(BATCH_RUNS);
-        let mut adns_cpu = Vec::with_capacity(BATCH_RUNS);
-        for _ in 0..BATCH_RUNS {
-            let started = Instant::now();
-            let children_before = children_cpu();
-            let output = Command::new("adnshost")
-                .args(["-a", "-Vq", "--config"])
-                .arg(format!("nameserver {}", dns.ip()))
-                .arg("-f")
-                .stdin(std::fs::File::open(&input_file)?)
-                .stderr(Stdio::null())
-                .output()?;
-            let elapsed = started.elapsed();
-            let used = children_cpu().saturating_sub(children_before);
-            // With --asynch every answer starts with `<id> <nrrs> <statustype> …`.
-            let text = String::from_utf8_lossy(&output.stdout);
-            let answered = text
-                .lines()
-                .filter(|line| {
-                    let words: Vec<&str> = line.split_whitespace().collect();
-                    words.len() > 3
-                        && words[0].parse::<u64>().is_ok()
-                        && words[1].parse::<u64>().is_ok()
-                })
-                .count();
-            let timed_out = text.matches("timeout").count();
-            runs.push((elapsed, answered, timed_out));
-            adns_cpu.push(used);
-        }
-        runs.sort();
+    if adns_runs.is_empty() {
+        println!(
+            "adnshost: skipped (adns asks port 53 only, and the server could not listen there)"
+        );
+    } else {
+        let pairs = adns_runs.len();
+        let mut adns_cpu: Vec<Duration> = adns_runs.iter().map(|run| run.cpu).collect();
         adns_cpu.sort();
-        let (median, answered, timed_out) = runs[runs.len() / 2];
-        let retransmitted = runs
+        adns_runs.sort_by_key(|run| run.elapsed);
+        let median = &adns_runs[adns_runs.len() / 2];
+        let retransmitted = adns_runs
             .iter()
-            .filter(|(elapsed, ..)| *elapsed > Duration::from_secs(1))
+            .filter(|run| run.elapsed > Duration::from_secs(1))
             .count();
         println!(
-            "adnshost: the same {} questions through `adnshost -a -f` (all in flight), {:.2} µs of CPU per question (median; fastest {:.2}, slowest {:.2}); {} runs, fastest {:.3?}, slowest {:.3?} ({retransmitted} of them waited over 1 s for adns's retransmit), median in {:.3?}; {answered} answered, {timed_out} timed out (the median run)",
+            "adnshost: the same {} questions through `adnshost -a -f` (all in flight), {:.2} µs of CPU per question (median; fastest {:.2}, slowest {:.2}); {} runs, each right after a doctor run, fastest {:.3?}, slowest {:.3?} ({retransmitted} of them waited over 1 s for adns's retransmit), median in {:.3?}; {} answered, {} timed out (the median run)",
             questions.len(),
             per_question(adns_cpu[adns_cpu.len() / 2]),
             per_question(adns_cpu[0]),
             per_question(adns_cpu[adns_cpu.len() - 1]),
-            runs.len(),
-            runs[0].0,
-            runs[runs.len() - 1].0,
-            median,
+            adns_runs.len(),
+            adns_runs[0].elapsed,
+            adns_runs[adns_runs.len() - 1].elapsed,
+            median.elapsed,
+            median.answered,
+            median.timed_out,
         );
-    } else {
         println!(
-            "adnshost: skipped (adns asks port 53 only, and the server could not listen there)"
+            "pairs: the doctor was faster than adnshost in {pairs_won} of {pairs} pairs (each doctor run against the adnshost run right after it)"
         );
     }
 
@@ -466,6 +445,66 @@ async fn main() -> Result<(), Failure> {
             .unwrap_or_else(|| "none".to_owned())
     );
     Ok(())
+}
+
+/// One `adnshost -a -f` run: its wall-clock and CPU time, and how many questions it saw
+/// answered and time out.
+struct AdnsRun {
+    elapsed: Duration,
+    cpu: Duration,
+    answered: usize,
+    timed_out: usize,
+}
+
+/// The doctor's questions as adnshost's input (`--type` before each name).
+fn adnshost_input(questions: &[domain_desk_doctor::dns::WireQuery]) -> String {
+    let mut input = String::new();
+    for q in questions {
+        let kind = match q.record_type.to_string().as_str() {
+            "A" => "a".to_owned(),
+            "AAAA" => "aaaa".to_owned(),
+            "CNAME" => "cname".to_owned(),
+            "TXT" => "txt".to_owned(),
+            "NS" => "ns-".to_owned(),
+            "SOA" => "soa-".to_owned(),
+            "MX" => "mx-".to_owned(),
+            _ => format!("type{}", u16::from(q.record_type)),
+        };
+        input.push_str(&format!("--type {kind}\n{}\n", q.name));
+    }
+    input
+}
+
+/// Asks the questions in `input` of the server at `dns` (port 53) with adnshost, all in
+/// flight at once. Its time is bimodal (all answers at once, or its 2 s retransmit when its
+/// own socket overflowed), so it runs as many times as the doctor.
+fn run_adnshost(input: &std::path::Path, dns: SocketAddr) -> Result<AdnsRun, Failure> {
+    let started = Instant::now();
+    let children_before = children_cpu();
+    let output = Command::new("adnshost")
+        .args(["-a", "-Vq", "--config"])
+        .arg(format!("nameserver {}", dns.ip()))
+        .arg("-f")
+        .stdin(std::fs::File::open(input)?)
+        .stderr(Stdio::null())
+        .output()?;
+    let elapsed = started.elapsed();
+    let cpu = children_cpu().saturating_sub(children_before);
+    // With --asynch every answer starts with `<id> <nrrs> <statustype> …`.
+    let text = String::from_utf8_lossy(&output.stdout);
+    let answered = text
+        .lines()
+        .filter(|line| {
+            let words: Vec<&str> = line.split_whitespace().collect();
+            words.len() > 3 && words[0].parse::<u64>().is_ok() && words[1].parse::<u64>().is_ok()
+        })
+        .count();
+    Ok(AdnsRun {
+        elapsed,
+        cpu,
+        answered,
+        timed_out: text.matches("timeout").count(),
+    })
 }
 
 /// The CPU time the calling thread has run (user and system), from the scheduler's own

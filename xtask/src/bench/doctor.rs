@@ -134,13 +134,17 @@ fn doctor_rows(text: &str) -> Result<Vec<(&'static str, String, String, String)>
             },
         ));
     }
+    let pairs = line("pairs:").ok();
     for (subject, figure) in [
         ("dig -f FILE (one process)", dig),
         ("adnshost -a -f (all in flight; median of its runs)", adns),
     ] {
-        let ratio = seconds(&figure)
+        let mut ratio = seconds(&figure)
             .map(|peer| format!("the doctor takes ×{:.2} its time", doctor_s / peer))
             .unwrap_or_default();
+        if let (true, Some(pairs)) = (subject.starts_with("adnshost"), &pairs) {
+            ratio = format!("{ratio}; {pairs}");
+        }
         rows.push(("doctor: batch", subject.to_owned(), figure, ratio));
     }
     let share_percent = share.as_deref().and_then(|share| {
@@ -192,6 +196,7 @@ mod tests {
             dig-f: the same 7115 questions in one `dig -f` process (+noall +tries=1 +time=2), 50.00 µs of CPU per question, in 4.512s\n\
             adnshost: the same 7115 questions through `adnshost -a -f` (all in flight), 10.00 µs of CPU per question (median; fastest 8.37, slowest 12.42); 7 runs, fastest 90.1ms, slowest 2.1s (3 of them waited over 1 s for adns's retransmit), median in 950.2ms; 7115 answered, 0 timed out (the median run)\n\
             dnsperf: 9500 questions/s on the same 7115 questions, ten times over (-c 4 -T 2 -q 200); 0 of 71150 lost\n\
+            pairs: the doctor was faster than adnshost in 5 of 7 pairs (each doctor run against the adnshost run right after it)\n\
             share: the doctor asked 6296 questions/s, 66.3 % of the server's dnsperf ceiling (median of 7 runs; the slowest run 49.7 %)\n\
             one hostname, full report (DNS, CAA climb, TLS probe, GET /): median 1.35ms over 21 runs\n";
         let rows = doctor_rows(text).unwrap();
@@ -206,6 +211,11 @@ mod tests {
             "the doctor's CPU per question is ×0.25 of dig's, ×1.25 of adnshost's"
         );
         assert!(rows[2].3.contains("×0.25"), "{}", rows[2].3);
+        assert!(
+            rows[3].3.ends_with("; the doctor was faster than adnshost in 5 of 7 pairs (each doctor run against the adnshost run right after it)"),
+            "{}",
+            rows[3].3
+        );
         assert!(rows[4].3.contains("met (goal ≥ 50 %"), "{}", rows[4].3);
         let faster = text.replace("in 950.2ms", "in 2.5s");
         let verdict = &doctor_rows(&faster).unwrap()[0].3;
