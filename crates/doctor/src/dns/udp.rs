@@ -381,6 +381,39 @@ mod tests {
         }
     }
 
+    /// As the app runs the doctor: questions on several threads at once, each waiting on its
+    /// own inbox while the readers, on any thread, fill them, over sockets that retire as
+    /// they go. At most 64 in flight, as the doctor bounds them, so the echo server's own
+    /// socket never overflows (with 600 at once it dropped some, with or without inboxes).
+    #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
+    async fn questions_on_many_threads_each_get_their_own_answer() {
+        let server = echo_server().await;
+        let sockets = Arc::new(UdpSockets::new());
+        let in_flight = Arc::new(tokio::sync::Semaphore::new(64));
+        let mut tasks = Vec::new();
+        for n in 0..QUESTIONS_PER_SOCKET * 3 {
+            let sockets = Arc::clone(&sockets);
+            let in_flight = Arc::clone(&in_flight);
+            tasks.push(tokio::spawn(async move {
+                let _permit = in_flight.acquire().await.unwrap();
+                let mut ticket = sockets.ticket(server).unwrap();
+                let body = format!("question {n}");
+                ticket
+                    .send(&datagram(ticket.id(), body.as_bytes()))
+                    .await
+                    .unwrap();
+                let answer = ticket.next().await.unwrap().unwrap();
+                assert_eq!(answer, datagram(ticket.id(), body.as_bytes()));
+            }));
+        }
+        for task in tasks {
+            tokio::time::timeout(std::time::Duration::from_secs(10), task)
+                .await
+                .expect("every question is answered")
+                .unwrap();
+        }
+    }
+
     #[tokio::test]
     async fn copies_past_the_queue_are_dropped_and_the_first_ones_are_read_in_order() {
         let server = echo_server().await;
