@@ -1,11 +1,13 @@
 //! Benchmark: the doctor against the local service's DNS server, beside the batch tools a
 //! support engineer would use on the same questions, and against the server's own ceiling.
 //!
-//! 1. Starts the local service on loopback (memory storage, frozen clock) on a runtime of its
-//!    own, as if in its own process: the doctor runs on one thread of its own, as the command
-//!    line runs it (`domain-desk doctor`), and shares nothing with the server but the machine,
-//!    like each peer. Then adds N hostnames to its demo zones through `/_local/dns` (most
-//!    correct, some with an A record blocking the CNAME, some missing). Its DNS server listens on 127.0.89.53 port 53 when it
+//! 1. Starts the local service on loopback (memory storage, frozen clock) in a process of its
+//!    own (this example again, with `--serve-child`; until 2026-11-25 on a runtime of its own
+//!    in the doctor's process), as `domain-desk serve` runs and as every peer sees it: the
+//!    doctor runs on one thread of its own, as the command line runs it (`domain-desk
+//!    doctor`), and shares nothing with the server but the machine, like each peer. Then adds
+//!    N hostnames to its demo zones through `/_local/dns` (most correct, some with an A record
+//!    blocking the CNAME, some missing). Its DNS server listens on 127.0.89.53 port 53 when it
 //!    may (adnshost can only ask port 53), else on a free port and adnshost is skipped.
 //! 2. Diagnoses all N with the doctor (batch mode, TLS probe off), seven times, each with a
 //!    fresh cache, and prints the median, fastest and slowest run.
@@ -48,46 +50,25 @@ type Failure = Box<dyn std::error::Error>;
 /// How many times the batch runs; the median is the figure, the slowest is printed beside it.
 const BATCH_RUNS: usize = 7;
 
-/// One thread for the doctor, as `domain-desk doctor` runs it.
-#[tokio::main(flavor = "current_thread")]
-async fn main() -> Result<(), Failure> {
-    let mut args = std::env::args().skip(1);
+fn main() -> Result<(), Failure> {
+    let mut args = std::env::args().skip(1).peekable();
+    if args.peek().map(String::as_str) == Some(SERVE_CHILD) {
+        return serve_child();
+    }
     let hosts: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(1000);
     let runs: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(21);
+    // one thread for the doctor, as `domain-desk doctor` runs it
+    tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()?
+        .block_on(bench(hosts, runs))
+}
 
-    let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
-    let settings = move |dns_addr| ServiceSettings {
-        storage: Storage::Memory,
-        api_addr: loopback,
-        dns_addr,
-        edge_https_addr: loopback,
-        edge_http_addr: loopback,
-        clock_speed: 0.0,
-        ..ServiceSettings::default()
-    };
-    // The server runs on a runtime of its own, as it would in its own process: the doctor's
-    // runtime runs only the doctor, like each peer's process.
-    let server_runtime = ServerRuntime(Some(
-        tokio::runtime::Builder::new_multi_thread()
-            .thread_name("dns-server")
-            .enable_all()
-            .build()?,
-    ));
-    let service = server_runtime
-        .handle()
-        .spawn(async move {
-            match Service::spawn(settings(SocketAddr::from(([127, 0, 89, 53], 53)))).await {
-                Ok(service) => Ok(service),
-                Err(err) => {
-                    println!(
-                        "note: DNS on 127.0.89.53:53 not possible ({err}); adnshost will be skipped"
-                    );
-                    Service::spawn(settings(loopback)).await
-                }
-            }
-        })
-        .await??;
-    let info = service.info().clone();
+async fn bench(hosts: usize, runs: usize) -> Result<(), Failure> {
+    // The server runs in a process of its own, as `domain-desk serve` does and as every peer
+    // sees it: the doctor's process runs only the doctor.
+    let server = ServerProcess::start()?;
+    let info = server.info.clone();
     let dns: SocketAddr = info.dns.as_deref().ok_or("no DNS server")?.parse()?;
     let edge: SocketAddr = info.edge_https.as_deref().ok_or("no edge")?.parse()?;
     // The peers take a while; a connection idle for longer than the service's keep-alive
@@ -532,23 +513,84 @@ fn children_cpu() -> Duration {
     time(usage.user_time()) + time(usage.system_time())
 }
 
-/// The server's runtime. It cannot be dropped inside the doctor's (dropping waits for its
-/// threads), so it is let go of in the background, on every way out of `main`.
-struct ServerRuntime(Option<tokio::runtime::Runtime>);
+/// The argument that makes this example the server's process.
+const SERVE_CHILD: &str = "--serve-child";
 
-impl ServerRuntime {
-    fn handle(&self) -> &tokio::runtime::Handle {
-        self.0
-            .as_ref()
-            .expect("the runtime lives until dropped")
-            .handle()
+/// The server's process: this example again with [`SERVE_CHILD`]. It prints the service's
+/// `LocalInfo` as one JSON line and serves until its standard input closes; it is stopped
+/// (killed, then waited for) on every way out of `main`.
+struct ServerProcess {
+    child: std::process::Child,
+    info: domain_desk_api::local::LocalInfo,
+}
+
+impl ServerProcess {
+    fn start() -> Result<Self, Failure> {
+        let mut child = Command::new(std::env::current_exe()?)
+            .arg(SERVE_CHILD)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::inherit())
+            .spawn()?;
+        let mut line = String::new();
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or("the server's output is not piped")?;
+        std::io::BufRead::read_line(&mut std::io::BufReader::new(stdout), &mut line)?;
+        let info = match serde_json::from_str(&line) {
+            Ok(info) => info,
+            Err(error) => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return Err(format!("the server process did not start: {error} ({line:?})").into());
+            }
+        };
+        Ok(Self { child, info })
     }
 }
 
-impl Drop for ServerRuntime {
+impl Drop for ServerProcess {
     fn drop(&mut self) {
-        if let Some(runtime) = self.0.take() {
-            runtime.shutdown_background();
-        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
     }
+}
+
+/// The server's process: the local service on its own multi-thread runtime (one worker per
+/// core, as `domain-desk serve`), its DNS on 127.0.89.53 port 53 when it may be (adnshost can
+/// only ask port 53), else on a free port and adnshost is skipped.
+fn serve_child() -> Result<(), Failure> {
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()?;
+    runtime.block_on(async {
+        let loopback = SocketAddr::from(([127, 0, 0, 1], 0));
+        let settings = move |dns_addr| ServiceSettings {
+            storage: Storage::Memory,
+            api_addr: loopback,
+            dns_addr,
+            edge_https_addr: loopback,
+            edge_http_addr: loopback,
+            clock_speed: 0.0,
+            ..ServiceSettings::default()
+        };
+        let service = match Service::spawn(settings(SocketAddr::from(([127, 0, 89, 53], 53)))).await
+        {
+            Ok(service) => service,
+            Err(err) => {
+                eprintln!(
+                    "note: DNS on 127.0.89.53:53 not possible ({err}); adnshost will be skipped"
+                );
+                Service::spawn(settings(loopback)).await?
+            }
+        };
+        println!("{}", serde_json::to_string(service.info())?);
+        // serves until the benchmark closes this process's standard input (or kills it)
+        let mut stdin = tokio::io::stdin();
+        let mut sink = Vec::new();
+        tokio::io::AsyncReadExt::read_to_end(&mut stdin, &mut sink).await?;
+        service.shutdown().await?;
+        Ok(())
+    })
 }
