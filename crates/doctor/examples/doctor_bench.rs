@@ -11,6 +11,8 @@
 //!    may (adnshost can only ask port 53), else on a free port and adnshost is skipped.
 //! 2. Diagnoses all N with the doctor (batch mode, TLS probe off), seven times, each with a
 //!    fresh cache, and prints the median, fastest and slowest run.
+//!    Then replays the run from its capture (`diagnose_capturing`, `replay`): the analysis
+//!    alone, every answer from memory, as a share of the doctor's time.
 //! 3. Asks exactly the DNS questions the doctor sent (same server, names and types) with the
 //!    batch peers, each in its fastest configuration, in the same run:
 //!    - `dig -f FILE` (one process, one question after another; `+noall` prints nothing,
@@ -41,7 +43,7 @@ use std::net::SocketAddr;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use domain_desk_doctor::{DoctorOptions, diagnose, diagnose_logged};
+use domain_desk_doctor::{DoctorOptions, diagnose, diagnose_capturing, diagnose_logged, replay};
 use domain_desk_service::{Service, ServiceSettings, Storage};
 use serde_json::{Value, json};
 
@@ -194,6 +196,25 @@ async fn bench(hosts: usize, runs: usize) -> Result<(), Failure> {
         per_question(cpu[cpu.len() / 2]),
         per_question(cpu[0]),
         per_question(cpu[cpu.len() - 1]),
+    );
+
+    // The analysis alone: the same run replayed from its capture, every answer from memory,
+    // no socket and no parsing; what is left of the doctor's time is the network's part.
+    let (_, capture) = diagnose_capturing(&names, &options).await?;
+    let mut replays = Vec::with_capacity(BATCH_RUNS);
+    for _ in 0..BATCH_RUNS {
+        let started = Instant::now();
+        let cpu_before = thread_cpu()?;
+        replay(&capture).await?;
+        replays.push((started.elapsed(), thread_cpu()?.saturating_sub(cpu_before)));
+    }
+    replays.sort();
+    let (replay_time, replay_cpu) = replays[replays.len() / 2];
+    println!(
+        "doctor-analysis: the same run replayed from its capture (answers from memory: no socket, no parsing), {:.2} µs of CPU per question, median of {} in {:.3?}",
+        per_question(replay_cpu),
+        replays.len(),
+        replay_time
     );
 
     let doctor_qps = questions.len() as f64 / doctor_time.as_secs_f64();
