@@ -74,17 +74,16 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
                 status: view.a.status,
                 error: view.a.error.clone(),
                 records: {
-                    let mut records: Vec<_> = view
-                        .a
+                    // The CNAME chain comes back in both the A and the AAAA answer: each
+                    // record once, in the order first seen (copied once, not twice).
+                    let mut seen = std::collections::HashSet::new();
+                    view.a
                         .answers
                         .iter()
                         .chain(view.aaaa.answers.iter())
+                        .filter(|record| seen.insert(*record))
                         .cloned()
-                        .collect();
-                    // The CNAME chain comes back in both the A and the AAAA answer.
-                    let mut seen = std::collections::HashSet::new();
-                    records.retain(|record| seen.insert(record.clone()));
-                    records
+                        .collect()
                 },
                 cache_expires_in_seconds: expires,
                 agrees,
@@ -137,4 +136,71 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
         }),
     };
     (source_views, Some(finding))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::dns::DnsRecord;
+
+    fn record(name: &str, record_type: &str, value: &str) -> DnsRecord {
+        DnsRecord {
+            name: name.to_owned(),
+            record_type: record_type.to_owned(),
+            ttl: 300,
+            value: value.to_owned(),
+        }
+    }
+
+    fn answer(question_type: &str, answers: Vec<DnsRecord>) -> Answer {
+        Answer {
+            server: "192.0.2.53:53".to_owned(),
+            question: "www.example.com".to_owned(),
+            question_type: question_type.to_owned(),
+            status: AnswerStatus::NoError,
+            error: None,
+            authoritative: false,
+            via_tcp: false,
+            answers,
+            authority: Vec::new(),
+            elapsed_ms: 1,
+        }
+    }
+
+    #[test]
+    fn a_server_shows_the_chain_once_and_its_records_in_the_order_seen() {
+        let cname = record("www.example.com", "CNAME", "edge.example.net");
+        let a = answer(
+            "A",
+            vec![cname.clone(), record("edge.example.net", "A", "192.0.2.1")],
+        );
+        let aaaa = answer(
+            "AAAA",
+            vec![
+                cname.clone(),
+                record("edge.example.net", "AAAA", "2001:db8::1"),
+            ],
+        );
+        let source = Source {
+            label: "resolver".to_owned(),
+            address: "192.0.2.53:53".to_owned(),
+            kind: SourceKind::Given,
+            recursive: true,
+        };
+        let views = [ServerView {
+            source: &source,
+            a: &a,
+            aaaa: &aaaa,
+        }];
+        let (shown, finding) = check("www.example.com", &views);
+        assert!(finding.is_none());
+        assert_eq!(
+            shown[0].records,
+            vec![
+                cname,
+                record("edge.example.net", "A", "192.0.2.1"),
+                record("edge.example.net", "AAAA", "2001:db8::1"),
+            ]
+        );
+    }
 }
