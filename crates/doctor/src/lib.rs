@@ -213,6 +213,9 @@ async fn run<S: AsRef<str>>(
     now: chrono::DateTime<chrono::Utc>,
 ) -> (Report, Arc<host::Run>) {
     let started = Instant::now();
+    // A hostname asks about seven questions of one server (SOA, addresses, CNAME, TXT, MX,
+    // CAA), and some more for each further server.
+    engine.reserve(hostnames.len() * 8 * servers.len().max(1));
     let run = Arc::new(host::Run::new(
         engine,
         tls,

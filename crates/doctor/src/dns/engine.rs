@@ -28,6 +28,9 @@ pub struct WireQuery {
     pub checking_disabled: bool,
 }
 
+/// The most answers [`QueryEngine::reserve`] makes room for ahead of time.
+const RESERVE_AT_MOST: usize = 1 << 16;
+
 /// One question's answer, shared by every check that asks it (answers are never changed).
 type Slot = Arc<OnceCell<Arc<Answer>>>;
 
@@ -151,6 +154,17 @@ impl QueryEngine {
         Arc::new(answer)
     }
 
+    /// Makes room in the run's cache for `questions` more answers (a batch knows roughly how
+    /// many it will ask), so that it is not rehashed again and again as it fills. A hint only,
+    /// capped so that a huge batch does not allocate ahead of its answers.
+    pub fn reserve(&self, questions: usize) {
+        self.inner
+            .cache
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .reserve(questions.min(RESERVE_AT_MOST));
+    }
+
     /// Every question sent over the wire so far, in the order sent.
     pub fn wire_queries(&self) -> Vec<WireQuery> {
         self.inner
@@ -158,5 +172,29 @@ impl QueryEngine {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .clone()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn capacity(engine: &QueryEngine) -> usize {
+        engine.inner.cache.lock().unwrap().capacity()
+    }
+
+    #[test]
+    fn a_batch_makes_room_for_its_questions_up_to_a_cap() {
+        let engine = QueryEngine::new(QueryOptions::default(), 8);
+        engine.reserve(8_000);
+        assert!(capacity(&engine) >= 8_000, "{}", capacity(&engine));
+        let engine = QueryEngine::new(QueryOptions::default(), 8);
+        engine.reserve(usize::MAX / 1024);
+        assert!(capacity(&engine) >= RESERVE_AT_MOST);
+        assert!(
+            capacity(&engine) < 4 * RESERVE_AT_MOST,
+            "{}",
+            capacity(&engine)
+        );
     }
 }
