@@ -1,6 +1,7 @@
 //! One hostname's diagnosis: which questions are asked of which servers, in what order and
 //! in parallel, and how the checks' findings come together into its report.
 
+use std::collections::HashMap;
 use std::sync::Arc;
 use std::time::Instant;
 
@@ -14,7 +15,7 @@ use crate::checks::dnssec::DnssecSource;
 use crate::checks::{self, health, kind, names, propagation, records};
 use crate::dns::{Answer, AnswerStatus, QueryEngine};
 use crate::options::DoctorOptions;
-use crate::report::{Finding, FindingCode, Fix, HostReport, Severity};
+use crate::report::{Finding, FindingCode, Fix, HostReport, ProviderMatch, Severity};
 use crate::sources::{self, Server};
 use crate::tls_probe::TlsSource;
 
@@ -34,6 +35,10 @@ pub(crate) struct Run {
     /// The platform target, lowercase, without the final dot.
     pub target: String,
     target_answers: OnceCell<(Arc<Answer>, Arc<Answer>)>,
+    /// The provider found for each set of nameservers: the hostnames of a batch share a few
+    /// zones, and matching a set against every provider's patterns cost a tenth of the
+    /// analysis when it was done for each hostname.
+    providers: std::sync::Mutex<HashMap<Vec<String>, Option<ProviderMatch>>>,
 }
 
 impl Run {
@@ -55,7 +60,22 @@ impl Run {
             servers,
             target,
             target_answers: OnceCell::new(),
+            providers: std::sync::Mutex::default(),
         }
+    }
+
+    /// The DNS provider of `nameservers` ([`crate::providers::detect`]), found once per set.
+    fn provider(&self, nameservers: &[String]) -> Option<ProviderMatch> {
+        let mut known = self
+            .providers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = known.get(nameservers) {
+            return found.clone();
+        }
+        let found = crate::providers::detect(nameservers);
+        known.insert(nameservers.to_vec(), found.clone());
+        found
     }
 
     fn primary(&self) -> &Server {
@@ -121,7 +141,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         run.options.nameserver_port,
     )
     .await;
-    let provider = crate::providers::detect(&nameservers);
+    let provider = run.provider(&nameservers);
     let servers: Vec<&Server> = authoritative.iter().chain(run.servers.iter()).collect();
     // Never empty: it holds the run's servers (see `primary`).
     let reference = servers[0];
