@@ -234,17 +234,21 @@ async fn run<S: AsRef<str>>(
     // Unordered: a slow hostname (a silent server) must not hold back the start of the next
     // ones, as an ordered buffer would once the hostnames behind it are done; the report
     // keeps the input's order.
-    let mut numbered: Vec<(usize, HostReport)> =
-        futures::stream::iter(owned.into_iter().enumerate())
-            .map(move |(index, hostname)| {
-                let run = Arc::clone(&shared);
-                async move { (index, host::diagnose_host(&run, &hostname).await) }
-            })
-            .buffer_unordered(options.concurrency.max(1))
-            .collect()
-            .await;
-    numbered.sort_unstable_by_key(|(index, _)| *index);
-    let hosts: Vec<HostReport> = numbered.into_iter().map(|(_, host)| host).collect();
+    // Each report goes straight to its place: collecting them in a growing vector and
+    // sorting moved every (large) report several times.
+    let mut placed: Vec<Option<HostReport>> = Vec::with_capacity(owned.len());
+    placed.resize_with(owned.len(), || None);
+    let mut reports = futures::stream::iter(owned.into_iter().enumerate())
+        .map(move |(index, hostname)| {
+            let run = Arc::clone(&shared);
+            async move { (index, host::diagnose_host(&run, &hostname).await) }
+        })
+        .buffer_unordered(options.concurrency.max(1));
+    while let Some((index, report)) = reports.next().await {
+        placed[index] = Some(report);
+    }
+    // every index was handed out once, so every place is filled
+    let hosts: Vec<HostReport> = placed.into_iter().flatten().collect();
     let count = |level: Level| {
         hosts
             .iter()
