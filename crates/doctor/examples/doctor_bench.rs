@@ -23,8 +23,9 @@
 //!      the doctor was faster;
 //!    - and the ceiling: `dnsperf` over the same questions (the file ten times), the best of
 //!      four set-ups (`-c 4 -T 2 -q 200`, `-c 1 -T 1 -q 200`, `-c 2 -T 1 -q 500`,
-//!      `-c 4 -T 2 -q 1000`): the questions per second the server can answer on this machine. The doctor's
-//!      questions per second (median run, and the slowest) are printed as a share of it.
+//!      `-c 4 -T 2 -q 1000`): the questions per second the server can answer on this
+//!      machine. The doctor's questions per second (median run, and the slowest) are printed
+//!      as a share of it.
 //!
 //!    Beside each wall-clock time, the CPU time each spent per question: the doctor's own
 //!    thread (`/proc/thread-self/schedstat`: everything it does, the analysis included, and

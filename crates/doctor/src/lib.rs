@@ -236,8 +236,8 @@ async fn run<S: AsRef<str>>(
     // keeps the input's order.
     // Each report goes straight to its place: collecting them in a growing vector and
     // sorting moved every (large) report several times.
-    let mut placed: Vec<Option<HostReport>> = Vec::with_capacity(owned.len());
-    placed.resize_with(owned.len(), || None);
+    let mut placed: Vec<Option<HostReport>> =
+        std::iter::repeat_with(|| None).take(owned.len()).collect();
     let mut reports = futures::stream::iter(owned.into_iter().enumerate())
         .map(move |(index, hostname)| {
             let run = Arc::clone(&shared);

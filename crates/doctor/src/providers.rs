@@ -76,7 +76,7 @@ pub fn detect(nameservers: &[String]) -> Option<ProviderMatch> {
 /// True when `name` ends in the labels of `pattern`, a label of the pattern holding at most
 /// one `*` that stands for any characters (`awsdns-*.com` matches `ns-1.awsdns-01.com`).
 fn matches_suffix(name: &str, pattern: &str) -> bool {
-    // label by label from the right, in any case, without copying: every hostname of a batch
+    // label by label from the right, in any case, without copying: each set of nameservers
     // is matched against every pattern of the table
     let mut labels = name.trim_end_matches('.').rsplit('.');
     pattern.trim_end_matches('.').rsplit('.').all(|pattern| {

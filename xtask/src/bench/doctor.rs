@@ -112,7 +112,8 @@ fn doctor_rows(text: &str) -> Result<Vec<(&'static str, String, String, String)>
         let (before, _) = figure.split_once(" µs")?;
         before.rsplit([' ', '(']).next()?.parse().ok()
     };
-    if let Ok(cpu) = line("doctor-cpu:") {
+    let doctor_cpu = line("doctor-cpu:").ok();
+    if let Some(cpu) = doctor_cpu.clone() {
         let against: Vec<String> = peers
             .iter()
             .filter_map(|(subject, figure)| {
@@ -135,10 +136,7 @@ fn doctor_rows(text: &str) -> Result<Vec<(&'static str, String, String, String)>
         ));
     }
     if let Ok(analysis) = line("doctor-analysis:") {
-        let share = match (
-            micros(&analysis),
-            line("doctor-cpu:").ok().as_deref().and_then(micros),
-        ) {
+        let share = match (micros(&analysis), doctor_cpu.as_deref().and_then(micros)) {
             (Some(alone), Some(all)) => format!(
                 "{:.0} % of the doctor's CPU per question; the rest is asking (sockets, parsing)",
                 alone / all * 100.0
