@@ -1,8 +1,9 @@
 //! The client under faults, against the real local service on loopback: every `/v1` answer
 //! slowed down, a share of them 503, a share of connections closed without an answer, and
 //! another program on the same key that uses up the window again and again (a 429 storm).
-//! A bulk job still completes: every project created exactly once, no ban, and nothing of the
-//! job was sent or arrived while the client was paused by a 429, over the whole pause.
+//! A bulk job still completes: every project created exactly once, no ban, no more of the
+//! job's requests refused in a window than it can have on the wire, and nothing of the job
+//! was sent or arrived while the client was paused by a 429, over the whole pause.
 //!
 //! Requests the client had already sent when a 429 came back may still arrive after the
 //! service answered that 429; they are told apart by order, not by a grace period: the
@@ -27,7 +28,7 @@ use domain_desk_client::{
 };
 use domain_desk_service::http::gate::ACCESS_LOG;
 use futures::future::{BoxFuture, join_all};
-use tokio::sync::Notify;
+use tokio::sync::RwLock;
 use tracing::field::{Field, Visit};
 use tracing::span::{Attributes, Id, Record};
 use tracing::{Event, Metadata, Subscriber};
@@ -35,8 +36,9 @@ use tracing::{Event, Metadata, Subscriber};
 /// Platform seconds per real second: a minute window lasts two seconds.
 const SPEED: f64 = 30.0;
 const PROJECTS: usize = 45;
-/// The storm strikes each time this many more projects were created.
-const STORM_EVERY: u64 = 10;
+/// The storm strikes each time this many more projects were created: at 9, 18, 27 and 36,
+/// so that at least one create is still to be sent after the last strike.
+const STORM_EVERY: u64 = 9;
 /// Retry-After counts whole platform seconds while a window ends within one: the pause may
 /// end up to one platform second before the 429's arrival plus its Retry-After.
 const RETRY_AFTER_ROUNDING: TimeDelta = TimeDelta::seconds(1);
@@ -120,10 +122,12 @@ impl Subscriber for AccessLog {
     fn exit(&self, _: &Id) {}
 }
 
-/// The client's real HTTP transport, writing the job's requests into the events.
+/// The client's real HTTP transport, writing the job's requests into the events, and
+/// letting the storm strike before a job request when it is due.
 struct Recording {
     inner: HttpTransport,
     events: Events,
+    storm: Arc<Storm>,
 }
 
 impl Recording {
@@ -145,7 +149,18 @@ impl Transport for Recording {
         // Nothing leaves before this future is first polled, after the event above.
         let answer = self.inner.send(request);
         let events = self.events.clone();
+        let storm = self.storm.clone();
         Box::pin(async move {
+            // For the queue this request is on the wire from here on; the storm may use up the
+            // window before it actually leaves, so that it meets an empty window.
+            let _on_the_wire = if job {
+                if storm.due() {
+                    storm.strike().await;
+                }
+                Some(storm.gate.read().await)
+            } else {
+                None
+            };
             let result = answer.await;
             if job {
                 let status = result.as_ref().ok().map(|r| r.status.as_u16());
@@ -203,42 +218,128 @@ impl Running {
     }
 }
 
-/// Another program on the same key: sends until it gets its first 429, then stops, so that it
-/// alone never earns the key a ban. Several at a time while the window has plenty left (so it
-/// goes quickly), one at a time near the end (so only one of them is refused).
-async fn storm(http: reqwest::Client, base_url: String, key: String) -> usize {
-    let mut sent = 0;
-    // What the last answers said is left; one request first, to learn it.
-    let mut remaining = 1u64;
-    loop {
-        let batch = remaining.clamp(1, 16);
-        let answers = join_all((0..batch).map(|_| {
-            http.get(format!("{base_url}/v1/account"))
-                .bearer_auth(&key)
-                .send()
-        }))
-        .await;
-        sent += batch as usize;
-        let mut limited = false;
-        remaining = u64::MAX;
-        for answer in answers.iter().flatten() {
-            limited |= answer.status().as_u16() == 429;
-            if let Some(left) = answer
-                .headers()
-                .get("x-ratelimit-remaining")
-                .and_then(|v| v.to_str().ok())
-                .and_then(|v| v.parse::<u64>().ok())
-            {
-                remaining = remaining.min(left);
-            }
-        }
-        if remaining == u64::MAX {
-            remaining = 1; // every answer was dropped: learn again
-        }
-        if limited || sent > 200 {
-            return sent;
+/// Another program on the same key that uses up the window whenever the job has made some
+/// progress. It strikes between the job's requests: it waits until none of them is on the
+/// wire and holds the next ones back, learns exactly what is left from the uncounted
+/// `GET /v1/rate_limit`, and spends precisely that with counted requests. So it never earns a
+/// 429 (nor a share of a ban) itself, while the job's next request, sized from answers that
+/// no longer hold, meets an empty window: every 429 the key gets is the job's.
+struct Storm {
+    http: reqwest::Client,
+    base_url: String,
+    key: String,
+    /// Projects the job created so far.
+    created: AtomicU64,
+    /// The storm strikes once `created` reaches this.
+    next: AtomicU64,
+    struck: AtomicU64,
+    /// Job requests hold it shared while on the wire; the storm holds it alone.
+    gate: RwLock<()>,
+}
+
+impl Storm {
+    fn new(service: &Running) -> Self {
+        Self {
+            http: service.http.clone(),
+            base_url: service.base_url.clone(),
+            key: service.key.clone(),
+            created: AtomicU64::new(0),
+            next: AtomicU64::new(STORM_EVERY),
+            struck: AtomicU64::new(0),
+            gate: RwLock::new(()),
         }
     }
+
+    /// True once per step of progress, for the first request sent after it.
+    fn due(&self) -> bool {
+        let next = self.next.load(Ordering::Acquire);
+        self.created.load(Ordering::Acquire) >= next
+            && self
+                .next
+                .compare_exchange(
+                    next,
+                    next + STORM_EVERY,
+                    Ordering::AcqRel,
+                    Ordering::Acquire,
+                )
+                .is_ok()
+    }
+
+    /// What the key has left, from the uncounted status query (asked again when a fault
+    /// took the answer or its headers).
+    async fn remaining(&self) -> u64 {
+        loop {
+            let answer = self
+                .http
+                .get(format!("{}/v1/rate_limit", self.base_url))
+                .bearer_auth(&self.key)
+                .send()
+                .await;
+            let left = answer.ok().and_then(|answer| {
+                answer
+                    .headers()
+                    .get("x-ratelimit-remaining")?
+                    .to_str()
+                    .ok()?
+                    .parse::<u64>()
+                    .ok()
+            });
+            if let Some(left) = left {
+                return left;
+            }
+        }
+    }
+
+    /// Spends what is left, until the status query says nothing is (a window that started
+    /// meanwhile is spent too).
+    async fn strike(&self) {
+        let _alone = self.gate.write().await;
+        loop {
+            let left = self.remaining().await;
+            if left == 0 {
+                break;
+            }
+            let spend = (0..left).map(|_| {
+                self.http
+                    .get(format!("{}/v1/account", self.base_url))
+                    .bearer_auth(&self.key)
+                    .send()
+            });
+            join_all(spend).await;
+        }
+        self.struck.fetch_add(1, Ordering::AcqRel);
+    }
+}
+
+/// The requests refused with 429 in each minute window, the storm's and the job's.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct Refused {
+    storm: usize,
+    job: usize,
+}
+
+fn refused_per_window(events: &[Happened]) -> BTreeMap<i64, Refused> {
+    let mut per_window: BTreeMap<i64, Refused> = BTreeMap::new();
+    for event in events {
+        let Happened::Access(access) = event else {
+            continue;
+        };
+        if access.status != 429 {
+            continue;
+        }
+        let window = access
+            .received
+            .expect("received")
+            .timestamp()
+            .div_euclid(60);
+        let refused = per_window.entry(window).or_default();
+        if access.method == "POST" {
+            refused.job += 1;
+        } else {
+            refused.storm += 1;
+        }
+    }
+    per_window
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 4)]
@@ -278,7 +379,10 @@ async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_
 
     let mut config = ClientConfig::new(&service.base_url, service.key.clone()).plan(Plan::Free);
     config.queue.platform_clock_speed = SPEED;
+    let max_in_flight = config.queue.max_in_flight;
+    let storm = Arc::new(Storm::new(&service));
     let transport = Recording {
+        storm: storm.clone(),
         inner: HttpTransport::new(
             &service.base_url,
             &ApiKey::new(service.key.clone()),
@@ -290,36 +394,11 @@ async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_
     let client = Client::with_transport(config.queue, transport).unwrap();
     let bulk = client.in_job(client.new_job()).bulk();
 
-    // The storm strikes whenever the job made some progress.
-    let created = Arc::new(AtomicU64::new(0));
-    let progress = Arc::new(Notify::new());
-    let storms = {
-        let (created, progress) = (created.clone(), progress.clone());
-        let (http, base_url, key) = (
-            service.http.clone(),
-            service.base_url.clone(),
-            service.key.clone(),
-        );
-        tokio::spawn(async move {
-            let mut struck = 0;
-            let mut next = STORM_EVERY;
-            while next < PROJECTS as u64 {
-                while created.load(Ordering::Acquire) < next {
-                    progress.notified().await;
-                }
-                storm(http.clone(), base_url.clone(), key.clone()).await;
-                struck += 1;
-                next += STORM_EVERY;
-            }
-            struck
-        })
-    };
-
     // The job: one create per name. A create that comes back failed (the retries ran out on
     // 503s and dropped connections, or the 429s kept coming) is sent again as the SAME
     // request, with its Idempotency-Key, as the app's job runner does.
     let answers = join_all((0..PROJECTS).map(|i| {
-        let (bulk, created, progress) = (bulk.clone(), created.clone(), progress.clone());
+        let (bulk, storm) = (bulk.clone(), storm.clone());
         async move {
             let body = format!(r#"{{"name":"bulk {i}"}}"#);
             let request = ApiRequest::post("/v1/projects", bytes::Bytes::from(body));
@@ -329,8 +408,7 @@ async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_
                 assert!(attempts <= 20, "bulk {i} never got through");
                 match bulk.send(request.clone()).await {
                     Ok(answer) if answer.status.as_u16() == 201 => {
-                        created.fetch_add(1, Ordering::AcqRel);
-                        progress.notify_one();
+                        storm.created.fetch_add(1, Ordering::AcqRel);
                         return answer;
                     }
                     Ok(answer) if answer.status.is_server_error() => continue,
@@ -347,7 +425,7 @@ async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_
         }
     }))
     .await;
-    let struck = storms.await.unwrap();
+    let struck = storm.struck.load(Ordering::Acquire);
     assert_eq!(answers.len(), PROJECTS, "the job completed");
     assert!(struck >= 4, "only {struck} storms");
 
@@ -383,6 +461,16 @@ async fn a_bulk_job_completes_under_faults_and_429_storms_without_duplicates_or_
     assert!(dropped > 0, "no dropped connection was injected");
     assert!(unavailable > 0, "no 503 was injected");
     assert!(limited > 0, "the storms never limited the job");
+    // After reading a 429 the queue sends nothing until the window ends: in one window only
+    // the requests already on the wire can be refused, far below the ban's threshold.
+    for (window, refused) in refused_per_window(&events) {
+        assert_eq!(refused.storm, 0, "the storm was refused in window {window}");
+        assert!(
+            refused.job <= max_in_flight,
+            "{} of the job's requests were refused in window {window}, more than the {max_in_flight} it may have on the wire",
+            refused.job
+        );
+    }
     nothing_was_sent_while_paused(&events);
     nothing_arrived_while_paused(&events);
 }
