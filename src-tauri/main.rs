@@ -12,6 +12,13 @@ use std::process::ExitCode;
 
 use clap::Parser;
 
+/// mimalloc rather than the system's allocator: the doctor's batch and the local service make
+/// many small short-lived allocations, and on Linux glibc's malloc and free cost the doctor
+/// 15-25 % of its CPU time (BENCHMARKS.md). Only Rust's allocations use it; the webview's
+/// own code keeps the system allocator.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> ExitCode {
     if std::env::args_os().len() > 1 {
         // A subcommand or a flag such as --help: its output must reach the terminal.

@@ -36,7 +36,8 @@
 //!    probe, redirect) over several runs, each with a fresh cache, and prints the median.
 //!
 //! Run: `cargo run --release -p domain-desk-doctor --example doctor_bench -- [HOSTS] [RUNS]`
-//! (defaults 1000 and 21). Needs `dig` (Debian `dnsutils`), `adnshost` (`adns-tools`) and
+//! (defaults 1000 and 21); `-- --doctor-only [HOSTS]` runs only step 2 (the doctor and its
+//! replay), for profiling. Needs `dig` (Debian `dnsutils`), `adnshost` (`adns-tools`) and
 //! `dnsperf` (`dnsperf`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
@@ -50,6 +51,10 @@ use serde_json::{Value, json};
 
 type Failure = Box<dyn std::error::Error>;
 
+/// The allocator of the `domain-desk` binary, which runs the doctor from the command line.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 /// How many times the batch runs; the median is the figure, the slowest is printed beside it.
 const BATCH_RUNS: usize = 7;
 
@@ -58,16 +63,24 @@ fn main() -> Result<(), Failure> {
     if args.peek().map(String::as_str) == Some(SERVE_CHILD) {
         return serve_child();
     }
+    let doctor_only = args.peek().map(String::as_str) == Some(DOCTOR_ONLY);
+    if doctor_only {
+        args.next();
+    }
     let hosts: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(1000);
     let runs: usize = args.next().map(|n| n.parse()).transpose()?.unwrap_or(21);
     // one thread for the doctor, as `domain-desk doctor` runs it
     tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()?
-        .block_on(bench(hosts, runs))
+        .block_on(bench(hosts, runs, doctor_only))
 }
 
-async fn bench(hosts: usize, runs: usize) -> Result<(), Failure> {
+/// `--doctor-only`: the doctor's runs, their CPU time and the replay, nothing else (no peers,
+/// no ceiling): a quick loop for profiling the doctor, not a comparison.
+const DOCTOR_ONLY: &str = "--doctor-only";
+
+async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failure> {
     // The server runs in a process of its own, as `domain-desk serve` does and as every peer
     // sees it: the doctor's process runs only the doctor.
     let server = ServerProcess::start()?;
@@ -166,7 +179,7 @@ async fn bench(hosts: usize, runs: usize) -> Result<(), Failure> {
             }
             Some(_) => {}
         }
-        if dns.port() == 53 {
+        if dns.port() == 53 && !doctor_only {
             adns_runs.push(run_adnshost(&adns_file, dns)?);
         }
     }
@@ -217,6 +230,9 @@ async fn bench(hosts: usize, runs: usize) -> Result<(), Failure> {
         replays.len(),
         replay_time
     );
+    if doctor_only {
+        return Ok(());
+    }
 
     let doctor_qps = questions.len() as f64 / doctor_time.as_secs_f64();
     let slowest_qps = questions.len() as f64 / slowest.as_secs_f64();

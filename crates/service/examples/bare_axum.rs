@@ -17,6 +17,10 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use axum::routing::{get, post};
 
+/// The allocator of the `domain-desk` binary it is the ceiling for.
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 struct Bodies {
     expected: String,
     list: Bytes,

@@ -2,6 +2,7 @@
 //! show its evidence: which server, which records, which TTLs.
 
 use std::fmt;
+use std::net::{Ipv4Addr, SocketAddr};
 
 use domain_desk_api::caa::CaaRecord;
 use hickory_proto::op::{Message, ResponseCode};
@@ -263,14 +264,80 @@ impl Answer {
 }
 
 /// A name from the wire in the doctor's form ([`normalise_name`]'s), in one allocation: the
-/// answers of a batch hold tens of thousands of names.
+/// answers of a batch hold tens of thousands of names. Labels of letters, digits, `-` and `_`
+/// (nearly all) are copied as they are; any other byte takes hickory's presentation, which
+/// escapes it.
 fn name_text(name: &Name) -> String {
-    let mut text = name.to_ascii();
-    if text.ends_with('.') {
-        text.pop();
+    let plain = name.iter().all(|label| {
+        label
+            .iter()
+            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_'))
+    });
+    if !plain {
+        let mut text = name.to_ascii();
+        if text.ends_with('.') {
+            text.pop();
+        }
+        text.make_ascii_lowercase();
+        return text;
     }
-    text.make_ascii_lowercase();
+    let mut text = String::with_capacity(name.len());
+    for label in name.iter() {
+        if !text.is_empty() {
+            text.push('.');
+        }
+        text.extend(
+            label
+                .iter()
+                .map(|byte| char::from(byte.to_ascii_lowercase())),
+        );
+    }
     text
+}
+
+/// `address:port` as `SocketAddr`'s `Display` writes it; an IPv4 one without the formatting
+/// machinery, which cost more than a DNS question's parsing (each answer names its server).
+pub(crate) fn server_text(server: SocketAddr) -> String {
+    match server {
+        SocketAddr::V4(v4) => {
+            let mut text = String::with_capacity(21);
+            push_ipv4(&mut text, *v4.ip());
+            text.push(':');
+            push_decimal(&mut text, u32::from(v4.port()));
+            text
+        }
+        SocketAddr::V6(v6) => v6.to_string(),
+    }
+}
+
+fn ipv4_text(address: Ipv4Addr) -> String {
+    let mut text = String::with_capacity(15);
+    push_ipv4(&mut text, address);
+    text
+}
+
+fn push_ipv4(text: &mut String, address: Ipv4Addr) {
+    for (index, octet) in address.octets().into_iter().enumerate() {
+        if index > 0 {
+            text.push('.');
+        }
+        push_decimal(text, u32::from(octet));
+    }
+}
+
+fn push_decimal(text: &mut String, mut value: u32) {
+    let mut digits = [0u8; 10];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        // a digit: 0-9
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    text.extend(digits[start..].iter().map(|digit| char::from(*digit)));
 }
 
 /// Lowercase, without the trailing dot.
@@ -282,7 +349,7 @@ pub fn normalise_name(name: &str) -> String {
 
 fn present(data: &RData) -> String {
     match data {
-        RData::A(address) => address.0.to_string(),
+        RData::A(address) => ipv4_text(address.0),
         RData::AAAA(address) => address.0.to_string(),
         RData::CNAME(name) => name_text(&name.0),
         RData::NS(name) => name_text(&name.0),
@@ -353,6 +420,9 @@ mod tests {
             "xn--bcher-kva.Example.",
             "a\\.b.example.",
             "_dmarc.x.y.",
+            "*.Wild.example.",
+            "Site-9.EXAMPLE.com",
+            "x.",
         ] {
             let parsed = Name::from_ascii(name).unwrap();
             assert_eq!(
@@ -365,6 +435,40 @@ mod tests {
             name_text(&Name::from_ascii("WWW.Example.com.").unwrap()),
             "www.example.com"
         );
+        // bytes from the wire that no text form gives: a dot, a space, UTF-8, a 0 byte
+        for labels in [
+            vec![&b"a.b"[..], b"example"],
+            vec![b"a b", b"example"],
+            vec!["b\u{fc}cher".as_bytes(), b"example"],
+            vec![b"nul\0", b"Example"],
+        ] {
+            let parsed = Name::from_labels(labels.iter().map(|l| l.to_vec())).unwrap();
+            assert_eq!(
+                name_text(&parsed),
+                normalise_name(&parsed.to_ascii()),
+                "{labels:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn addresses_read_as_display_writes_them() {
+        for server in [
+            "0.0.0.0:0",
+            "127.0.0.1:53",
+            "255.255.255.255:65535",
+            "10.20.3.4:5353",
+            "192.0.2.10:1",
+            "[::1]:53",
+            "[2001:db8::1]:8053",
+        ] {
+            let server: SocketAddr = server.parse().unwrap();
+            assert_eq!(server_text(server), server.to_string());
+        }
+        for address in ["0.0.0.0", "1.2.3.4", "100.64.10.255", "192.0.2.10"] {
+            let address: Ipv4Addr = address.parse().unwrap();
+            assert_eq!(ipv4_text(address), address.to_string());
+        }
     }
 
     #[test]

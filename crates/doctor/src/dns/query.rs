@@ -11,7 +11,7 @@ use hickory_proto::rr::{Name, RecordType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
-use super::answer::{Answer, AnswerStatus, normalise_name};
+use super::answer::{Answer, AnswerStatus, normalise_name, server_text};
 use super::udp::{Ticket, UdpSockets, local_address_for};
 
 /// The EDNS payload size offered (the DNS flag day 2020 value: no fragmentation).
@@ -73,12 +73,12 @@ async fn ask_on(
 ) -> Answer {
     let started = Instant::now();
     let elapsed = || u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX);
-    let type_label = record_type.to_string();
+    let type_label = <&'static str>::from(record_type);
     let failed = |status: AnswerStatus, error: String, elapsed_ms: u64| {
         Answer::failed(
-            server.to_string(),
+            server_text(server),
             name,
-            &type_label,
+            type_label,
             status,
             error,
             elapsed_ms,
@@ -160,9 +160,9 @@ async fn ask_on(
         }
     };
     Answer::from_message(
-        server.to_string(),
+        server_text(server),
         name,
-        &type_label,
+        type_label,
         &message,
         via_tcp,
         elapsed(),
