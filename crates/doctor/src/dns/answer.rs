@@ -8,6 +8,8 @@ use domain_desk_api::caa::CaaRecord;
 use hickory_proto::op::{Message, ResponseCode};
 use hickory_proto::rr::{Name, RData, Record};
 use serde::{Deserialize, Serialize};
+
+use super::wire::WireAnswer;
 use utoipa::ToSchema;
 
 /// How a question ended.
@@ -154,7 +156,56 @@ impl Answer {
         via_tcp: bool,
         elapsed_ms: u64,
     ) -> Self {
-        let (status, error) = match message.response_code() {
+        Self::answered(
+            server,
+            question,
+            question_type,
+            message.response_code(),
+            message.authoritative(),
+            message
+                .answers()
+                .iter()
+                .map(DnsRecord::from_record)
+                .collect(),
+            message
+                .name_servers()
+                .iter()
+                .map(DnsRecord::from_record)
+                .collect(),
+        )
+        .taking(via_tcp, elapsed_ms)
+    }
+
+    /// An answer the wire reader read ([`super::wire`]), as [`Self::from_message`] reads it.
+    pub(crate) fn from_wire(
+        server: String,
+        question: &str,
+        question_type: &str,
+        answer: WireAnswer,
+        elapsed_ms: u64,
+    ) -> Self {
+        Self::answered(
+            server,
+            question,
+            question_type,
+            ResponseCode::from(0, answer.rcode),
+            answer.authoritative,
+            answer.answers,
+            answer.authority,
+        )
+        .taking(false, elapsed_ms)
+    }
+
+    fn answered(
+        server: String,
+        question: &str,
+        question_type: &str,
+        response_code: ResponseCode,
+        authoritative: bool,
+        answers: Vec<DnsRecord>,
+        authority: Vec<DnsRecord>,
+    ) -> Self {
+        let (status, error) = match response_code {
             ResponseCode::NoError => (AnswerStatus::NoError, None),
             ResponseCode::NXDomain => (AnswerStatus::NxDomain, None),
             ResponseCode::ServFail => (
@@ -176,20 +227,18 @@ impl Answer {
             question_type: question_type.to_owned(),
             status,
             error,
-            authoritative: message.authoritative(),
-            via_tcp,
-            answers: message
-                .answers()
-                .iter()
-                .map(DnsRecord::from_record)
-                .collect(),
-            authority: message
-                .name_servers()
-                .iter()
-                .map(DnsRecord::from_record)
-                .collect(),
-            elapsed_ms,
+            authoritative,
+            via_tcp: false,
+            answers,
+            authority,
+            elapsed_ms: 0,
         }
+    }
+
+    fn taking(mut self, via_tcp: bool, elapsed_ms: u64) -> Self {
+        self.via_tcp = via_tcp;
+        self.elapsed_ms = elapsed_ms;
+        self
     }
 
     /// Records of `record_type` owned by `name`.
@@ -310,7 +359,7 @@ pub(crate) fn server_text(server: SocketAddr) -> String {
     }
 }
 
-fn ipv4_text(address: Ipv4Addr) -> String {
+pub(crate) fn ipv4_text(address: Ipv4Addr) -> String {
     let mut text = String::with_capacity(15);
     push_ipv4(&mut text, address);
     text
@@ -325,7 +374,7 @@ fn push_ipv4(text: &mut String, address: Ipv4Addr) {
     }
 }
 
-fn push_decimal(text: &mut String, mut value: u32) {
+pub(crate) fn push_decimal(text: &mut String, mut value: u32) {
     let mut digits = [0u8; 10];
     let mut start = digits.len();
     loop {

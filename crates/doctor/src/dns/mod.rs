@@ -1,9 +1,9 @@
 //! Asking DNS servers questions and keeping their answers as evidence, live or from a
 //! capture (`source.rs`; the capture file itself is `crate::capture`).
 //!
-//! The doctor talks to each server itself (questions it writes, answers read by hickory-proto;
-//! over UDP, TCP when the answer is truncated) instead of going through a caching stub
-//! resolver: it must know which server said what, with which TTL and which response code,
+//! The doctor talks to each server itself (questions it writes; answers read by its own
+//! reader when they are plain, `wire.rs`, and by hickory-proto otherwise; over UDP, TCP when
+//! the answer is truncated) instead of going through a caching stub resolver: it must know which server said what, with which TTL and which response code,
 //! and it must be able to ask an authoritative server without recursion or a validating
 //! resolver with checking disabled.
 
@@ -13,6 +13,7 @@ pub mod exchange;
 pub mod query;
 pub mod source;
 pub mod udp;
+mod wire;
 
 pub use answer::{Answer, AnswerStatus, DnsRecord};
 pub use engine::{QueryEngine, WireQuery};

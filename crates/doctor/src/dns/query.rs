@@ -1,7 +1,7 @@
 //! One question to one server over UDP (on a socket of its own, or on the run's shared sockets,
 //! see [`super::udp`]), asked again over TCP when the UDP answer comes back truncated, all
 //! within a deadline. The question is written directly (`encode_request`); the answer is read
-//! as a hickory-proto message.
+//! by the wire reader when it is a plain one (`super::wire`), else as a hickory-proto message.
 
 use std::net::SocketAddr;
 use std::time::{Duration, Instant};
@@ -13,6 +13,31 @@ use tokio::net::{TcpStream, UdpSocket};
 
 use super::answer::{Answer, AnswerStatus, normalise_name, server_text};
 use super::udp::{Ticket, UdpSockets, local_address_for};
+use super::wire::{self, Question, WireAnswer};
+
+/// An answer as it was read: by the wire reader, or decoded by hickory.
+enum Reply {
+    Wire(WireAnswer),
+    Decoded(Message),
+}
+
+impl Reply {
+    /// A FORMERR without an OPT record: an old server that does not know EDNS (the wire
+    /// reader never reads one).
+    fn refuses_edns(&self) -> bool {
+        matches!(self, Reply::Decoded(message) if message.response_code() == ResponseCode::FormErr && message.extensions().is_none())
+    }
+
+    /// Truncated (the wire reader never reads a truncated answer).
+    fn truncated(&self) -> bool {
+        matches!(self, Reply::Decoded(message) if message.truncated())
+    }
+
+    /// Truncated by a server that answered without an OPT record.
+    fn truncated_without_edns(&self) -> bool {
+        matches!(self, Reply::Decoded(message) if message.truncated() && message.extensions().is_none())
+    }
+}
 
 /// The EDNS payload size offered (the DNS flag day 2020 value: no fragmentation).
 const UDP_PAYLOAD: u16 = 1232;
@@ -111,8 +136,7 @@ async fn ask_on(
         .await;
     // An old server that does not know EDNS answers FORMERR without an OPT record (RFC 6891
     // §7): ask it again the old way.
-    if matches!(&udp, Ok(message) if message.response_code() == ResponseCode::FormErr && message.extensions().is_none())
-    {
+    if matches!(&udp, Ok(reply) if reply.refuses_edns()) {
         bytes = encode(false);
         udp = channel
             .exchange(&bytes, &query_name, record_type, options)
@@ -120,13 +144,13 @@ async fn ask_on(
     }
     drop(channel);
     // A server that answered without EDNS is asked over TCP without it too.
-    if matches!(&udp, Ok(message) if message.truncated() && message.extensions().is_none()) {
+    if matches!(&udp, Ok(reply) if reply.truncated_without_edns()) {
         bytes = encode(false);
     }
-    let (message, via_tcp) = match udp {
-        Ok(message) if message.truncated() => {
+    let (reply, via_tcp) = match udp {
+        Ok(reply) if reply.truncated() => {
             match tokio::time::timeout(options.timeout, ask_tcp(server, &bytes, id)).await {
-                Ok(Ok(message)) => (message, true),
+                Ok(Ok(message)) => (Reply::Decoded(message), true),
                 Ok(Err(error)) => {
                     return failed(
                         AnswerStatus::Failed,
@@ -143,7 +167,7 @@ async fn ask_on(
                 }
             }
         }
-        Ok(message) => (message, false),
+        Ok(reply) => (reply, false),
         Err(UdpFailure::Timeout) => {
             return failed(
                 AnswerStatus::Timeout,
@@ -159,14 +183,19 @@ async fn ask_on(
             return failed(AnswerStatus::Failed, error, elapsed());
         }
     };
-    Answer::from_message(
-        server_text(server),
-        name,
-        type_label,
-        &message,
-        via_tcp,
-        elapsed(),
-    )
+    match reply {
+        Reply::Wire(answer) => {
+            Answer::from_wire(server_text(server), name, type_label, answer, elapsed())
+        }
+        Reply::Decoded(message) => Answer::from_message(
+            server_text(server),
+            name,
+            type_label,
+            &message,
+            via_tcp,
+            elapsed(),
+        ),
+    }
 }
 
 /// The question as it goes on the wire (RFC 1035 §4.1, with an OPT record per RFC 6891 §6.1.2
@@ -293,9 +322,10 @@ impl UdpChannel {
         name: &Name,
         record_type: RecordType,
         options: QueryOptions,
-    ) -> Result<Message, UdpFailure> {
+    ) -> Result<Reply, UdpFailure> {
         let server = self.server();
         let id = self.id();
+        let question = Question::of_request(request);
         for _ in 0..options.attempts.max(1) {
             self.send(request)
                 .await
@@ -311,6 +341,13 @@ impl UdpChannel {
                 };
                 // Anything that is not the answer to this question (a late answer to an
                 // earlier attempt is fine, a forged or garbled datagram is not) is ignored.
+                if let Some(question) = &question {
+                    match wire::read(&datagram, question) {
+                        wire::Read::Answer(answer) => return Ok(Reply::Wire(answer)),
+                        wire::Read::NotOurs => continue,
+                        wire::Read::Other => {}
+                    }
+                }
                 let Ok(message) = Message::from_vec(&datagram) else {
                     continue;
                 };
@@ -318,7 +355,7 @@ impl UdpChannel {
                     && message.message_type() == MessageType::Response
                     && answers_question(&message, name, record_type)
                 {
-                    return Ok(message);
+                    return Ok(Reply::Decoded(message));
                 }
             }
         }
@@ -326,7 +363,7 @@ impl UdpChannel {
     }
 }
 
-fn answers_question(message: &Message, name: &Name, record_type: RecordType) -> bool {
+pub(super) fn answers_question(message: &Message, name: &Name, record_type: RecordType) -> bool {
     match message.query() {
         // Name equality is case-insensitive, as DNS compares names.
         Some(query) => query.query_type() == record_type && query.name() == name,
