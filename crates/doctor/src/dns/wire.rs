@@ -56,7 +56,7 @@ impl Question {
         if read_u16(request, 4)? != 1 {
             return None;
         }
-        let mut name = String::new();
+        let mut name = String::with_capacity(NAME_CAPACITY);
         let end = read_name(request, 12, &mut name)?;
         Some(Self {
             id,
@@ -75,6 +75,10 @@ const PTR: u16 = 12;
 const AAAA: u16 = 28;
 const OPT: u16 = 41;
 const CLASS_IN: u16 = 1;
+
+/// Room made for a name's text up front (most are shorter), so that it is not grown byte by
+/// byte.
+const NAME_CAPACITY: usize = 48;
 
 /// Reads `datagram` as the answer to `question`.
 pub(crate) fn read(datagram: &[u8], question: &Question) -> Read {
@@ -98,7 +102,7 @@ fn read_answer(datagram: &[u8], question: &Question) -> Option<Read> {
         return Some(Read::Other);
     }
 
-    let mut name = String::new();
+    let mut name = String::with_capacity(NAME_CAPACITY);
     let mut at = read_name(datagram, 12, &mut name)?;
     let record_type = read_u16(datagram, at)?;
     at += 4; // type and class
@@ -150,7 +154,7 @@ fn read_answer(datagram: &[u8], question: &Question) -> Option<Read> {
 
 /// One record of a type read here, and where the next one starts.
 fn read_record(datagram: &[u8], at: usize) -> Option<(DnsRecord, usize)> {
-    let mut name = String::new();
+    let mut name = String::with_capacity(NAME_CAPACITY);
     let at = read_name(datagram, at, &mut name)?;
     let record_type = read_u16(datagram, at)?;
     let class = read_u16(datagram, at + 2)?;
@@ -172,7 +176,7 @@ fn read_record(datagram: &[u8], at: usize) -> Option<(DnsRecord, usize)> {
             ("AAAA", Ipv6Addr::from(octets).to_string())
         }
         CNAME | NS | PTR => {
-            let mut target = String::new();
+            let mut target = String::with_capacity(NAME_CAPACITY);
             if read_name(datagram, start, &mut target)? != end {
                 return None;
             }
@@ -198,7 +202,7 @@ fn read_record(datagram: &[u8], at: usize) -> Option<(DnsRecord, usize)> {
 /// `mname rname serial refresh retry expire minimum`, as hickory presents an SOA (its
 /// refresh, retry and expire are signed).
 fn soa_text(datagram: &[u8], start: usize, end: usize) -> Option<String> {
-    let mut text = String::new();
+    let mut text = String::with_capacity(2 * NAME_CAPACITY + 60);
     let at = read_name(datagram, start, &mut text)?;
     text.push(' ');
     let at = read_name(datagram, at, &mut text)?;
@@ -250,14 +254,14 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
                 {
                     return None;
                 }
+                // checked above: ASCII
+                let label = std::str::from_utf8(label).ok()?;
                 if text.len() > first {
                     text.push('.');
                 }
-                text.extend(
-                    label
-                        .iter()
-                        .map(|byte| char::from(byte.to_ascii_lowercase())),
-                );
+                let from = text.len();
+                text.push_str(label);
+                text[from..].make_ascii_lowercase();
                 at += 1 + label.len();
             }
             0xC0 => {
