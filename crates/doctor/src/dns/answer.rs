@@ -317,12 +317,7 @@ impl Answer {
 /// (nearly all) are copied as they are; any other byte takes hickory's presentation, which
 /// escapes it.
 fn name_text(name: &Name) -> String {
-    let plain = name.iter().all(|label| {
-        label
-            .iter()
-            .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_'))
-    });
-    if !plain {
+    if !name.iter().all(is_plain_label) {
         let mut text = name.to_ascii();
         if text.ends_with('.') {
             text.pop();
@@ -335,13 +330,23 @@ fn name_text(name: &Name) -> String {
         if !text.is_empty() {
             text.push('.');
         }
-        text.extend(
-            label
-                .iter()
-                .map(|byte| char::from(byte.to_ascii_lowercase())),
-        );
+        push_plain_label(&mut text, label);
     }
     text
+}
+
+/// A label of letters, digits, `-` and `_` only: its presentation is its bytes, unescaped.
+pub(crate) fn is_plain_label(label: &[u8]) -> bool {
+    label
+        .iter()
+        .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_'))
+}
+
+/// Appends a label that [`is_plain_label`], lowercase.
+pub(crate) fn push_plain_label(text: &mut String, label: &[u8]) {
+    let from = text.len();
+    text.extend(label.iter().map(|byte| char::from(*byte)));
+    text[from..].make_ascii_lowercase();
 }
 
 /// `address:port` as `SocketAddr`'s `Display` writes it; an IPv4 one without the formatting

@@ -15,7 +15,7 @@
 
 use std::net::Ipv6Addr;
 
-use super::answer::{DnsRecord, ipv4_text, push_decimal};
+use super::answer::{DnsRecord, ipv4_text, is_plain_label, push_decimal, push_plain_label};
 
 /// What the reader made of a datagram.
 #[derive(Debug, PartialEq, Eq)]
@@ -247,21 +247,13 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
             0x00 => {
                 let label = datagram.get(at + 1..at + 1 + usize::from(byte))?;
                 length += label.len() + 1;
-                if length > 250
-                    || !label
-                        .iter()
-                        .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_'))
-                {
+                if length > 250 || !is_plain_label(label) {
                     return None;
                 }
-                // checked above: ASCII
-                let label = std::str::from_utf8(label).ok()?;
                 if text.len() > first {
                     text.push('.');
                 }
-                let from = text.len();
-                text.push_str(label);
-                text[from..].make_ascii_lowercase();
+                push_plain_label(text, label);
                 at += 1 + label.len();
             }
             0xC0 => {
