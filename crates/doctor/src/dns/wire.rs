@@ -15,7 +15,7 @@
 
 use std::net::Ipv6Addr;
 
-use super::answer::{DnsRecord, ipv4_text, is_plain_label, push_decimal, push_plain_label};
+use super::answer::{DnsRecord, ipv4_text, is_plain_label, push_decimal};
 
 /// What the reader made of a datagram.
 #[derive(Debug, PartialEq, Eq)]
@@ -209,10 +209,8 @@ fn soa_text(datagram: &[u8], start: usize, end: usize) -> Option<String> {
     if at + 20 != end {
         return None;
     }
-    let numbers: Vec<u32> = (0..5)
-        .map(|index| read_u32(datagram, at + 4 * index))
-        .collect::<Option<_>>()?;
-    for (index, number) in numbers.into_iter().enumerate() {
+    for index in 0..5 {
+        let number = read_u32(datagram, at + 4 * index)?;
         text.push(' ');
         if (1..=3).contains(&index) && number > i32::MAX as u32 {
             // hickory's i32: the two's complement, negative
@@ -230,7 +228,10 @@ fn soa_text(datagram: &[u8], start: usize, end: usize) -> Option<String> {
 /// that hickory would read the same: compression pointers only to earlier names (as hickory
 /// requires, so no loop), at most 250 bytes.
 fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize> {
-    let first = text.len();
+    // The name is put together here, then checked as UTF-8 (it is ASCII) and appended once: a
+    // check and a copy per label cost more than the rest of reading it.
+    let mut name = [0u8; MAX_NAME_BYTES];
+    let mut used = 0;
     let mut end = None;
     let mut name_start = at;
     let mut limit = usize::MAX;
@@ -242,18 +243,23 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
         let byte = *datagram.get(at)?;
         match byte & 0xC0 {
             0x00 if byte == 0 => {
+                text.push_str(std::str::from_utf8(name.get(..used)?).ok()?);
                 return Some(end.unwrap_or(at + 1));
             }
             0x00 => {
                 let label = datagram.get(at + 1..at + 1 + usize::from(byte))?;
                 length += label.len() + 1;
-                if length > 250 || !is_plain_label(label) {
+                if length > MAX_NAME_BYTES || !is_plain_label(label) {
                     return None;
                 }
-                if text.len() > first {
-                    text.push('.');
+                if used > 0 {
+                    *name.get_mut(used)? = b'.';
+                    used += 1;
                 }
-                push_plain_label(text, label);
+                let copy = name.get_mut(used..used + label.len())?;
+                copy.copy_from_slice(label);
+                copy.make_ascii_lowercase();
+                used += label.len();
                 at += 1 + label.len();
             }
             0xC0 => {
@@ -270,6 +276,10 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
         }
     }
 }
+
+/// The longest name read here, in bytes on the wire less the root's: its text (labels and the
+/// dots between them) is never longer.
+const MAX_NAME_BYTES: usize = 250;
 
 fn read_u16(bytes: &[u8], at: usize) -> Option<u16> {
     let pair = bytes.get(at..at.checked_add(2)?)?;
