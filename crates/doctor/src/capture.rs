@@ -22,14 +22,14 @@
 //!
 //! It holds what public DNS and the edge showed, plus the options; no key or secret.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::Path;
+use std::sync::Arc;
 
 use chrono::{DateTime, Utc};
 use serde::{Deserialize, Serialize};
 
-use crate::dns::{Answer, Exchange, WireQuery};
+use crate::dns::{Answer, ByQuestion, Exchange};
 use crate::options::DoctorOptions;
 use crate::report::Source;
 use crate::tls_probe::{TlsExchange, TlsOutcome};
@@ -108,10 +108,10 @@ impl Capture {
     }
 
     /// The recorded answers by question, for a replay.
-    pub fn answers(&self) -> Result<HashMap<WireQuery, Answer>> {
+    pub fn answers(&self) -> Result<ByQuestion<Arc<Answer>>> {
         self.exchanges
             .iter()
-            .map(|exchange| Ok((exchange.question()?, exchange.answer.clone())))
+            .map(|exchange| Ok((exchange.question()?, Arc::new(exchange.answer.clone()))))
             .collect()
     }
 

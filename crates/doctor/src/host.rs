@@ -38,7 +38,8 @@ pub(crate) struct Run {
     /// The provider found for each set of nameservers: the hostnames of a batch share a few
     /// zones, and matching a set against every provider's patterns cost a tenth of the
     /// analysis when it was done for each hostname.
-    providers: std::sync::Mutex<HashMap<Vec<String>, Option<ProviderMatch>>>,
+    providers:
+        std::sync::Mutex<HashMap<Vec<String>, Option<ProviderMatch>, foldhash::fast::RandomState>>,
 }
 
 impl Run {

@@ -91,22 +91,38 @@ pub fn finding(hostname: &Hostname, kind: &NameKind, target: &str) -> Finding {
 /// `name` relative to `zone` as a DNS provider's form wants it: `@`, `shop`, `a.b`; the full
 /// name with a final dot when it is not under the zone.
 pub fn relative_name(name: &str, zone: &str) -> String {
-    let name = name.trim_end_matches('.').to_ascii_lowercase();
-    let zone = zone.trim_end_matches('.').to_ascii_lowercase();
-    if name == zone {
-        "@".to_owned()
-    } else if let Some(prefix) = name.strip_suffix(&format!(".{zone}")) {
-        prefix.to_owned()
-    } else {
-        format!("{name}.")
+    let name = name.trim_end_matches('.');
+    match under_zone(name, zone.trim_end_matches('.')) {
+        Some("") => "@".to_owned(),
+        Some(prefix) => prefix.to_ascii_lowercase(),
+        None => {
+            let mut absolute = name.to_ascii_lowercase();
+            absolute.push('.');
+            absolute
+        }
     }
 }
 
 /// True when `name` is `zone` or lies under it (whole labels).
 pub fn is_within(name: &str, zone: &str) -> bool {
-    let name = name.trim_end_matches('.').to_ascii_lowercase();
-    let zone = zone.trim_end_matches('.').to_ascii_lowercase();
-    zone.is_empty() || name == zone || name.ends_with(&format!(".{zone}"))
+    let zone = zone.trim_end_matches('.');
+    zone.is_empty() || under_zone(name.trim_end_matches('.'), zone).is_some()
+}
+
+/// What `name` has before `zone` (whole labels, ASCII case ignored, neither with a trailing
+/// dot): `Some("")` for the zone itself, `Some("a.b")` for `a.b.zone`, `None` outside it.
+/// Compared in place: the checks ask this for every hostname, and building `".zone"` and
+/// lowercase copies first cost more than the comparison.
+pub(crate) fn under_zone<'a>(name: &'a str, zone: &str) -> Option<&'a str> {
+    let split = name.len().checked_sub(zone.len())?;
+    let (head, tail) = (name.get(..split)?, name.get(split..)?);
+    if !tail.eq_ignore_ascii_case(zone) {
+        return None;
+    }
+    if head.is_empty() {
+        return Some("");
+    }
+    head.strip_suffix('.')
 }
 
 #[cfg(test)]
@@ -204,5 +220,24 @@ mod tests {
         assert_eq!(relative_name("A.B.example.com", "example.com"), "a.b");
         assert_eq!(relative_name("other.net", "example.com"), "other.net.");
         assert!(!is_within("ample.com", "example.com"));
+    }
+
+    #[test]
+    fn a_name_under_a_zone_is_told_by_whole_labels_and_any_case() {
+        assert_eq!(under_zone("example.com", "example.com"), Some(""));
+        assert_eq!(under_zone("WWW.Example.COM", "example.com"), Some("WWW"));
+        assert_eq!(under_zone("a.b.example.com", "EXAMPLE.com"), Some("a.b"));
+        assert_eq!(under_zone("ample.com", "example.com"), None);
+        assert_eq!(under_zone("myexample.com", "example.com"), None);
+        assert_eq!(under_zone("com", "example.com"), None);
+        assert_eq!(under_zone("example.net", "example.com"), None);
+        // a multi-byte character just before the zone is not a place to split
+        assert_eq!(under_zone("é.com", "é.com"), Some(""));
+        assert_eq!(under_zone("aé.com", ".com"), None);
+        assert!(is_within("www.example.com.", "example.com."));
+        assert!(is_within("anything", ""));
+        assert!(!is_within("example.com", "www.example.com"));
+        assert_eq!(relative_name("www.example.com.", "Example.com."), "www");
+        assert_eq!(relative_name("Other.NET", ""), "other.net.");
     }
 }

@@ -4,6 +4,7 @@
 use domain_desk_api::Hostname;
 
 use crate::checks::evidence;
+use crate::checks::kind::under_zone;
 use crate::dns::Answer;
 use crate::report::{ChangeAction, Finding, FindingCode, Fix, RecordChange, Severity};
 
@@ -12,8 +13,7 @@ pub fn meant_name(hostname: &Hostname) -> Option<String> {
     let name = hostname.as_str();
     let registrable = hostname.registrable_domain();
     let prefix = name.strip_suffix(registrable)?.strip_suffix('.')?;
-    (prefix == registrable || prefix.ends_with(&format!(".{registrable}")))
-        .then(|| prefix.to_owned())
+    under_zone(prefix, registrable).map(|_| prefix.to_owned())
 }
 
 /// The name a provider creates when the full hostname is typed into its Name field.

@@ -1,11 +1,12 @@
 //! Where servers disagree: the zone's own nameservers have the new records, resolvers still
 //! hand out their cached copy until its TTL runs out. Shown with the time left.
 
+use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::checks::{evidence, human_duration};
 use crate::dns::answer::normalise_name;
-use crate::dns::{Answer, AnswerStatus};
+use crate::dns::{Answer, AnswerStatus, DnsRecord};
 use crate::report::{Finding, FindingCode, Fix, Severity, Source, SourceKind, SourceView};
 
 /// One server's A and AAAA answers for the hostname.
@@ -24,25 +25,29 @@ pub struct ServerView<'a> {
 /// addresses), and the records check and the target lookup judge it. For the same reason the
 /// response code counts only when the name has no CNAME: after a CNAME it speaks of the
 /// chain's end.
-fn signature(
+///
+/// `hostname` is normalised (see [`normalise_name`]). The records are borrowed; a value is
+/// copied only to lowercase it, which names as read from the wire never need.
+fn signature<'a>(
     hostname: &str,
-    view: &ServerView<'_>,
-) -> (Option<AnswerStatus>, BTreeSet<(String, String)>) {
-    let hostname = normalise_name(hostname);
-    let own: BTreeSet<(String, String)> = view
+    view: &ServerView<'a>,
+) -> (Option<AnswerStatus>, BTreeSet<(&'a str, Cow<'a, str>)>) {
+    let own: BTreeSet<(&str, Cow<'_, str>)> = view
         .a
         .answers
         .iter()
         .chain(view.aaaa.answers.iter())
         .filter(|record| record.name == hostname)
         .map(|record| {
-            (
-                record.record_type.clone(),
-                record.value.to_ascii_lowercase(),
-            )
+            let value = if record.value.bytes().any(|byte| byte.is_ascii_uppercase()) {
+                Cow::Owned(record.value.to_ascii_lowercase())
+            } else {
+                Cow::Borrowed(record.value.as_str())
+            };
+            (record.record_type.as_str(), value)
         })
         .collect();
-    let has_cname = own.iter().any(|(record_type, _)| record_type == "CNAME");
+    let has_cname = own.iter().any(|(record_type, _)| *record_type == "CNAME");
     ((!has_cname).then_some(view.a.status), own)
 }
 
@@ -50,19 +55,20 @@ fn signature(
 /// server that answered, else the first server that answered), and a finding when some
 /// disagree.
 pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Option<Finding>) {
+    let name = normalise_name(hostname);
     let answered = |view: &&ServerView<'_>| view.a.status.is_answer();
     let reference = views
         .iter()
         .filter(answered)
         .find(|view| view.source.kind == SourceKind::Authoritative)
         .or_else(|| views.iter().find(answered));
-    let reference_signature = reference.map(|view| signature(hostname, view));
+    let reference_signature = reference.map(|view| signature(&name, view));
     let mut disagreeing = Vec::new();
     let source_views = views
         .iter()
         .map(|view| {
             let agrees = match (&reference_signature, view.a.status.is_answer()) {
-                (Some(wanted), true) => Some(&signature(hostname, view) == wanted),
+                (Some(wanted), true) => Some(&signature(&name, view) == wanted),
                 _ => None,
             };
             let expires = view.a.max_ttl().max(view.aaaa.max_ttl());
@@ -75,15 +81,16 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
                 error: view.a.error.clone(),
                 records: {
                     // The CNAME chain comes back in both the A and the AAAA answer: each
-                    // record once, in the order first seen (copied once, not twice).
-                    let mut seen = std::collections::HashSet::new();
-                    view.a
-                        .answers
-                        .iter()
-                        .chain(view.aaaa.answers.iter())
-                        .filter(|record| seen.insert(*record))
-                        .cloned()
-                        .collect()
+                    // record once, in the order first seen (copied once, not twice). A
+                    // server's answers are a handful of records: a scan beats a hash set.
+                    let mut records: Vec<DnsRecord> =
+                        Vec::with_capacity(view.a.answers.len() + view.aaaa.answers.len());
+                    for record in view.a.answers.iter().chain(view.aaaa.answers.iter()) {
+                        if !records.contains(record) {
+                            records.push(record.clone());
+                        }
+                    }
+                    records
                 },
                 cache_expires_in_seconds: expires,
                 agrees,

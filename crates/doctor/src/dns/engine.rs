@@ -34,10 +34,13 @@ const RESERVE_AT_MOST: usize = 1 << 16;
 /// One question's answer, shared by every check that asks it (answers are never changed).
 type Slot = Arc<OnceCell<Arc<Answer>>>;
 
-/// The run's answers by question. Names in questions come from the network (CNAME targets,
-/// NS names), so the hash is seeded per map, as the standard one is; foldhash's is several
-/// times cheaper than SipHash on these short keys, which every question hashes.
-type Cache = HashMap<WireQuery, Slot, foldhash::fast::RandomState>;
+/// Something by question. Names in questions come from the network (CNAME targets, NS
+/// names), so the hash is seeded per map, as the standard one is; foldhash's is several times
+/// cheaper than SipHash on these short keys, which every question hashes.
+pub type ByQuestion<T> = HashMap<WireQuery, T, foldhash::fast::RandomState>;
+
+/// The run's answers by question.
+type Cache = ByQuestion<Slot>;
 
 /// Asks questions with per-run de-duplication and a bound on questions in flight. Cheap to
 /// clone; clones share the cache.
@@ -151,7 +154,7 @@ impl QueryEngine {
             elapsed_ms = answer.elapsed_ms,
             "DNS question"
         );
-        Arc::new(answer)
+        answer
     }
 
     /// Makes room in the run's cache for `questions` more answers (a batch knows roughly how

@@ -16,7 +16,7 @@ pub mod udp;
 mod wire;
 
 pub use answer::{Answer, AnswerStatus, DnsRecord};
-pub use engine::{QueryEngine, WireQuery};
+pub use engine::{ByQuestion, QueryEngine, WireQuery};
 pub use exchange::Exchange;
 pub use query::QueryOptions;
 pub use source::{DnsSource, NetworkSource, Recorder, Replayer};

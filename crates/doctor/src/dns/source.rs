@@ -2,13 +2,12 @@
 //! every question, so the same analysis runs against live servers, records what they said
 //! ([`Recorder`]), or replays a recording with no network at all ([`Replayer`]).
 
-use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
 
 use futures::future::BoxFuture;
 
 use super::answer::{Answer, AnswerStatus};
-use super::engine::WireQuery;
+use super::engine::{ByQuestion, WireQuery};
 use super::exchange::Exchange;
 use super::query::{self, QueryOptions};
 use super::udp::UdpSockets;
@@ -19,7 +18,7 @@ pub trait DnsSource: Send + Sync {
         &'a self,
         question: &'a WireQuery,
         options: QueryOptions,
-    ) -> BoxFuture<'a, Answer>;
+    ) -> BoxFuture<'a, Arc<Answer>>;
 }
 
 /// Asks the server over UDP (TCP after truncation), on UDP sockets shared by the run's
@@ -40,14 +39,19 @@ impl DnsSource for NetworkSource {
         &'a self,
         question: &'a WireQuery,
         options: QueryOptions,
-    ) -> BoxFuture<'a, Answer> {
-        Box::pin(query::ask_shared(
-            &self.sockets,
-            question.server,
-            &question.name,
-            question.record_type,
-            options,
-        ))
+    ) -> BoxFuture<'a, Arc<Answer>> {
+        Box::pin(async move {
+            Arc::new(
+                query::ask_shared(
+                    &self.sockets,
+                    question.server,
+                    &question.name,
+                    question.record_type,
+                    options,
+                )
+                .await,
+            )
+        })
     }
 }
 
@@ -80,14 +84,14 @@ impl DnsSource for Recorder {
         &'a self,
         question: &'a WireQuery,
         options: QueryOptions,
-    ) -> BoxFuture<'a, Answer> {
+    ) -> BoxFuture<'a, Arc<Answer>> {
         Box::pin(async move {
             let asked_at = chrono::Utc::now();
             let answer = self.inner.answer(question, options).await;
             self.exchanges
                 .lock()
                 .unwrap_or_else(PoisonError::into_inner)
-                .push(Exchange::new(question, asked_at, answer.clone()));
+                .push(Exchange::new(question, asked_at, Answer::clone(&answer)));
             answer
         })
     }
@@ -96,11 +100,11 @@ impl DnsSource for Recorder {
 /// Answers from a capture only. A question the capture does not hold (asked by a newer
 /// doctor, say) is answered as a failure that says so, never by the network.
 pub struct Replayer {
-    answers: HashMap<WireQuery, Answer>,
+    answers: ByQuestion<Arc<Answer>>,
 }
 
 impl Replayer {
-    pub fn new(answers: HashMap<WireQuery, Answer>) -> Self {
+    pub fn new(answers: ByQuestion<Arc<Answer>>) -> Self {
         Self { answers }
     }
 }
@@ -110,16 +114,16 @@ impl DnsSource for Replayer {
         &'a self,
         question: &'a WireQuery,
         _options: QueryOptions,
-    ) -> BoxFuture<'a, Answer> {
+    ) -> BoxFuture<'a, Arc<Answer>> {
         let answer = self.answers.get(question).cloned().unwrap_or_else(|| {
-            Answer::failed(
+            Arc::new(Answer::failed(
                 question.server.to_string(),
                 &question.name,
                 &question.record_type.to_string(),
                 AnswerStatus::Failed,
                 "the capture holds no answer to this question".to_owned(),
                 0,
-            )
+            ))
         });
         Box::pin(std::future::ready(answer))
     }

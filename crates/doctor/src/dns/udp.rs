@@ -41,7 +41,9 @@ pub type Delivery = Result<Vec<u8>, String>;
 /// `Arc`; dropping it retires every socket.
 #[derive(Default)]
 pub struct UdpSockets {
-    current: Mutex<HashMap<SocketAddr, Arc<SharedSocket>>>,
+    /// By server (a fast hash: the servers are the run's own few, and every question looks
+    /// its server up).
+    current: Mutex<HashMap<SocketAddr, Arc<SharedSocket>, foldhash::fast::RandomState>>,
 }
 
 impl std::fmt::Debug for UdpSockets {
