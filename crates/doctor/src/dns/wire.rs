@@ -15,7 +15,7 @@
 
 use std::net::Ipv6Addr;
 
-use super::answer::{DnsRecord, ipv4_text, is_plain_label, push_decimal};
+use super::answer::{DnsRecord, ipv4_text, push_decimal};
 
 /// What the reader made of a datagram.
 #[derive(Debug, PartialEq, Eq)]
@@ -249,7 +249,7 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
             0x00 => {
                 let label = datagram.get(at + 1..at + 1 + usize::from(byte))?;
                 length += label.len() + 1;
-                if length > MAX_NAME_BYTES || !is_plain_label(label) {
+                if length > MAX_NAME_BYTES {
                     return None;
                 }
                 if used > 0 {
@@ -257,8 +257,12 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
                     used += 1;
                 }
                 let copy = name.get_mut(used..used + label.len())?;
-                copy.copy_from_slice(label);
-                copy.make_ascii_lowercase();
+                for (slot, byte) in copy.iter_mut().zip(label) {
+                    *slot = PLAIN_LOWERCASE[usize::from(*byte)];
+                    if *slot == NOT_PLAIN {
+                        return None;
+                    }
+                }
                 used += label.len();
                 at += 1 + label.len();
             }
@@ -276,6 +280,22 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
         }
     }
 }
+
+/// Each byte a plain label may hold (see [`super::answer::is_plain_label`]), lowercased; [`NOT_PLAIN`] for
+/// any other. One look-up per byte both checks and lowercases it.
+const PLAIN_LOWERCASE: [u8; 256] = {
+    let mut table = [NOT_PLAIN; 256];
+    let mut index = 0;
+    while index < table.len() {
+        let byte = index as u8;
+        if byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_' {
+            table[index] = byte.to_ascii_lowercase();
+        }
+        index += 1;
+    }
+    table
+};
+const NOT_PLAIN: u8 = 0;
 
 /// The longest name read here, in bytes on the wire less the root's: its text (labels and the
 /// dots between them) is never longer.
@@ -299,6 +319,16 @@ mod tests {
     use hickory_proto::rr::{Name, RData, Record, RecordType};
 
     use super::*;
+
+    #[test]
+    fn the_table_knows_the_bytes_of_a_plain_label() {
+        use crate::dns::answer::is_plain_label;
+        for byte in 0..=u8::MAX {
+            let expected = is_plain_label(&[byte]).then(|| byte.to_ascii_lowercase());
+            let found = Some(PLAIN_LOWERCASE[usize::from(byte)]).filter(|b| *b != NOT_PLAIN);
+            assert_eq!(found, expected, "byte {byte}");
+        }
+    }
     use crate::dns::answer::Answer;
     use crate::dns::query::answers_question;
 
