@@ -111,15 +111,20 @@ async fn ask_on(
         )
     };
 
-    let query_name = match wire_name(&normalise_name(name)) {
-        Ok(encoded) => encoded,
-        Err(error) => {
-            return failed(
-                AnswerStatus::Failed,
-                format!("{name:?} is not a DNS name: {error}"),
-                0,
-            );
-        }
+    let normalised = normalise_name(name);
+    // A plain name's answers can be matched by the wire reader; any other's by hickory only.
+    let (query_name, plain) = match plain_wire_name(&normalised) {
+        Some(encoded) => (encoded, true),
+        None => match hickory_wire_name(&normalised) {
+            Ok(encoded) => (encoded, false),
+            Err(error) => {
+                return failed(
+                    AnswerStatus::Failed,
+                    format!("{name:?} is not a DNS name: {error}"),
+                    0,
+                );
+            }
+        },
     };
     let mut channel = match UdpChannel::open(sockets, server).await {
         Ok(channel) => channel,
@@ -128,13 +133,18 @@ async fn ask_on(
     let id = channel.id();
     let encode = |with_edns| encode_request(id, &query_name, record_type, options, with_edns);
     let mut bytes = encode(true);
+    let question = plain.then(|| Question::new(id, normalised, u16::from(record_type)));
 
-    let mut udp = channel.exchange(&bytes, record_type, options).await;
+    let mut udp = channel
+        .exchange(&bytes, question.as_ref(), record_type, options)
+        .await;
     // An old server that does not know EDNS answers FORMERR without an OPT record (RFC 6891
     // §7): ask it again the old way.
     if matches!(&udp, Ok(reply) if reply.refuses_edns()) {
         bytes = encode(false);
-        udp = channel.exchange(&bytes, record_type, options).await;
+        udp = channel
+            .exchange(&bytes, question.as_ref(), record_type, options)
+            .await;
     }
     drop(channel);
     // A server that answered without EDNS is asked over TCP without it too.
@@ -192,18 +202,22 @@ async fn ask_on(
     }
 }
 
-/// A name as it goes on the wire (RFC 1035 §3.1): each label after its length, then the root.
+/// A name as it goes on the wire (RFC 1035 §3.1), as `ask_on` writes it: each label after
+/// its length, then the root.
 ///
 /// `name` is normalised (see [`normalise_name`]). Nearly every name the doctor asks is plain:
 /// labels of letters, digits, `-` and `_`, none starting with `-`, within the lengths DNS
-/// allows; such a name is written directly, since hickory's parser (escapes, a `Name` of
-/// labels) cost a tenth of a question's CPU. Any other name goes through hickory's parser,
-/// which accepts or refuses it exactly as before (`a_name_is_written_as_hickory_writes_it`
-/// holds the two together).
+/// allows; such a name is written directly ([`plain_wire_name`]), since hickory's parser
+/// (escapes, a `Name` of labels) cost a tenth of a question's CPU. Any other name goes
+/// through hickory's parser ([`hickory_wire_name`]), which accepts or refuses it exactly as
+/// before (`a_name_is_written_as_hickory_writes_it` holds the two together).
+#[cfg(test)]
 fn wire_name(name: &str) -> Result<Vec<u8>, String> {
-    if let Some(encoded) = plain_wire_name(name) {
-        return Ok(encoded);
-    }
+    plain_wire_name(name).map_or_else(|| hickory_wire_name(name), Ok)
+}
+
+/// Any name on the wire, through hickory's parser.
+fn hickory_wire_name(name: &str) -> Result<Vec<u8>, String> {
     let mut parsed = Name::from_ascii(name).map_err(|error| error.to_string())?;
     parsed.set_fqdn(true);
     let mut encoded = Vec::with_capacity(parsed.len() + 1);
@@ -377,15 +391,16 @@ impl UdpChannel {
     }
 
     /// Sends `request` and waits for its answer, sending again after each silent timeout.
+    /// `question` is the request's question when the wire reader can match its answers.
     async fn exchange(
         &mut self,
         request: &[u8],
+        question: Option<&Question>,
         record_type: RecordType,
         options: QueryOptions,
     ) -> Result<Reply, UdpFailure> {
         let server = self.server();
         let id = self.id();
-        let question = Question::of_request(request);
         // read from the request only if an answer needs hickory to match it
         let mut name = None;
         for _ in 0..options.attempts.max(1) {
@@ -403,7 +418,7 @@ impl UdpChannel {
                 };
                 // Anything that is not the answer to this question (a late answer to an
                 // earlier attempt is fine, a forged or garbled datagram is not) is ignored.
-                if let Some(question) = &question {
+                if let Some(question) = question {
                     match wire::read(&datagram, question) {
                         wire::Read::Answer(answer) => return Ok(Reply::Wire(answer)),
                         wire::Read::NotOurs => continue,
@@ -594,6 +609,21 @@ mod tests {
                 (Ok(ours), Ok(theirs)) => assert_eq!(ours, theirs, "{name:?}"),
                 (Err(_), Err(_)) => {}
                 (ours, theirs) => panic!("{name:?}: ours {ours:?}, hickory's {theirs:?}"),
+            }
+        }
+        // The question the asker makes for a plain name is the one the wire reader would read
+        // back from the request (up to the reader's 250 bytes; past them it reads no answer
+        // and hickory matches it).
+        for name in names {
+            let Some(encoded) = plain_wire_name(name) else {
+                continue;
+            };
+            let request =
+                encode_request(9, &encoded, RecordType::AAAA, QueryOptions::default(), true);
+            let known = wire::Question::new(9, name.to_owned(), u16::from(RecordType::AAAA));
+            match wire::Question::of_request(&request) {
+                Some(read) => assert_eq!(read, known, "{name:?}"),
+                None => assert!(name.len() > 249, "{name:?}"),
             }
         }
         // the name a request asks about reads back as the name it was written from
