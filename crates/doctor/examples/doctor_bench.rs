@@ -56,7 +56,9 @@ type Failure = Box<dyn std::error::Error>;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 /// How many times the batch runs; the median is the figure, the slowest is printed beside it.
-const BATCH_RUNS: usize = 7;
+/// Fifteen (seven until 2026-11-25): this machine's speed drifts by a fifth within a minute,
+/// and the pair-by-pair CPU ratio needs enough pairs for its median to settle.
+const BATCH_RUNS: usize = 15;
 
 fn main() -> Result<(), Failure> {
     let mut args = std::env::args().skip(1).peekable();
@@ -190,6 +192,15 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
         .zip(&adns_runs)
         .filter(|(doctor, adns)| **doctor < adns.elapsed)
         .count();
+    // The CPU ratio pair by pair: the two runs of a pair see the same machine (its speed
+    // drifts by a fifth within a minute), so this ratio moves less than one of two medians.
+    let mut cpu_ratios: Vec<f64> = cpu
+        .iter()
+        .zip(&adns_runs)
+        .filter(|(_, adns)| !adns.cpu.is_zero())
+        .map(|(doctor, adns)| doctor.as_secs_f64() / adns.cpu.as_secs_f64())
+        .collect();
+    cpu_ratios.sort_by(f64::total_cmp);
     times.sort();
     let doctor_time = times[times.len() / 2];
     let slowest = times[times.len() - 1];
@@ -317,6 +328,14 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
         println!(
             "pairs: the doctor was faster than adnshost in {pairs_won} of {pairs} pairs (each doctor run against the adnshost run right after it)"
         );
+        if let (Some(low), Some(high)) = (cpu_ratios.first(), cpu_ratios.last()) {
+            let less = cpu_ratios.iter().filter(|ratio| **ratio < 1.0).count();
+            println!(
+                "cpu-pairs: pair by pair, the doctor's CPU per question was ×{:.2} of adnshost's at the median (×{low:.2} to ×{high:.2}), less in {less} of {} pairs",
+                cpu_ratios[cpu_ratios.len() / 2],
+                cpu_ratios.len()
+            );
+        }
     }
 
     let perf_file = work.join("dnsperf.txt");

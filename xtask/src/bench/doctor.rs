@@ -124,15 +124,23 @@ fn doctor_rows(text: &str) -> Result<Vec<(&'static str, String, String, String)>
                 ))
             })
             .collect();
+        let mut ratio = if against.is_empty() {
+            String::new()
+        } else {
+            format!(
+                "the doctor's CPU per question (medians) is {}",
+                against.join(", ")
+            )
+        };
+        // pair by pair against adnshost, which drifts less than a ratio of two medians
+        if let Ok(pairs) = line("cpu-pairs:") {
+            ratio = format!("{ratio}; {pairs}");
+        }
         rows.push((
             "doctor: batch",
             "CPU per question: the doctor's thread, its analysis included".to_owned(),
             cpu,
-            if against.is_empty() {
-                String::new()
-            } else {
-                format!("the doctor's CPU per question is {}", against.join(", "))
-            },
+            ratio,
         ));
     }
     if let Ok(analysis) = line("doctor-analysis:") {
@@ -214,6 +222,7 @@ mod tests {
             adnshost: the same 7115 questions through `adnshost -a -f` (all in flight), 10.00 µs of CPU per question (median; fastest 8.37, slowest 12.42); 7 runs, fastest 90.1ms, slowest 2.1s (3 of them waited over 1 s for adns's retransmit), median in 950.2ms; 7115 answered, 0 timed out (the median run)\n\
             dnsperf: 9500 questions/s on the same 7115 questions, ten times over (-c 4 -T 2 -q 200); 0 of 71150 lost\n\
             pairs: the doctor was faster than adnshost in 5 of 7 pairs (each doctor run against the adnshost run right after it)\n\
+            cpu-pairs: pair by pair, the doctor's CPU per question was ×1.20 of adnshost's at the median (×0.90 to ×1.60), less in 2 of 7 pairs\n\
             share: the doctor asked 6296 questions/s, 66.3 % of the server's dnsperf ceiling (median of 7 runs; the slowest run 49.7 %)\n\
             one hostname, full report (DNS, CAA climb, TLS probe, GET /): median 1.35ms over 21 runs\n";
         let rows = doctor_rows(text).unwrap();
@@ -225,7 +234,9 @@ mod tests {
         );
         assert_eq!(
             rows[1].3,
-            "the doctor's CPU per question is ×0.25 of dig's, ×1.25 of adnshost's"
+            "the doctor's CPU per question (medians) is ×0.25 of dig's, ×1.25 of adnshost's; \
+             pair by pair, the doctor's CPU per question was ×1.20 of adnshost's at the median \
+             (×0.90 to ×1.60), less in 2 of 7 pairs"
         );
         assert_eq!(
             rows[2].3,
