@@ -207,6 +207,9 @@ struct Scheduler {
     next_slot: Option<Instant>,
     /// Counted requests waiting in the queues (not on the wire, not in a retry backoff).
     queued_counted: u64,
+    /// Counted work has waited without a break since the last counted send: a delay since
+    /// then was the scheduler's own, not idleness (see `Budget::pace`).
+    backlogged: bool,
     /// When a caller last submitted interactive work: the day reserve is kept while this is
     /// recent (`QueueConfig::interactive_recent`).
     last_interactive: Option<Instant>,
@@ -260,6 +263,7 @@ impl Scheduler {
             last_send: None,
             next_slot: None,
             queued_counted: 0,
+            backlogged: false,
             last_interactive: None,
             last_sweep: None,
             paused_until: None,
@@ -411,6 +415,7 @@ impl Scheduler {
         let entry = self.entries.remove(&id)?;
         if !entry.in_flight && entry.request.counted {
             self.queued_counted = self.queued_counted.saturating_sub(1);
+            self.backlogged &= self.queued_counted > 0;
         }
         if !entry.in_flight {
             // Only an entry that is not on the wire is in a queue: an answered request does
@@ -523,6 +528,7 @@ impl Scheduler {
                     self.queued_counted.max(1),
                     reserve.map_or(0, |(held, _)| held),
                     self.pace_jitter,
+                    self.backlogged,
                 ) {
                     Pace::Wait(at) => {
                         // A reserve kept because of recent clicks lapses on its own: look
@@ -577,6 +583,7 @@ impl Scheduler {
         let counted = entry.request.counted;
         if counted {
             self.queued_counted = self.queued_counted.saturating_sub(1);
+            self.backlogged = self.queued_counted > 0;
             self.last_send = Some(self.next_slot.take().unwrap_or(now));
             self.budget.record_send(now);
             if let Some(ledger) = self.ledger.as_mut() {
