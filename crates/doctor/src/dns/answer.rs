@@ -337,9 +337,13 @@ fn name_text(name: &Name) -> String {
 
 /// A label of letters, digits, `-` and `_` only: its presentation is its bytes, unescaped.
 pub(crate) fn is_plain_label(label: &[u8]) -> bool {
-    label
-        .iter()
-        .all(|byte| byte.is_ascii_alphanumeric() || matches!(byte, b'-' | b'_'))
+    label.iter().all(|byte| is_plain_byte(*byte))
+}
+
+/// A byte a plain label may hold: a letter, a digit, `-` or `_`. The one definition the
+/// presentation, the wire reader's table and the question writer share.
+pub(crate) const fn is_plain_byte(byte: u8) -> bool {
+    byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_'
 }
 
 /// Appends a label that [`is_plain_label`], lowercase.

@@ -12,7 +12,7 @@ use hickory_proto::serialize::binary::{BinDecodable, BinDecoder};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
-use super::answer::{Answer, AnswerStatus, normalise_name, server_text};
+use super::answer::{Answer, AnswerStatus, is_plain_byte, normalise_name, server_text};
 use super::udp::{Ticket, UdpSockets, local_address_for};
 use super::wire::{self, Question, WireAnswer};
 
@@ -247,7 +247,7 @@ fn plain_wire_name(name: &str) -> Option<Vec<u8>> {
             encoded[length_at] = label_length(encoded.len() - length_at - 1)?;
             length_at = encoded.len();
             encoded.push(0);
-        } else if byte.is_ascii_alphanumeric() || byte == b'_' || (byte == b'-' && !first) {
+        } else if is_plain_byte(byte) && !(byte == b'-' && first) {
             encoded.push(byte);
         } else {
             return None;

@@ -15,7 +15,7 @@
 
 use std::net::Ipv6Addr;
 
-use super::answer::{DnsRecord, ipv4_text, push_decimal};
+use super::answer::{DnsRecord, ipv4_text, is_plain_byte, push_decimal};
 
 /// What the reader made of a datagram.
 #[derive(Debug, PartialEq, Eq)]
@@ -300,7 +300,7 @@ const PLAIN_LOWERCASE: [u8; 256] = {
     let mut index = 0;
     while index < table.len() {
         let byte = index as u8;
-        if byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_' {
+        if is_plain_byte(byte) {
             table[index] = byte.to_ascii_lowercase();
         }
         index += 1;
