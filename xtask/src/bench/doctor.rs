@@ -245,7 +245,7 @@ mod tests {
             dnsperf: 9500 questions/s on the same 7115 questions, ten times over (-c 4 -T 2 -q 200); 0 of 71150 lost\n\
             pairs: the doctor was faster than adnshost in 5 of 7 pairs (each doctor run against the adnshost run right after it)\n\
             cpu-pairs: pair by pair, the doctor's CPU per question was ×1.20 of adnshost's at the median (×0.90 to ×1.60), less in 2 of 7 pairs\n\
-            share: the doctor asked 6296 questions/s, 66.3 % of the server's dnsperf ceiling (median of 7 runs; the slowest run 49.7 %)\n\
+            share: the doctor asked 6296 questions/s, 66.3 % of the server's dnsperf ceiling (median of 7 runs; the slowest run 49.7 %); adnshost asked 7488 questions/s at its median, 78.8 % of it\n\
             one hostname, full report (DNS, CAA climb, TLS probe, GET /): median 1.35ms over 21 runs\n";
         let rows = doctor_rows(text).unwrap();
         assert_eq!(rows.len(), 7);
@@ -271,6 +271,13 @@ mod tests {
             rows[4].3
         );
         assert!(rows[5].3.contains("met (goal ≥ 50 %"), "{}", rows[5].3);
+        assert!(
+            rows[5]
+                .3
+                .contains("; adnshost asked 7488 questions/s at its median, 78.8 % of it;"),
+            "the peer's share is read beside the doctor's: {}",
+            rows[5].3
+        );
         let faster = text.replace("in 950.2ms", "in 2.5s");
         let verdict = &doctor_rows(&faster).unwrap()[0].3;
         assert!(verdict.starts_with("met"), "{verdict}");
