@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::{Account, Limits, Plan};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::execute_cached;
 use super::time::to_sql;
 use crate::{Error, Result};
 
@@ -16,7 +17,7 @@ pub fn plan_from_sql(text: &str) -> Result<Plan> {
 }
 
 pub fn insert(conn: &Connection, account: &Account, created_at: DateTime<Utc>) -> Result<()> {
-    conn.execute(
+    execute_cached(conn,
         "INSERT INTO accounts (id, name, plan, per_minute, per_day, max_domains_per_project, created_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
         params![
@@ -38,7 +39,8 @@ pub fn insert_key(
     account_id: &str,
     created_at: DateTime<Utc>,
 ) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT INTO api_keys (key, account_id, created_at) VALUES (?1, ?2, ?3)",
         params![key, account_id, to_sql(created_at)],
     )?;

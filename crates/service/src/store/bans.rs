@@ -4,11 +4,13 @@
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, params};
 
+use super::execute_cached;
 use super::time::{from_sql, to_sql};
 use crate::Result;
 
 pub fn save(conn: &Connection, api_key: &str, until: DateTime<Utc>) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT OR REPLACE INTO bans (api_key, banned_until) VALUES (?1, ?2)",
         params![api_key, to_sql(until)],
     )?;

@@ -5,6 +5,7 @@ use std::collections::HashMap;
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::execute_cached;
 use super::time::{from_sql, to_sql};
 use crate::Result;
 use crate::ca::{CaMaterial, IssuedCertificate};
@@ -25,7 +26,8 @@ pub fn read_ca(conn: &Connection) -> Result<Option<CaMaterial>> {
 }
 
 pub fn write_ca(conn: &Connection, material: &CaMaterial) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT OR REPLACE INTO local_ca (id, certificate_pem, key_pem) VALUES (1, ?1, ?2)",
         params![material.certificate_pem, material.key_pem],
     )?;
@@ -37,7 +39,7 @@ pub fn write_certificate(
     hostname: &str,
     issued: &IssuedCertificate,
 ) -> Result<()> {
-    conn.execute(
+    execute_cached(conn,
         "INSERT OR REPLACE INTO certificates (hostname, certificate_pem, key_pem, issued_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5)",
         params![
@@ -84,7 +86,8 @@ pub fn read_certificates(conn: &Connection) -> Result<HashMap<String, IssuedCert
 
 /// Forgets certificates of names that are neither a domain nor a default address any more.
 pub fn prune_certificates(conn: &Connection) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "DELETE FROM certificates WHERE hostname NOT IN (SELECT hostname FROM domains)
              AND hostname NOT IN (SELECT default_address FROM projects)",
         [],

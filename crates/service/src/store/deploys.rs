@@ -7,6 +7,7 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::{Deploy, DeployStatus, DeploySummary};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::execute_cached;
 use super::new_id;
 use super::page::{self, After, Page, PageRequest};
 use super::time::{from_sql, to_sql};
@@ -35,7 +36,8 @@ pub fn create(
     now: DateTime<Utc>,
 ) -> Result<Deploy> {
     let id = new_id("dep");
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT INTO deploys (id, project_id, status, created_at) VALUES (?1, ?2, ?3, ?4)",
         params![id, project_id, status_to_sql(status), to_sql(now)],
     )?;

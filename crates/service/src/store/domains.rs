@@ -8,6 +8,7 @@ use domain_desk_api::{
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::execute_cached;
 use super::page::{self, After, Page, PageRequest};
 use super::time::{from_sql, opt_from_sql, to_sql};
 use crate::{Error, Result};
@@ -196,7 +197,8 @@ fn parse(raw: RawDomain) -> Result<Domain> {
 }
 
 pub fn insert(conn: &Connection, domain: &Domain) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         &format!(
             "INSERT INTO domains ({COLUMNS}) VALUES \
              (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
@@ -348,7 +350,8 @@ pub fn set_role(
     role: DomainRole,
     redirect_to: Option<&str>,
 ) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "UPDATE domains SET role = ?2, redirect_to = ?3 WHERE hostname = ?1",
         params![hostname, role_to_sql(role), redirect_to],
     )?;
@@ -357,7 +360,8 @@ pub fn set_role(
 
 /// Points every redirect of the project that targets `from` at `to` instead.
 pub fn repoint_redirects(conn: &Connection, project_id: &str, from: &str, to: &str) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "UPDATE domains SET redirect_to = ?3
          WHERE project_id = ?1 AND role = 'redirect' AND redirect_to = ?2",
         params![project_id, from, to],
@@ -366,7 +370,11 @@ pub fn repoint_redirects(conn: &Connection, project_id: &str, from: &str, to: &s
 }
 
 pub fn delete(conn: &Connection, hostname: &str) -> Result<bool> {
-    Ok(conn.execute("DELETE FROM domains WHERE hostname = ?1", params![hostname])? == 1)
+    Ok(execute_cached(
+        conn,
+        "DELETE FROM domains WHERE hostname = ?1",
+        params![hostname],
+    )? == 1)
 }
 
 /// Records a verification result and the domain's resulting status.
@@ -376,7 +384,8 @@ pub fn set_verification(
     status: DomainStatus,
     verification: &Verification,
 ) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "UPDATE domains SET status = ?2, verification_checked_at = ?3, verification_error = ?4
          WHERE hostname = ?1",
         params![
@@ -400,7 +409,8 @@ pub fn set_certificate(
     status: DomainStatus,
     certificate: &Certificate,
 ) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "UPDATE domains SET status = ?2, certificate_status = ?3, certificate_started_at = ?4,
              certificate_issued_at = ?5, certificate_expires_at = ?6, certificate_error = ?7
          WHERE hostname = ?1",

@@ -9,6 +9,7 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
+use super::execute_cached;
 use super::time::{from_sql, to_sql};
 use crate::Result;
 
@@ -97,10 +98,11 @@ pub fn put(
 
 /// Forgets answers older than `before` (an index on the time keeps this cheap).
 pub fn purge(conn: &Connection, before: DateTime<Utc>) -> Result<usize> {
-    Ok(conn.execute(
+    execute_cached(
+        conn,
         "DELETE FROM idempotency WHERE created_at < ?1",
         params![to_sql(before)],
-    )?)
+    )
 }
 
 /// Forgets the oldest answers beyond the newest `keep` (over all keys), so that a client

@@ -10,6 +10,7 @@ use chrono::{DateTime, TimeDelta, Utc};
 use domain_desk_api::{DomainRemoval, RemovalReason};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::execute_cached;
 use super::random_token;
 use super::time::{from_sql, to_sql};
 use crate::{Error, Result};
@@ -74,7 +75,8 @@ pub fn current_or_new_challenge(
         created_at: now,
         expires_at: now + ttl,
     };
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT INTO ownership_challenges (account_id, hostname, token, created_at, expires_at)
          VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (account_id, hostname) DO UPDATE SET
@@ -93,7 +95,8 @@ pub fn current_or_new_challenge(
 
 /// Forgets every account's challenge for `hostname` (once the name changed hands).
 pub fn forget_challenges(conn: &Connection, hostname: &str) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "DELETE FROM ownership_challenges WHERE hostname = ?1",
         params![hostname],
     )?;
@@ -117,7 +120,8 @@ fn reason_from_sql(text: &str) -> Result<RemovalReason> {
 /// Remembers that the platform removed `removal.hostname` from the project, keeping the
 /// newest [`REMOVALS_KEPT`].
 pub fn record_removal(conn: &Connection, project_id: &str, removal: &DomainRemoval) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT INTO domain_removals (project_id, hostname, reason, message, removed_at)
          VALUES (?1, ?2, ?3, ?4, ?5)
          ON CONFLICT (project_id, hostname) DO UPDATE SET
@@ -131,7 +135,8 @@ pub fn record_removal(conn: &Connection, project_id: &str, removal: &DomainRemov
             to_sql(removal.removed_at)
         ],
     )?;
-    conn.execute(
+    execute_cached(
+        conn,
         "DELETE FROM domain_removals WHERE project_id = ?1 AND hostname NOT IN (
              SELECT hostname FROM domain_removals WHERE project_id = ?1
              ORDER BY removed_at DESC, hostname LIMIT ?2)",
@@ -170,7 +175,8 @@ pub fn removals(conn: &Connection, project_id: &str) -> Result<Vec<DomainRemoval
 
 /// Forgets the removal of `hostname` from the project (it was added back).
 pub fn forget_removal(conn: &Connection, project_id: &str, hostname: &str) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "DELETE FROM domain_removals WHERE project_id = ?1 AND hostname = ?2",
         params![project_id, hostname],
     )?;

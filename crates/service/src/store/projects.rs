@@ -5,6 +5,7 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::{DomainStatus, Project};
 use rusqlite::{Connection, OptionalExtension, params};
 
+use super::execute_cached;
 use super::page::{self, After, Page, PageRequest};
 use super::time::{from_sql, to_sql};
 use super::{deploys, domains, new_id, random_token};
@@ -56,7 +57,8 @@ pub fn create(
     // Six random characters make a collision unlikely; the UNIQUE column makes it impossible.
     for _ in 0..8 {
         let default_address = format!("{base}-{}.{platform_domain}", random_token(6));
-        let inserted = conn.execute(
+        let inserted = execute_cached(
+            conn,
             "INSERT OR IGNORE INTO projects (id, account_id, name, default_address, created_at)
              VALUES (?1, ?2, ?3, ?4, ?5)",
             params![id, account_id, name, default_address, to_sql(now)],

@@ -7,6 +7,7 @@ use domain_desk_api::local::{ZoneRecord, ZoneRecordType};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use super::Store;
+use super::execute_cached;
 use super::time::{from_sql, opt_from_sql, to_sql};
 use crate::dns::{StoredRecord, ZoneJournal, ZoneSnapshot};
 use crate::{Error, Result};
@@ -43,15 +44,16 @@ pub fn zones_seeded(conn: &Connection) -> Result<bool> {
 
 /// Replaces every zone and record with `snapshot` and marks the zones seeded.
 pub fn write_zones(conn: &Connection, snapshot: &ZoneSnapshot) -> Result<()> {
-    conn.execute("DELETE FROM dns_records", [])?;
-    conn.execute("DELETE FROM dns_zones", [])?;
+    execute_cached(conn, "DELETE FROM dns_records", [])?;
+    execute_cached(conn, "DELETE FROM dns_zones", [])?;
     for (zone, created_at) in &snapshot.zones {
         insert_zone(conn, zone, *created_at)?;
     }
     for record in &snapshot.records {
         insert_record(conn, record)?;
     }
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, 'yes')",
         params![ZONES_SEEDED],
     )?;
@@ -59,7 +61,8 @@ pub fn write_zones(conn: &Connection, snapshot: &ZoneSnapshot) -> Result<()> {
 }
 
 fn insert_zone(conn: &Connection, zone: &str, created_at: DateTime<Utc>) -> Result<()> {
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT INTO dns_zones (name, created_at) VALUES (?1, ?2)",
         params![zone, to_sql(created_at)],
     )?;
@@ -68,7 +71,8 @@ fn insert_zone(conn: &Connection, zone: &str, created_at: DateTime<Utc>) -> Resu
 
 fn insert_record(conn: &Connection, stored: &StoredRecord) -> Result<()> {
     let record = &stored.record;
-    conn.execute(
+    execute_cached(
+        conn,
         "INSERT INTO dns_records (id, zone, name, type, value, ttl, added_at, removed_at)
          VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
         params![

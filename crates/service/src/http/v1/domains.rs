@@ -25,7 +25,7 @@ use rusqlite::Connection;
 use super::ownership;
 use super::path_hostname;
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
-use crate::http::idempotency::{Answer, PendingAnswer, commit_answer};
+use crate::http::idempotency::{Answer, PendingAnswer, commit_answer_with};
 use crate::http::state::AppState;
 use crate::store::page::ListScope;
 use crate::store::{deploys, domain_json, domains, ownership as removals, projects};
@@ -166,13 +166,16 @@ pub async fn add_domain(
     let pending = pending.map(|Extension(pending)| pending);
     // A name another account holds may be taken over with a proof in DNS, looked up before
     // the transaction (see `ownership`).
-    let prepared = match Hostname::parse(&body.hostname) {
+    // Parsed once, here: IDNA and the Public Suffix List are work the writer's thread, which
+    // every write waits for, need not do. Its error is still reported at its place below.
+    let parsed = Hostname::parse(&body.hostname);
+    let prepared = match &parsed {
         Ok(hostname) if account.plan.allows_custom_domains() => {
-            ownership::prepare(&state, &account.id, &hostname).await?
+            ownership::prepare(&state, &account.id, hostname).await?
         }
         _ => None,
     };
-    commit_answer(&state, pending, StatusCode::CREATED, move |tx| {
+    let (response, added) = commit_answer_with(&state, pending, StatusCode::CREATED, move |tx| {
         let project = projects::require(tx, &account.id, &project_id)?;
         if !account.plan.allows_custom_domains() {
             return Err(Error::api(
@@ -187,7 +190,7 @@ pub async fn add_domain(
                 "Deploy the project successfully before adding a domain.",
             ));
         }
-        let hostname = Hostname::parse(&body.hostname)?;
+        let hostname = parsed?;
         if hostname.is_within(&platform_domain) {
             return Err(Error::invalid_hostname(
                 "hostname",
@@ -242,10 +245,15 @@ pub async fn add_domain(
         );
         domains::insert(tx, &domain)?;
         removals::forget_removal(tx, &project.id, &domain.hostname)?;
-        tracing::info!(hostname = %domain.hostname, project = %domain.project_id, "domain added");
-        Ok(domain)
+        let added = (domain.hostname.clone(), domain.project_id.clone());
+        Ok((domain, added))
     })
-    .await
+    .await?;
+    // logged here, not on the writer's thread (a log line is a write to a file)
+    if let Some((hostname, project)) = added {
+        tracing::info!(%hostname, %project, "domain added");
+    }
+    Ok(response)
 }
 
 #[utoipa::path(
