@@ -8,7 +8,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result, bail, ensure};
 use serde_json::{Value, json};
 
 use super::{
@@ -522,7 +522,7 @@ requestAnimationFrame(tick);
 /// from the input event to the next frame's callback (the handler's work plus the wait for
 /// the frame).
 const RECORD_START_SCRIPT: &str = r#"
-const rec = { frames: [], keys: [], shown: [], on: true };
+const rec = { frames: [], keys: [], shown: [], at: [], on: true };
 window.__ddRecording = rec;
 const tick = (t) => { if (!rec.on) return; rec.frames.push(t); requestAnimationFrame(tick); };
 requestAnimationFrame(tick);
@@ -532,6 +532,7 @@ rec.stop = () => box.removeEventListener('input', listener);
 const listener = (e) => {
   if (!rec.on) return;
   const at = e.timeStamp;
+  rec.at.push(at);
   const value = box.value;
   requestAnimationFrame(() => rec.keys.push(performance.now() - at));
   if (box.id !== 'domain-filter') return;
@@ -553,7 +554,7 @@ const rec = window.__ddRecording;
 requestAnimationFrame(() => requestAnimationFrame(() => {
   rec.on = false;
   rec.stop();
-  done({ frames: rec.frames, keys: rec.keys, shown: rec.shown, count: document.getElementById('domain-count').textContent });
+  done({ at: rec.at, frames: rec.frames, keys: rec.keys, shown: rec.shown, count: document.getElementById('domain-count').textContent });
 }));
 "#;
 
@@ -582,12 +583,17 @@ struct Typing {
     /// From each key to the animation frame in which the table holds its query: (keys,
     /// median, max in ms); none for a box the table does not follow.
     shown: Option<(usize, f64, f64)>,
+    /// Frames late for 60 Hz, and how many of them a key's input event arrived in.
+    late: (usize, usize),
 }
 
 /// Frame times while scrolling through the 5,000 rows, while typing into a plain box (the
 /// floor) and while typing a filter, key by key, and deleting it again; an idle run first for
 /// the floor of the frames themselves.
-fn frame_times(webdriver: &WebDriver) -> Result<(Frames, Scroll, Typing, Typing)> {
+fn frame_times(
+    webdriver: &WebDriver,
+    display: &crate::session::Display,
+) -> Result<(Frames, Scroll, Typing, Typing, Typing, Typing)> {
     let idle = webdriver.script_with(IDLE_SCRIPT, true, json!([SCROLL_FRAMES / 2]))?;
     println!(
         "    idle: {} frames in {:.0} ms; page {}, focus {}",
@@ -618,13 +624,21 @@ fn frame_times(webdriver: &WebDriver) -> Result<(Frames, Scroll, Typing, Typing)
     webdriver.script(FLOOR_BOX_SCRIPT, false)?;
     let mut floor = Vec::with_capacity(TYPING_ROUNDS);
     let mut filter = Vec::with_capacity(TYPING_ROUNDS);
+    let mut x_floor = Vec::with_capacity(TYPING_ROUNDS);
+    let mut x_filter = Vec::with_capacity(TYPING_ROUNDS);
     for _ in 0..TYPING_ROUNDS {
         floor.push(type_into(webdriver, "bench-floor-box")?);
         filter.push(type_into(webdriver, "domain-filter")?);
+        x_floor.push(type_through_x(webdriver, display, "bench-floor-box")?);
+        x_filter.push(type_through_x(webdriver, display, "domain-filter")?);
     }
     webdriver.script(FLOOR_BOX_REMOVE_SCRIPT, false)?;
     let floor = Typing::from_rounds(&floor).context("no frames while typing into the box")?;
     let typing = Typing::from_rounds(&filter).context("no frames while typing the filter")?;
+    let x_floor =
+        Typing::from_rounds(&x_floor).context("no frames while typing into the box through X")?;
+    let x_typing =
+        Typing::from_rounds(&x_filter).context("no frames while typing the filter through X")?;
     println!(
         "    {TYPING_ROUNDS} rounds each, taking turns: {} frames in the box, {} in the filter",
         floor.frames.frames, typing.frames.frames
@@ -637,6 +651,8 @@ fn frame_times(webdriver: &WebDriver) -> Result<(Frames, Scroll, Typing, Typing)
         },
         floor,
         typing,
+        x_floor,
+        x_typing,
     ))
 }
 
@@ -646,6 +662,26 @@ struct Round {
     frames: Vec<f64>,
     keys: Vec<f64>,
     shown: Vec<f64>,
+    /// Each key's input event (its timestamp, on the frames' clock).
+    inputs: Vec<f64>,
+}
+
+/// Frames late for 60 Hz (over 17 ms when the timestamps are whole milliseconds, where an
+/// on-time frame reads 16 or 17; else over 16.8 ms), and how many of them had a key's input
+/// event arrive within them: `(late, late with a key)`.
+fn late_frames_with_input(frames: &[f64], inputs: &[f64], whole_ms: bool) -> (usize, usize) {
+    let limit = if whole_ms {
+        FRAME_MS.ceil()
+    } else {
+        FRAME_MS + 0.1
+    };
+    frames
+        .windows(2)
+        .filter(|w| w[1] - w[0] > limit)
+        .fold((0, 0), |(late, with_key), w| {
+            let key = inputs.iter().any(|&at| w[0] < at && at <= w[1]);
+            (late + 1, with_key + usize::from(key))
+        })
 }
 
 impl Typing {
@@ -663,14 +699,98 @@ impl Typing {
                 shown_ms[shown_ms.len() - 1],
             )
         });
+        let frames = Frames::from_recordings(&recordings)?;
+        let late = rounds
+            .iter()
+            .map(|r| late_frames_with_input(&r.frames, &r.inputs, frames.whole_ms))
+            .fold((0, 0), |(a, b), (c, d)| (a + c, b + d));
         Some(Self {
             shown,
-            frames: Frames::from_recordings(&recordings)?,
+            late,
+            frames,
             keys: key_ms.len(),
             key_median_ms: key_ms.get(key_ms.len() / 2).copied().unwrap_or(0.0),
             key_max_ms: key_ms.last().copied().unwrap_or(0.0),
         })
     }
+}
+
+/// Types [`FILTER_TEXT`] into the box with id `id` through the X server's keyboard (XTEST,
+/// as a user's keyboard arrives) and deletes it again, recording the page's frames
+/// throughout. The box is focused by a script before the recording starts, so nothing of
+/// WebDriver's runs in the page while the keys arrive.
+fn type_through_x(
+    webdriver: &WebDriver,
+    display: &crate::session::Display,
+    id: &str,
+) -> Result<Round> {
+    let window = {
+        let mut cmd = Command::new("xdotool");
+        cmd.args(["search", "--onlyvisible", "--name", "^Domain Desk$"]);
+        display.apply(&mut cmd);
+        let out = cmd.output().context("xdotool search")?;
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .last()
+            .map(str::to_owned)
+            .context("the app's window was not found on the X display")?
+    };
+    let xdotool = |args: &[&str]| -> Result<()> {
+        let mut cmd = Command::new("xdotool");
+        cmd.args(args);
+        display.apply(&mut cmd);
+        let status = cmd.status().context("xdotool")?;
+        ensure!(status.success(), "xdotool {args:?} failed: {status}");
+        Ok(())
+    };
+    xdotool(&["windowfocus", "--sync", &window])?;
+    webdriver.script(
+        &format!(
+            "const box = document.getElementById({}); box.focus(); box.value = ''; return document.activeElement === box;",
+            serde_json::to_string(id)?
+        ),
+        false,
+    )?;
+    webdriver.script_with(RECORD_START_SCRIPT, false, json!([id]))?;
+    // one xdotool for the whole round, so no process starts between keys; `key` rather than
+    // `type`, whose delay is halved between a key's press and release
+    let delay = KEY_INTERVAL.as_millis().to_string();
+    let typed: Vec<String> = FILTER_TEXT
+        .chars()
+        .map(|c| match c {
+            '-' => "minus".to_owned(),
+            c => c.to_string(),
+        })
+        .chain(std::iter::repeat_n(
+            "BackSpace".to_owned(),
+            FILTER_TEXT.chars().count(),
+        ))
+        .collect();
+    let mut args = vec!["key", "--delay", &delay];
+    args.extend(typed.iter().map(String::as_str));
+    xdotool(&args)?;
+    std::thread::sleep(KEY_INTERVAL);
+    let recorded = webdriver.script(RECORD_STOP_SCRIPT, true)?;
+    if id == "domain-filter" {
+        println!(
+            "    typed into #{id} through X and deleted it: {}",
+            recorded["count"]
+        );
+    }
+    if let Ok(dump) = std::env::var("BENCH_APP_DUMP") {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dump)?;
+        writeln!(f, "{}", json!({"id": format!("x:{id}"), "rec": recorded}))?;
+    }
+    Ok(Round {
+        frames: timestamps(&recorded["frames"]),
+        keys: timestamps(&recorded["keys"]),
+        shown: timestamps(&recorded["shown"]),
+        inputs: timestamps(&recorded["at"]),
+    })
 }
 
 /// Types [`FILTER_TEXT`] into the box with id `id` key by key and deletes it again, recording
@@ -704,9 +824,17 @@ fn type_into(webdriver: &WebDriver, id: &str) -> Result<Round> {
             200,
         )?;
         // a fast typist: about eight keys a second
-        std::thread::sleep(Duration::from_millis(120));
+        std::thread::sleep(KEY_INTERVAL);
     }
     let recorded = webdriver.script(RECORD_STOP_SCRIPT, true)?;
+    if let Ok(dump) = std::env::var("BENCH_APP_DUMP") {
+        use std::io::Write;
+        let mut f = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(dump)?;
+        writeln!(f, "{}", json!({"id": id, "rec": recorded}))?;
+    }
     if id == "domain-filter" {
         println!("    typed into #{id} and deleted it: {}", recorded["count"]);
     }
@@ -714,6 +842,7 @@ fn type_into(webdriver: &WebDriver, id: &str) -> Result<Round> {
         frames: timestamps(&recorded["frames"]),
         keys: timestamps(&recorded["keys"]),
         shown: timestamps(&recorded["shown"]),
+        inputs: timestamps(&recorded["at"]),
     })
 }
 
@@ -733,6 +862,8 @@ const FILTER_TEXT: &str = "site-42";
 /// How many times the filter (and the floor's box) is typed and deleted: eight rounds give
 /// about 800 frames each, so the p99 is the eighth slowest frame, not one stray one.
 const TYPING_ROUNDS: usize = 8;
+/// The pause between keys: a fast typist, about eight keys a second.
+const KEY_INTERVAL: Duration = Duration::from_millis(120);
 
 fn unix_millis() -> f64 {
     std::time::SystemTime::now()
@@ -876,7 +1007,7 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     let slowest_ms = big_launches.last().map_or(0.0, |l| l.domains_painted_ms);
     let big = big_launches.swap_remove(big_launches.len() / 2);
     println!("\n==> frame times: idle, scrolling, typing a filter");
-    let (idle, scroll, floor, typing) = frame_times(&webdriver)?;
+    let (idle, scroll, floor, typing, x_floor, x_typing) = frame_times(&webdriver, &display)?;
     let frames_load = load_now();
     webdriver.close()?;
     drop(driver);
@@ -954,8 +1085,10 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     );
     let typed = |typing: &Typing| {
         format!(
-            "{}; key to next frame median {:.1} ms, max {:.1} ms over {} keys{}; load {frames_load}",
+            "{}; {} frames late, {} of them with a key's input event in them; key to next frame median {:.1} ms, max {:.1} ms over {} keys{}; load {frames_load}",
             typing.frames.figure(),
+            typing.late.0,
+            typing.late.1,
             typing.key_median_ms,
             typing.key_max_ms,
             typing.keys,
@@ -985,6 +1118,26 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
             "p99 {:+.1} ms against the floor; {}",
             typing.frames.p99 - floor.frames.p99,
             typing.frames.goal()
+        ),
+    );
+    table.add(
+        "app: frames",
+        &format!(
+            "floor through the X server's keyboard (XTEST, as a user's keys arrive): typing \"{FILTER_TEXT}\" into the plain box and deleting it, {TYPING_ROUNDS} rounds taking turns with the filter"
+        ),
+        typed(&x_floor),
+        String::new(),
+    );
+    table.add(
+        "app: frames",
+        &format!(
+            "typing \"{FILTER_TEXT}\" in the filter through the X server's keyboard and deleting it, {TYPING_ROUNDS} rounds taking turns with the floor"
+        ),
+        typed(&x_typing),
+        format!(
+            "p99 {:+.1} ms against the floor; {}",
+            x_typing.frames.p99 - x_floor.frames.p99,
+            x_typing.frames.goal()
         ),
     );
     Ok(())
@@ -1083,6 +1236,19 @@ mod tests {
                 .goal()
                 .starts_with("met (goal")
         );
+    }
+
+    #[test]
+    fn a_late_frame_counts_a_key_only_when_its_input_event_falls_within_it() {
+        // whole ms: 16 and 17 are on time, 18 is late
+        let frames = [0.0, 16.0, 33.0, 51.0, 67.0, 86.0, 100.0];
+        // a key just before the 51 ms frame, one in an on-time frame, none in the 86 ms one
+        let inputs = [50.0, 60.0];
+        assert_eq!(late_frames_with_input(&frames, &inputs, true), (2, 1));
+        // a key exactly at a late frame's start belongs to the frame before it
+        assert_eq!(late_frames_with_input(&frames, &[33.0], true), (2, 0));
+        // fine timestamps: 17 ms is late too
+        assert_eq!(late_frames_with_input(&frames, &inputs, false), (3, 1));
     }
 
     #[test]
