@@ -554,7 +554,7 @@ const rec = window.__ddRecording;
 requestAnimationFrame(() => requestAnimationFrame(() => {
   rec.on = false;
   rec.stop();
-  done({ at: rec.at, frames: rec.frames, keys: rec.keys, shown: rec.shown, count: document.getElementById('domain-count').textContent });
+  done({ at: rec.at, frames: rec.frames, keys: rec.keys, shown: rec.shown, count: document.getElementById('domain-count')?.textContent ?? null });
 }));
 "#;
 
@@ -590,10 +590,7 @@ struct Typing {
 /// Frame times while scrolling through the 5,000 rows, while typing into a plain box (the
 /// floor) and while typing a filter, key by key, and deleting it again; an idle run first for
 /// the floor of the frames themselves.
-fn frame_times(
-    webdriver: &WebDriver,
-    display: &crate::session::Display,
-) -> Result<(Frames, Scroll, Typing, Typing, Typing, Typing)> {
+fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Result<FrameTimes> {
     let idle = webdriver.script_with(IDLE_SCRIPT, true, json!([SCROLL_FRAMES / 2]))?;
     println!(
         "    idle: {} frames in {:.0} ms; page {}, focus {}",
@@ -643,18 +640,53 @@ fn frame_times(
         "    {TYPING_ROUNDS} rounds each, taking turns: {} frames in the box, {} in the filter",
         floor.frames.frames, typing.frames.frames
     );
-    Ok((
+
+    // Last, as it replaces the app's page: the same window with a document holding one text
+    // box and nothing else, typed through the X server's keyboard — what typing costs this
+    // machine's WebKit with no page around the box at all.
+    webdriver.script(BARE_PAGE_SCRIPT, false)?;
+    let mut bare = Vec::with_capacity(TYPING_ROUNDS);
+    for _ in 0..TYPING_ROUNDS {
+        bare.push(type_through_x(webdriver, display, "bench-floor-box")?);
+    }
+    let bare_page =
+        Typing::from_rounds(&bare).context("no frames while typing into the bare page")?;
+    Ok(FrameTimes {
         idle,
-        Scroll {
+        scroll: Scroll {
             frames: scroll,
             paint_ms,
         },
-        floor,
-        typing,
+        webdriver_floor: floor,
+        webdriver_filter: typing,
         x_floor,
-        x_typing,
-    ))
+        x_filter: x_typing,
+        bare_page,
+    })
 }
+
+/// What [`frame_times`] measured.
+struct FrameTimes {
+    idle: Frames,
+    scroll: Scroll,
+    /// Typed through WebDriver: the plain box beside the filter, and the filter.
+    webdriver_floor: Typing,
+    webdriver_filter: Typing,
+    /// Typed through the X server's keyboard: the plain box, and the filter.
+    x_floor: Typing,
+    x_filter: Typing,
+    /// Typed through the X server's keyboard into a document with one text box and nothing
+    /// else, in the same window.
+    bare_page: Typing,
+}
+
+/// Replaces the app's page with a document holding one text box and nothing else.
+const BARE_PAGE_SCRIPT: &str = r#"
+document.open();
+document.write('<!doctype html><html><head><meta charset="utf-8"></head><body><input id="bench-floor-box" type="search" autocomplete="off"></body></html>');
+document.close();
+return true;
+"#;
 
 /// One round of typing: the page's frame timestamps, and for each key the time to the next
 /// frame and (in the filter) to the frame that draws the filtered table, in ms.
@@ -1007,7 +1039,15 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     let slowest_ms = big_launches.last().map_or(0.0, |l| l.domains_painted_ms);
     let big = big_launches.swap_remove(big_launches.len() / 2);
     println!("\n==> frame times: idle, scrolling, typing a filter");
-    let (idle, scroll, floor, typing, x_floor, x_typing) = frame_times(&webdriver, &display)?;
+    let FrameTimes {
+        idle,
+        scroll,
+        webdriver_floor: floor,
+        webdriver_filter: typing,
+        x_floor,
+        x_filter: x_typing,
+        bare_page,
+    } = frame_times(&webdriver, &display)?;
     let frames_load = load_now();
     webdriver.close()?;
     drop(driver);
@@ -1138,6 +1178,18 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
             "p99 {:+.1} ms against the floor; {}",
             x_typing.frames.p99 - x_floor.frames.p99,
             x_typing.frames.goal()
+        ),
+    );
+    table.add(
+        "app: frames",
+        &format!(
+            "bare page, the machine's floor: the same window with a document of one text box and nothing else, \"{FILTER_TEXT}\" typed through the X server's keyboard and deleted, {TYPING_ROUNDS} rounds after the app's"
+        ),
+        typed(&bare_page),
+        format!(
+            "the filter's p99 {:+.1} ms against it; {}",
+            x_typing.frames.p99 - bare_page.frames.p99,
+            bare_page.frames.goal()
         ),
     );
     Ok(())
