@@ -40,6 +40,11 @@ pub const MAX_KEY_LEN: usize = 255;
 /// How often (in service-clock time) expired answers are purged.
 const PURGE_EVERY: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
 
+/// Most answers one trip to the writer forgets: about a millisecond of deleting, so keyed
+/// requests queued behind it wait no longer than that. Twice the answers that arrive between
+/// two checks ([`crate::HistoryLimits::idempotency_trim_every`]), so a check catches up.
+const FORGET_BATCH: usize = 512;
+
 /// The `(API key hash, Idempotency-Key)` pairs whose first request is still running.
 #[derive(Debug, Default)]
 pub struct InFlight {
@@ -49,6 +54,8 @@ pub struct InFlight {
     /// Keyed requests since the last purge: a frozen or slow clock must not let the table
     /// grow past its bound ([`crate::HistoryLimits::idempotency_answers`]).
     since_purge: std::sync::atomic::AtomicU64,
+    /// A purge is running (in batches): the next one waits its turn rather than running beside it.
+    purging: std::sync::atomic::AtomicBool,
 }
 
 /// Holds a pair in [`InFlight`] until dropped (also when the request is cancelled).
@@ -361,22 +368,36 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
     let now = state.now();
     let not_before = now - state.settings().idempotency_ttl;
     let history = state.settings().history;
-    if state
-        .idempotency_in_flight()
-        .purge_due(now, history.idempotency_trim_every())
+    let in_flight = state.idempotency_in_flight();
+    if in_flight.purge_due(now, history.idempotency_trim_every())
+        && !in_flight
+            .purging
+            .swap(true, std::sync::atomic::Ordering::AcqRel)
     {
         let store = state.store().clone();
+        let in_flight = in_flight.clone();
         let keep = history.idempotency_answers;
         tokio::spawn(async move {
-            if let Err(error) = store
-                .write(move |tx| {
-                    idempotency::purge(tx, not_before)?;
-                    idempotency::keep_newest(tx, keep)
-                })
-                .await
-            {
-                tracing::warn!(%error, "could not forget expired idempotency answers");
+            // batch after batch, each its own trip to the writer, until one comes back short
+            loop {
+                let forgotten = store
+                    .write(move |tx| {
+                        Ok(idempotency::purge(tx, not_before, FORGET_BATCH)?
+                            + idempotency::keep_newest(tx, keep, FORGET_BATCH)?)
+                    })
+                    .await;
+                match forgotten {
+                    Ok(n) if n >= FORGET_BATCH => continue,
+                    Ok(_) => break,
+                    Err(error) => {
+                        tracing::warn!(%error, "could not forget expired idempotency answers");
+                        break;
+                    }
+                }
             }
+            in_flight
+                .purging
+                .store(false, std::sync::atomic::Ordering::Release);
         });
     }
     let pending = PendingAnswer {

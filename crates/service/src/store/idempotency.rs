@@ -96,25 +96,33 @@ pub fn put(
     Ok(())
 }
 
-/// Forgets answers older than `before` (an index on the time keeps this cheap).
-pub fn purge(conn: &Connection, before: DateTime<Utc>) -> Result<usize> {
+/// Forgets at most `batch` of the answers older than `before`, oldest first (the age index
+/// finds them), and says how many it forgot: a full batch means there may be more. Bounded
+/// so that one purge never holds the single writer for long.
+pub fn purge(conn: &Connection, before: DateTime<Utc>, batch: usize) -> Result<usize> {
     execute_cached(
         conn,
-        "DELETE FROM idempotency WHERE created_at < ?1",
-        params![to_sql(before)],
+        "DELETE FROM idempotency WHERE id IN (
+             SELECT id FROM idempotency WHERE created_at < ?1 ORDER BY created_at LIMIT ?2)",
+        params![to_sql(before), batch as i64],
     )
 }
 
-/// Forgets the oldest answers beyond the newest `keep` (over all keys), so that a client
-/// sending a new `Idempotency-Key` with every request cannot grow the table without end.
-/// The age index holds `(created_at, id)`, so this walks `keep` entries.
-pub fn keep_newest(conn: &Connection, keep: usize) -> Result<usize> {
-    let mut stmt = conn.prepare_cached(
-        "DELETE FROM idempotency WHERE (created_at, id) <= (
-             SELECT created_at, id FROM idempotency
-             ORDER BY created_at DESC, id DESC LIMIT 1 OFFSET ?1)",
-    )?;
-    Ok(stmt.execute(params![keep as i64])?)
+/// Forgets at most `batch` of the oldest answers beyond the newest `keep` (over all keys), so
+/// that a client sending a new `Idempotency-Key` with every request cannot grow the table
+/// without end; says how many it forgot. "Newest" is by insertion: answers are appended with
+/// rising ids, so the newest `keep` are those above `max(id) - keep`, found in the rowid tree
+/// without walking `keep` entries. An answer replaced or purged among them leaves a gap, so
+/// the table may keep a few fewer than `keep`, never more.
+pub fn keep_newest(conn: &Connection, keep: usize, batch: usize) -> Result<usize> {
+    execute_cached(
+        conn,
+        "DELETE FROM idempotency WHERE id IN (
+             SELECT id FROM idempotency
+             WHERE id <= (SELECT max(id) FROM idempotency) - ?1
+             ORDER BY id LIMIT ?2)",
+        params![keep as i64, batch as i64],
+    )
 }
 
 /// How many answers are remembered, over all keys.
@@ -154,7 +162,15 @@ mod tests {
                     )?;
                 }
                 put(tx, "k2", "later", &answer("2026-01-01T00:00:01Z"))?;
-                assert_eq!(keep_newest(tx, 4)?, 7);
+                // in batches: at most `batch` at a time, the oldest first
+                assert_eq!(keep_newest(tx, 4, 5)?, 5);
+                assert!(
+                    get(tx, "k1", "same-04", "2025-01-01T00:00:00Z".parse().unwrap())?.is_none()
+                );
+                assert!(
+                    get(tx, "k1", "same-05", "2025-01-01T00:00:00Z".parse().unwrap())?.is_some()
+                );
+                assert_eq!(keep_newest(tx, 4, 5)?, 2);
                 assert_eq!(count(tx)?, 4);
                 let not_before = "2025-01-01T00:00:00Z".parse().unwrap();
                 assert!(
@@ -163,7 +179,36 @@ mod tests {
                 );
                 assert!(get(tx, "k1", "same-09", not_before)?.is_some());
                 assert!(get(tx, "k1", "same-06", not_before)?.is_none());
-                assert_eq!(keep_newest(tx, 4)?, 0);
+                assert_eq!(keep_newest(tx, 4, 5)?, 0);
+                Ok(())
+            })
+            .unwrap();
+    }
+
+    #[test]
+    fn expired_answers_are_purged_oldest_first_in_batches() {
+        let store = super::super::Store::open_in_memory().unwrap();
+        store
+            .write_blocking(|tx| {
+                for n in 0..5 {
+                    put(
+                        tx,
+                        "k",
+                        &format!("old-{n}"),
+                        &answer(&format!("2026-01-01T00:00:0{n}Z")),
+                    )?;
+                }
+                put(tx, "k", "fresh", &answer("2026-01-02T00:00:00Z"))?;
+                let before = "2026-01-01T12:00:00Z".parse().unwrap();
+                let not_before = "2025-01-01T00:00:00Z".parse().unwrap();
+                assert_eq!(purge(tx, before, 2)?, 2);
+                assert!(get(tx, "k", "old-1", not_before)?.is_none());
+                assert!(get(tx, "k", "old-2", not_before)?.is_some(), "oldest first");
+                assert_eq!(purge(tx, before, 2)?, 2);
+                assert_eq!(purge(tx, before, 2)?, 1, "fewer than a batch: none left");
+                assert_eq!(purge(tx, before, 2)?, 0);
+                assert!(get(tx, "k", "fresh", not_before)?.is_some());
+                assert_eq!(count(tx)?, 1);
                 Ok(())
             })
             .unwrap();

@@ -100,3 +100,59 @@ async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
         "{remembered} answers remembered after {sent} keyed requests, bound {bound}"
     );
 }
+
+#[tokio::test]
+async fn a_large_excess_is_forgotten_batch_after_batch_from_one_check() {
+    let bound = 5;
+    let service = with_history(HistoryLimits {
+        idempotency_answers: bound,
+        ..HistoryLimits::default()
+    });
+    let key = service.key(Plan::Enterprise).await;
+    // more than two batches' worth already remembered (say, from a run with a larger bound)
+    let excess = 1_300;
+    service
+        .state
+        .store()
+        .write(move |tx| {
+            for n in 0..excess {
+                let answer = idempotency::StoredResponse {
+                    fingerprint: "f".to_owned(),
+                    status: 201,
+                    body: b"{}".to_vec(),
+                    created_at: chrono::Utc::now(),
+                };
+                idempotency::put(tx, "earlier", &format!("earlier-{n}"), &answer)?;
+            }
+            Ok(())
+        })
+        .await
+        .unwrap();
+    // the first keyed request checks (no check has run yet)
+    let request = Request::builder()
+        .method(Method::POST)
+        .uri("/v1/projects")
+        .header("authorization", format!("Bearer {key}"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", "the-one")
+        .body(Body::from(r#"{"name": ""}"#))
+        .unwrap();
+    service.request(request).await.expect(422);
+    let mut remembered = usize::MAX;
+    for _ in 0..1000 {
+        remembered = service
+            .state
+            .store()
+            .read(idempotency::count)
+            .await
+            .unwrap();
+        if remembered <= bound + 1 {
+            break;
+        }
+        tokio::task::yield_now().await;
+    }
+    assert!(
+        remembered <= bound + 1,
+        "{remembered} answers remembered after one check, bound {bound}"
+    );
+}
