@@ -56,32 +56,22 @@ async fn a_project_keeps_only_its_newest_deploys() {
     assert_eq!(project.body["last_deploy"]["id"], ids[5].as_str());
 }
 
-#[tokio::test]
-async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
-    let bound = 5;
-    let history = HistoryLimits {
-        idempotency_answers: bound,
-        ..HistoryLimits::default()
-    };
-    let trim_every = history.idempotency_trim_every() as usize;
-    let service = with_history(history);
-    let key = service.key(Plan::Enterprise).await;
-    let sent = trim_every + 44;
-    for n in 0..sent {
-        // a refusal is remembered too, and creates nothing
-        let request = Request::builder()
-            .method(Method::POST)
-            .uri("/v1/projects")
-            .header("authorization", format!("Bearer {key}"))
-            .header("content-type", "application/json")
-            .header("idempotency-key", format!("greedy-{n}"))
-            .body(Body::from(r#"{"name": ""}"#))
-            .unwrap();
-        let reply = service.request(request).await;
-        reply.expect(422);
-    }
-    // the trim runs beside the request that triggered it: wait for the writer to get to it
-    let most = bound + trim_every;
+/// A keyed `POST /v1/projects` that is refused (an empty name): remembered, and creates nothing.
+fn refused_keyed_post(key: &str, idempotency_key: &str) -> Request<Body> {
+    Request::builder()
+        .method(Method::POST)
+        .uri("/v1/projects")
+        .header("authorization", format!("Bearer {key}"))
+        .header("content-type", "application/json")
+        .header("idempotency-key", idempotency_key)
+        .body(Body::from(r#"{"name": ""}"#))
+        .unwrap()
+}
+
+/// How many answers are remembered once the writer has got to the trim that runs beside the
+/// request that triggered it: waits (yielding) until at most `most`, or gives up and says
+/// how many.
+async fn remembered_once_trimmed(service: &TestService, most: usize) -> usize {
     let mut remembered = usize::MAX;
     for _ in 0..1000 {
         remembered = service
@@ -95,6 +85,29 @@ async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
         }
         tokio::task::yield_now().await;
     }
+    remembered
+}
+
+#[tokio::test]
+async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
+    let bound = 5;
+    let history = HistoryLimits {
+        idempotency_answers: bound,
+        ..HistoryLimits::default()
+    };
+    let trim_every = history.idempotency_trim_every() as usize;
+    let service = with_history(history);
+    let key = service.key(Plan::Enterprise).await;
+    let sent = trim_every + 44;
+    for n in 0..sent {
+        // a refusal is remembered too, and creates nothing
+        let reply = service
+            .request(refused_keyed_post(&key, &format!("greedy-{n}")))
+            .await;
+        reply.expect(422);
+    }
+    let most = bound + trim_every;
+    let remembered = remembered_once_trimmed(&service, most).await;
     assert!(
         remembered <= most,
         "{remembered} answers remembered after {sent} keyed requests, bound {bound}"
@@ -129,28 +142,11 @@ async fn a_large_excess_is_forgotten_batch_after_batch_from_one_check() {
         .await
         .unwrap();
     // the first keyed request checks (no check has run yet)
-    let request = Request::builder()
-        .method(Method::POST)
-        .uri("/v1/projects")
-        .header("authorization", format!("Bearer {key}"))
-        .header("content-type", "application/json")
-        .header("idempotency-key", "the-one")
-        .body(Body::from(r#"{"name": ""}"#))
-        .unwrap();
-    service.request(request).await.expect(422);
-    let mut remembered = usize::MAX;
-    for _ in 0..1000 {
-        remembered = service
-            .state
-            .store()
-            .read(idempotency::count)
-            .await
-            .unwrap();
-        if remembered <= bound + 1 {
-            break;
-        }
-        tokio::task::yield_now().await;
-    }
+    service
+        .request(refused_keyed_post(&key, "the-one"))
+        .await
+        .expect(422);
+    let remembered = remembered_once_trimmed(&service, bound + 1).await;
     assert!(
         remembered <= bound + 1,
         "{remembered} answers remembered after one check, bound {bound}"
