@@ -618,6 +618,12 @@ fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Resu
 
     // The floor and the filter take turns, a round each, so that whatever the machine does
     // meanwhile falls on both alike; the box stays beside the filter throughout.
+    // The X keyboard needs the app's window on an X display (under Wayland alone there is
+    // none): without it those rows say why they were not measured.
+    let x_window = app_window(display).map_err(|error| format!("{error:#}"));
+    if let Err(why) = &x_window {
+        println!("    typing through the X server's keyboard not measured: {why}");
+    }
     webdriver.script(FLOOR_BOX_SCRIPT, false)?;
     let mut floor = Vec::with_capacity(TYPING_ROUNDS);
     let mut filter = Vec::with_capacity(TYPING_ROUNDS);
@@ -626,31 +632,52 @@ fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Resu
     for _ in 0..TYPING_ROUNDS {
         floor.push(type_into(webdriver, "bench-floor-box")?);
         filter.push(type_into(webdriver, "domain-filter")?);
-        x_floor.push(type_through_x(webdriver, display, "bench-floor-box")?);
-        x_filter.push(type_through_x(webdriver, display, "domain-filter")?);
+        if let Ok(window) = &x_window {
+            x_floor.push(type_through_x(
+                webdriver,
+                display,
+                window,
+                "bench-floor-box",
+            )?);
+            x_filter.push(type_through_x(webdriver, display, window, "domain-filter")?);
+        }
     }
     webdriver.script(FLOOR_BOX_REMOVE_SCRIPT, false)?;
     let floor = Typing::from_rounds(&floor).context("no frames while typing into the box")?;
     let typing = Typing::from_rounds(&filter).context("no frames while typing the filter")?;
-    let x_floor =
-        Typing::from_rounds(&x_floor).context("no frames while typing into the box through X")?;
-    let x_typing =
-        Typing::from_rounds(&x_filter).context("no frames while typing the filter through X")?;
     println!(
         "    {TYPING_ROUNDS} rounds each, taking turns: {} frames in the box, {} in the filter",
         floor.frames.frames, typing.frames.frames
     );
-
-    // Last, as it replaces the app's page: the same window with a document holding one text
-    // box and nothing else, typed through the X server's keyboard — what typing costs this
-    // machine's WebKit with no page around the box at all.
-    webdriver.script(BARE_PAGE_SCRIPT, false)?;
-    let mut bare = Vec::with_capacity(TYPING_ROUNDS);
-    for _ in 0..TYPING_ROUNDS {
-        bare.push(type_through_x(webdriver, display, "bench-floor-box")?);
-    }
-    let bare_page =
-        Typing::from_rounds(&bare).context("no frames while typing into the bare page")?;
+    let through_x = match x_window {
+        Ok(window) => {
+            let floor = Typing::from_rounds(&x_floor)
+                .context("no frames while typing into the box through X")?;
+            let filter = Typing::from_rounds(&x_filter)
+                .context("no frames while typing the filter through X")?;
+            // Last, as it replaces the app's page: the same window with a document holding one
+            // text box and nothing else, typed through the X server's keyboard — what typing
+            // costs this machine's WebKit with no page around the box at all.
+            webdriver.script(BARE_PAGE_SCRIPT, false)?;
+            let mut bare = Vec::with_capacity(TYPING_ROUNDS);
+            for _ in 0..TYPING_ROUNDS {
+                bare.push(type_through_x(
+                    webdriver,
+                    display,
+                    &window,
+                    "bench-floor-box",
+                )?);
+            }
+            let bare_page =
+                Typing::from_rounds(&bare).context("no frames while typing into the bare page")?;
+            Ok(TypedThroughX {
+                floor,
+                filter,
+                bare_page,
+            })
+        }
+        Err(why) => Err(why),
+    };
     Ok(FrameTimes {
         idle,
         scroll: Scroll {
@@ -659,9 +686,7 @@ fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Resu
         },
         webdriver_floor: floor,
         webdriver_filter: typing,
-        x_floor,
-        x_filter: x_typing,
-        bare_page,
+        through_x,
     })
 }
 
@@ -672,12 +697,30 @@ struct FrameTimes {
     /// Typed through WebDriver: the plain box beside the filter, and the filter.
     webdriver_floor: Typing,
     webdriver_filter: Typing,
-    /// Typed through the X server's keyboard: the plain box, and the filter.
-    x_floor: Typing,
-    x_filter: Typing,
-    /// Typed through the X server's keyboard into a document with one text box and nothing
-    /// else, in the same window.
+    /// Typed through the X server's keyboard, or why not.
+    through_x: std::result::Result<TypedThroughX, String>,
+}
+
+/// Typed through the X server's keyboard.
+struct TypedThroughX {
+    /// The plain box beside the filter.
+    floor: Typing,
+    filter: Typing,
+    /// A document with one text box and nothing else, in the same window.
     bare_page: Typing,
+}
+
+/// The app's window on the X display, for `xdotool`.
+fn app_window(display: &crate::session::Display) -> Result<String> {
+    let mut cmd = Command::new("xdotool");
+    cmd.args(["search", "--onlyvisible", "--name", "^Domain Desk$"]);
+    display.apply(&mut cmd);
+    let out = cmd.output().context("could not run xdotool")?;
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .last()
+        .map(str::to_owned)
+        .context("the app's window was not found on an X display")
 }
 
 /// Replaces the app's page with a document holding one text box and nothing else.
@@ -754,19 +797,9 @@ impl Typing {
 fn type_through_x(
     webdriver: &WebDriver,
     display: &crate::session::Display,
+    window: &str,
     id: &str,
 ) -> Result<Round> {
-    let window = {
-        let mut cmd = Command::new("xdotool");
-        cmd.args(["search", "--onlyvisible", "--name", "^Domain Desk$"]);
-        display.apply(&mut cmd);
-        let out = cmd.output().context("xdotool search")?;
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .last()
-            .map(str::to_owned)
-            .context("the app's window was not found on the X display")?
-    };
     let xdotool = |args: &[&str]| -> Result<()> {
         let mut cmd = Command::new("xdotool");
         cmd.args(args);
@@ -775,7 +808,7 @@ fn type_through_x(
         ensure!(status.success(), "xdotool {args:?} failed: {status}");
         Ok(())
     };
-    xdotool(&["windowfocus", "--sync", &window])?;
+    xdotool(&["windowfocus", "--sync", window])?;
     webdriver.script(
         &format!(
             "const box = document.getElementById({}); box.focus(); box.value = ''; return document.activeElement === box;",
@@ -1044,9 +1077,7 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
         scroll,
         webdriver_floor: floor,
         webdriver_filter: typing,
-        x_floor,
-        x_filter: x_typing,
-        bare_page,
+        through_x,
     } = frame_times(&webdriver, &display)?;
     let frames_load = load_now();
     webdriver.close()?;
@@ -1160,6 +1191,21 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
             typing.frames.goal()
         ),
     );
+    let Ok(TypedThroughX {
+        floor: x_floor,
+        filter: x_typing,
+        bare_page,
+    }) = through_x
+    else {
+        let why = through_x.err().unwrap_or_default();
+        table.add(
+            "app: frames",
+            "typing through the X server's keyboard (the floor, the filter, the bare page)",
+            format!("not measured: {why}"),
+            String::new(),
+        );
+        return Ok(());
+    };
     table.add(
         "app: frames",
         &format!(
