@@ -85,7 +85,7 @@ pub struct HistoryLimits {
     pub removed_dns_records: usize,
     /// Remembered `Idempotency-Key` answers, over all keys; besides the time they are kept
     /// (`idempotency_ttl`), the oldest are forgotten beyond this. Checked every
-    /// [`HistoryLimits::idempotency_trim_every`] keyed requests, so the table holds at most
+    /// [`HistoryLimits::IDEMPOTENCY_TRIM_EVERY`] keyed requests, so the table holds at most
     /// this many plus that many.
     pub idempotency_answers: usize,
     /// Customer zones the demo DNS provider holds; adding one more is refused
@@ -97,13 +97,11 @@ pub struct HistoryLimits {
 }
 
 impl HistoryLimits {
-    /// How many keyed `POST`s may arrive between two checks of [`Self::idempotency_answers`]:
-    /// 256, whatever the bound. A check finds the bound in the rowid tree (no walk over the
-    /// kept answers) and forgets the excess in small batches, each its own trip to the single
+    /// How many keyed `POST`s may arrive between two checks of [`Self::idempotency_answers`],
+    /// whatever the bound. A check finds the bound in the rowid tree (no walk over the kept
+    /// answers) and forgets the excess in small batches, each its own trip to the single
     /// writer, so keyed `POST`s never queue behind one long delete.
-    pub fn idempotency_trim_every(&self) -> u64 {
-        256
-    }
+    pub const IDEMPOTENCY_TRIM_EVERY: u64 = 256;
 }
 
 impl Default for HistoryLimits {

@@ -835,27 +835,7 @@ fn type_through_x(
     args.extend(typed.iter().map(String::as_str));
     xdotool(&args)?;
     std::thread::sleep(KEY_INTERVAL);
-    let recorded = webdriver.script(RECORD_STOP_SCRIPT, true)?;
-    if id == "domain-filter" {
-        println!(
-            "    typed into #{id} through X and deleted it: {}",
-            recorded["count"]
-        );
-    }
-    if let Ok(dump) = std::env::var("BENCH_APP_DUMP") {
-        use std::io::Write;
-        let mut f = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(dump)?;
-        writeln!(f, "{}", json!({"id": format!("x:{id}"), "rec": recorded}))?;
-    }
-    Ok(Round {
-        frames: timestamps(&recorded["frames"]),
-        keys: timestamps(&recorded["keys"]),
-        shown: timestamps(&recorded["shown"]),
-        inputs: timestamps(&recorded["at"]),
-    })
+    stop_recording(webdriver, id, true)
 }
 
 /// Types [`FILTER_TEXT`] into the box with id `id` key by key and deletes it again, recording
@@ -891,17 +871,32 @@ fn type_into(webdriver: &WebDriver, id: &str) -> Result<Round> {
         // a fast typist: about eight keys a second
         std::thread::sleep(KEY_INTERVAL);
     }
+    stop_recording(webdriver, id, false)
+}
+
+/// Ends a round's recording in the box with id `id`: its frames, keys and inputs, appended
+/// raw to the file named by `BENCH_APP_DUMP` if set (as `x:<id>` when typed through X).
+fn stop_recording(webdriver: &WebDriver, id: &str, through_x: bool) -> Result<Round> {
     let recorded = webdriver.script(RECORD_STOP_SCRIPT, true)?;
+    let how = if through_x { " through X" } else { "" };
+    if id == "domain-filter" {
+        println!(
+            "    typed into #{id}{how} and deleted it: {}",
+            recorded["count"]
+        );
+    }
     if let Ok(dump) = std::env::var("BENCH_APP_DUMP") {
         use std::io::Write;
         let mut f = std::fs::OpenOptions::new()
             .create(true)
             .append(true)
             .open(dump)?;
-        writeln!(f, "{}", json!({"id": id, "rec": recorded}))?;
-    }
-    if id == "domain-filter" {
-        println!("    typed into #{id} and deleted it: {}", recorded["count"]);
+        let label = if through_x {
+            format!("x:{id}")
+        } else {
+            id.to_owned()
+        };
+        writeln!(f, "{}", json!({"id": label, "rec": recorded}))?;
     }
     Ok(Round {
         frames: timestamps(&recorded["frames"]),

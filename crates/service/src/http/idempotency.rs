@@ -42,8 +42,8 @@ const PURGE_EVERY: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
 
 /// Most answers one trip to the writer forgets: about a millisecond of deleting, so keyed
 /// requests queued behind it wait no longer than that. Twice the answers that arrive between
-/// two checks ([`crate::HistoryLimits::idempotency_trim_every`]), so a check catches up.
-const FORGET_BATCH: usize = 512;
+/// two checks ([`crate::HistoryLimits::IDEMPOTENCY_TRIM_EVERY`]), so a check catches up.
+const FORGET_BATCH: usize = 2 * crate::HistoryLimits::IDEMPOTENCY_TRIM_EVERY as usize;
 
 /// The `(API key hash, Idempotency-Key)` pairs whose first request is still running.
 #[derive(Debug, Default)]
@@ -369,7 +369,7 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
     let not_before = now - state.settings().idempotency_ttl;
     let history = state.settings().history;
     let in_flight = state.idempotency_in_flight();
-    if in_flight.purge_due(now, history.idempotency_trim_every())
+    if in_flight.purge_due(now, crate::HistoryLimits::IDEMPOTENCY_TRIM_EVERY)
         && !in_flight
             .purging
             .swap(true, std::sync::atomic::Ordering::AcqRel)

@@ -162,17 +162,13 @@ mod tests {
                     )?;
                 }
                 put(tx, "k2", "later", &answer("2026-01-01T00:00:01Z"))?;
+                let not_before = "2025-01-01T00:00:00Z".parse().unwrap();
                 // in batches: at most `batch` at a time, the oldest first
                 assert_eq!(keep_newest(tx, 4, 5)?, 5);
-                assert!(
-                    get(tx, "k1", "same-04", "2025-01-01T00:00:00Z".parse().unwrap())?.is_none()
-                );
-                assert!(
-                    get(tx, "k1", "same-05", "2025-01-01T00:00:00Z".parse().unwrap())?.is_some()
-                );
+                assert!(get(tx, "k1", "same-04", not_before)?.is_none());
+                assert!(get(tx, "k1", "same-05", not_before)?.is_some());
                 assert_eq!(keep_newest(tx, 4, 5)?, 2);
                 assert_eq!(count(tx)?, 4);
-                let not_before = "2025-01-01T00:00:00Z".parse().unwrap();
                 assert!(
                     get(tx, "k2", "later", not_before)?.is_some(),
                     "the newest is kept"

@@ -95,7 +95,7 @@ async fn remembered_idempotent_answers_are_bounded_even_on_a_frozen_clock() {
         idempotency_answers: bound,
         ..HistoryLimits::default()
     };
-    let trim_every = history.idempotency_trim_every() as usize;
+    let trim_every = HistoryLimits::IDEMPOTENCY_TRIM_EVERY as usize;
     let service = with_history(history);
     let key = service.key(Plan::Enterprise).await;
     let sent = trim_every + 44;
