@@ -219,7 +219,7 @@ pub struct DoctorArgs {
     #[arg(long, value_name = "MS", default_value_t = 1500)]
     pub timeout_ms: u64,
     /// Hostnames diagnosed at once.
-    #[arg(long, value_name = "N", default_value_t = 32)]
+    #[arg(long, value_name = "N", default_value_t = domain_desk_doctor::options::DEFAULT_CONCURRENCY)]
     pub concurrency: usize,
     /// Print the report as JSON.
     #[arg(long, conflicts_with = "markdown")]
