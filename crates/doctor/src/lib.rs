@@ -50,7 +50,7 @@ use crate::tls_probe::TlsSource;
 /// Diagnoses `hostnames` (a batch, with at most `options.concurrency` at once) and returns
 /// the report, hostnames in the order given.
 pub async fn diagnose<S: AsRef<str>>(hostnames: &[S], options: &DoctorOptions) -> Result<Report> {
-    Ok(diagnose_logged(hostnames, options).await?.0)
+    Ok(diagnose_on_network(hostnames, options).await?.0)
 }
 
 /// As [`diagnose`], also returning every DNS question sent over the wire (for comparisons
@@ -59,6 +59,15 @@ pub async fn diagnose_logged<S: AsRef<str>>(
     hostnames: &[S],
     options: &DoctorOptions,
 ) -> Result<(Report, Vec<WireQuery>)> {
+    let (report, engine) = diagnose_on_network(hostnames, options).await?;
+    Ok((report, engine.wire_queries()))
+}
+
+/// A run against the network: its report, and the engine that asked its questions.
+async fn diagnose_on_network<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+) -> Result<(Report, QueryEngine)> {
     validate(options)?;
     let servers = sources::fixed_servers(options)?;
     let engine = engine_for(options, Arc::new(NetworkSource::new()));
@@ -73,7 +82,7 @@ pub async fn diagnose_logged<S: AsRef<str>>(
         chrono::Utc::now(),
     )
     .await;
-    Ok((report, engine.wire_queries()))
+    Ok((report, engine))
 }
 
 /// As [`diagnose`], also recording every question, answer and certificate chain seen into a

@@ -82,7 +82,7 @@ impl DnsRecord {
 
     /// True when the record is of `record_type` and owned by `name` (any case, dot or not).
     pub fn is(&self, name: &str, record_type: &str) -> bool {
-        self.record_type == record_type && self.name == normalise_name(name)
+        self.record_type == record_type && is_normalised(&self.name, name)
     }
 
     /// The CAA record this is, when it is one.
@@ -158,7 +158,7 @@ impl Answer {
     ) -> Self {
         Self::answered(
             server,
-            question,
+            normalise_name(question),
             question_type,
             message.response_code(),
             message.authoritative(),
@@ -176,10 +176,12 @@ impl Answer {
         .taking(via_tcp, elapsed_ms)
     }
 
-    /// An answer the wire reader read ([`super::wire`]), as [`Self::from_message`] reads it.
+    /// An answer the wire reader read ([`super::wire`]), as [`Self::from_message`] reads it;
+    /// `question` is already in [`normalise_name`]'s form (the wire reader matched the answer's
+    /// question to it).
     pub(crate) fn from_wire(
         server: String,
-        question: &str,
+        question: String,
         question_type: &str,
         answer: WireAnswer,
         elapsed_ms: u64,
@@ -196,9 +198,10 @@ impl Answer {
         .taking(false, elapsed_ms)
     }
 
+    /// `question` is in [`normalise_name`]'s form.
     fn answered(
         server: String,
-        question: &str,
+        question: String,
         question_type: &str,
         response_code: ResponseCode,
         authoritative: bool,
@@ -223,7 +226,7 @@ impl Answer {
         };
         Self {
             server,
-            question: normalise_name(question),
+            question,
             question_type: question_type.to_owned(),
             status,
             error,
@@ -264,10 +267,9 @@ impl Answer {
 
     /// The CNAME owned by `name`, if the answer holds one.
     pub fn cname_of(&self, name: &str) -> Option<&DnsRecord> {
-        let name = normalise_name(name);
         self.answers
             .iter()
-            .find(|record| record.record_type == "CNAME" && record.name == name)
+            .find(|record| record.record_type == "CNAME" && is_normalised(&record.name, name))
     }
 
     /// The end of the CNAME chain that starts at the question, or the question itself.
@@ -405,9 +407,25 @@ pub(crate) fn push_decimal(text: &mut String, mut value: u32) {
 
 /// Lowercase, without the trailing dot.
 pub fn normalise_name(name: &str) -> String {
+    trimmed(name).to_ascii_lowercase()
+}
+
+/// `name` without surrounding space and the trailing dot: what [`normalise_name`] lowercases.
+fn trimmed(name: &str) -> &str {
     let name = name.trim();
-    let name = name.strip_suffix('.').unwrap_or(name);
-    name.to_ascii_lowercase()
+    name.strip_suffix('.').unwrap_or(name)
+}
+
+/// True when `normalised == normalise_name(name)`, without making the normalised copy: the
+/// checks compare names of records with names they were given many times per hostname.
+pub(crate) fn is_normalised(normalised: &str, name: &str) -> bool {
+    let name = trimmed(name);
+    // ASCII lowercasing leaves every other byte (and so the length) as it is
+    normalised.len() == name.len()
+        && normalised
+            .bytes()
+            .zip(name.bytes())
+            .all(|(normal, byte)| normal == byte.to_ascii_lowercase())
 }
 
 fn present(data: &RData) -> String {
@@ -557,5 +575,33 @@ mod tests {
             character_string(b"say \"hi\" \\ \x1b[31m\r\n\xff caf\xc3\xa9"),
             "\"say \\\"hi\\\" \\\\ \\027[31m\\013\\010\\255 caf\u{e9}\""
         );
+    }
+
+    #[test]
+    fn a_name_is_matched_as_its_normalised_copy_would_be() {
+        let names = [
+            "www.example.com",
+            "WWW.Example.COM.",
+            " www.example.com. ",
+            "www.example.com..",
+            "www.example.co",
+            "www.example.comm",
+            "b\u{fc}cher.example",
+            "B\u{dc}CHER.example",
+            ".",
+            "",
+            "xn--bcher-kva.example",
+        ];
+        for normalised in names.map(normalise_name) {
+            for name in names {
+                assert_eq!(
+                    is_normalised(&normalised, name),
+                    normalised == normalise_name(name),
+                    "{normalised:?} against {name:?}"
+                );
+            }
+        }
+        // a normalised name is only ever lowercase: an uppercase "normalised" side never matches
+        assert!(!is_normalised("WWW.example.com", "www.example.com"));
     }
 }

@@ -9,6 +9,7 @@
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use hickory_proto::rr::RecordType;
@@ -32,7 +33,17 @@ pub struct WireQuery {
 const RESERVE_AT_MOST: usize = 1 << 16;
 
 /// One question's answer, shared by every check that asks it (answers are never changed).
-type Slot = Arc<OnceCell<Arc<Answer>>>;
+type Slot = Arc<Asked>;
+
+/// A question of the run: when it went over the wire, and its answer once it came.
+#[derive(Default)]
+struct Asked {
+    /// 0 until the question is sent; then one more than the number of questions sent before
+    /// it. The run's log of questions is read from these, in order, when it is asked for: a
+    /// log kept as the questions went out cost a lock and a copy of the question each.
+    sent_as: AtomicU64,
+    answer: OnceCell<Arc<Answer>>,
+}
 
 /// Something by question. Names in questions come from the network (CNAME targets, NS
 /// names), so the hash is seeded per map, as the standard one is; foldhash's is several times
@@ -53,7 +64,8 @@ struct Inner {
     base: QueryOptions,
     source: Arc<dyn DnsSource>,
     cache: Mutex<Cache>,
-    log: Mutex<Vec<WireQuery>>,
+    /// Questions sent so far.
+    sent: AtomicU64,
     in_flight: Semaphore,
 }
 
@@ -74,7 +86,7 @@ impl QueryEngine {
                 base,
                 source,
                 cache: Mutex::new(Cache::default()),
-                log: Mutex::new(Vec::new()),
+                sent: AtomicU64::new(0),
                 in_flight: Semaphore::new(max_in_flight.max(1)),
             }),
         }
@@ -121,10 +133,10 @@ impl QueryEngine {
                 None => Arc::clone(cache.entry(key.clone()).or_default()),
             }
         };
-        Arc::clone(slot.get_or_init(|| self.send(key)).await)
+        Arc::clone(slot.answer.get_or_init(|| self.send(key, &slot)).await)
     }
 
-    async fn send(&self, key: WireQuery) -> Arc<Answer> {
+    async fn send(&self, key: WireQuery, slot: &Asked) -> Arc<Answer> {
         let Ok(_permit) = self.inner.in_flight.acquire().await else {
             return Arc::new(Answer::failed(
                 key.server.to_string(),
@@ -135,11 +147,8 @@ impl QueryEngine {
                 0,
             ));
         };
-        self.inner
-            .log
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .push(key.clone());
+        let sent_as = self.inner.sent.fetch_add(1, Ordering::Relaxed) + 1;
+        slot.sent_as.store(sent_as, Ordering::Relaxed);
         let options = QueryOptions {
             recursion_desired: key.recursion_desired,
             checking_disabled: key.checking_disabled,
@@ -170,11 +179,22 @@ impl QueryEngine {
 
     /// Every question sent over the wire so far, in the order sent.
     pub fn wire_queries(&self) -> Vec<WireQuery> {
-        self.inner
-            .log
+        let cache = self
+            .inner
+            .cache
             .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clone()
+            .unwrap_or_else(PoisonError::into_inner);
+        let mut sent: Vec<(u64, &WireQuery)> = cache
+            .iter()
+            .filter_map(|(question, slot)| {
+                let sent_as = slot.sent_as.load(Ordering::Relaxed);
+                (sent_as > 0).then_some((sent_as, question))
+            })
+            .collect();
+        sent.sort_unstable_by_key(|(sent_as, _)| *sent_as);
+        sent.into_iter()
+            .map(|(_, question)| question.clone())
+            .collect()
     }
 }
 
@@ -184,6 +204,41 @@ mod tests {
 
     fn capacity(engine: &QueryEngine) -> usize {
         engine.inner.cache.lock().unwrap().capacity()
+    }
+
+    #[tokio::test]
+    async fn the_log_holds_each_question_sent_once_in_the_order_sent() {
+        use crate::dns::source::Replayer;
+        let engine = QueryEngine::with_source(
+            QueryOptions::default(),
+            8,
+            Arc::new(Replayer::new(ByQuestion::default())),
+        );
+        let server: SocketAddr = "127.0.0.1:53".parse().unwrap();
+        let asked = [
+            ("b.example", RecordType::A),
+            ("a.example", RecordType::A),
+            ("B.Example.", RecordType::A),
+            ("a.example", RecordType::CAA),
+            ("a.example", RecordType::A),
+            ("c.example", RecordType::TXT),
+        ];
+        for (name, record_type) in asked {
+            engine.ask(server, true, name, record_type).await;
+        }
+        let log: Vec<(String, RecordType)> = engine
+            .wire_queries()
+            .into_iter()
+            .map(|question| (question.name, question.record_type))
+            .collect();
+        let expected = [
+            ("b.example", RecordType::A),
+            ("a.example", RecordType::A),
+            ("a.example", RecordType::CAA),
+            ("c.example", RecordType::TXT),
+        ]
+        .map(|(name, record_type)| (name.to_owned(), record_type));
+        assert_eq!(log, expected);
     }
 
     #[test]

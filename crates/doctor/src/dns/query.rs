@@ -189,7 +189,10 @@ async fn ask_on(
     };
     match reply {
         Reply::Wire(answer) => {
-            Answer::from_wire(server_text(server), name, type_label, answer, elapsed())
+            // Only a question the wire reader can match gets a wire answer; its name is the
+            // normalised one, taken back rather than made again.
+            let asked = question.map_or_else(|| normalise_name(name), Question::into_name);
+            Answer::from_wire(server_text(server), asked, type_label, answer, elapsed())
         }
         Reply::Decoded(message) => Answer::from_message(
             server_text(server),

@@ -67,7 +67,11 @@ struct SharedSocket {
 /// What has arrived for one question and is not yet read, and who to wake when more does.
 #[derive(Default)]
 struct Inbox {
-    deliveries: VecDeque<Delivery>,
+    /// The oldest delivery not yet read. Nearly every question gets exactly one, and it waits
+    /// here: a queue of its own would cost an allocation per question.
+    first: Option<Delivery>,
+    /// Any that came after it (copies, late answers to an earlier attempt), oldest first.
+    later: VecDeque<Delivery>,
     waker: Option<Waker>,
 }
 
@@ -75,12 +79,19 @@ impl Inbox {
     /// Queues `delivery` (unless [`QUEUED_PER_QUESTION`] are already waiting: copies are
     /// flooding in, and the extra ones are dropped) and wakes the question.
     fn push(&mut self, delivery: Delivery) {
-        if self.deliveries.len() < QUEUED_PER_QUESTION {
-            self.deliveries.push_back(delivery);
+        if self.first.is_none() && self.later.is_empty() {
+            self.first = Some(delivery);
+        } else if usize::from(self.first.is_some()) + self.later.len() < QUEUED_PER_QUESTION {
+            self.later.push_back(delivery);
         }
         if let Some(waker) = self.waker.take() {
             waker.wake();
         }
+    }
+
+    /// The oldest delivery not yet read.
+    fn pop(&mut self) -> Option<Delivery> {
+        self.first.take().or_else(|| self.later.pop_front())
     }
 }
 
@@ -262,7 +273,7 @@ impl Ticket {
         let Some(inbox) = waiting.get_mut(&self.id) else {
             return Poll::Ready(None);
         };
-        match inbox.deliveries.pop_front() {
+        match inbox.pop() {
             Some(delivery) => Poll::Ready(Some(delivery)),
             None => {
                 match &mut inbox.waker {
@@ -309,6 +320,29 @@ mod tests {
         let mut bytes = id.to_be_bytes().to_vec();
         bytes.extend_from_slice(body);
         bytes
+    }
+
+    #[test]
+    fn an_inbox_hands_out_its_deliveries_oldest_first_and_holds_a_few_at_most() {
+        let delivery = |n: u8| -> Delivery { Ok(vec![n]) };
+        let mut inbox = Inbox::default();
+        inbox.push(delivery(1));
+        inbox.push(delivery(2));
+        assert_eq!(inbox.pop(), Some(delivery(1)));
+        inbox.push(delivery(3));
+        assert_eq!(inbox.pop(), Some(delivery(2)));
+        inbox.push(delivery(4));
+        assert_eq!(inbox.pop(), Some(delivery(3)));
+        assert_eq!(inbox.pop(), Some(delivery(4)));
+        assert_eq!(inbox.pop(), None);
+
+        for n in 0..20 {
+            inbox.push(delivery(n));
+        }
+        let kept: Vec<Delivery> = std::iter::from_fn(|| inbox.pop()).collect();
+        let held = u8::try_from(QUEUED_PER_QUESTION).unwrap();
+        let expected: Vec<Delivery> = (0..held).map(delivery).collect();
+        assert_eq!(kept, expected, "the first {QUEUED_PER_QUESTION}, in order");
     }
 
     #[tokio::test]

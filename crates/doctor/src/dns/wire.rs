@@ -60,6 +60,11 @@ impl Question {
         }
     }
 
+    /// The name asked about, back from the question once its answer is in.
+    pub(crate) fn into_name(self) -> String {
+        self.name
+    }
+
     /// The question of a request this module can match answers to: one question with a
     /// plain name. `None` leaves matching to hickory.
     #[cfg(test)]
@@ -114,14 +119,13 @@ fn read_answer(datagram: &[u8], question: &Question) -> Option<Read> {
         return Some(Read::Other);
     }
 
-    let mut name = String::with_capacity(NAME_CAPACITY);
-    let mut at = read_name(datagram, 12, &mut name)?;
+    let (same_name, mut at) = name_is(datagram, 12, &question.name)?;
     let record_type = read_u16(datagram, at)?;
     at += 4; // type and class
     if id != question.id || !is_response {
         return Some(Read::NotOurs);
     }
-    if record_type != question.record_type || name != question.name {
+    if record_type != question.record_type || !same_name {
         return Some(Read::NotOurs);
     }
 
@@ -239,10 +243,31 @@ fn soa_text(datagram: &[u8], start: usize, end: usize) -> Option<String> {
 /// returns where the name ends in the datagram. `None` for anything but a name of plain labels
 /// that hickory would read the same: compression pointers only to earlier names (as hickory
 /// requires, so no loop), at most 250 bytes.
-fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize> {
+fn read_name(datagram: &[u8], at: usize, text: &mut String) -> Option<usize> {
     // The name is put together here, then checked as UTF-8 (it is ASCII) and appended once: a
     // check and a copy per label cost more than the rest of reading it.
     let mut name = [0u8; MAX_NAME_BYTES];
+    let (used, end) = read_name_into(datagram, at, &mut name)?;
+    text.push_str(std::str::from_utf8(name.get(..used)?).ok()?);
+    Some(end)
+}
+
+/// As [`read_name`], but only says whether the name at `at` is `expected` (in the form
+/// [`read_name`] writes), with where it ends: the question of every answer is compared, never
+/// kept, so it is not copied into a string of its own.
+fn name_is(datagram: &[u8], at: usize, expected: &str) -> Option<(bool, usize)> {
+    let mut name = [0u8; MAX_NAME_BYTES];
+    let (used, end) = read_name_into(datagram, at, &mut name)?;
+    Some((name.get(..used)? == expected.as_bytes(), end))
+}
+
+/// Writes the name at `at` into `name` as [`read_name`] describes; returns how many bytes it
+/// wrote and where the name ends in the datagram.
+fn read_name_into(
+    datagram: &[u8],
+    mut at: usize,
+    name: &mut [u8; MAX_NAME_BYTES],
+) -> Option<(usize, usize)> {
     let mut used = 0;
     let mut end = None;
     let mut name_start = at;
@@ -254,10 +279,7 @@ fn read_name(datagram: &[u8], mut at: usize, text: &mut String) -> Option<usize>
         }
         let byte = *datagram.get(at)?;
         match byte & 0xC0 {
-            0x00 if byte == 0 => {
-                text.push_str(std::str::from_utf8(name.get(..used)?).ok()?);
-                return Some(end.unwrap_or(at + 1));
-            }
+            0x00 if byte == 0 => return Some((used, end.unwrap_or(at + 1))),
             0x00 => {
                 let label = datagram.get(at + 1..at + 1 + usize::from(byte))?;
                 length += label.len() + 1;
@@ -442,7 +464,7 @@ mod tests {
         match read(datagram, &asked) {
             Read::Answer(answer) => Ok(Answer::from_wire(
                 "192.0.2.53:53".to_owned(),
-                question,
+                crate::dns::answer::normalise_name(question),
                 record_type.into(),
                 answer,
                 1,
