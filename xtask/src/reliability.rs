@@ -286,18 +286,29 @@ fn ensure_cargo_fuzz() -> Result<()> {
 
 /// How to start the pinned schemathesis.
 struct Schemathesis {
-    program: PathBuf,
+    /// The interpreter it is installed for.
+    python: PathBuf,
     /// Set when it was installed with `pip --target` (no venv module on this machine).
     python_path: Option<PathBuf>,
 }
 
+/// Starts schemathesis's command line with a deeper recursion limit than Python's 1,000.
+/// Hypothesis parses source files to describe lambdas, and deep in a run that parse can reach
+/// the limit; Debian 12's Python 3.11 then raises `SystemError: AST constructor recursion depth
+/// mismatch` (CPython gh-106905) instead of the `RecursionError` Hypothesis catches, and the
+/// run ends in a "Runtime Error" of the tool, not a finding about the API (seen once in CI,
+/// 2026-11-26, in the Free key's pass). With room to spare the parse never reaches the limit.
+const SCHEMATHESIS_LAUNCH: &str = "import sys; sys.setrecursionlimit(20000); \
+    from schemathesis.cli import schemathesis; sys.argv[0] = 'schemathesis'; \
+    sys.exit(schemathesis())";
+
 impl Schemathesis {
     fn command(&self) -> Command {
-        let mut cmd = Command::new(&self.program);
+        let mut cmd = Command::new(&self.python);
         if let Some(path) = &self.python_path {
             cmd.env("PYTHONPATH", path);
-            cmd.args(["-m", "schemathesis.cli"]);
         }
+        cmd.args(["-c", SCHEMATHESIS_LAUNCH]);
         // No telemetry, no colour codes in CI logs, no cache of examples between runs.
         cmd.env("SCHEMATHESIS_TELEMETRY", "false")
             .env("NO_COLOR", "1");
@@ -356,7 +367,7 @@ fn ensure_schemathesis() -> Result<Schemathesis> {
     let base = work_dir();
     std::fs::create_dir_all(&base)?;
     let venv = base.join("venv");
-    let venv_program = venv.join("bin/schemathesis");
+    let venv_python = venv.join("bin/python");
     let target = base.join("site-packages");
     let pinned = format!("schemathesis=={SCHEMATHESIS_VERSION}");
 
@@ -367,14 +378,14 @@ fn ensure_schemathesis() -> Result<Schemathesis> {
             .is_ok_and(|out| String::from_utf8_lossy(&out.stdout).contains(SCHEMATHESIS_VERSION))
     };
     let in_venv = Schemathesis {
-        program: venv_program.clone(),
+        python: venv_python.clone(),
         python_path: None,
     };
-    if venv_program.exists() && has_pinned(&in_venv) {
+    if venv_python.exists() && has_pinned(&in_venv) {
         return Ok(in_venv);
     }
     let in_target = Schemathesis {
-        program: PathBuf::from("python3"),
+        python: PathBuf::from("python3"),
         python_path: Some(target.clone()),
     };
     if target.join("schemathesis").is_dir() && has_pinned(&in_target) {
