@@ -54,7 +54,7 @@ pub struct Capture {
     pub tls: Vec<TlsExchange>,
     /// DNSSEC verdicts, when the run validated (absent in captures of runs that did not).
     #[serde(default)]
-    pub dnssec: Vec<crate::checks::dnssec::DnssecExchange>,
+    pub dnssec: Vec<crate::checks::dnssec::recording::DnssecExchange>,
     pub elapsed_ms: u64,
     pub host_elapsed_ms: Vec<u64>,
 }

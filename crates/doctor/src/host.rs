@@ -11,12 +11,12 @@ use futures::future::join_all;
 use hickory_proto::rr::RecordType;
 use tokio::sync::OnceCell;
 
-use crate::checks::dnssec::DnssecSource;
-use crate::checks::{self, health, kind, names, propagation, records};
+use crate::checks::dnssec::recording::DnssecSource;
+use crate::checks::{self, apex_or_subdomain, doubled_zone, health, propagation, records};
 use crate::dns::{Answer, AnswerStatus, QueryEngine};
 use crate::options::DoctorOptions;
 use crate::report::{Finding, FindingCode, Fix, HostReport, ProviderMatch, Severity};
-use crate::sources::{self, Server};
+use crate::servers::{self, Server};
 use crate::tls_probe::TlsSource;
 
 /// What every hostname of one run shares.
@@ -51,7 +51,7 @@ impl Run {
         options: DoctorOptions,
         servers: Vec<Server>,
     ) -> Self {
-        let target = crate::dns::answer::normalise_name(&options.target);
+        let target = crate::dns::presentation::normalise_name(&options.target);
         Self {
             engine,
             tls,
@@ -131,10 +131,10 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         run.target_answers(),
     );
     let soa_zone = soa.soa().map(|record| record.name.clone());
-    let kind = kind::classify(&hostname, soa_zone.as_deref());
-    let expected = kind::expected_record(&kind, &run.target);
+    let kind = apex_or_subdomain::classify(&hostname, soa_zone.as_deref());
+    let expected = apex_or_subdomain::expected_record(&kind, &run.target);
 
-    let (nameservers, authoritative) = sources::authoritative_servers(
+    let (nameservers, authoritative) = servers::authoritative_servers(
         engine,
         primary,
         &kind.zone,
@@ -189,9 +189,9 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     ))
     .await;
 
-    let mut findings = vec![kind::finding(&hostname, &kind, &run.target)];
-    if let Some(meant) = names::meant_name(&hostname) {
-        findings.push(names::doubled_hostname_finding(&hostname, &meant));
+    let mut findings = vec![apex_or_subdomain::finding(&hostname, &kind, &run.target)];
+    if let Some(meant) = doubled_zone::meant_name(&hostname) {
+        findings.push(doubled_zone::doubled_hostname_finding(&hostname, &meant));
     }
     findings.extend(health::check(
         name,
@@ -341,7 +341,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             .iter_mut()
             .find(|finding| finding.code == FindingCode::RecordMissing)
         {
-            let doubled_name = names::doubled(name, &kind.zone);
+            let doubled_name = doubled_zone::doubled(name, &kind.zone);
             let zone_wildcard = format!("*.{}", kind.zone);
             let (doubled, wildcard) = tokio::join!(
                 engine.ask(
@@ -372,7 +372,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 && !doubled.answers.is_empty()
                 && !from_wildcard
             {
-                *missing = names::doubled_record_finding(
+                *missing = doubled_zone::doubled_record_finding(
                     name,
                     &kind.zone,
                     &kind.relative_name,
@@ -401,7 +401,8 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         // the caller's file): a server that does not hand them out (an authoritative server
         // such as the local service's, asked for the root) cannot be validated through, and
         // hickory would call every answer bogus.
-        let anchor_owner = checks::dnssec::anchor_owner(run.options.trust_anchor.as_deref());
+        let anchor_owner =
+            checks::dnssec::anchors::anchor_owner(run.options.trust_anchor.as_deref());
         let anchor_keys = engine
             .ask(
                 primary.address,

@@ -21,7 +21,7 @@ pub mod markdown;
 pub mod options;
 pub mod providers;
 pub mod report;
-mod sources;
+mod servers;
 pub mod text;
 pub mod tls_probe;
 
@@ -39,12 +39,12 @@ pub use report::{
 
 pub use crate::capture::Capture;
 use crate::capture::{CAPTURE_FORMAT, CAPTURE_VERSION};
-use crate::checks::dnssec::DnssecSource;
+use crate::checks::dnssec::recording::DnssecSource;
 use crate::dns::{
     DnsSource, NetworkSource, QueryEngine, QueryOptions, Recorder, Replayer, WireQuery,
 };
 use crate::report::Severity as Level;
-use crate::sources::Server;
+use crate::servers::Server;
 use crate::tls_probe::TlsSource;
 
 /// Diagnoses `hostnames` (a batch, with at most `options.concurrency` at once) and returns
@@ -69,7 +69,7 @@ async fn diagnose_on_network<S: AsRef<str>>(
     options: &DoctorOptions,
 ) -> Result<(Report, QueryEngine)> {
     validate(options)?;
-    let servers = sources::fixed_servers(options)?;
+    let servers = servers::fixed_servers(options)?;
     let engine = engine_for(options, Arc::new(NetworkSource::new()));
     let dnssec = dnssec_source(options, &servers, false).await?;
     let (report, _) = run(
@@ -92,7 +92,7 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
     options: &DoctorOptions,
 ) -> Result<(Report, Capture)> {
     validate(options)?;
-    let servers = sources::fixed_servers(options)?;
+    let servers = servers::fixed_servers(options)?;
     let recorder = Arc::new(Recorder::new(Arc::new(NetworkSource::new())));
     let engine = engine_for(options, recorder.clone());
     let dnssec = dnssec_source(options, &servers, true).await?;
@@ -147,7 +147,7 @@ pub async fn diagnose_into_file<S: AsRef<str>>(
 /// network, and the report is the one the capturing run produced.
 pub async fn replay(capture: &Capture) -> Result<Report> {
     validate(&capture.options)?;
-    let servers = sources::captured_servers(&capture.servers)?;
+    let servers = servers::captured_servers(&capture.servers)?;
     let options = &capture.options;
     let engine = engine_for(options, Arc::new(Replayer::new(capture.answers()?)));
     let (mut report, _) = run(
@@ -184,7 +184,7 @@ async fn dnssec_source(
         return Err(Error::InvalidOptions("no server to ask".to_owned()));
     };
     let anchors = Arc::new(
-        checks::dnssec::trust_anchors(
+        checks::dnssec::anchors::trust_anchors(
             options.trust_anchor.as_deref(),
             first.address,
             options.timeout,
@@ -325,7 +325,7 @@ fn validate(options: &DoctorOptions) -> Result<()> {
     if options.dnssec
         && let Some(text) = &options.trust_anchor
     {
-        checks::dnssec::read_anchor_file(text).map_err(Error::InvalidOptions)?;
+        checks::dnssec::anchors::read_anchor_file(text).map_err(Error::InvalidOptions)?;
     }
     Ok(())
 }

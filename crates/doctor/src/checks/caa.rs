@@ -7,14 +7,14 @@ use std::sync::Arc;
 use domain_desk_api::caa::{self, CaaProperty, CaaReason, CaaRecord};
 use hickory_proto::rr::RecordType;
 
+use crate::checks::apex_or_subdomain::{is_within, relative_name};
 use crate::checks::evidence;
-use crate::checks::kind::{is_within, relative_name};
 use crate::dns::{Answer, AnswerStatus, DnsRecord, QueryEngine};
 use crate::report::{
     CaaClimb, CaaStep, ChangeAction, Evidence, Finding, FindingCode, Fix, NameKind, RecordChange,
     Severity,
 };
-use crate::sources::Server;
+use crate::servers::Server;
 
 /// Longest CNAME chain followed from one name on the climb.
 const MAX_CNAME_HOPS: usize = 8;

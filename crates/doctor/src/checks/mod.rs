@@ -1,12 +1,12 @@
 //! The checks, one file each. Each turns answers already gathered into findings; the order
 //! of questions and their parallelism live in `host.rs`.
 
+pub mod apex_or_subdomain;
 pub mod caa;
 pub mod dangling;
 pub mod dnssec;
+pub mod doubled_zone;
 pub mod health;
-pub mod kind;
-pub mod names;
 pub mod propagation;
 pub mod proxy;
 pub mod records;

@@ -5,7 +5,7 @@ use std::borrow::Cow;
 use std::collections::BTreeSet;
 
 use crate::checks::{evidence, human_duration};
-use crate::dns::answer::normalise_name;
+use crate::dns::presentation::normalise_name;
 use crate::dns::{Answer, AnswerStatus, DnsRecord};
 use crate::report::{Finding, FindingCode, Fix, Severity, Source, SourceKind, SourceView};
 

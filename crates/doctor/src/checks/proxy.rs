@@ -172,7 +172,7 @@ pub fn check(
             .map(|record| RecordChange {
                 action: ChangeAction::Remove,
                 zone: kind.zone.clone(),
-                name: crate::checks::kind::relative_name(&record.name, &kind.zone),
+                name: crate::checks::apex_or_subdomain::relative_name(&record.name, &kind.zone),
                 record_type: record.record_type.clone(),
                 value: record.value.clone(),
                 ttl: Some(record.ttl),

@@ -13,11 +13,11 @@ use std::collections::BTreeSet;
 use futures::future::join_all;
 use hickory_proto::rr::RecordType;
 
+use crate::checks::apex_or_subdomain::is_within;
 use crate::checks::evidence;
-use crate::checks::kind::is_within;
 use crate::dns::{Answer, QueryEngine};
 use crate::report::{Finding, FindingCode, Fix, NameKind, RecordChange, Severity};
-use crate::sources::Server;
+use crate::servers::Server;
 
 /// The wildcard names that could answer for `hostname`: `*.` each parent, closest first, up
 /// to the zone apex.

@@ -2,15 +2,16 @@
 //! show its evidence: which server, which records, which TTLs.
 
 use std::fmt;
-use std::net::{Ipv4Addr, SocketAddr};
 
 use domain_desk_api::caa::CaaRecord;
 use hickory_proto::op::{Message, ResponseCode};
 use hickory_proto::rr::{Name, RData, Record};
 use serde::{Deserialize, Serialize};
-
-use super::wire::WireAnswer;
 use utoipa::ToSchema;
+
+use super::presentation::{
+    ipv4_text, is_normalised, is_plain_label, normalise_name, push_plain_label,
+};
 
 /// How a question ended.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
@@ -176,30 +177,8 @@ impl Answer {
         .taking(via_tcp, elapsed_ms)
     }
 
-    /// An answer the wire reader read ([`super::wire`]), as [`Self::from_message`] reads it;
-    /// `question` is already in [`normalise_name`]'s form (the wire reader matched the answer's
-    /// question to it).
-    pub(crate) fn from_wire(
-        server: String,
-        question: String,
-        question_type: &str,
-        answer: WireAnswer,
-        elapsed_ms: u64,
-    ) -> Self {
-        Self::answered(
-            server,
-            question,
-            question_type,
-            ResponseCode::from(0, answer.rcode),
-            answer.authoritative,
-            answer.answers,
-            answer.authority,
-        )
-        .taking(false, elapsed_ms)
-    }
-
     /// `question` is in [`normalise_name`]'s form.
-    fn answered(
+    pub(super) fn answered(
         server: String,
         question: String,
         question_type: &str,
@@ -238,7 +217,7 @@ impl Answer {
         }
     }
 
-    fn taking(mut self, via_tcp: bool, elapsed_ms: u64) -> Self {
+    pub(super) fn taking(mut self, via_tcp: bool, elapsed_ms: u64) -> Self {
         self.via_tcp = via_tcp;
         self.elapsed_ms = elapsed_ms;
         self
@@ -335,97 +314,6 @@ fn name_text(name: &Name) -> String {
         push_plain_label(&mut text, label);
     }
     text
-}
-
-/// A label of letters, digits, `-` and `_` only: its presentation is its bytes, unescaped.
-pub(crate) fn is_plain_label(label: &[u8]) -> bool {
-    label.iter().all(|byte| is_plain_byte(*byte))
-}
-
-/// A byte a plain label may hold: a letter, a digit, `-` or `_`. The one definition the
-/// presentation, the wire reader's table and the question writer share.
-pub(crate) const fn is_plain_byte(byte: u8) -> bool {
-    byte.is_ascii_alphanumeric() || byte == b'-' || byte == b'_'
-}
-
-/// Appends a label that [`is_plain_label`], lowercase.
-pub(crate) fn push_plain_label(text: &mut String, label: &[u8]) {
-    // A plain label is ASCII, so it is always UTF-8; copied as one slice (a char at a time
-    // cost two hundred instructions a label), then lowercased in place.
-    let from = text.len();
-    match std::str::from_utf8(label) {
-        Ok(label) => text.push_str(label),
-        Err(_) => text.push_str(&String::from_utf8_lossy(label)),
-    }
-    text[from..].make_ascii_lowercase();
-}
-
-/// `address:port` as `SocketAddr`'s `Display` writes it; an IPv4 one without the formatting
-/// machinery, which cost more than a DNS question's parsing (each answer names its server).
-pub(crate) fn server_text(server: SocketAddr) -> String {
-    match server {
-        SocketAddr::V4(v4) => {
-            let mut text = String::with_capacity(21);
-            push_ipv4(&mut text, *v4.ip());
-            text.push(':');
-            push_decimal(&mut text, u32::from(v4.port()));
-            text
-        }
-        SocketAddr::V6(v6) => v6.to_string(),
-    }
-}
-
-pub(crate) fn ipv4_text(address: Ipv4Addr) -> String {
-    let mut text = String::with_capacity(15);
-    push_ipv4(&mut text, address);
-    text
-}
-
-fn push_ipv4(text: &mut String, address: Ipv4Addr) {
-    for (index, octet) in address.octets().into_iter().enumerate() {
-        if index > 0 {
-            text.push('.');
-        }
-        push_decimal(text, u32::from(octet));
-    }
-}
-
-pub(crate) fn push_decimal(text: &mut String, mut value: u32) {
-    let mut digits = [0u8; 10];
-    let mut start = digits.len();
-    loop {
-        start -= 1;
-        // a digit: 0-9
-        digits[start] = b'0' + (value % 10) as u8;
-        value /= 10;
-        if value == 0 {
-            break;
-        }
-    }
-    text.extend(digits[start..].iter().map(|digit| char::from(*digit)));
-}
-
-/// Lowercase, without the trailing dot.
-pub fn normalise_name(name: &str) -> String {
-    trimmed(name).to_ascii_lowercase()
-}
-
-/// `name` without surrounding space and the trailing dot: what [`normalise_name`] lowercases.
-fn trimmed(name: &str) -> &str {
-    let name = name.trim();
-    name.strip_suffix('.').unwrap_or(name)
-}
-
-/// True when `normalised == normalise_name(name)`, without making the normalised copy: the
-/// checks compare names of records with names they were given many times per hostname.
-pub(crate) fn is_normalised(normalised: &str, name: &str) -> bool {
-    let name = trimmed(name);
-    // ASCII lowercasing leaves every other byte (and so the length) as it is
-    normalised.len() == name.len()
-        && normalised
-            .bytes()
-            .zip(name.bytes())
-            .all(|(normal, byte)| normal == byte.to_ascii_lowercase())
 }
 
 fn present(data: &RData) -> String {
@@ -533,26 +421,6 @@ mod tests {
     }
 
     #[test]
-    fn addresses_read_as_display_writes_them() {
-        for server in [
-            "0.0.0.0:0",
-            "127.0.0.1:53",
-            "255.255.255.255:65535",
-            "10.20.3.4:5353",
-            "192.0.2.10:1",
-            "[::1]:53",
-            "[2001:db8::1]:8053",
-        ] {
-            let server: SocketAddr = server.parse().unwrap();
-            assert_eq!(server_text(server), server.to_string());
-        }
-        for address in ["0.0.0.0", "1.2.3.4", "100.64.10.255", "192.0.2.10"] {
-            let address: Ipv4Addr = address.parse().unwrap();
-            assert_eq!(ipv4_text(address), address.to_string());
-        }
-    }
-
-    #[test]
     fn record_types_read_as_their_mnemonics() {
         use hickory_proto::rr::RecordType;
         for record_type in [
@@ -575,33 +443,5 @@ mod tests {
             character_string(b"say \"hi\" \\ \x1b[31m\r\n\xff caf\xc3\xa9"),
             "\"say \\\"hi\\\" \\\\ \\027[31m\\013\\010\\255 caf\u{e9}\""
         );
-    }
-
-    #[test]
-    fn a_name_is_matched_as_its_normalised_copy_would_be() {
-        let names = [
-            "www.example.com",
-            "WWW.Example.COM.",
-            " www.example.com. ",
-            "www.example.com..",
-            "www.example.co",
-            "www.example.comm",
-            "b\u{fc}cher.example",
-            "B\u{dc}CHER.example",
-            ".",
-            "",
-            "xn--bcher-kva.example",
-        ];
-        for normalised in names.map(normalise_name) {
-            for name in names {
-                assert_eq!(
-                    is_normalised(&normalised, name),
-                    normalised == normalise_name(name),
-                    "{normalised:?} against {name:?}"
-                );
-            }
-        }
-        // a normalised name is only ever lowercase: an uppercase "normalised" side never matches
-        assert!(!is_normalised("WWW.example.com", "www.example.com"));
     }
 }

@@ -7,7 +7,6 @@
 //! does not exhaust the machine's sockets. The log of questions actually sent lets the
 //! benchmark repeat exactly the same lookups with `dig`.
 
-use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
@@ -15,19 +14,11 @@ use std::sync::{Arc, Mutex, PoisonError};
 use hickory_proto::rr::RecordType;
 use tokio::sync::{OnceCell, Semaphore};
 
-use super::answer::{Answer, AnswerStatus, normalise_name};
+use super::answer::{Answer, AnswerStatus};
+use super::presentation::normalise_name;
 use super::query::QueryOptions;
 use super::source::{DnsSource, NetworkSource};
-
-/// A question that went over the wire.
-#[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub struct WireQuery {
-    pub server: SocketAddr,
-    pub name: String,
-    pub record_type: RecordType,
-    pub recursion_desired: bool,
-    pub checking_disabled: bool,
-}
+use super::wire_query::{ByQuestion, WireQuery};
 
 /// The most answers [`QueryEngine::reserve`] makes room for ahead of time.
 const RESERVE_AT_MOST: usize = 1 << 16;
@@ -44,11 +35,6 @@ struct Asked {
     sent_as: AtomicU64,
     answer: OnceCell<Arc<Answer>>,
 }
-
-/// Something by question. Names in questions come from the network (CNAME targets, NS
-/// names), so the hash is seeded per map, as the standard one is; foldhash's is several times
-/// cheaper than SipHash on these short keys, which every question hashes.
-pub type ByQuestion<T> = HashMap<WireQuery, T, foldhash::fast::RandomState>;
 
 /// The run's answers by question.
 type Cache = ByQuestion<Slot>;

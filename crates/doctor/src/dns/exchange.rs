@@ -11,7 +11,7 @@ use hickory_proto::rr::RecordType;
 use serde::{Deserialize, Serialize};
 
 use super::answer::Answer;
-use super::engine::WireQuery;
+use super::wire_query::WireQuery;
 use crate::{Error, Result};
 
 /// One DNS question and the answer it got.

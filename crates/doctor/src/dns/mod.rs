@@ -10,14 +10,17 @@
 pub mod answer;
 pub mod engine;
 pub mod exchange;
+pub mod presentation;
 pub mod query;
 pub mod source;
 pub mod udp;
 mod wire;
+pub mod wire_query;
 
 pub use answer::{Answer, AnswerStatus, DnsRecord};
-pub use engine::{ByQuestion, QueryEngine, WireQuery};
+pub use engine::QueryEngine;
 pub use exchange::Exchange;
 pub use query::QueryOptions;
 pub use source::{DnsSource, NetworkSource, Recorder, Replayer};
 pub use udp::UdpSockets;
+pub use wire_query::{ByQuestion, WireQuery};

@@ -12,7 +12,8 @@ use hickory_proto::serialize::binary::{BinDecodable, BinDecoder};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
-use super::answer::{Answer, AnswerStatus, is_plain_byte, normalise_name, server_text};
+use super::answer::{Answer, AnswerStatus};
+use super::presentation::{is_plain_byte, normalise_name, server_text};
 use super::udp::{Ticket, UdpSockets, local_address_for};
 use super::wire::{self, Question, WireAnswer};
 

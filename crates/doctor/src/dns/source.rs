@@ -7,10 +7,10 @@ use std::sync::{Arc, Mutex, PoisonError};
 use futures::future::BoxFuture;
 
 use super::answer::{Answer, AnswerStatus};
-use super::engine::{ByQuestion, WireQuery};
 use super::exchange::Exchange;
 use super::query::{self, QueryOptions};
 use super::udp::UdpSockets;
+use super::wire_query::{ByQuestion, WireQuery};
 
 /// Answers one question. Never fails: trouble is an [`Answer`] whose status says so.
 pub trait DnsSource: Send + Sync {

@@ -15,7 +15,10 @@
 
 use std::net::Ipv6Addr;
 
-use super::answer::{DnsRecord, ipv4_text, is_plain_byte, push_decimal};
+use hickory_proto::op::ResponseCode;
+
+use super::answer::{Answer, DnsRecord};
+use super::presentation::{ipv4_text, is_plain_byte, push_decimal};
 
 /// What the reader made of a datagram.
 #[derive(Debug, PartialEq, Eq)]
@@ -29,7 +32,7 @@ pub(crate) enum Read {
     Other,
 }
 
-/// A plain answer, as [`super::answer::Answer::from_message`] would read it.
+/// A plain answer, as [`Answer::from_message`] would read it.
 #[derive(Debug, PartialEq, Eq)]
 pub(crate) struct WireAnswer {
     /// The response code: 0 (NOERROR), 2 (SERVFAIL), 3 (NXDOMAIN) or 5 (REFUSED).
@@ -37,6 +40,30 @@ pub(crate) struct WireAnswer {
     pub authoritative: bool,
     pub answers: Vec<DnsRecord>,
     pub authority: Vec<DnsRecord>,
+}
+
+impl Answer {
+    /// An answer the wire reader read, as [`Self::from_message`] reads it; `question` is
+    /// already in [`normalise_name`](super::presentation::normalise_name)'s form (the wire reader matched the answer's
+    /// question to it).
+    pub(crate) fn from_wire(
+        server: String,
+        question: String,
+        question_type: &str,
+        answer: WireAnswer,
+        elapsed_ms: u64,
+    ) -> Self {
+        Self::answered(
+            server,
+            question,
+            question_type,
+            ResponseCode::from(0, answer.rcode),
+            answer.authoritative,
+            answer.answers,
+            answer.authority,
+        )
+        .taking(false, elapsed_ms)
+    }
 }
 
 /// The question a request asks, for telling its answer apart.
@@ -315,7 +342,7 @@ fn read_name_into(
     }
 }
 
-/// Each byte a plain label may hold (see [`super::answer::is_plain_label`]), lowercased; [`NOT_PLAIN`] for
+/// Each byte a plain label may hold (see [`super::presentation::is_plain_label`]), lowercased; [`NOT_PLAIN`] for
 /// any other. One look-up per byte both checks and lowercases it.
 const PLAIN_LOWERCASE: [u8; 256] = {
     let mut table = [NOT_PLAIN; 256];
@@ -356,14 +383,13 @@ mod tests {
 
     #[test]
     fn the_table_knows_the_bytes_of_a_plain_label() {
-        use crate::dns::answer::is_plain_label;
+        use crate::dns::presentation::is_plain_label;
         for byte in 0..=u8::MAX {
             let expected = is_plain_label(&[byte]).then(|| byte.to_ascii_lowercase());
             let found = Some(PLAIN_LOWERCASE[usize::from(byte)]).filter(|b| *b != NOT_PLAIN);
             assert_eq!(found, expected, "byte {byte}");
         }
     }
-    use crate::dns::answer::Answer;
     use crate::dns::query::answers_question;
 
     const ID: u16 = 0x4d2c;
@@ -464,7 +490,7 @@ mod tests {
         match read(datagram, &asked) {
             Read::Answer(answer) => Ok(Answer::from_wire(
                 "192.0.2.53:53".to_owned(),
-                crate::dns::answer::normalise_name(question),
+                crate::dns::presentation::normalise_name(question),
                 record_type.into(),
                 answer,
                 1,

@@ -3,8 +3,8 @@
 
 use domain_desk_api::Hostname;
 
+use crate::checks::apex_or_subdomain::under_zone;
 use crate::checks::evidence;
-use crate::checks::kind::under_zone;
 use crate::dns::Answer;
 use crate::report::{ChangeAction, Finding, FindingCode, Fix, RecordChange, Severity};
 
