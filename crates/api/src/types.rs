@@ -225,6 +225,9 @@ pub enum CertificateErrorCode {
     CaaForbidsIssuance,
     DnsChanged,
     DnsLookupFailed,
+    /// The name's zone is signed and its DNSSEC answers do not validate (for example,
+    /// expired signatures): a validating CA cannot trust what DNS says about the name.
+    DnssecInvalid,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -239,7 +242,14 @@ pub struct Certificate {
     pub started_at: Option<DateTime<Utc>>,
     pub issued_at: Option<DateTime<Utc>>,
     pub expires_at: Option<DateTime<Utc>>,
+    /// Why the certificate failed (`failed`), or, on an `issued` certificate, why the last
+    /// renewal attempt failed: the certificate still serves until `expires_at` and the
+    /// platform keeps retrying; a passing attempt clears it.
     pub error: Option<CertificateError>,
+    /// When the platform starts renewing an `issued` certificate (its renewal window opens);
+    /// `null` for any other status.
+    #[serde(default)]
+    pub renews_at: Option<DateTime<Utc>>,
 }
 
 impl Default for Certificate {
@@ -250,6 +260,7 @@ impl Default for Certificate {
             issued_at: None,
             expires_at: None,
             error: None,
+            renews_at: None,
         }
     }
 }

@@ -18,6 +18,21 @@ use crate::{Error, Result};
 /// How long an issued certificate is valid for (virtual time), as with Let's Encrypt.
 pub const CERTIFICATE_LIFETIME: TimeDelta = TimeDelta::days(90);
 
+/// Renew a certificate this long before it expires (as ACME clients do at a third of 90 days).
+pub const RENEW_BEFORE: TimeDelta = TimeDelta::days(30);
+
+/// When the CA starts renewing a certificate in `status` that expires at `expires_at`: the
+/// contract's `certificate.renews_at`, set for an issued certificate only.
+pub fn renews_at(
+    status: domain_desk_api::CertificateStatus,
+    expires_at: Option<chrono::DateTime<chrono::Utc>>,
+) -> Option<chrono::DateTime<chrono::Utc>> {
+    (status == domain_desk_api::CertificateStatus::Issued)
+        .then_some(expires_at)
+        .flatten()
+        .map(|expires_at| expires_at - RENEW_BEFORE)
+}
+
 /// The common name of the root; fixed so the root can be rebuilt from its stored key.
 const ROOT_NAME: &str = "Domain Desk Local CA";
 

@@ -4,4 +4,7 @@
 
 pub mod authority;
 
-pub use authority::{CERTIFICATE_LIFETIME, CaMaterial, CertificateAuthority, IssuedCertificate};
+pub use authority::{
+    CERTIFICATE_LIFETIME, CaMaterial, CertificateAuthority, IssuedCertificate, RENEW_BEFORE,
+    renews_at,
+};

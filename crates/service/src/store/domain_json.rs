@@ -124,18 +124,23 @@ fn write_domain(out: &mut Vec<u8>, row: &rusqlite::Row<'_>) -> Result<After> {
     out.extend_from_slice(b",\"error\":");
     stored_json::<VerificationError>(out, optional(row, 11)?)?;
     out.extend_from_slice(b"},\"certificate\":{\"status\":");
-    value(
-        out,
-        &certificate_status_from_sql(required(row, 12, "certificate status")?)?,
-    )?;
+    let certificate_status = certificate_status_from_sql(required(row, 12, "certificate status")?)?;
+    value(out, &certificate_status)?;
     out.extend_from_slice(b",\"started_at\":");
     optional_timestamp(out, optional(row, 13)?)?;
     out.extend_from_slice(b",\"issued_at\":");
     optional_timestamp(out, optional(row, 14)?)?;
     out.extend_from_slice(b",\"expires_at\":");
-    optional_timestamp(out, optional(row, 15)?)?;
+    let expires_at = optional(row, 15)?;
+    optional_timestamp(out, expires_at)?;
     out.extend_from_slice(b",\"error\":");
     stored_json::<CertificateError>(out, optional(row, 16)?)?;
+    out.extend_from_slice(b",\"renews_at\":");
+    let renews_at = match expires_at {
+        Some(text) => crate::ca::renews_at(certificate_status, Some(from_sql(text)?)),
+        None => None,
+    };
+    value(out, &renews_at)?;
     out.extend_from_slice(b"},\"created_at\":");
     timestamp(out, created_at)?;
     out.push(b'}');
@@ -365,6 +370,7 @@ mod tests {
                 issued_at: Some(checked + Duration::milliseconds(1500)),
                 expires_at: Some(checked + Duration::days(90)),
                 error: None,
+                renews_at: None,
             },
         )
         .unwrap();
@@ -381,6 +387,7 @@ mod tests {
                     code: CertificateErrorCode::CaaForbidsIssuance,
                     message: "CAA allows only \\ other CAs".into(),
                 }),
+                renews_at: None,
             },
         )
         .unwrap();
@@ -406,6 +413,7 @@ mod tests {
             "/certificate/issued_at",
             "/certificate/expires_at",
             "/certificate/error",
+            "/certificate/renews_at",
         ] {
             let filled = as_value
                 .as_array()

@@ -182,15 +182,18 @@ fn parse(raw: RawDomain) -> Result<Domain> {
             checked_at: opt_from_sql(checked_at)?,
             error: verification_error,
         },
-        certificate: Certificate {
-            status: certificate_status_from_sql(&required(
-                certificate_status,
-                "certificate status",
-            )?)?,
-            started_at: opt_from_sql(started_at)?,
-            issued_at: opt_from_sql(issued_at)?,
-            expires_at: opt_from_sql(expires_at)?,
-            error: certificate_error,
+        certificate: {
+            let status =
+                certificate_status_from_sql(&required(certificate_status, "certificate status")?)?;
+            let expires_at = opt_from_sql(expires_at)?;
+            Certificate {
+                status,
+                started_at: opt_from_sql(started_at)?,
+                issued_at: opt_from_sql(issued_at)?,
+                expires_at,
+                error: certificate_error,
+                renews_at: crate::ca::renews_at(status, expires_at),
+            }
         },
         created_at: from_sql(&required(created_at, "creation time")?)?,
     })

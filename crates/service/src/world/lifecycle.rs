@@ -12,11 +12,14 @@ use domain_desk_api::{
     VerificationError,
 };
 
-/// Renew a certificate this long before it expires (as ACME clients do at a third of 90 days).
-pub const RENEW_BEFORE: TimeDelta = TimeDelta::days(30);
+pub use crate::ca::RENEW_BEFORE;
 
 /// How often a failing issuance attempt is retried (virtual time) before its deadline.
 pub const RETRY_EVERY: TimeDelta = TimeDelta::minutes(1);
+
+/// How often a failing renewal is tried again (virtual time) until the certificate expires:
+/// a fix made in DNS is picked up by the next attempt, within the hour.
+pub const RENEWAL_RETRY_EVERY: TimeDelta = TimeDelta::hours(1);
 
 /// The lifecycle's timings, from the service's settings.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -76,6 +79,7 @@ pub fn after_verification(
             issued_at: None,
             expires_at: None,
             error: None,
+            renews_at: None,
         }),
     }
 }
@@ -151,6 +155,13 @@ pub enum CertificateAction {
         at: DateTime<Utc>,
         cause: Option<CertificateError>,
     },
+    /// A renewal attempt failed while the certificate is still valid: save `certificate`
+    /// (still `Issued`, with the attempt's cause as its error, so the API shows it) and try
+    /// again at `at`.
+    RenewalFailing {
+        at: DateTime<Utc>,
+        certificate: Certificate,
+    },
 }
 
 /// The outcome of `attempt` for `domain` whose checks answered `check` at `now`.
@@ -171,6 +182,7 @@ pub fn after_check(
             issued_at: None,
             expires_at: None,
             error: Some(cause),
+            renews_at: None,
         },
     };
     match (attempt, check) {
@@ -190,9 +202,12 @@ pub fn after_check(
             status: domain.status,
         },
         (Attempt::Renewal { expires_at }, Err(cause)) if now >= expires_at => failed(cause),
-        (Attempt::Renewal { expires_at }, Err(_)) => CertificateAction::Retry {
-            at: (now + RETRY_EVERY).min(expires_at),
-            cause: None,
+        (Attempt::Renewal { expires_at }, Err(cause)) => CertificateAction::RenewalFailing {
+            at: (now + RENEWAL_RETRY_EVERY).min(expires_at),
+            certificate: Certificate {
+                error: Some(cause),
+                ..domain.certificate.clone()
+            },
         },
     }
 }
@@ -241,6 +256,7 @@ mod tests {
             issued_at: None,
             expires_at: None,
             error: None,
+            renews_at: None,
         }
     }
 
@@ -251,6 +267,7 @@ mod tests {
             issued_at: Some(at(-3)),
             expires_at: Some(at(0) + TimeDelta::days(expires_in_days)),
             error: None,
+            renews_at: Some(at(0) + TimeDelta::days(expires_in_days) - RENEW_BEFORE),
         }
     }
 
@@ -412,6 +429,7 @@ mod tests {
                     issued_at: None,
                     expires_at: None,
                     error: Some(caa_forbids()),
+                    renews_at: None,
                 }
             }
         );
@@ -434,15 +452,35 @@ mod tests {
     }
 
     #[test]
-    fn a_failing_renewal_retries_without_remembering_until_expiry_then_fails() {
+    fn a_failing_renewal_shows_its_cause_and_retries_hourly_until_expiry_then_fails() {
         let live = domain(DomainStatus::Live, issued(20));
         let expires_at = at(0) + TimeDelta::days(20);
         let attempt = Attempt::Renewal { expires_at };
         assert_eq!(
             after_check(attempt, &live, Err(caa_forbids()), at(0), true),
-            CertificateAction::Retry {
-                at: at(1),
-                cause: None,
+            CertificateAction::RenewalFailing {
+                at: at(60),
+                certificate: Certificate {
+                    error: Some(caa_forbids()),
+                    ..issued(20)
+                },
+            }
+        );
+        // the last retry falls on the expiry, not past it
+        assert_eq!(
+            after_check(
+                attempt,
+                &live,
+                Err(caa_forbids()),
+                expires_at - TimeDelta::minutes(10),
+                false
+            ),
+            CertificateAction::RenewalFailing {
+                at: expires_at,
+                certificate: Certificate {
+                    error: Some(caa_forbids()),
+                    ..issued(20)
+                },
             }
         );
         let certificate = match after_check(attempt, &live, Err(caa_forbids()), expires_at, true) {

@@ -84,6 +84,9 @@ pub struct LocalWorld {
     certificates: Arc<CertificateCache>,
     /// The last cause an issuance attempt failed with, per hostname.
     last_failure: Mutex<HashMap<String, CertificateError>>,
+    /// When a failing renewal is tried next, per hostname: a clock jump does not bring the
+    /// attempt forward (memory only; after a restart the first pass tries at once).
+    renewal_retry: Mutex<HashMap<String, chrono::DateTime<chrono::Utc>>>,
     /// One reconciliation at a time.
     reconciling: tokio::sync::Mutex<()>,
     /// Set when a verification changed a certificate; the next request reconciles.
@@ -224,6 +227,7 @@ impl LocalWorld {
             },
             certificates,
             last_failure: Mutex::new(HashMap::new()),
+            renewal_retry: Mutex::new(HashMap::new()),
             reconciling: tokio::sync::Mutex::new(()),
             dirty: AtomicBool::new(true),
             clock_generation: AtomicU64::new(u64::MAX),

@@ -1,6 +1,7 @@
 //! Carrying out the certificate lifecycle on the world: reconciling every domain whose
 //! certificate is in flight with the store and the clock (issuance, failure at the deadline,
-//! renewal), the CA's checks before it issues (the name still points here, CAA allows it),
+//! renewal, retried hourly after a failure with its cause shown in the API), the CA's checks
+//! before it issues or renews (the name still points here, DNSSEC validates, CAA allows it),
 //! Verify and Re-verify, and the background task that reconciles while the clock runs.
 //!
 //! The decisions are [`super::lifecycle`]'s; this file does what they say, with DNS, the CA
@@ -23,6 +24,7 @@ use super::lifecycle::{self, Attempt, CertificateAction, Due};
 use super::{LocalWorld, RENEW_BEFORE};
 use crate::Result;
 use crate::ca::IssuedCertificate;
+use crate::dns::Signatures;
 use crate::store::domains;
 
 /// How often the background task looks for due work while nothing else wakes it (real time).
@@ -86,6 +88,12 @@ impl LocalWorld {
             Due::At(at) => return Ok(Some(at)),
             Due::Now(attempt) => attempt,
         };
+        if let Attempt::Renewal { .. } = attempt {
+            let retry_at = self.lock_renewal_retry().get(&domain.hostname).copied();
+            if let Some(at) = retry_at.filter(|at| now < *at) {
+                return Ok(Some(at));
+            }
+        }
         let check = self.check_issuance(&domain.hostname).await;
         let first_attempt = !self.lock_failures().contains_key(&domain.hostname);
         match lifecycle::after_check(attempt, domain, check, now, first_attempt) {
@@ -101,6 +109,7 @@ impl LocalWorld {
                     issued_at: Some(issued.issued_at),
                     expires_at: Some(issued.expires_at),
                     error: None,
+                    renews_at: Some(issued.expires_at - RENEW_BEFORE),
                 };
                 self.save_certificate(&domain.hostname, status, certificate)
                     .await?;
@@ -110,12 +119,14 @@ impl LocalWorld {
                         tracing::info!(hostname = %domain.hostname, "certificate issued; domain live");
                     }
                     Attempt::Renewal { .. } => {
+                        self.lock_renewal_retry().remove(&domain.hostname);
                         tracing::info!(hostname = %domain.hostname, "certificate renewed");
                     }
                 }
                 Ok(Some(issued.expires_at - RENEW_BEFORE))
             }
             CertificateAction::Fail { certificate } => {
+                self.lock_renewal_retry().remove(&domain.hostname);
                 if let (Attempt::Issuance { .. }, Some(cause)) = (attempt, &certificate.error) {
                     tracing::info!(hostname = %domain.hostname, code = ?cause.code, "certificate failed at the deadline");
                 }
@@ -129,7 +140,26 @@ impl LocalWorld {
                 }
                 Ok(Some(at))
             }
+            CertificateAction::RenewalFailing { at, certificate } => {
+                self.lock_renewal_retry()
+                    .insert(domain.hostname.clone(), at);
+                // One write per change of cause, not one per hourly attempt.
+                if certificate.error != domain.certificate.error {
+                    if let Some(cause) = &certificate.error {
+                        tracing::info!(hostname = %domain.hostname, code = ?cause.code, "certificate renewal failed; retrying");
+                    }
+                    self.save_certificate(&domain.hostname, domain.status, certificate)
+                        .await?;
+                }
+                Ok(Some(at))
+            }
         }
+    }
+
+    fn lock_renewal_retry(&self) -> std::sync::MutexGuard<'_, HashMap<String, DateTime<Utc>>> {
+        self.renewal_retry
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
     }
 
     pub(super) fn lock_failures(
@@ -140,8 +170,9 @@ impl LocalWorld {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// What the CA checks before it issues: the name still points at the platform, and CAA
-    /// (RFC 8659, through the platform resolver) allows this CA.
+    /// What the CA checks before it issues, the first time and at every renewal alike: the
+    /// name still points at the platform, its zone's DNSSEC validates when the service signs
+    /// its zones, and CAA (RFC 8659, through the platform resolver) allows this CA.
     async fn check_issuance(&self, hostname: &str) -> std::result::Result<(), CertificateError> {
         let name = Hostname::parse(hostname).map_err(|error| CertificateError {
             code: CertificateErrorCode::DnsChanged,
@@ -163,6 +194,7 @@ impl LocalWorld {
                 }
             });
         }
+        self.check_dnssec(hostname)?;
         let relevant = self
             .verifier
             .relevant_caa(hostname)
@@ -188,6 +220,33 @@ impl LocalWorld {
                 self.ca.identity()
             ),
         })
+    }
+
+    /// A validating CA's resolver refuses a signed zone whose signatures no longer validate
+    /// (SERVFAIL): the zone holding `hostname` must not have expired signatures.
+    fn check_dnssec(&self, hostname: &str) -> std::result::Result<(), CertificateError> {
+        let Some(signing) = &self.signing else {
+            return Ok(());
+        };
+        let zone = self
+            .zones
+            .zone_names()
+            .into_iter()
+            .filter(|zone| hostname == zone || hostname.ends_with(&format!(".{zone}")))
+            .max_by_key(String::len);
+        match zone {
+            Some(zone) if signing.signatures(&zone) == Signatures::Expired => {
+                Err(CertificateError {
+                    code: CertificateErrorCode::DnssecInvalid,
+                    message: format!(
+                        "DNSSEC for {zone} does not validate (its signatures have expired), so \
+                         the CA cannot trust the answers for {hostname}. Have the DNS provider \
+                         sign the zone again, or turn DNSSEC off at the registrar."
+                    ),
+                })
+            }
+            _ => Ok(()),
+        }
     }
 
     async fn issue_and_keep(

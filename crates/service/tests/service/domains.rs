@@ -67,7 +67,7 @@ async fn a_new_domain_carries_every_field_of_the_contract() {
             "status": "pending_verification",
             "dns_record": {"type": "CNAME", "name": "www.shop", "value": "cname.pages.local-platform.test", "ttl": 3600},
             "verification": {"checked_at": null, "error": null},
-            "certificate": {"status": "none", "started_at": null, "issued_at": null, "expires_at": null, "error": null},
+            "certificate": {"status": "none", "started_at": null, "issued_at": null, "expires_at": null, "error": null, "renews_at": null},
             "created_at": "2026-03-02T10:00:10Z"
         })
     );

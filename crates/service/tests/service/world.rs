@@ -926,3 +926,172 @@ async fn removing_a_domain_that_still_points_here_names_the_record_to_delete() {
     clean.expect(204);
     assert_eq!(clean.header("dangling-dns-record"), None);
 }
+
+fn time(reply: &Reply, pointer: &str) -> chrono::DateTime<chrono::Utc> {
+    text(reply, pointer)
+        .parse()
+        .unwrap_or_else(|_| panic!("{pointer} is a time in {}", reply.body))
+}
+
+#[tokio::test]
+async fn a_renewal_caa_forbids_shows_its_cause_keeps_serving_and_succeeds_once_fixed() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "renewal").await;
+    let hostname = make_live(&world, &project, "example.com", "renewing").await;
+    let first = world.domain(&project, &hostname).await;
+    let expires_at = time(&first, "/certificate/expires_at");
+    assert_eq!(
+        time(&first, "/certificate/renews_at"),
+        expires_at - chrono::TimeDelta::days(30),
+        "renews_at is 30 days before expiry: {}",
+        first.body
+    );
+    assert!(first.body["certificate"]["error"].is_null());
+
+    // weeks before the renewal, someone names another CA at the parent
+    let caa = world
+        .dns_add(
+            "example.com",
+            json!({"name": "@", "type": "CAA", "value": "0 issue \"other-ca.example\""}),
+        )
+        .await;
+    caa.expect(201);
+    world.advance(40.0 * 86_400.0).await;
+    let before = world.domain(&project, &hostname).await;
+    assert!(
+        before.body["certificate"]["error"].is_null(),
+        "no attempt before the renewal window: {}",
+        before.body
+    );
+
+    // the renewal window opens: the attempt fails, visibly, and the old certificate serves on
+    world.advance(21.0 * 86_400.0).await;
+    let failing = world.domain(&project, &hostname).await;
+    assert_eq!(text(&failing, "/status"), "live");
+    assert_eq!(text(&failing, "/certificate/status"), "issued");
+    assert_eq!(
+        text(&failing, "/certificate/error/code"),
+        "caa_forbids_issuance"
+    );
+    assert!(
+        text(&failing, "/certificate/error/message").contains("other-ca.example")
+            || text(&failing, "/certificate/error/message").contains("example.com"),
+        "{}",
+        failing.body
+    );
+    assert_eq!(time(&failing, "/certificate/expires_at"), expires_at);
+    assert!(
+        world
+            .edge(&hostname, "/")
+            .await
+            .unwrap()
+            .starts_with("HTTP/1.1 200")
+    );
+
+    // the fix: the next hourly attempt renews
+    world
+        .dns_delete("example.com", caa.body["id"].as_str().unwrap())
+        .await;
+    world.advance(30.0 * 60.0).await;
+    assert_eq!(
+        text(
+            &world.domain(&project, &hostname).await,
+            "/certificate/error/code"
+        ),
+        "caa_forbids_issuance",
+        "no attempt before the hour is up"
+    );
+    world.advance(31.0 * 60.0).await;
+    let renewed = world.domain(&project, &hostname).await;
+    assert_eq!(text(&renewed, "/certificate/status"), "issued");
+    assert!(
+        renewed.body["certificate"]["error"].is_null(),
+        "{}",
+        renewed.body
+    );
+    assert!(time(&renewed, "/certificate/expires_at") > expires_at);
+    assert_eq!(text(&renewed, "/status"), "live");
+}
+
+#[tokio::test]
+async fn a_renewal_that_keeps_failing_fails_the_certificate_at_expiry() {
+    let world = started().await;
+    let project = world.service.deployed_project(&world.key, "expiry").await;
+    let hostname = make_live(&world, &project, "example.net", "lapsed").await;
+    let expires_at = time(
+        &world.domain(&project, &hostname).await,
+        "/certificate/expires_at",
+    );
+    world
+        .dns_add(
+            "example.net",
+            json!({"name": "@", "type": "CAA", "value": "0 issue \"other-ca.example\""}),
+        )
+        .await
+        .expect(201);
+    world.advance(89.0 * 86_400.0).await;
+    assert_eq!(
+        text(
+            &world.domain(&project, &hostname).await,
+            "/certificate/status"
+        ),
+        "issued"
+    );
+    world.advance(86_400.0).await;
+    let lapsed = world.domain(&project, &hostname).await;
+    assert!(
+        world.service.state.now() >= expires_at,
+        "the clock is past the expiry"
+    );
+    assert_eq!(text(&lapsed, "/certificate/status"), "failed");
+    assert_eq!(
+        text(&lapsed, "/certificate/error/code"),
+        "caa_forbids_issuance"
+    );
+    assert_eq!(text(&lapsed, "/status"), "verified");
+    assert!(lapsed.body["certificate"]["renews_at"].is_null());
+}
+
+#[tokio::test]
+async fn a_renewal_checks_dnssec_when_the_zones_are_signed() {
+    let world = with_world(TestService::with_settings(ServiceSettings {
+        sign_zones: true,
+        ..ServiceSettings::default()
+    }))
+    .await;
+    let project = world.service.deployed_project(&world.key, "signed").await;
+    let hostname = make_live(&world, &project, "example.org", "signed").await;
+    world
+        .service
+        .call(
+            Method::PUT,
+            "/_local/dns/example.org/dnssec",
+            None,
+            Some(json!({"signatures": "expired"})),
+        )
+        .await
+        .expect(200);
+    world.advance(61.0 * 86_400.0).await;
+    let failing = world.domain(&project, &hostname).await;
+    assert_eq!(text(&failing, "/certificate/status"), "issued");
+    assert_eq!(text(&failing, "/certificate/error/code"), "dnssec_invalid");
+    assert!(text(&failing, "/certificate/error/message").contains("example.org"));
+
+    world
+        .service
+        .call(
+            Method::PUT,
+            "/_local/dns/example.org/dnssec",
+            None,
+            Some(json!({"signatures": "valid"})),
+        )
+        .await
+        .expect(200);
+    world.advance(3600.0).await;
+    let renewed = world.domain(&project, &hostname).await;
+    assert!(
+        renewed.body["certificate"]["error"].is_null(),
+        "{}",
+        renewed.body
+    );
+}
