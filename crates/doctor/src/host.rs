@@ -461,6 +461,20 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     let (views, disagreement) = propagation::check(name, &views);
     findings.extend(disagreement);
     findings.extend(caa_findings);
+    if let Some(certificate) = run
+        .options
+        .live_certificates
+        .as_ref()
+        .and_then(|live| live.get(name))
+    {
+        findings.extend(checks::renewal::check(
+            name,
+            certificate,
+            &findings,
+            Some(&caa),
+            run.now,
+        ));
+    }
 
     let dns_is_right = !findings
         .iter()

@@ -20,6 +20,7 @@ mod host;
 pub mod markdown;
 pub mod options;
 pub mod providers;
+pub mod renewal;
 pub mod report;
 mod servers;
 pub mod text;
@@ -53,6 +54,17 @@ pub async fn diagnose<S: AsRef<str>>(hostnames: &[S], options: &DoctorOptions) -
     Ok(diagnose_on_network(hostnames, options).await?.0)
 }
 
+/// As [`diagnose`], judging time-bound findings (certificate expiry, renewal dates) at `now`
+/// rather than the computer's clock: the platform's clock, when it runs its own (the local
+/// service's virtual clock).
+pub async fn diagnose_at<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<Report> {
+    Ok(diagnose_on_network_at(hostnames, options, now).await?.0)
+}
+
 /// As [`diagnose`], also returning every DNS question sent over the wire (for comparisons
 /// such as the benchmark against `dig`).
 pub async fn diagnose_logged<S: AsRef<str>>(
@@ -68,6 +80,14 @@ async fn diagnose_on_network<S: AsRef<str>>(
     hostnames: &[S],
     options: &DoctorOptions,
 ) -> Result<(Report, QueryEngine)> {
+    diagnose_on_network_at(hostnames, options, chrono::Utc::now()).await
+}
+
+async fn diagnose_on_network_at<S: AsRef<str>>(
+    hostnames: &[S],
+    options: &DoctorOptions,
+    now: chrono::DateTime<chrono::Utc>,
+) -> Result<(Report, QueryEngine)> {
     validate(options)?;
     let servers = servers::fixed_servers(options)?;
     let engine = engine_for(options, Arc::new(NetworkSource::new()));
@@ -79,7 +99,7 @@ async fn diagnose_on_network<S: AsRef<str>>(
         engine.clone(),
         TlsSource::Network,
         dnssec,
-        chrono::Utc::now(),
+        now,
     )
     .await;
     Ok((report, engine))

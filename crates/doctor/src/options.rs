@@ -64,6 +64,12 @@ pub struct DoctorOptions {
     /// the caller knows them: a name that points at the platform but is not among them is
     /// `dangling_cname`. `None`: not known, not judged.
     pub attached_hostnames: Option<std::collections::BTreeSet<String>>,
+    /// The names the platform holds a certificate for (lowercase A-labels), when the caller
+    /// knows them: such a name whose DNS would now refuse issuance is `renewal_at_risk`,
+    /// dated by its certificate. `None`: not known, not judged.
+    #[serde(default)]
+    pub live_certificates:
+        Option<std::collections::BTreeMap<String, crate::renewal::LiveCertificate>>,
     /// Validate DNSSEC from the trust anchor down to each name, through the first resolver
     /// (with checking disabled).
     #[serde(default)]
@@ -101,6 +107,7 @@ impl DoctorOptions {
             extra_roots_pem: None,
             nameserver_port: 53,
             attached_hostnames: None,
+            live_certificates: None,
             dnssec: false,
             trust_anchor: None,
         }

@@ -244,6 +244,9 @@ pub enum FindingCode {
     DnssecValid,
     DnssecUnsignedOk,
     DnssecBogus,
+    /// A name the platform already serves over HTTPS whose DNS would make the CA refuse its
+    /// next certificate: the renewal will fail.
+    RenewalAtRisk,
 }
 
 /// One thing found, with its evidence and the fix.

@@ -10,6 +10,7 @@ pub mod health;
 pub mod propagation;
 pub mod proxy;
 pub mod records;
+pub mod renewal;
 pub mod tls;
 pub mod wildcard;
 

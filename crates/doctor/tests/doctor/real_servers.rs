@@ -7,7 +7,8 @@
 //! warning beyond the public resolvers, which cannot be reached; the mistakes only a real
 //! server shows (a wildcard, a record under the doubled name, Cloudflare's addresses, a stale
 //! AAAA, an expired signature, a wrong DS) must each be named; capture then replay must give
-//! the same report.
+//! the same report; and a live name whose parent zone gains a CAA record naming another CA
+//! must be `renewal_at_risk` while an unchanged live name is not.
 //!
 //! It all runs in a private network and mount namespace (`unshare --net --mount`), where the
 //! only interface is loopback: no question can leave the machine, and port 53 is free. The
@@ -16,6 +17,7 @@
 //! and skips, except under `CI=true`, where it fails; without `nsd`, `unbound` or `ldnsutils`
 //! it fails (`cargo xtask test` installs them).
 
+use std::collections::BTreeMap;
 use std::fs;
 use std::net::SocketAddr;
 use std::os::unix::process::CommandExt;
@@ -24,9 +26,10 @@ use std::process::{Child, Command, ExitStatus, Stdio};
 use std::time::{Duration, Instant};
 
 use domain_desk_doctor::dns::{AnswerStatus, QueryOptions, query};
+use domain_desk_doctor::renewal::{LiveCertificate, RenewalState, check_renewals};
 use domain_desk_doctor::report::{ChangeAction, SourceKind};
 use domain_desk_doctor::{
-    DoctorOptions, FindingCode, Severity, diagnose, diagnose_capturing, replay,
+    DoctorOptions, FindingCode, Severity, diagnose, diagnose_at, diagnose_capturing, replay,
 };
 use hickory_proto::rr::RecordType;
 
@@ -189,6 +192,7 @@ async fn inside_the_namespace() {
         dnssec_validated_by_the_doctor(&hierarchy).await;
         dnssec_from_a_ds_trust_anchor(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
+        a_live_name_whose_parent_gains_a_forbidding_caa(&mut hierarchy).await;
     })
     .await
     .expect("the diagnoses end within a minute");
@@ -601,6 +605,100 @@ async fn mistakes_only_nsd_can_show(hierarchy: &Hierarchy) {
     );
 }
 
+/// A name the platform holds a certificate for, whose parent zone gains a CAA record that
+/// names another CA after issuance: the doctor says the renewal will fail, dated by the
+/// certificate, with the fix at the parent; a live name whose DNS did not change is not at
+/// risk; and the same changed name diagnosed as never issued gets the CAA finding alone. The
+/// readiness core (`check_renewals`) reads the same run the same way.
+async fn a_live_name_whose_parent_gains_a_forbidding_caa(hierarchy: &mut Hierarchy) {
+    hierarchy.edit_zone("customer", "renew.com", |text| {
+        text.replace(" 1 3600 600 ", " 2 3600 600 ")
+            + "renew.com. IN CAA 0 issue \"other-ca.example\"\n"
+    });
+    hierarchy
+        .wait_for(CUSTOMER, "renew.com", RecordType::CAA, false, |answer| {
+            answer.records_of_type("CAA").next().is_some()
+        })
+        .await;
+    let certificate = LiveCertificate {
+        expires_at: "2027-02-24T10:00:00Z".parse().unwrap(),
+        renews_at: Some("2027-01-25T10:00:00Z".parse().unwrap()),
+    };
+    let live: BTreeMap<String, LiveCertificate> = [
+        ("www.renew.com".to_owned(), certificate),
+        ("www.example.com".to_owned(), certificate),
+    ]
+    .into();
+    let now: chrono::DateTime<chrono::Utc> = "2026-12-01T00:00:00Z".parse().unwrap();
+    let mut options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    options.live_certificates = Some(live.clone());
+    let report = diagnose_at(&["www.renew.com", "www.example.com"], &options, now)
+        .await
+        .unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+
+    let changed = host(&report, "www.renew.com");
+    let at_risk = finding(changed, FindingCode::RenewalAtRisk);
+    assert_eq!(at_risk.severity, Severity::Error, "{context}");
+    assert_eq!(
+        at_risk.detail,
+        "www.renew.com's certificate expires on 24 Feb 2027; the platform renews it from 25 \
+         Jan; that renewal will fail: the CAA record at renew.com now allows only \
+         other-ca.example.",
+        "{context}"
+    );
+    let fix = at_risk.fix.as_ref().expect("a fix");
+    assert!(
+        fix.changes
+            .iter()
+            .any(|change| change.action == ChangeAction::Add
+                && change.zone == "renew.com"
+                && change.name == "@"
+                && change.value == "0 issue \"letsencrypt.org\""),
+        "{context}"
+    );
+    let unchanged = host(&report, "www.example.com");
+    assert!(
+        !unchanged
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::RenewalAtRisk),
+        "{context}"
+    );
+    finding(unchanged, FindingCode::CaaAllowsIssuance);
+
+    // The same name, never issued: the CAA finding, and no renewal to speak of.
+    options.live_certificates = None;
+    let never = diagnose(&["www.renew.com"], &options).await.unwrap();
+    let never_host = host(&never, "www.renew.com");
+    finding(never_host, FindingCode::CaaForbidsIssuance);
+    assert!(
+        !never_host
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::RenewalAtRisk),
+        "{context}"
+    );
+
+    let readiness = check_renewals(&live, &options, now).await.unwrap();
+    let states: Vec<(&str, RenewalState)> = readiness
+        .iter()
+        .map(|ready| (ready.hostname.as_str(), ready.state))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("www.example.com", RenewalState::Ready),
+            ("www.renew.com", RenewalState::AtRisk)
+        ],
+        "{context}"
+    );
+    assert_eq!(
+        readiness[1].cause.as_deref(),
+        Some("the CAA record at renew.com now allows only other-ca.example")
+    );
+}
+
 const MOVED_BEFORE: &str = "moved.example.com. IN A 192.0.2.10\n";
 
 fn moved_after() -> String {
@@ -608,7 +706,7 @@ fn moved_after() -> String {
 }
 
 /// The zones, as NSD reads them. Every server's name has glue in its parent.
-fn zones() -> [(&'static str, &'static str, String); 9] {
+fn zones() -> [(&'static str, &'static str, String); 10] {
     let soa = |apex: &str, ns: &str| {
         let mailbox = if apex == "." {
             "hostmaster.root."
@@ -637,7 +735,8 @@ fn zones() -> [(&'static str, &'static str, String); 9] {
                      expired.com. IN NS ns1.example.com.\n\
                      wrongds.com. IN NS ns1.example.com.\n\
                      wild.com. IN NS ns1.example.com.\n\
-                     plain.com. IN NS ns1.example.com.\n"
+                     plain.com. IN NS ns1.example.com.\n\
+                     renew.com. IN NS ns1.example.com.\n"
                 ),
         ),
         (
@@ -683,6 +782,11 @@ fn zones() -> [(&'static str, &'static str, String); 9] {
             "plain.com",
             "plain.com",
             soa("plain.com.", "ns1.example.com.") + &format!("www.plain.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "renew.com",
+            "renew.com",
+            soa("renew.com.", "ns1.example.com.") + &format!("www.renew.com. IN CNAME {TARGET}.\n"),
         ),
         (
             "platform.net",
@@ -772,6 +876,7 @@ impl Hierarchy {
                     "wrongds.com",
                     "wild.com",
                     "plain.com",
+                    "renew.com",
                 ][..],
             ),
             ("platform", PLATFORM, &["platform.net"][..]),
