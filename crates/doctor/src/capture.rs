@@ -11,13 +11,13 @@
 //! | `format` | always `"domain-desk-doctor-capture"`: a file without it is not a capture |
 //! | `version` | `1`; a reader refuses versions it does not know |
 //! | `doctor_version` | the version of the doctor that wrote it (for people; not checked) |
-//! | `captured_at` | RFC 3339: the run's clock; a replay judges certificate expiry at this instant |
+//! | `captured_at` | RFC 3339, by the run's clock (`options.clock`: this computer's, or the platform's); a replay judges certificate expiry at this instant |
 //! | `hostnames` | the names diagnosed, as given |
 //! | `options` | the run's options (target, CA identity, resolvers, timeouts, TLS probe, attached hostnames …) |
 //! | `servers` | the servers asked for every name (`label`, `address`, `kind`, `recursive`) |
 //! | `exchanges` | every DNS question sent: `server` (`address:port`), `name`, `type`, `recursion_desired`, `checking_disabled`, `asked_at`, and the `answer` (status, flags, answer and authority records with TTLs, elapsed time) |
 //! | `tls` | every TLS connection to the edge: `hostname`, `address`, `connected_at`, and either `chain` (the certificate chain the server sent, base64 DER, leaf first) with `trust_error`, `http_status`, `location`, or `error` |
-//! | `dnssec` | with `--dnssec`: each validation, `hostname`, `resolver`, `checked_at`, `verdict` (`secure`, `insecure`, `bogus`, `unknown`) and its `reason` |
+//! | `dnssec` | with `--dnssec`: each validation, `hostname`, `resolver`, `checked_at`, `verdict` (`secure`, `signed_to_unsigned`, `insecure`, `broken`, `bogus`, `unknown`) and its `reason` (for `broken`, the one `cause` with its evidence: `signature_expired`, `ds_matches_no_key`, `signature_missing` …) |
 //! | `elapsed_ms`, `host_elapsed_ms` | how long the run and each name took, so the replayed report is the same |
 //!
 //! It holds what public DNS and the edge showed, plus the options; no key or secret.

@@ -413,7 +413,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             .await;
         let verdict = if anchor_keys.records_of_type("DNSKEY").next().is_some() {
             source
-                .verdict(primary.address, name, run.options.timeout)
+                .verdict(primary.address, name, run.options.timeout, run.now)
                 .await
         } else {
             checks::dnssec::DnssecVerdict::Unknown(format!(
@@ -428,7 +428,9 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             &verdict,
         ));
         // The doctor's own verdict and a resolver's SERVFAIL that CD cures are one cause:
-        // one finding, with the resolver's answers as evidence.
+        // one finding, with the resolver's answers as evidence. Only what the resolver did is
+        // added: the doctor's verdict has named the cause, which the resolver's failure alone
+        // could not.
         if let Some(failure) = findings
             .iter()
             .position(|finding| finding.code == FindingCode::DnssecFailure)
@@ -443,7 +445,14 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 .iter_mut()
                 .find(|finding| finding.code == FindingCode::DnssecBogus)
             {
-                bogus.detail = format!("{} {}", bogus.detail, failure.detail);
+                let resolver = failure
+                    .evidence
+                    .first()
+                    .map_or("A validating resolver", |shown| shown.server.as_str());
+                bogus.detail = format!(
+                    "{} {resolver} answers SERVFAIL, but answers with validation turned off.",
+                    bogus.detail
+                );
                 bogus.evidence.extend(failure.evidence);
             }
         }

@@ -13,6 +13,7 @@
 
 pub mod capture;
 pub mod checks;
+pub mod clock;
 pub mod dns;
 pub mod error;
 pub mod escape;
@@ -31,6 +32,7 @@ use std::time::Instant;
 
 use futures::StreamExt;
 
+pub use clock::RunClock;
 pub use error::{Error, Result};
 pub use options::{DEFAULT_CA_IDENTITY, DoctorOptions};
 pub use report::{
@@ -54,9 +56,9 @@ pub async fn diagnose<S: AsRef<str>>(hostnames: &[S], options: &DoctorOptions) -
     Ok(diagnose_on_network(hostnames, options).await?.0)
 }
 
-/// As [`diagnose`], judging time-bound findings (certificate expiry, renewal dates) at `now`
-/// rather than the computer's clock: the platform's clock, when it runs its own (the local
-/// service's virtual clock).
+/// As [`diagnose`], judging time-bound findings (certificate expiry, renewal dates, DNSSEC
+/// signatures) at `now` rather than by `options.clock`: the platform's clock, when it runs
+/// its own (the local service's virtual clock).
 pub async fn diagnose_at<S: AsRef<str>>(
     hostnames: &[S],
     options: &DoctorOptions,
@@ -80,7 +82,7 @@ async fn diagnose_on_network<S: AsRef<str>>(
     hostnames: &[S],
     options: &DoctorOptions,
 ) -> Result<(Report, QueryEngine)> {
-    diagnose_on_network_at(hostnames, options, chrono::Utc::now()).await
+    diagnose_on_network_at(hostnames, options, options.clock.now()).await
 }
 
 async fn diagnose_on_network_at<S: AsRef<str>>(
@@ -113,10 +115,11 @@ pub async fn diagnose_capturing<S: AsRef<str>>(
 ) -> Result<(Report, Capture)> {
     validate(options)?;
     let servers = servers::fixed_servers(options)?;
-    let recorder = Arc::new(Recorder::new(Arc::new(NetworkSource::new())));
+    let recorder = Arc::new(Recorder::new(Arc::new(NetworkSource::new()), options.clock));
     let engine = engine_for(options, recorder.clone());
     let dnssec = dnssec_source(options, &servers, true).await?;
-    let captured_at = chrono::Utc::now();
+    // By the run's clock: a replay judges certificates at this instant.
+    let captured_at = options.clock.now();
     let (report, run) = run(
         hostnames,
         options,
@@ -287,6 +290,7 @@ async fn run<S: AsRef<str>>(
     };
     let report = Report {
         generated_at: now,
+        clock: options.clock,
         target: run.target.clone(),
         ca_identity: options.ca_identity.clone(),
         offline: options.is_offline(),

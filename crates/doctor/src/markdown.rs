@@ -7,6 +7,7 @@
 
 use std::fmt::Write;
 
+use crate::clock::human_time;
 use crate::escape::{code, code_cell, code_fence, markdown, terminal};
 use crate::report::{ChangeAction, Finding, HostReport, Report, Severity};
 
@@ -17,10 +18,11 @@ pub fn render(report: &Report) -> String {
     let _ = writeln!(out, "# DNS doctor report\n");
     let _ = writeln!(
         out,
-        "- Target: {}\n- CA: {}\n- Generated: {}\n- Servers: {}\n- Result: {} error(s), {} warning(s) in {} ms\n",
+        "- Target: {}\n- CA: {}\n- Generated: {} (by {})\n- Servers: {}\n- Result: {} error(s), {} warning(s) in {} ms\n",
         code(&report.target),
         code(&report.ca_identity),
-        report.generated_at.to_rfc3339(),
+        human_time(report.generated_at),
+        report.clock.describe(),
         report
             .sources
             .iter()

@@ -7,6 +7,8 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::clock::RunClock;
+
 /// Well-known public resolvers asked beside the system resolver when no resolver is given.
 pub const PUBLIC_RESOLVERS: [(&str, &str); 3] = [
     ("Cloudflare", "1.1.1.1:53"),
@@ -79,6 +81,11 @@ pub struct DoctorOptions {
     /// server before the run.
     #[serde(default)]
     pub trust_anchor: Option<String>,
+    /// The clock every judgement of time is made by: signature validity, certificate expiry
+    /// and the report's timestamp. The platform's clock against the local service (whose
+    /// clock may run fast), this computer's against a real platform.
+    #[serde(default)]
+    pub clock: RunClock,
 }
 
 impl DoctorOptions {
@@ -110,7 +117,14 @@ impl DoctorOptions {
             live_certificates: None,
             dnssec: false,
             trust_anchor: None,
+            clock: RunClock::Wall,
         }
+    }
+
+    /// Judge time by `clock`.
+    pub fn with_clock(mut self, clock: RunClock) -> Self {
+        self.clock = clock;
+        self
     }
 
     /// Ask only these servers (offline mode).

@@ -6,12 +6,18 @@ use domain_desk_api::caa::CaaDecision;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
+use crate::clock::RunClock;
 use crate::dns::{AnswerStatus, DnsRecord};
 
 /// The result of diagnosing one or more hostnames.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct Report {
+    /// When the run started, by [`Report::clock`].
     pub generated_at: DateTime<Utc>,
+    /// The clock every time in the report was judged by (signature validity, certificate
+    /// expiry, this report's timestamp).
+    #[serde(default)]
+    pub clock: RunClock,
     /// The platform DNS target customers must point their names at.
     pub target: String,
     /// What CAA records must name for the platform's CA to issue.

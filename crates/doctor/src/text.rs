@@ -6,6 +6,7 @@
 
 use std::fmt::Write;
 
+use crate::clock::human_time;
 use crate::escape::terminal;
 use crate::report::{ChangeAction, Report, Severity};
 
@@ -63,7 +64,7 @@ pub fn render(report: &Report) -> String {
     }
     let _ = writeln!(
         out,
-        "{} hostname(s), {} error(s), {} warning(s) in {} ms; servers: {}",
+        "{} hostname(s), {} error(s), {} warning(s) in {} ms; servers: {}\nchecked {} by {}",
         report.hosts.len(),
         report.errors,
         report.warnings,
@@ -73,7 +74,9 @@ pub fn render(report: &Report) -> String {
             .iter()
             .map(|source| terminal(&source.label))
             .collect::<Vec<_>>()
-            .join(", ")
+            .join(", "),
+        human_time(report.generated_at),
+        report.clock.describe()
     );
     out
 }

@@ -51,18 +51,20 @@ pub(crate) enum TlsSource {
 impl TlsSource {
     /// One connection to `address` with the name `hostname`, as this source makes or
     /// remembers it.
+    /// Trust is judged at `now`, the run's time (the platform's, against the local service).
     pub(crate) async fn observe(
         &self,
         hostname: &str,
         address: SocketAddr,
         extra_roots_pem: Option<&str>,
         timeout: Duration,
+        now: DateTime<Utc>,
     ) -> Result<Observed, String> {
         match self {
-            TlsSource::Network => observe(hostname, address, extra_roots_pem, timeout).await,
+            TlsSource::Network => observe(hostname, address, extra_roots_pem, timeout, now).await,
             TlsSource::Recording(log) => {
-                let connected_at = Utc::now();
-                let observed = observe(hostname, address, extra_roots_pem, timeout).await;
+                let connected_at = now;
+                let observed = observe(hostname, address, extra_roots_pem, timeout, now).await;
                 let outcome = match &observed {
                     Ok(observed) => TlsOutcome::Connected {
                         chain: observed
@@ -139,10 +141,11 @@ async fn observe(
     address: SocketAddr,
     extra_roots_pem: Option<&str>,
     timeout: Duration,
+    now: DateTime<Utc>,
 ) -> Result<Observed, String> {
     tokio::time::timeout(
         timeout * 3,
-        connect(hostname, address, extra_roots_pem, timeout),
+        connect(hostname, address, extra_roots_pem, timeout, now),
     )
     .await
     .unwrap_or_else(|_| {
@@ -158,8 +161,9 @@ async fn connect(
     address: SocketAddr,
     extra_roots_pem: Option<&str>,
     timeout: Duration,
+    now: DateTime<Utc>,
 ) -> Result<Observed, String> {
-    let recorder = Arc::new(RecordingVerifier::new(extra_roots_pem)?);
+    let recorder = Arc::new(RecordingVerifier::new(extra_roots_pem, unix_time(now))?);
     let provider = Arc::new(rustls::crypto::ring::default_provider());
     let config = rustls::ClientConfig::builder_with_provider(provider)
         .with_safe_default_protocol_versions()
@@ -294,16 +298,27 @@ pub fn name_covers(pattern: &str, hostname: &str) -> bool {
     }
 }
 
+/// `at` as rustls counts time (seconds since 1970; an instant before then is 1970 itself).
+fn unix_time(at: DateTime<Utc>) -> UnixTime {
+    UnixTime::since_unix_epoch(Duration::from_secs(
+        u64::try_from(at.timestamp()).unwrap_or_default(),
+    ))
+}
+
 /// Lets every certificate through the handshake but remembers whether the real verifier
-/// (public roots plus the extra ones) would have accepted it.
+/// (public roots plus the extra ones) would have accepted it at the run's time: rustls hands
+/// the verifier this computer's time, which is not the platform's when the local service's
+/// clock runs fast, so the verifier is given the run's instead.
 #[derive(Debug)]
 struct RecordingVerifier {
     inner: Arc<WebPkiServerVerifier>,
     outcome: Mutex<Option<String>>,
+    /// The instant validity is judged at.
+    now: UnixTime,
 }
 
 impl RecordingVerifier {
-    fn new(extra_roots_pem: Option<&str>) -> Result<Self, String> {
+    fn new(extra_roots_pem: Option<&str>, now: UnixTime) -> Result<Self, String> {
         let mut roots = RootCertStore::empty();
         roots.extend(webpki_roots::TLS_SERVER_ROOTS.iter().cloned());
         if let Some(pem) = extra_roots_pem {
@@ -324,6 +339,7 @@ impl RecordingVerifier {
         Ok(Self {
             inner,
             outcome: Mutex::new(Some("the handshake did not reach verification".to_owned())),
+            now,
         })
     }
 
@@ -342,11 +358,17 @@ impl ServerCertVerifier for RecordingVerifier {
         intermediates: &[CertificateDer<'_>],
         server_name: &ServerName<'_>,
         ocsp_response: &[u8],
-        now: UnixTime,
+        _this_computers_time: UnixTime,
     ) -> Result<ServerCertVerified, rustls::Error> {
         let verdict = self
             .inner
-            .verify_server_cert(end_entity, intermediates, server_name, ocsp_response, now)
+            .verify_server_cert(
+                end_entity,
+                intermediates,
+                server_name,
+                ocsp_response,
+                self.now,
+            )
             .err()
             .map(|error| error.to_string());
         *self.outcome.lock().unwrap_or_else(PoisonError::into_inner) = verdict;

@@ -66,7 +66,7 @@ pub(crate) async fn probe(
         return (probe, Vec::new());
     }
     let outcome = source
-        .observe(hostname, address, extra_roots_pem, timeout)
+        .observe(hostname, address, extra_roots_pem, timeout, now)
         .await;
     match outcome {
         Ok(observed) => {
@@ -150,10 +150,14 @@ pub fn judge(hostname: &str, probe: &TlsProbe, now: DateTime<Utc>) -> Vec<Findin
                 Severity::Error,
                 format!("The certificate for {hostname} has expired"),
                 format!(
-                    "It expired at {}; renewal has failed.",
+                    "It expired on {} ({}); renewal has failed.",
                     certificate
                         .not_after
-                        .map(|end| end.to_rfc3339())
+                        .map(crate::clock::human_time)
+                        .unwrap_or_default(),
+                    certificate
+                        .not_after
+                        .map(|end| crate::clock::relative(end, now))
                         .unwrap_or_default()
                 ),
             ));

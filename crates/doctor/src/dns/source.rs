@@ -60,13 +60,16 @@ impl DnsSource for NetworkSource {
 pub struct Recorder {
     inner: Arc<dyn DnsSource>,
     exchanges: Mutex<Vec<Exchange>>,
+    /// The run's clock: each exchange is stamped with its time.
+    clock: crate::clock::RunClock,
 }
 
 impl Recorder {
-    pub fn new(inner: Arc<dyn DnsSource>) -> Self {
+    pub fn new(inner: Arc<dyn DnsSource>, clock: crate::clock::RunClock) -> Self {
         Self {
             inner,
             exchanges: Mutex::new(Vec::new()),
+            clock,
         }
     }
 
@@ -86,7 +89,7 @@ impl DnsSource for Recorder {
         options: QueryOptions,
     ) -> BoxFuture<'a, Arc<Answer>> {
         Box::pin(async move {
-            let asked_at = chrono::Utc::now();
+            let asked_at = self.clock.now();
             let answer = self.inner.answer(question, options).await;
             self.exchanges
                 .lock()

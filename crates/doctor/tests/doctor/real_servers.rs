@@ -191,6 +191,7 @@ async fn inside_the_namespace() {
         dnssec_failures_seen_through_a_validating_resolver(&hierarchy).await;
         dnssec_validated_by_the_doctor(&hierarchy).await;
         dnssec_from_a_ds_trust_anchor(&hierarchy).await;
+        dnssec_causes_named(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
         a_live_name_whose_parent_gains_a_forbidding_caa(&mut hierarchy).await;
     })
@@ -420,15 +421,14 @@ async fn dnssec_validated_by_the_doctor(hierarchy: &Hierarchy) {
                 .any(|found| found.code == FindingCode::DnssecFailure),
             "{context}"
         );
-        assert!(
-            bogus
-                .fix
-                .as_ref()
-                .unwrap()
-                .summary
-                .contains("remove the DS record"),
-            "{context}"
-        );
+        // the fix for this cause alone
+        let fix = &bogus.fix.as_ref().unwrap().summary;
+        let wanted = if broken == "www.wrongds.com" {
+            "remove the DS record"
+        } else {
+            "sign the zone again"
+        };
+        assert!(fix.contains(wanted), "{fix}\n{context}");
     }
     assert_eq!(capture.dnssec.len(), names.len(), "{context}");
     assert_eq!(replay(&capture).await.unwrap(), report, "{context}");
@@ -486,6 +486,124 @@ async fn dnssec_from_a_ds_trust_anchor(hierarchy: &Hierarchy) {
         ),
         other => panic!("a DS matching no key was accepted: {other:?}\n{wrong}"),
     }
+}
+
+/// Zones served as written, without signatures.
+const UNSIGNED: [&str; 1] = ["shop.net"];
+
+/// The key tag of an `ldns-keygen` key (its basename ends `+algorithm+tag`).
+fn key_tag(basename: &str) -> u16 {
+    basename.rsplit('+').next().unwrap().parse().unwrap()
+}
+
+/// Each DNSSEC failure named by its one cause, with its evidence, and the fix for that cause
+/// alone: the expired signature with its expiry and signer, the DS with the key tags on both
+/// sides, the RRset without its signature; and a signed name whose CNAME leads into an
+/// unsigned zone is valid, not "not signed".
+async fn dnssec_causes_named(hierarchy: &Hierarchy) {
+    let anchor = fs::read_to_string(hierarchy.directory.path().join("root.anchor")).unwrap();
+    let mut options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    options.dnssec = true;
+    options.trust_anchor = Some(anchor);
+    let names = [
+        "www.expired.com",
+        "www.wrongds.com",
+        "www.missing.com",
+        "www.good.com",
+    ];
+    let report = diagnose(&names, &options).await.unwrap();
+    let text = report.to_text();
+    let context = format!("{text}\n{}", hierarchy.logs());
+    let tag_of = |file: &str| {
+        key_tag(
+            &hierarchy
+                .keys
+                .iter()
+                .find(|(zone, _)| zone == file)
+                .unwrap()
+                .1,
+        )
+    };
+
+    let expired = finding(host(&report, "www.expired.com"), FindingCode::DnssecBogus);
+    assert!(expired.title.contains("has expired"), "{context}");
+    assert!(
+        expired.detail.contains(&format!(
+            "made by expired.com with key {}, expired on 1 Jan 2020, 00:00 UTC (",
+            tag_of("expired.com")
+        )),
+        "{context}"
+    );
+    assert!(!expired.detail.contains("DS record"), "{context}");
+    let fix = &expired.fix.as_ref().unwrap().summary;
+    assert!(
+        fix.starts_with("Have the DNS provider of expired.com sign the zone again")
+            && !fix.contains("DS"),
+        "{context}"
+    );
+
+    let wrong = finding(host(&report, "www.wrongds.com"), FindingCode::DnssecBogus);
+    assert!(
+        wrong
+            .title
+            .ends_with("the DS record of wrongds.com matches none of its keys"),
+        "{context}"
+    );
+    let (parent_tag, published) = (key_tag(&hierarchy.stranger), tag_of("wrongds.com"));
+    assert!(
+        wrong.detail.contains(&format!(
+            "com holds a DS record for wrongds.com naming key tag {parent_tag}, but wrongds.com \
+             publishes the key with tag {published}"
+        )),
+        "{context}"
+    );
+    assert!(!wrong.detail.contains("expired"), "{context}");
+    let fix = &wrong.fix.as_ref().unwrap().summary;
+    assert!(
+        fix.contains(&format!(
+            "replace the DS record (key tag {parent_tag}) with the DS of the zone's current key \
+             (tag {published})"
+        )) && !fix.contains("sign the zone"),
+        "{context}"
+    );
+
+    let missing = finding(host(&report, "www.missing.com"), FindingCode::DnssecBogus);
+    assert!(
+        missing
+            .title
+            .ends_with("www.missing.com CNAME has no signature"),
+        "{context}"
+    );
+    assert!(
+        missing
+            .detail
+            .starts_with("missing.com is signed (its parent's DS names its key), but www.missing.com CNAME comes without its signature"),
+        "{context}"
+    );
+
+    let good = host(&report, "www.good.com");
+    let valid = finding(good, FindingCode::DnssecValid);
+    assert_eq!(valid.severity, Severity::Ok, "{context}");
+    assert_eq!(
+        valid.title, "DNSSEC validates for www.good.com; its target www.shop.net is not signed",
+        "{context}"
+    );
+    assert!(
+        valid
+            .detail
+            .contains("leads to www.shop.net, in shop.net, a zone that is not signed"),
+        "{context}"
+    );
+    assert!(
+        !good.findings.iter().any(|found| matches!(
+            found.code,
+            FindingCode::DnssecUnsignedOk | FindingCode::DnssecBogus
+        )),
+        "{context}"
+    );
+    // times for people, and the clock they are by
+    assert!(!text.contains("2020-01-01T"), "{context}");
+    assert!(text.contains("by this computer's clock"), "{context}");
 }
 
 /// Records holding the mistakes of [`mistakes_only_nsd_can_show`].
@@ -706,7 +824,7 @@ fn moved_after() -> String {
 }
 
 /// The zones, as NSD reads them. Every server's name has glue in its parent.
-fn zones() -> [(&'static str, &'static str, String); 10] {
+fn zones() -> [(&'static str, &'static str, String); 13] {
     let soa = |apex: &str, ns: &str| {
         let mailbox = if apex == "." {
             "hostmaster.root."
@@ -736,7 +854,9 @@ fn zones() -> [(&'static str, &'static str, String); 10] {
                      wrongds.com. IN NS ns1.example.com.\n\
                      wild.com. IN NS ns1.example.com.\n\
                      plain.com. IN NS ns1.example.com.\n\
-                     renew.com. IN NS ns1.example.com.\n"
+                     renew.com. IN NS ns1.example.com.\n\
+                     missing.com. IN NS ns1.example.com.\n\
+                     good.com. IN NS ns1.example.com.\n"
                 ),
         ),
         (
@@ -744,7 +864,8 @@ fn zones() -> [(&'static str, &'static str, String); 10] {
             "net",
             soa("net.", "ns.tld.")
                 + &format!(
-                    "platform.net. IN NS ns1.platform.net.\nns1.platform.net. IN A {PLATFORM}\n"
+                    "platform.net. IN NS ns1.platform.net.\nns1.platform.net. IN A {PLATFORM}\n\
+                     shop.net. IN NS ns1.example.com.\n"
                 ),
         ),
         (
@@ -787,6 +908,22 @@ fn zones() -> [(&'static str, &'static str, String); 10] {
             "renew.com",
             "renew.com",
             soa("renew.com.", "ns1.example.com.") + &format!("www.renew.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "missing.com",
+            "missing.com",
+            soa("missing.com.", "ns1.example.com.")
+                + &format!("www.missing.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "good.com",
+            "good.com",
+            soa("good.com.", "ns1.example.com.") + "www.good.com. IN CNAME www.shop.net.\n",
+        ),
+        (
+            "shop.net",
+            "shop.net",
+            soa("shop.net.", "ns1.example.com.") + "www.shop.net. IN A 127.0.0.10\n",
         ),
         (
             "platform.net",
@@ -852,6 +989,8 @@ struct Hierarchy {
     directory: tempfile::TempDir,
     /// Each zone file's signing key (an `ldns-keygen` basename in the directory).
     keys: Vec<(String, String)>,
+    /// The key whose DS `com` holds for `wrongds.com`, which the zone does not publish.
+    stranger: String,
 }
 
 impl Hierarchy {
@@ -862,6 +1001,7 @@ impl Hierarchy {
             servers: Vec::new(),
             directory,
             keys: Vec::new(),
+            stranger: String::new(),
         };
         hierarchy.sign_all();
         for (name, address, zones) in [
@@ -877,6 +1017,9 @@ impl Hierarchy {
                     "wild.com",
                     "plain.com",
                     "renew.com",
+                    "missing.com",
+                    "good.com",
+                    "shop.net",
                 ][..],
             ),
             ("platform", PLATFORM, &["platform.net"][..]),
@@ -977,7 +1120,9 @@ impl Hierarchy {
     /// as a key-signing key and signing everything), children first so that each parent
     /// holds its children's DS records when it is signed. `expired.com` is signed with
     /// signatures that ended in 2020; `wrongds.com`'s DS at `com` is that of a key the zone
-    /// does not hold, as after a provider move. The root's key is Unbound's trust anchor.
+    /// does not hold, as after a provider move; `missing.com` loses the signature over one
+    /// CNAME; `shop.net` is not signed at all (and has no DS at `net`). The root's key is
+    /// Unbound's trust anchor.
     fn sign_all(&mut self) {
         let dir = self.directory.path().to_owned();
         let mut texts: Vec<(&str, &str, String)> = zones().into_iter().collect();
@@ -1001,8 +1146,19 @@ impl Hierarchy {
                 .unwrap()
         };
         let stranger = keygen("wrongds.com");
+        self.stranger = stranger.clone();
         let parents = [
-            ("com", ["example.com", "expired.com", "wild.com"].as_slice()),
+            (
+                "com",
+                [
+                    "example.com",
+                    "expired.com",
+                    "wild.com",
+                    "missing.com",
+                    "good.com",
+                ]
+                .as_slice(),
+            ),
             ("net", ["platform.net"].as_slice()),
             ("root", ["com", "net"].as_slice()),
         ];
@@ -1022,8 +1178,28 @@ impl Hierarchy {
         }
         for (file, _, text) in &texts {
             fs::write(dir.join(format!("{file}.zone")), text).unwrap();
+            if UNSIGNED.contains(file) {
+                fs::write(dir.join(format!("{file}.zone.signed")), text).unwrap();
+                continue;
+            }
             self.sign(file, &key_of(&self.keys, file), *file == "expired.com");
         }
+        // missing.com: the signature over www.missing.com's CNAME taken out after signing
+        let signed = dir.join("missing.com.zone.signed");
+        let text = fs::read_to_string(&signed).unwrap();
+        let kept: String = text
+            .lines()
+            .filter(|line| {
+                let fields: Vec<&str> = line.split_whitespace().collect();
+                !(fields.first() == Some(&"www.missing.com.")
+                    && fields
+                        .windows(2)
+                        .any(|pair| pair[0] == "RRSIG" && pair[1] == "CNAME"))
+            })
+            .map(|line| format!("{line}\n"))
+            .collect();
+        assert!(kept.len() < text.len(), "no RRSIG over the CNAME in {text}");
+        fs::write(&signed, kept).unwrap();
         let root_key_file = format!("{}.key", key_of(&self.keys, "root"));
         let root_key = fs::read_to_string(dir.join(&root_key_file)).unwrap();
         fs::write(dir.join("root.anchor"), root_key).unwrap();

@@ -262,6 +262,16 @@ async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
         "{}",
         report.to_text()
     );
+    // one cause, with its evidence: which signature, by whom, expired when
+    let bogus = finding(host(&report, "www.example.com"), FindingCode::DnssecBogus);
+    assert!(
+        bogus.title.ends_with("has expired")
+            && bogus.detail.contains("made by example.com with key")
+            && bogus.detail.contains("(24 hours ago)")
+            && !bogus.detail.contains("DS record"),
+        "{}",
+        report.to_text()
+    );
 
     service
         .call(
@@ -579,4 +589,102 @@ async fn a_capture_holds_the_certificate_chain_and_replays_without_the_service()
     later.captured_at += chrono::Duration::days(400);
     let aged = domain_desk_doctor::replay(&later).await.unwrap();
     finding(host(&aged, "www.example.com"), FindingCode::TlsExpired);
+}
+
+/// `serve --sign-zones` with the platform's clock moved three days ahead, as the demo's 600×
+/// clock does in an afternoon: the zones are signed at the platform's time, so judged by the
+/// platform's clock (`GET /_local/clock`) the live name validates and its certificate is
+/// judged at the platform's time too; judged by this computer's clock the same signatures
+/// are not valid yet. The report says which clock it used.
+#[tokio::test]
+async fn after_a_clock_jump_the_platforms_clock_judges_signatures_and_certificates() {
+    let service = start_with(|settings| settings.sign_zones = true).await;
+    take_live(&service, "www.example.com").await;
+    service
+        .call(
+            reqwest::Method::POST,
+            "/_local/clock/advance",
+            None,
+            json!({"seconds": 259_200}),
+        )
+        .await;
+    let clock: domain_desk_api::local::ClockState = service
+        .http
+        .get(format!("http://{}/_local/clock", service.info.api))
+        .send()
+        .await
+        .unwrap()
+        .json()
+        .await
+        .unwrap();
+    let platform = domain_desk_doctor::RunClock::platform(clock.now, clock.speed);
+    let mut options = service.options().with_clock(platform);
+    options.dnssec = true;
+    options.trust_anchor = service.info.dnssec_trust_anchor.clone();
+
+    let report = diagnose(&["www.example.com"], &options).await.unwrap();
+    let text = report.to_text();
+    let www = host(&report, "www.example.com");
+    assert_eq!(
+        finding(www, FindingCode::DnssecValid).severity,
+        Severity::Ok,
+        "{text}"
+    );
+    assert!(!report.has_errors(), "{text}");
+    // the report's own time is the platform's (its clock is stopped in this test)
+    assert_eq!(report.generated_at, clock.now);
+    assert_eq!(report.clock, platform);
+    assert!(text.contains("by the platform's clock (stopped)"), "{text}");
+    assert!(
+        report
+            .to_markdown()
+            .contains("(by the platform's clock (stopped))"),
+        "{}",
+        report.to_markdown()
+    );
+    // the certificate's days left are counted from the platform's time
+    let certificate = www.tls.as_ref().unwrap().certificate.clone().unwrap();
+    assert!(certificate.trusted, "{text}");
+    let days_left = (certificate.not_after.unwrap() - clock.now).num_days();
+    assert!(
+        finding(www, FindingCode::TlsCertificateOk)
+            .detail
+            .ends_with(&format!("valid for {days_left} more days.")),
+        "{text}"
+    );
+
+    // By this computer's clock the signatures made at the platform's time are not valid yet.
+    let wall = options
+        .clone()
+        .with_clock(domain_desk_doctor::RunClock::Wall);
+    let report = diagnose(&["www.example.com"], &wall).await.unwrap();
+    let bogus = finding(host(&report, "www.example.com"), FindingCode::DnssecBogus);
+    assert!(
+        bogus.title.ends_with("is not valid yet") && bogus.detail.contains("is valid only from"),
+        "{}",
+        report.to_text()
+    );
+    assert!(report.to_text().contains("by this computer's clock"));
+
+    // The TLS probe's trust is judged at the run's time, not at this computer's: a platform
+    // clock past the certificate's end finds it expired and not trusted.
+    let mut later = options
+        .clone()
+        .with_clock(domain_desk_doctor::RunClock::platform(
+            certificate.not_after.unwrap() + chrono::Duration::days(1),
+            0.0,
+        ));
+    later.dnssec = false;
+    let report = diagnose(&["www.example.com"], &later).await.unwrap();
+    let www = host(&report, "www.example.com");
+    finding(www, FindingCode::TlsExpired);
+    let seen = www.tls.as_ref().unwrap().certificate.as_ref().unwrap();
+    assert!(
+        !seen.trusted
+            && seen
+                .trust_error
+                .as_deref()
+                .is_some_and(|error| error.to_ascii_lowercase().contains("expired")),
+        "{seen:?}"
+    );
 }

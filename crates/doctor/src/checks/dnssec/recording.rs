@@ -36,14 +36,15 @@ impl DnssecSource {
         resolver: SocketAddr,
         hostname: &str,
         timeout: Duration,
+        now: DateTime<Utc>,
     ) -> DnssecVerdict {
         match self {
             DnssecSource::Network(anchors) => {
-                validate(resolver, hostname, Arc::clone(anchors), timeout).await
+                validate(resolver, hostname, Arc::clone(anchors), timeout, now).await
             }
             DnssecSource::Recording(anchors, log) => {
-                let checked_at = Utc::now();
-                let verdict = validate(resolver, hostname, Arc::clone(anchors), timeout).await;
+                let checked_at = now;
+                let verdict = validate(resolver, hostname, Arc::clone(anchors), timeout, now).await;
                 log.lock()
                     .unwrap_or_else(PoisonError::into_inner)
                     .push(DnssecExchange {

@@ -1,0 +1,567 @@
+//! The doctor's own walk down the chain of trust, judged at the run's time.
+//!
+//! hickory's validating handle judges every signature's validity period by this computer's
+//! clock, while a run may judge time by the platform's (the local service's clock runs fast):
+//! a healthy zone signed at the platform's time would be "not yet valid" to it. And when the
+//! chain breaks, its proof says "bogus" without saying where or why, while a person needs the
+//! one cause: which signature expired and when, or which DS names which key.
+//!
+//! So the walk fetches, with checking disabled, the answer's RRsets with their RRSIGs, then
+//! for each signer zone its DNSKEY RRset, the DS RRset at its parent, and so up to a zone
+//! whose keys include a trust anchor's; each DS is matched to a key by digest, each RRSIG is
+//! verified with its key (hickory's `Verifier`, which knows nothing of time) and its
+//! inception and expiration compared with the run's time. A delegation without a DS is
+//! accepted as insecure when the parent's NSEC record at that name, itself verified, lists no
+//! DS. What the walk cannot prove (NSEC3 denials, answers without records) it leaves to
+//! hickory's validator ([`Walked::Unproven`]).
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use chrono::{DateTime, Utc};
+use futures::StreamExt;
+use futures::future::BoxFuture;
+use hickory_proto::dnssec::rdata::{DNSKEY, DNSSECRData, DS, RRSIG};
+use hickory_proto::dnssec::{TrustAnchors, Verifier};
+use hickory_proto::op::{Message, Query, ResponseCode};
+use hickory_proto::rr::{DNSClass, Name, RData, Record, RecordType};
+use hickory_proto::xfer::{DnsExchange, DnsHandle, DnsRequestOptions};
+
+use super::anchors::keys_matching;
+use super::cause::BrokenChain;
+
+/// How many zone cuts a walk climbs at most (the deepest real names have far fewer).
+const MAX_DEPTH: usize = 32;
+
+/// What the walk found for one name's answer.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Walked {
+    /// Every RRset of the answer validates.
+    Secure,
+    /// The name's own RRset validates; the answer goes on (through its CNAME) into a zone
+    /// proven unsigned.
+    SignedToUnsigned { target: String, zone: String },
+    /// The name's own zone is proven unsigned.
+    Insecure,
+    /// The chain breaks, for this reason.
+    Broken(BrokenChain),
+    /// The walk cannot decide (an NSEC3 denial, an answer without records): hickory's
+    /// validator decides.
+    Unproven(String),
+    /// The resolver did not give what the walk needs.
+    Unknown(String),
+}
+
+/// Why a step stopped the walk.
+#[derive(Debug, Clone)]
+enum Stop {
+    Broken(BrokenChain),
+    Unproven(String),
+    Unknown(String),
+}
+
+/// A zone's keys, once its DNSKEY RRset is established (or its lack of one is proven fine).
+#[derive(Debug, Clone)]
+enum Keys {
+    Secure(Vec<DNSKEY>),
+    Insecure,
+}
+
+/// One RRset of an answer with the signatures that cover it.
+struct Rrset {
+    owner: Name,
+    record_type: RecordType,
+    records: Vec<Record>,
+    signatures: Vec<RRSIG>,
+}
+
+/// The walk's state for one name: its connection, the anchors, the time it judges by, and
+/// the keys of each zone already established.
+pub(crate) struct Walk {
+    exchange: DnsExchange,
+    anchors: Arc<TrustAnchors>,
+    now: DateTime<Utc>,
+    timeout: Duration,
+    zones: Mutex<HashMap<Name, Result<Keys, Stop>>>,
+}
+
+impl Walk {
+    pub(crate) fn new(
+        exchange: DnsExchange,
+        anchors: Arc<TrustAnchors>,
+        now: DateTime<Utc>,
+        timeout: Duration,
+    ) -> Self {
+        Self {
+            exchange,
+            anchors,
+            now,
+            timeout,
+            zones: Mutex::new(HashMap::new()),
+        }
+    }
+
+    /// Walks the chain for `name`'s A answer.
+    pub(crate) async fn name(&self, name: &Name) -> Walked {
+        let response = match self.ask(name, RecordType::A).await {
+            Ok(response) => response,
+            Err(error) => return Walked::Unknown(error),
+        };
+        if response.response_code() != ResponseCode::NoError {
+            return Walked::Unproven(format!("the answer is {}", response.response_code()));
+        }
+        let rrsets = rrsets(response.answers());
+        if rrsets.is_empty() {
+            return Walked::Unproven("the answer holds no records".to_owned());
+        }
+        let mut secure = Vec::new();
+        for rrset in &rrsets {
+            match self.rrset(rrset).await {
+                Ok(Keys::Secure(_)) => secure.push(true),
+                Ok(Keys::Insecure) => secure.push(false),
+                Err(Stop::Broken(cause)) => return Walked::Broken(cause),
+                Err(Stop::Unproven(why)) => return Walked::Unproven(why),
+                Err(Stop::Unknown(why)) => return Walked::Unknown(why),
+            }
+        }
+        if secure.iter().all(|secure| *secure) {
+            return Walked::Secure;
+        }
+        if secure[0] {
+            // the first RRset not proven signed: where the chain leads into an unsigned zone
+            let index = secure.iter().position(|secure| !secure).unwrap_or(0);
+            let target = &rrsets[index].owner;
+            let zone = match self.zone_of(target, rrsets[index].record_type).await {
+                Ok(zone) => zone,
+                Err(Stop::Unknown(why) | Stop::Unproven(why)) => return Walked::Unknown(why),
+                Err(Stop::Broken(cause)) => return Walked::Broken(cause),
+            };
+            return Walked::SignedToUnsigned {
+                target: display(target),
+                zone: display(&zone),
+            };
+        }
+        Walked::Insecure
+    }
+
+    /// Establishes one RRset of the answer: `Secure` when its signature validates from the
+    /// anchor, `Insecure` when its zone is proven unsigned.
+    async fn rrset(&self, rrset: &Rrset) -> Result<Keys, Stop> {
+        let Some(signature) = rrset.signatures.first() else {
+            let zone = self.zone_of(&rrset.owner, rrset.record_type).await?;
+            return match self.zone_keys(zone.clone(), 0).await? {
+                Keys::Insecure => Ok(Keys::Insecure),
+                Keys::Secure(_) => Err(Stop::Broken(BrokenChain::SignatureMissing {
+                    owner: display(&rrset.owner),
+                    record_type: rrset.record_type.to_string(),
+                    zone: display(&zone),
+                })),
+            };
+        };
+        let signer = signature.signer_name().clone();
+        if !signer.zone_of(&rrset.owner) {
+            return Err(Stop::Broken(BrokenChain::SignatureInvalid {
+                owner: display(&rrset.owner),
+                record_type: rrset.record_type.to_string(),
+                signer: display(&signer),
+                key_tag: signature.key_tag(),
+            }));
+        }
+        match self.zone_keys(signer.clone(), 0).await? {
+            Keys::Insecure => Ok(Keys::Insecure),
+            Keys::Secure(keys) => {
+                self.verify(rrset, &signer, &keys)?;
+                Ok(Keys::Secure(keys))
+            }
+        }
+    }
+
+    /// The zone `owner` belongs to, for an RRset that names no signer: the closest name at or
+    /// above it with an SOA (a CNAME's owner is never a zone's apex).
+    async fn zone_of(&self, owner: &Name, record_type: RecordType) -> Result<Name, Stop> {
+        let mut candidate = if record_type == RecordType::CNAME && !owner.is_root() {
+            owner.base_name()
+        } else {
+            owner.clone()
+        };
+        for _ in 0..MAX_DEPTH {
+            let response = self
+                .ask(&candidate, RecordType::SOA)
+                .await
+                .map_err(Stop::Unknown)?;
+            let at_apex = response.answers().iter().any(|record| {
+                record.record_type() == RecordType::SOA && *record.name() == candidate
+            });
+            if at_apex {
+                return Ok(candidate);
+            }
+            let is_alias = response.answers().iter().any(|record| {
+                record.record_type() == RecordType::CNAME && *record.name() == candidate
+            });
+            if !is_alias
+                && let Some(soa) = response.name_servers().iter().find(|record| {
+                    record.record_type() == RecordType::SOA && record.name().zone_of(&candidate)
+                })
+            {
+                return Ok(soa.name().clone());
+            }
+            if candidate.is_root() {
+                break;
+            }
+            candidate = candidate.base_name();
+        }
+        Err(Stop::Unproven(format!(
+            "no zone found for {}",
+            display(owner)
+        )))
+    }
+
+    /// The keys of `zone`, established from a trust anchor or through its parent's DS.
+    fn zone_keys(&self, zone: Name, depth: usize) -> BoxFuture<'_, Result<Keys, Stop>> {
+        Box::pin(async move {
+            if let Some(known) = self
+                .zones
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .get(&zone)
+            {
+                return known.clone();
+            }
+            let found = if depth > MAX_DEPTH {
+                Err(Stop::Unproven("the chain is too long".to_owned()))
+            } else {
+                self.establish(&zone, depth).await
+            };
+            self.zones
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .insert(zone, found.clone());
+            found
+        })
+    }
+
+    async fn establish(&self, zone: &Name, depth: usize) -> Result<Keys, Stop> {
+        let response = self
+            .ask(zone, RecordType::DNSKEY)
+            .await
+            .map_err(Stop::Unknown)?;
+        let dnskeys = rrset_of(response.answers(), zone, RecordType::DNSKEY);
+        let keys: Vec<DNSKEY> = dnskeys
+            .records
+            .iter()
+            .filter_map(|record| match record.data() {
+                RData::DNSSEC(DNSSECRData::DNSKEY(key)) => Some(key.clone()),
+                _ => None,
+            })
+            .collect();
+        let anchored: Vec<DNSKEY> = keys
+            .iter()
+            .filter(|key| self.anchors.contains(key.public_key()))
+            .cloned()
+            .collect();
+        if !anchored.is_empty() {
+            self.verify(&dnskeys, zone, &anchored)?;
+            return Ok(Keys::Secure(keys));
+        }
+        if zone.is_root() {
+            return Err(Stop::Broken(BrokenChain::UntrustedKeys {
+                zone: display(zone),
+                dnskey_key_tags: tags(&keys),
+                anchor_key_tags: (0..self.anchors.len())
+                    .filter_map(|index| self.anchors.get(index))
+                    .map(|key| DNSKEY::with_flags(257, key.clone()))
+                    .filter_map(|key| key.calculate_key_tag().ok())
+                    .collect(),
+            }));
+        }
+
+        // Through the parent: its DS RRset for the zone, or its proof that there is none.
+        let response = self
+            .ask(zone, RecordType::DS)
+            .await
+            .map_err(Stop::Unknown)?;
+        let ds_rrset = rrset_of(response.answers(), zone, RecordType::DS);
+        let ds: Vec<DS> = ds_rrset
+            .records
+            .iter()
+            .filter_map(|record| match record.data() {
+                RData::DNSSEC(DNSSECRData::DS(ds)) => Some(ds.clone()),
+                _ => None,
+            })
+            .collect();
+        if ds.is_empty() {
+            return self.no_ds(zone, &response, depth).await;
+        }
+        let parent = match ds_rrset.signatures.first() {
+            Some(signature) => signature.signer_name().clone(),
+            None => self.zone_of(&zone.base_name(), RecordType::DS).await?,
+        };
+        if parent == *zone || !parent.zone_of(zone) {
+            return Err(Stop::Broken(BrokenChain::SignatureInvalid {
+                owner: display(zone),
+                record_type: "DS".to_owned(),
+                signer: display(&parent),
+                key_tag: ds_rrset
+                    .signatures
+                    .first()
+                    .map(|signature| signature.key_tag())
+                    .unwrap_or_default(),
+            }));
+        }
+        let parent_keys = match self.zone_keys(parent.clone(), depth + 1).await? {
+            Keys::Insecure => return Ok(Keys::Insecure),
+            Keys::Secure(keys) => keys,
+        };
+        if ds_rrset.signatures.is_empty() {
+            return Err(Stop::Broken(BrokenChain::SignatureMissing {
+                owner: display(zone),
+                record_type: "DS".to_owned(),
+                zone: display(&parent),
+            }));
+        }
+        self.verify(&ds_rrset, &parent, &parent_keys)?;
+        let matching: Vec<DNSKEY> = keys_matching(zone, &ds, &keys)
+            .into_iter()
+            .cloned()
+            .collect();
+        if matching.is_empty() {
+            return Err(Stop::Broken(BrokenChain::DsMatchesNoKey {
+                zone: display(zone),
+                parent: display(&parent),
+                ds_key_tags: ds.iter().map(DS::key_tag).collect(),
+                dnskey_key_tags: tags(&keys),
+            }));
+        }
+        self.verify(&dnskeys, zone, &matching)?;
+        Ok(Keys::Secure(keys))
+    }
+
+    /// A DS question answered without DS: insecure if the parent is, or if the parent's NSEC
+    /// record at the zone's name, verified, lists no DS.
+    async fn no_ds(&self, zone: &Name, response: &Message, depth: usize) -> Result<Keys, Stop> {
+        let nsec = rrset_of(response.name_servers(), zone, RecordType::NSEC);
+        let parent = match nsec.signatures.first() {
+            Some(signature) => signature.signer_name().clone(),
+            None => match response
+                .name_servers()
+                .iter()
+                .find(|record| record.record_type() == RecordType::SOA)
+            {
+                Some(soa) => soa.name().clone(),
+                None => {
+                    return Err(Stop::Unproven(format!(
+                        "no proof that {} has no DS",
+                        display(zone)
+                    )));
+                }
+            },
+        };
+        if parent == *zone || !parent.zone_of(zone) {
+            return Err(Stop::Unproven(format!(
+                "the answer about the DS of {} comes from {}",
+                display(zone),
+                display(&parent)
+            )));
+        }
+        let parent_keys = match self.zone_keys(parent.clone(), depth + 1).await? {
+            Keys::Insecure => return Ok(Keys::Insecure),
+            Keys::Secure(keys) => keys,
+        };
+        let Some(types) = nsec.records.iter().find_map(|record| match record.data() {
+            RData::DNSSEC(DNSSECRData::NSEC(nsec)) => {
+                Some(nsec.type_bit_maps().collect::<Vec<_>>())
+            }
+            _ => None,
+        }) else {
+            // NSEC3, or a covering NSEC: hickory's validator proves those.
+            return Err(Stop::Unproven(format!(
+                "{} proves the absence of the DS of {} other than by an NSEC record at that name",
+                display(&parent),
+                display(zone)
+            )));
+        };
+        self.verify(&nsec, &parent, &parent_keys)?;
+        if types.contains(&RecordType::DS) || !types.contains(&RecordType::NS) {
+            return Err(Stop::Unproven(format!(
+                "the NSEC record of {} does not prove an unsigned delegation",
+                display(zone)
+            )));
+        }
+        Ok(Keys::Insecure)
+    }
+
+    /// Verifies `rrset`'s signatures by `signer` with `keys`, at the walk's time: one
+    /// signature that verifies and is in date is enough. Otherwise the most telling failure:
+    /// a signature that verifies but is out of date, then one that does not verify, then one
+    /// by a key the zone does not publish.
+    fn verify(&self, rrset: &Rrset, signer: &Name, keys: &[DNSKEY]) -> Result<(), Stop> {
+        let owner = display(&rrset.owner);
+        let record_type = rrset.record_type.to_string();
+        if rrset.signatures.is_empty() {
+            return Err(Stop::Broken(BrokenChain::SignatureMissing {
+                owner,
+                record_type,
+                zone: display(signer),
+            }));
+        }
+        let now = self.now.timestamp();
+        let mut out_of_date = None;
+        let mut invalid = None;
+        let mut unknown_key = None;
+        for signature in &rrset.signatures {
+            let usable: Vec<&DNSKEY> = keys
+                .iter()
+                .filter(|key| {
+                    key.zone_key()
+                        && !key.revoke()
+                        && key.algorithm() == signature.algorithm()
+                        && key.calculate_key_tag().ok() == Some(signature.key_tag())
+                })
+                .collect();
+            if signature.signer_name() != signer || usable.is_empty() {
+                unknown_key.get_or_insert(BrokenChain::NoKeyForSignature {
+                    owner: owner.clone(),
+                    record_type: record_type.clone(),
+                    signer: display(signature.signer_name()),
+                    key_tag: signature.key_tag(),
+                    dnskey_key_tags: tags(keys),
+                });
+                continue;
+            }
+            let verifies = usable.iter().any(|key| {
+                key.verify_rrsig(&rrset.owner, DNSClass::IN, signature, rrset.records.iter())
+                    .is_ok()
+            });
+            if !verifies {
+                invalid.get_or_insert(BrokenChain::SignatureInvalid {
+                    owner: owner.clone(),
+                    record_type: record_type.clone(),
+                    signer: display(signer),
+                    key_tag: signature.key_tag(),
+                });
+                continue;
+            }
+            let inception = i64::from(signature.sig_inception().get());
+            let expiration = i64::from(signature.sig_expiration().get());
+            let at = |seconds: i64| DateTime::<Utc>::from_timestamp(seconds, 0).unwrap_or_default();
+            if now > expiration {
+                out_of_date.get_or_insert(BrokenChain::SignatureExpired {
+                    owner: owner.clone(),
+                    record_type: record_type.clone(),
+                    signer: display(signer),
+                    key_tag: signature.key_tag(),
+                    inception: at(inception),
+                    expiration: at(expiration),
+                    judged_at: self.now,
+                });
+            } else if now < inception {
+                out_of_date.get_or_insert(BrokenChain::SignatureNotYetValid {
+                    owner: owner.clone(),
+                    record_type: record_type.clone(),
+                    signer: display(signer),
+                    key_tag: signature.key_tag(),
+                    inception: at(inception),
+                    expiration: at(expiration),
+                    judged_at: self.now,
+                });
+            } else {
+                return Ok(());
+            }
+        }
+        Err(Stop::Broken(
+            out_of_date
+                .or(invalid)
+                .or(unknown_key)
+                .unwrap_or(BrokenChain::SignatureMissing {
+                    owner,
+                    record_type,
+                    zone: display(signer),
+                }),
+        ))
+    }
+
+    /// Asks `name` `record_type` with the DO bit and checking disabled, over the walk's
+    /// connection.
+    async fn ask(&self, name: &Name, record_type: RecordType) -> Result<Message, String> {
+        let mut options = DnsRequestOptions::default();
+        options.use_edns = true;
+        options.edns_set_dnssec_ok = true;
+        let asked = tokio::time::timeout(
+            self.timeout,
+            super::tcp::CheckingDisabled(self.exchange.clone())
+                .lookup(Query::query(name.clone(), record_type), options)
+                .next(),
+        )
+        .await;
+        match asked {
+            Ok(Some(Ok(response))) => Ok(response.into_message()),
+            Ok(Some(Err(error))) => Err(format!(
+                "asking {} {record_type} failed: {error}",
+                display(name)
+            )),
+            Ok(None) => Err(format!("no answer to {} {record_type}", display(name))),
+            Err(_) => Err(format!(
+                "no answer to {} {record_type} within {} ms",
+                display(name),
+                self.timeout.as_millis()
+            )),
+        }
+    }
+}
+
+/// `name` for a person: without the final dot, `.` for the root.
+pub(crate) fn display(name: &Name) -> String {
+    if name.is_root() {
+        ".".to_owned()
+    } else {
+        name.to_ascii().trim_end_matches('.').to_ascii_lowercase()
+    }
+}
+
+fn tags(keys: &[DNSKEY]) -> Vec<u16> {
+    keys.iter()
+        .filter_map(|key| key.calculate_key_tag().ok())
+        .collect()
+}
+
+/// The RRsets of `records` (RRSIGs aside), each with the signatures that cover it, in the
+/// order they first appear (the name's own first, then along its CNAME chain).
+fn rrsets(records: &[Record]) -> Vec<Rrset> {
+    let mut order: Vec<(Name, RecordType)> = Vec::new();
+    for record in records {
+        let key = (record.name().clone(), record.record_type());
+        if record.record_type() != RecordType::RRSIG && !order.contains(&key) {
+            order.push(key);
+        }
+    }
+    order
+        .into_iter()
+        .map(|(owner, record_type)| rrset_of(records, &owner, record_type))
+        .collect()
+}
+
+/// The records of `owner` `record_type` among `records`, with their signatures.
+fn rrset_of(records: &[Record], owner: &Name, record_type: RecordType) -> Rrset {
+    Rrset {
+        owner: owner.clone(),
+        record_type,
+        records: records
+            .iter()
+            .filter(|record| record.record_type() == record_type && record.name() == owner)
+            .cloned()
+            .collect(),
+        signatures: records
+            .iter()
+            .filter(|record| record.name() == owner)
+            .filter_map(|record| match record.data() {
+                RData::DNSSEC(DNSSECRData::RRSIG(signature))
+                    if signature.type_covered() == record_type =>
+                {
+                    Some(signature.clone())
+                }
+                _ => None,
+            })
+            .collect(),
+    }
+}
