@@ -396,7 +396,16 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         findings.extend(record_findings);
     }
 
-    if let Some(source) = &run.dnssec {
+    // A resolver's SERVFAIL that checking disabled cures: validated even in a run that does
+    // not validate every name, to name the one cause.
+    let resolver_failed = findings
+        .iter()
+        .any(|finding| finding.code == FindingCode::DnssecFailure);
+    if let Some(source) = run
+        .dnssec
+        .as_ref()
+        .filter(|_| run.options.dnssec || resolver_failed)
+    {
         // Validation climbs from the trust anchor's keys (the root's, or the first owner's in
         // the caller's file): a server that does not hand them out (an authoritative server
         // such as the local service's, asked for the root) cannot be validated through, and
@@ -422,11 +431,32 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 primary.source.label
             ))
         };
-        findings.extend(checks::dnssec::finding(
-            name,
-            &primary.source.label,
-            &verdict,
-        ));
+        if !run.options.dnssec {
+            // Only the cause is wanted: it replaces the failure's list of possible ones.
+            if let checks::dnssec::DnssecVerdict::Broken(cause) = &verdict
+                && !matches!(cause, checks::dnssec::BrokenChain::UntrustedKeys { .. })
+                && let Some(failure) = findings
+                    .iter_mut()
+                    .find(|finding| finding.code == FindingCode::DnssecFailure)
+            {
+                let resolver = failure
+                    .evidence
+                    .first()
+                    .map_or("A validating resolver", |shown| shown.server.as_str());
+                failure.title = cause.title(name);
+                failure.detail = format!(
+                    "{} {resolver} answers SERVFAIL, but answers with validation turned off.",
+                    cause.detail(name)
+                );
+                failure.fix = cause.fix();
+            }
+        } else {
+            findings.extend(checks::dnssec::finding(
+                name,
+                &primary.source.label,
+                &verdict,
+            ));
+        }
         // The doctor's own verdict and a resolver's SERVFAIL that CD cures are one cause:
         // one finding, with the resolver's answers as evidence. Only what the resolver did is
         // added: the doctor's verdict has named the cause, which the resolver's failure alone

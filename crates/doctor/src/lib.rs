@@ -179,9 +179,7 @@ pub async fn replay(capture: &Capture) -> Result<Report> {
         servers,
         engine,
         TlsSource::Replay(capture.tls.clone()),
-        options
-            .dnssec
-            .then(|| DnssecSource::Replay(capture.dnssec.clone())),
+        Some(DnssecSource::Replay(capture.dnssec.clone())),
         capture.captured_at,
     )
     .await;
@@ -193,28 +191,36 @@ pub async fn replay(capture: &Capture) -> Result<Report> {
     Ok(report)
 }
 
-/// The DNSSEC validation a run does, if it does: with the caller's trust anchor or IANA's.
-/// The keys a DS anchor names are fetched from the first server, the one validation asks.
+/// The DNSSEC validation of a run: with the caller's trust anchor or IANA's. The keys a DS
+/// anchor names are fetched from the first server, the one validation asks. A run that does
+/// not validate every name (`options.dnssec` off) still validates a name a resolver fails
+/// for with DNSSEC, to name the cause; its anchors are then a nicety, and anchors that cannot
+/// be had only leave that cause unnamed.
 async fn dnssec_source(
     options: &DoctorOptions,
     servers: &[Server],
     recording: bool,
 ) -> Result<Option<DnssecSource>> {
-    if !options.dnssec {
-        return Ok(None);
-    }
     let Some(first) = servers.first() else {
         return Err(Error::InvalidOptions("no server to ask".to_owned()));
     };
-    let anchors = Arc::new(
-        checks::dnssec::anchors::trust_anchors(
-            options.trust_anchor.as_deref(),
-            first.address,
-            options.timeout,
-        )
-        .await
-        .map_err(Error::InvalidOptions)?,
-    );
+    let anchors = checks::dnssec::anchors::trust_anchors(
+        options.trust_anchor.as_deref(),
+        first.address,
+        options.timeout,
+    )
+    .await;
+    let anchors = match anchors {
+        Ok(anchors) => Arc::new(anchors),
+        Err(error) if options.dnssec => return Err(Error::InvalidOptions(error)),
+        Err(error) => {
+            tracing::debug!(
+                error,
+                "no trust anchor: a DNSSEC failure's cause goes unnamed"
+            );
+            return Ok(None);
+        }
+    };
     Ok(Some(if recording {
         DnssecSource::Recording(anchors, Default::default())
     } else {

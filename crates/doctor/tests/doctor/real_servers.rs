@@ -341,7 +341,8 @@ async fn a_fix_still_propagating(hierarchy: &mut Hierarchy) {
 /// expired signature and a DS that matches no key make Unbound answer SERVFAIL, and the same
 /// question with checking disabled (CD) gets the answer, which the doctor reports as a
 /// DNSSEC failure rather than a broken server. The signed `example.com` stays healthy (the
-/// other checks of this run assert it).
+/// other checks of this run assert it). Given the hierarchy's trust anchor, the doctor
+/// validates the failing names itself and the failure names its one cause.
 async fn dnssec_failures_seen_through_a_validating_resolver(hierarchy: &Hierarchy) {
     let options = DoctorOptions::new(TARGET).with_tls_probe(false);
     let names = ["www.expired.com", "www.wrongds.com", "www.example.com"];
@@ -369,6 +370,50 @@ async fn dnssec_failures_seen_through_a_validating_resolver(hierarchy: &Hierarch
             found.code,
             FindingCode::DnssecFailure | FindingCode::Servfail
         )),
+        "{context}"
+    );
+
+    // Given this hierarchy's trust anchor, the doctor validates the names the resolver fails
+    // for, even without --dnssec, and the failure names its one cause and its fix.
+    let mut anchored = options.clone();
+    anchored.trust_anchor =
+        Some(fs::read_to_string(hierarchy.directory.path().join("root.anchor")).unwrap());
+    let report = diagnose(&names, &anchored).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    let expired = finding(host(&report, "www.expired.com"), FindingCode::DnssecFailure);
+    assert!(
+        expired.detail.contains("expired on 1 Jan 2020, 00:00 UTC")
+            && expired.detail.ends_with(&format!(
+                "system resolver {RESOLVER}:53 answers SERVFAIL, but answers with validation \
+                 turned off."
+            ))
+            && !expired.detail.contains("DS record"),
+        "{context}"
+    );
+    assert!(
+        expired
+            .fix
+            .as_ref()
+            .is_some_and(|fix| fix.summary.contains("sign the zone again")),
+        "{context}"
+    );
+    let wrong = finding(host(&report, "www.wrongds.com"), FindingCode::DnssecFailure);
+    assert!(
+        wrong
+            .title
+            .ends_with("the DS record of wrongds.com matches none of its keys")
+            && !wrong.detail.contains("expired"),
+        "{context}"
+    );
+    // the others are not validated: no DNSSEC finding of the doctor's own
+    assert!(
+        !host(&report, "www.example.com")
+            .findings
+            .iter()
+            .any(|found| matches!(
+                found.code,
+                FindingCode::DnssecValid | FindingCode::DnssecBogus
+            )),
         "{context}"
     );
 }
