@@ -52,7 +52,7 @@ impl Client {
                 .max_response_bytes(config.max_response_bytes);
         let mut queue = config.queue;
         if let (None, Some(dir)) = (&queue.shared_budget, &config.data_dir) {
-            queue.shared_budget = Some(crate::shared::ledger_path(
+            queue.shared_budget = Some(crate::ledger::ledger_path(
                 dir,
                 &config.base_url,
                 &config.api_key,

@@ -88,7 +88,7 @@ impl QueueConfig {
     /// Shares the budget of `api_key` on `base_url` with every queue of that key that uses
     /// the same `dir`, in this process or another.
     pub fn share_budget(mut self, dir: &Path, base_url: &str, api_key: &ApiKey) -> Self {
-        self.shared_budget = Some(crate::shared::ledger_path(dir, base_url, api_key));
+        self.shared_budget = Some(crate::ledger::ledger_path(dir, base_url, api_key));
         self
     }
 }

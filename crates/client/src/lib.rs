@@ -30,11 +30,11 @@ mod domain_config;
 pub mod domain_connect;
 mod error;
 pub mod headers;
+mod ledger;
 mod local_control;
 mod pool;
 mod queue;
 mod secret;
-mod shared;
 mod state;
 mod transport;
 

@@ -51,7 +51,7 @@ use crate::clock::WallClock;
 use crate::config::QueueConfig;
 use crate::error::{Error, Result};
 use crate::headers::unix_seconds;
-use crate::shared::{self, Lease, Ledger, SharedBudget, SharedWindow};
+use crate::ledger::{self, Lease, Ledger, SharedBudget, SharedWindow};
 use crate::state::{HeldBack, HeldBackReason, Priority, QueueState, QueuedCounts, WindowState};
 use crate::transport::{ApiRequest, Transport, TransportError, WireResponse};
 
@@ -591,7 +591,7 @@ impl Scheduler {
                     pid: std::process::id(),
                     queue: self.queue_tag,
                     id,
-                    expires_us: self.clock.micros(now + shared::LEASE),
+                    expires_us: self.clock.micros(now + ledger::LEASE),
                 });
             }
             self.pace_jitter = self.rng.gen_range(0.85..=1.0);

@@ -9,8 +9,8 @@
 
 pub mod ca;
 pub mod clock;
-pub mod dconnect;
 pub mod dns;
+pub mod domain_connect;
 pub mod edge;
 pub mod error;
 pub mod http;

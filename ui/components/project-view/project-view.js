@@ -6,7 +6,7 @@ import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow } from '../../lib/app-state.js';
 import { upsertDomain } from '../../lib/domain-list.js';
-import { PollSchedule, pollPlan, notableChange } from '../../lib/backoff.js';
+import { PollSchedule, pollPlan, notableChange } from '../../lib/poll-schedule.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
 

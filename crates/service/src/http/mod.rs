@@ -1,7 +1,7 @@
 //! The HTTP face of the service: `/v1` (the platform API), `/_local` (the control plane) and
 //! `GET /openapi.json`, all in one [`app`] router that tests drive without a socket.
 
-pub mod dconnect;
+pub mod domain_connect;
 pub mod extract;
 pub mod gate;
 pub mod idempotency;
@@ -48,9 +48,12 @@ pub fn api_router() -> OpenApiRouter<AppState> {
             v1::domain_config::get_domain_config,
             v1::domain_config::put_domain_config
         ))
-        .routes(routes!(dconnect::get_settings))
-        .routes(routes!(dconnect::get_template))
-        .routes(routes!(dconnect::consent_page, dconnect::apply_or_cancel))
+        .routes(routes!(domain_connect::get_settings))
+        .routes(routes!(domain_connect::get_template))
+        .routes(routes!(
+            domain_connect::consent_page,
+            domain_connect::apply_or_cancel
+        ))
         .routes(routes!(local::info::get_info))
         .routes(routes!(local::clock::get_clock, local::clock::put_clock))
         .routes(routes!(local::clock::advance_clock))

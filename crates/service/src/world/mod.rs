@@ -99,7 +99,7 @@ pub struct LocalWorld {
     /// Counts the reconciliations that ran, so a waiter can see the background task's work.
     reconciled: watch::Sender<u64>,
     /// The local DNS provider's Domain Connect templates.
-    domain_connect: Arc<crate::dconnect::Provider>,
+    domain_connect: Arc<crate::domain_connect::Provider>,
 }
 
 impl std::fmt::Debug for LocalWorld {
@@ -200,7 +200,7 @@ impl LocalWorld {
         }
         zones.set_platform_hosts(store.read(projects::default_addresses).await?);
         zones.set_domain_connect_host(Some(api_addr.to_string()));
-        let domain_connect = Arc::new(crate::dconnect::Provider::new(
+        let domain_connect = Arc::new(crate::domain_connect::Provider::new(
             &settings.platform_dns_target,
             &settings.domain_connect_templates,
         )?);
@@ -308,11 +308,11 @@ impl LocalWorld {
     }
 
     /// The local DNS provider's Domain Connect templates.
-    pub fn domain_connect(&self) -> &crate::dconnect::Provider {
+    pub fn domain_connect(&self) -> &crate::domain_connect::Provider {
         &self.domain_connect
     }
 
-    pub fn domain_connect_arc(&self) -> Arc<crate::dconnect::Provider> {
+    pub fn domain_connect_arc(&self) -> Arc<crate::domain_connect::Provider> {
         self.domain_connect.clone()
     }
 

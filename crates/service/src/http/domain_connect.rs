@@ -1,4 +1,4 @@
-//! Domain Connect's HTTP face under `/v2` (the standard's paths; see [`crate::dconnect`]):
+//! Domain Connect's HTTP face under `/v2` (the standard's paths; see [`crate::domain_connect`]):
 //! the settings document, the template support query, and the synchronous flow's consent page
 //! with its Apply and Cancel.
 //!
@@ -18,7 +18,7 @@ use domain_desk_api::domain_connect::{ProviderSettings, TemplateSupport, sync_er
 use serde::Deserialize;
 use utoipa::ToSchema;
 
-use crate::dconnect::{self, CheckedRequest, Refusal};
+use crate::domain_connect::{self, CheckedRequest, Refusal};
 use crate::http::extract::ApiPath;
 use crate::http::local::is_loopback_host;
 use crate::http::state::AppState;
@@ -46,7 +46,7 @@ pub async fn get_settings(
             "The local DNS provider holds no zone {zone}."
         )));
     }
-    Ok(Json(dconnect::settings(
+    Ok(Json(domain_connect::settings(
         &format!("http://{}", state.api_addr()),
         &state.settings().platform_domain,
     )))
@@ -199,7 +199,9 @@ pub async fn apply_or_cancel(
                 ));
             };
             let (zones, now, plan) = (world.zones().clone(), state.now(), checked.clone());
-            match tokio::task::spawn_blocking(move || dconnect::apply(&zones, &plan, now)).await {
+            match tokio::task::spawn_blocking(move || domain_connect::apply(&zones, &plan, now))
+                .await
+            {
                 Ok(Ok(())) => finish(
                     &checked,
                     &[],
@@ -234,7 +236,7 @@ pub async fn apply_or_cancel(
     }
 }
 
-type Checked = (CheckedRequest, std::sync::Arc<dconnect::Provider>);
+type Checked = (CheckedRequest, std::sync::Arc<domain_connect::Provider>);
 
 fn checked(
     state: &AppState,
@@ -259,7 +261,7 @@ fn checked(
     let Query(pairs) = Query::<Vec<(String, String)>>::try_from_uri(&uri)
         .map_err(|_| Refusal::bad_request("The query string cannot be read."))?;
     let provider = world.domain_connect_arc();
-    let checked = dconnect::check_request(
+    let checked = domain_connect::check_request(
         &provider,
         world.zones(),
         provider_id,
@@ -279,7 +281,7 @@ fn finish(checked: &CheckedRequest, extra: &[(&str, &str)], title: &str, said: &
                 params.push(("state", state));
             }
             params.extend_from_slice(extra);
-            let location = dconnect::with_query(uri, &params);
+            let location = domain_connect::with_query(uri, &params);
             match HeaderValue::from_str(&location) {
                 Ok(value) => (StatusCode::SEE_OTHER, [(header::LOCATION, value)]).into_response(),
                 Err(_) => refused(&Refusal::bad_request(
@@ -394,7 +396,7 @@ fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>{title} — {provider}</title><style>body{{font-family:sans-serif;max-width:46rem;margin:2rem auto;padding:0 1rem}}table{{border-collapse:collapse}}td,th{{border:1px solid #999;padding:.3rem .6rem;text-align:left}}button{{margin:1rem .5rem 0 0;padding:.4rem 1.2rem}}</style></head><body><h1>{title}</h1>{body}<p><small>{provider}</small></p></body></html>",
         title = escape(title),
-        provider = escape(dconnect::PROVIDER_NAME),
+        provider = escape(domain_connect::PROVIDER_NAME),
     );
     let mut response = (status, html).into_response();
     let headers = response.headers_mut();

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange } from '../lib/backoff.js';
+import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange } from '../lib/poll-schedule.js';
 import { domain } from './fixtures.js';
 
 test('the delay grows as the state ages', () => {

@@ -6,7 +6,7 @@
 //! answers from, then sends the browser back to `redirect_uri`.
 //!
 //! This module decides what a request may do ([`check_request`]) and does it ([`apply`]);
-//! `http::dconnect` turns the outcome into pages and redirects. Templates are the standard's
+//! `http::domain_connect` turns the outcome into pages and redirects. Templates are the standard's
 //! JSON: the platform's own (bundled under `data/domainconnect`) and any the settings add.
 
 pub mod signature;
