@@ -10,6 +10,7 @@ pub mod error;
 pub mod hostname;
 pub mod local;
 pub mod rate_limit;
+pub mod txt;
 pub mod types;
 
 pub use error::{Error, Result};

@@ -11,6 +11,7 @@ use std::time::Duration;
 
 use domain_desk_api::Hostname;
 use domain_desk_api::domain_connect::{DISCOVERY_LABEL, ProviderSettings};
+use domain_desk_api::txt::txt_text;
 use hickory_resolver::config::{NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts};
 use hickory_resolver::name_server::TokioConnectionProvider;
 use hickory_resolver::proto::rr::{RData, RecordType};
@@ -123,13 +124,7 @@ impl DomainConnect {
                 .records()
                 .iter()
                 .find_map(|record| match record.data() {
-                    RData::TXT(txt) => Some(
-                        txt.iter()
-                            .map(|part| String::from_utf8_lossy(part).into_owned())
-                            .collect::<String>()
-                            .trim()
-                            .to_owned(),
-                    ),
+                    RData::TXT(txt) => Some(txt_text(txt.iter()).trim().to_owned()),
                     _ => None,
                 })),
             Err(error) if error.is_no_records_found() => Ok(None),

@@ -9,6 +9,7 @@ use std::net::SocketAddr;
 
 use base64::Engine;
 use domain_desk_api::local::LocalInfo;
+use domain_desk_api::txt::txt_text;
 use domain_desk_api::{AddDomain, DomainStatus, Plan};
 use domain_desk_client::domain_connect::{Discovery, DomainConnect, SyncApply, sync_apply_url};
 use domain_desk_client::{Client, ClientConfig};
@@ -134,11 +135,7 @@ async fn answers(dns: SocketAddr, name: &str, record_type: RecordType) -> Vec<St
             .iter()
             .filter_map(|record| match record.data() {
                 RData::CNAME(target) => Some(target.0.to_ascii()),
-                RData::TXT(txt) => Some(
-                    txt.iter()
-                        .map(|part| String::from_utf8_lossy(part).into_owned())
-                        .collect::<String>(),
-                ),
+                RData::TXT(txt) => Some(txt_text(txt.iter())),
                 _ => None,
             })
             .collect(),

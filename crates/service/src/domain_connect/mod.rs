@@ -18,6 +18,7 @@ use axum::http::{StatusCode, Uri};
 use chrono::{DateTime, Utc};
 use domain_desk_api::domain_connect::ProviderSettings;
 use domain_desk_api::local::{NewZoneRecord, ZoneRecord, ZoneRecordType};
+use domain_desk_api::txt::txt_text;
 use hickory_proto::rr::{RData, RecordType};
 use hmac::{Hmac, Mac};
 use sha2::Sha256;
@@ -342,11 +343,7 @@ fn check_signature(
         Ok(Resolution::Answer { answers, .. }) => answers
             .iter()
             .filter_map(|record| match record.data() {
-                RData::TXT(txt) => Some(
-                    txt.iter()
-                        .map(|part| String::from_utf8_lossy(part).into_owned())
-                        .collect::<String>(),
-                ),
+                RData::TXT(txt) => Some(txt_text(txt.iter())),
                 _ => None,
             })
             .collect(),

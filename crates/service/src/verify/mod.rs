@@ -9,6 +9,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use domain_desk_api::caa::{CaaRecord, climb};
+use domain_desk_api::txt::txt_text;
 use domain_desk_api::{FoundRecord, Hostname, VerificationError, VerificationErrorCode};
 use hickory_proto::ProtoErrorKind;
 use hickory_proto::op::ResponseCode;
@@ -107,11 +108,7 @@ impl Verifier {
             .iter()
             .filter(|record| owned_by(record, name))
             .filter_map(|record| match record.data() {
-                RData::TXT(txt) => Some(
-                    txt.iter()
-                        .map(|part| String::from_utf8_lossy(part).into_owned())
-                        .collect::<String>(),
-                ),
+                RData::TXT(txt) => Some(txt_text(txt.iter())),
                 _ => None,
             })
             .collect())
