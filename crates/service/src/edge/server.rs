@@ -3,6 +3,7 @@
 //! known name to its https address.
 
 use std::future::Future;
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -17,12 +18,13 @@ use hyper_util::rt::{TokioIo, TokioTimer};
 use rustls::ServerConfig;
 use rustls::server::Acceptor;
 use rustls::sign::CertifiedKey;
+use tokio::io::{AsyncRead, AsyncWrite};
 use tokio::net::TcpListener;
 use tokio_rustls::LazyConfigAcceptor;
 
 use super::routes::{CertificateBySni, EdgeDirectory, Route};
 use crate::Result;
-use crate::server::{Watched, accept_until, until_idle};
+use crate::server::{Activity, Watched, accept_until, until_idle};
 use crate::settings::ConnectionLimits;
 
 /// How long a client may take to complete the TLS handshake.
@@ -115,30 +117,13 @@ pub async fn serve_https_with_limits(
                 Err(_) => return,
             };
             let server_name: Arc<str> = server_name.into();
-            let service = service_fn(move |request: Request<Incoming>| {
+            serve_connection(tls, &activity, &limits, peer, move |request| {
                 let (routes, files, server_name) =
                     (routes.clone(), files.clone(), server_name.clone());
-                let method = request.method().clone();
-                let uri = request.uri().clone();
-                async move {
-                    let response = tokio::task::spawn_blocking(move || {
-                        answer_https(routes.as_ref(), files.as_ref(), &server_name, &method, &uri)
-                    })
-                    .await
-                    .unwrap_or_else(|_| {
-                        text(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.\n")
-                    });
-                    Ok::<_, std::convert::Infallible>(response)
-                }
-            });
-            let connection = http1_builder(&limits).serve_connection(TokioIo::new(tls), service);
-            match until_idle(connection, &activity, limits.idle_timeout).await {
-                Some(Ok(())) => {}
-                Some(Err(error)) => {
-                    tracing::debug!(%error, %peer, "edge connection ended with an error");
-                }
-                None => tracing::debug!(%peer, "edge closed an idle connection"),
-            }
+                let (method, uri) = (request.method().clone(), request.uri().clone());
+                move || answer_https(routes.as_ref(), files.as_ref(), &server_name, &method, &uri)
+            })
+            .await;
         });
     })
     .await;
@@ -195,36 +180,54 @@ pub async fn serve_http_with_limits(
         tokio::spawn(async move {
             let _permit = permit;
             let (stream, activity) = Watched::new(stream);
-            let service = service_fn(move |request: Request<Incoming>| {
+            serve_connection(stream, &activity, &limits, peer, move |request| {
                 let routes = routes.clone();
-                let host = request_host(&request);
+                let host = request_host(request);
                 let path_and_query = request
                     .uri()
                     .path_and_query()
                     .map_or_else(|| "/".to_owned(), |value| value.as_str().to_owned());
-                async move {
-                    let response = tokio::task::spawn_blocking(move || {
-                        answer_http(routes.as_ref(), https_port, &host, &path_and_query)
-                    })
-                    .await
-                    .unwrap_or_else(|_| {
-                        text(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.\n")
-                    });
-                    Ok::<_, std::convert::Infallible>(response)
-                }
-            });
-            let connection = http1_builder(&limits).serve_connection(TokioIo::new(stream), service);
-            match until_idle(connection, &activity, limits.idle_timeout).await {
-                Some(Ok(())) => {}
-                Some(Err(error)) => {
-                    tracing::debug!(%error, %peer, "edge connection ended with an error");
-                }
-                None => tracing::debug!(%peer, "edge closed an idle connection"),
-            }
+                move || answer_http(routes.as_ref(), https_port, &host, &path_and_query)
+            })
+            .await;
         });
     })
     .await;
     Ok(())
+}
+
+/// Serves one connection's requests until it ends or no byte moves on it for the idle time
+/// of `limits`: HTTP/1.1, each request answered on the blocking pool (the directory may ask
+/// the database) by the job `answer` makes of it. The HTTPS and HTTP edges differ only in
+/// the stream (TLS or plain) and in the answer.
+async fn serve_connection<S, A, J>(
+    stream: S,
+    activity: &Activity,
+    limits: &ConnectionLimits,
+    peer: SocketAddr,
+    answer: A,
+) where
+    S: AsyncRead + AsyncWrite + Unpin + Send + 'static,
+    A: Fn(&Request<Incoming>) -> J + Send + Sync + 'static,
+    J: FnOnce() -> Response<Body> + Send + 'static,
+{
+    let service = service_fn(move |request: Request<Incoming>| {
+        let job = answer(&request);
+        async move {
+            let response = tokio::task::spawn_blocking(job).await.unwrap_or_else(|_| {
+                text(StatusCode::INTERNAL_SERVER_ERROR, "Something went wrong.\n")
+            });
+            Ok::<_, std::convert::Infallible>(response)
+        }
+    });
+    let connection = http1_builder(limits).serve_connection(TokioIo::new(stream), service);
+    match until_idle(connection, activity, limits.idle_timeout).await {
+        Some(Ok(())) => {}
+        Some(Err(error)) => {
+            tracing::debug!(%error, %peer, "edge connection ended with an error");
+        }
+        None => tracing::debug!(%peer, "edge closed an idle connection"),
+    }
 }
 
 /// HTTP/1.1 with the header timeout of `limits`.
