@@ -8,6 +8,7 @@ use std::time::Duration;
 use domain_desk_api::local::LocalInfo;
 use domain_desk_doctor::{DoctorOptions, FindingCode, Severity, diagnose, diagnose_logged};
 use domain_desk_service::{ServiceSettings, Storage};
+use domain_desk_test_support::project_with_domains;
 use serde_json::{Value, json};
 
 use crate::{codes, finding, host};
@@ -15,7 +16,7 @@ use crate::{codes, finding, host};
 struct Running {
     info: LocalInfo,
     http: reqwest::Client,
-    _service: domain_desk_service::Running,
+    service: domain_desk_service::Running,
 }
 
 async fn start() -> Running {
@@ -33,7 +34,7 @@ async fn start_with(change: impl FnOnce(&mut ServiceSettings)) -> Running {
     Running {
         info: service.info().clone(),
         http: reqwest::Client::builder().no_proxy().build().unwrap(),
-        _service: service,
+        service,
     }
 }
 
@@ -314,32 +315,14 @@ async fn a_live_domain_shows_its_certificate_and_a_redirect_its_301() {
     let service = start().await;
     let key = service.info.demo_keys["pro"].clone();
     let post = reqwest::Method::POST;
-    let project = service
-        .call(
-            post.clone(),
-            "/v1/projects",
-            Some(&key),
-            json!({"name": "doctor"}),
-        )
-        .await;
-    let project = project["id"].as_str().unwrap().to_owned();
-    service
-        .call(
-            post.clone(),
-            &format!("/v1/projects/{project}/deploys"),
-            Some(&key),
-            json!({"files": {"index.html": "<h1>doctor</h1>"}}),
-        )
-        .await;
+    let project = project_with_domains(
+        service.service.state(),
+        &key,
+        "doctor",
+        &["www.example.com"],
+    )
+    .await;
     let domains = format!("/v1/projects/{project}/domains");
-    service
-        .call(
-            post.clone(),
-            &domains,
-            Some(&key),
-            json!({"hostname": "www.example.com"}),
-        )
-        .await;
     service
         .call(
             post.clone(),
@@ -431,32 +414,13 @@ async fn attached_hostnames(service: &Running, key: &str) -> std::collections::B
 async fn a_cname_to_the_platform_that_no_project_claims_is_dangling() {
     let service = start().await;
     let key = service.info.demo_keys["pro"].clone();
-    let post = reqwest::Method::POST;
-    let project = service
-        .call(
-            post.clone(),
-            "/v1/projects",
-            Some(&key),
-            json!({"name": "claims"}),
-        )
-        .await;
-    let project = project["id"].as_str().unwrap().to_owned();
-    service
-        .call(
-            post.clone(),
-            &format!("/v1/projects/{project}/deploys"),
-            Some(&key),
-            json!({"files": {"index.html": "<h1>claims</h1>"}}),
-        )
-        .await;
-    service
-        .call(
-            post,
-            &format!("/v1/projects/{project}/domains"),
-            Some(&key),
-            json!({"hostname": "www.example.com"}),
-        )
-        .await;
+    project_with_domains(
+        service.service.state(),
+        &key,
+        "claims",
+        &["www.example.com"],
+    )
+    .await;
     let attached = attached_hostnames(&service, &key).await;
     assert_eq!(attached.len(), 1, "{attached:?}");
 
@@ -505,32 +469,8 @@ async fn a_cname_to_the_platform_that_no_project_claims_is_dangling() {
 async fn take_live(service: &Running, hostname: &str) {
     let key = service.info.demo_keys["pro"].clone();
     let post = reqwest::Method::POST;
-    let project = service
-        .call(
-            post.clone(),
-            "/v1/projects",
-            Some(&key),
-            json!({"name": "live"}),
-        )
-        .await;
-    let project = project["id"].as_str().unwrap().to_owned();
-    service
-        .call(
-            post.clone(),
-            &format!("/v1/projects/{project}/deploys"),
-            Some(&key),
-            json!({"files": {"index.html": "<h1>live</h1>"}}),
-        )
-        .await;
+    let project = project_with_domains(service.service.state(), &key, "live", &[hostname]).await;
     let domains = format!("/v1/projects/{project}/domains");
-    service
-        .call(
-            post.clone(),
-            &domains,
-            Some(&key),
-            json!({"hostname": hostname}),
-        )
-        .await;
     for _ in 0..10 {
         service
             .call(

@@ -73,18 +73,7 @@ impl Reply {
     }
 }
 
-/// The default settings with every listener on `127.0.0.1:0`, for the tests that start the
-/// service over real loopback with `Service::spawn`.
-pub fn loopback_settings() -> ServiceSettings {
-    let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-    ServiceSettings {
-        api_addr: loopback,
-        dns_addr: loopback,
-        edge_https_addr: loopback,
-        edge_http_addr: loopback,
-        ..ServiceSettings::default()
-    }
-}
+pub use domain_desk_test_support::loopback_settings;
 
 impl TestService {
     pub fn new() -> Self {
@@ -204,19 +193,7 @@ impl TestService {
 
     /// A new project of `key`'s account with one successful deploy; returns its id.
     pub async fn deployed_project(&self, key: &str, name: &str) -> String {
-        let project = self
-            .post("/v1/projects", key, serde_json::json!({"name": name}))
-            .await;
-        project.expect(201);
-        let id = project.body["id"].as_str().expect("project id").to_owned();
-        self.post(
-            &format!("/v1/projects/{id}/deploys"),
-            key,
-            serde_json::json!({"files": {"index.html": "<h1>hi</h1>"}}),
-        )
-        .await
-        .expect(201);
-        id
+        domain_desk_test_support::deployed_project(&self.state, key, name).await
     }
 
     pub async fn add_domain(&self, key: &str, project: &str, body: Value) -> Reply {
