@@ -9,12 +9,13 @@
 //! `http::domain_connect` turns the outcome into pages and redirects. Templates are the standard's
 //! JSON: the platform's own (bundled under `data/domainconnect`) and any the settings add.
 
+mod refusal;
 pub mod signature;
 pub mod template;
 
 use std::collections::HashMap;
 
-use axum::http::{StatusCode, Uri};
+use axum::http::Uri;
 use chrono::{DateTime, Utc};
 use domain_desk_api::domain_connect::ProviderSettings;
 use domain_desk_api::local::{NewZoneRecord, ZoneRecord, ZoneRecordType};
@@ -25,6 +26,7 @@ use sha2::Sha256;
 
 use crate::dns::{Resolution, ZoneStore};
 use crate::{Error, Result};
+pub use refusal::Refusal;
 pub use template::{PlannedRecord, Template};
 
 /// This DNS provider's identity in Domain Connect.
@@ -50,36 +52,6 @@ const RESERVED: &[&str] = &[
     "groupid",
     "force",
 ];
-
-/// A request the flow refuses: the status and, for the page, why.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Refusal {
-    pub status: StatusCode,
-    pub reason: String,
-}
-
-impl Refusal {
-    pub fn bad_request(reason: impl Into<String>) -> Self {
-        Self {
-            status: StatusCode::BAD_REQUEST,
-            reason: reason.into(),
-        }
-    }
-
-    pub fn not_supported(reason: impl Into<String>) -> Self {
-        Self {
-            status: StatusCode::NOT_FOUND,
-            reason: reason.into(),
-        }
-    }
-
-    pub fn forbidden(reason: impl Into<String>) -> Self {
-        Self {
-            status: StatusCode::FORBIDDEN,
-            reason: reason.into(),
-        }
-    }
-}
 
 /// The templates this provider supports and the key that binds a consent form to its request.
 pub struct Provider {

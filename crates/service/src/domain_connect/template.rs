@@ -9,7 +9,7 @@ use std::collections::HashMap;
 use domain_desk_api::local::ZoneRecordType;
 use serde::Deserialize;
 
-use super::Refusal;
+use super::refusal::Refusal;
 
 /// The default platform DNS target written in the bundled templates.
 pub const BUNDLED_TARGET: &str = "cname.pages.local-platform.test";

@@ -5,6 +5,13 @@
 //! clock), so the two modules do not import each other. It lives in `http/` because it is the
 //! HTTP layer's state (axum's `State`) and holds the layer's own parts (the in-flight
 //! idempotency keys, the read cache): nothing outside `http` needs it.
+//!
+//! Allowed cycle with `super::idempotency` and `super::read_cache`: the state owns their
+//! parts (the in-flight keys, the cached answers), and their code reads the state for what
+//! stands beside those parts (the settings, the clock, the store). Sub-states through axum's
+//! `FromRef` would hand each only its own parts, at the price of a struct and a `FromRef` impl
+//! per module and a clone of each part per request, while every handler still takes the
+//! whole state; with one state and two such modules, the plainer shape wins.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;

@@ -6,6 +6,10 @@
 //!
 //! The decisions are [`super::lifecycle`]'s; this file does what they say, with DNS, the CA
 //! and the database, so `mod.rs` is left with starting and stopping the world's servers.
+//!
+//! Allowed cycle with `super`: this file is more of `LocalWorld`'s own methods (`impl
+//! LocalWorld`, split from `mod.rs` by job), and `mod.rs` starts the background task defined
+//! here; the lifecycle's decisions, which both read, stay in `lifecycle.rs` and import neither.
 
 use std::collections::HashMap;
 use std::sync::PoisonError;
