@@ -3,6 +3,9 @@
 //! Desktops run a Secret Service (GNOME Keyring, KWallet), which keeps keys across logins.
 //! Minimal window managers and remote sessions often have none; there the kernel's session
 //! keyring still keeps the key out of every file, for as long as the login session lasts.
+//!
+//! Allowed cycle with `super`: this is the Linux part of `KeyStore::install`, which calls it
+//! on Linux only; it answers with the parent's `KeyStore`, the one vocabulary of stores.
 
 use keyring::{keyutils, secret_service};
 
