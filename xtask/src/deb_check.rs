@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::{root, step};
+use crate::steps::{root, step};
 
 const SUITE: &str = "bookworm";
 const MIRROR: &str = "http://deb.debian.org/debian";

@@ -7,25 +7,31 @@
 
 mod bench;
 mod deb_check;
+mod module_cycles;
 mod platforms;
 mod prereqs;
 mod reliability;
 mod session;
+mod steps;
 mod wine;
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
-use anyhow::{Context, Result, bail};
+use anyhow::Result;
+
+use crate::steps::{cargo, exe, root, step};
 
 const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   run          install what the app needs (Linux), build it and open the window
-  test         install the test tools, then fmt, clippy, every Rust test, the reliability
-               checks, the UI tests and the end-to-end tests under Xvfb
+  test         install the test tools, then fmt, the module cycles, clippy, every Rust test,
+               the reliability checks, the UI tests and the end-to-end tests under Xvfb
   e2e [NAME…]  only the end-to-end tests (under Xvfb when there is no display); with
                NAMEs, only the tests whose name contains one of them
+  cycles [DIR] only the check that no two files of a crate import each other (of the
+               workspace at DIR, this one by default)
   prereqs      only install what building and testing need (Linux)
   reliability  schemathesis against `domain-desk serve`, then a short run of every fuzz target
   contract     only the schemathesis passes
@@ -45,6 +51,7 @@ fn main() {
         Some("run") => run(&args[1..]),
         Some("test") => test(),
         Some("e2e") => e2e(&args[1..]),
+        Some("cycles") => module_cycles::check(&args.get(1).map_or_else(root, PathBuf::from)),
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
         Some("reliability") => reliability::run(),
         Some("contract") => reliability::contract(),
@@ -68,47 +75,6 @@ fn main() {
     }
 }
 
-fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
-        .expect("xtask lives one folder below the workspace root")
-        .to_path_buf()
-}
-
-fn cargo() -> Command {
-    let mut cmd = Command::new(std::env::var("CARGO").unwrap_or_else(|_| "cargo".into()));
-    cmd.current_dir(root());
-    cmd
-}
-
-/// Whether this runs in CI (`CI=true`, as CI services set it): there, a check that cannot run
-/// fails instead of being skipped.
-fn in_ci() -> bool {
-    std::env::var("CI").is_ok_and(|value| value.eq_ignore_ascii_case("true") || value == "1")
-}
-
-/// A check that cannot run here: skipped with a note on a developer's machine, a failure in
-/// CI, where a skipped check would look like a passed one.
-fn cannot_run(reason: &str, ci: bool) -> Result<()> {
-    if ci {
-        bail!("{reason}; in CI (CI=true) that is a failure");
-    }
-    println!("{reason}: skipped");
-    Ok(())
-}
-
-/// Runs a command to completion, failing with its name when it fails.
-fn step(title: &str, cmd: &mut Command) -> Result<()> {
-    println!("\n==> {title}");
-    let status = cmd
-        .status()
-        .with_context(|| format!("could not start: {title}"))?;
-    if !status.success() {
-        bail!("{title} failed ({status})");
-    }
-    Ok(())
-}
-
 fn run(app_args: &[String]) -> Result<()> {
     prereqs::ensure(prereqs::Purpose::Run)?;
     step(
@@ -126,6 +92,8 @@ fn run(app_args: &[String]) -> Result<()> {
 fn test() -> Result<()> {
     prereqs::ensure(prereqs::Purpose::Test)?;
     step("rustfmt", cargo().args(["fmt", "--all", "--check"]))?;
+    println!("\n==> module cycles");
+    module_cycles::check(&root())?;
     step(
         "clippy",
         cargo().args([
@@ -207,20 +175,4 @@ fn keyring_stores(sandbox: &session::Sandbox) -> Result<()> {
         .arg(cargo().get_program())
         .args(test_args("secrets::linux::tests::kernel_keyutils"));
     step("API keys in the kernel keyring", &mut keyutils)
-}
-
-fn exe(name: &str) -> String {
-    format!("{name}{}", std::env::consts::EXE_SUFFIX)
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn a_check_that_cannot_run_fails_in_ci_and_is_skipped_elsewhere() {
-        assert!(cannot_run("Wine is not installed", false).is_ok());
-        let err = cannot_run("Wine is not installed", true).unwrap_err();
-        assert!(err.to_string().contains("Wine is not installed"), "{err}");
-    }
 }

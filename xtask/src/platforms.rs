@@ -10,7 +10,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result, bail};
 
-use crate::{cargo, root, step};
+use crate::steps::{cargo, root, step};
 
 /// The Tauri CLI, pinned so packages are reproducible; npm brings its prebuilt binary.
 const TAURI_CLI: &str = "@tauri-apps/cli@2.12.5";
@@ -53,7 +53,7 @@ pub fn bundle() -> Result<()> {
     let dir = root().join("target/release/bundle");
     let binary = root()
         .join("target/release")
-        .join(crate::exe("domain-desk"));
+        .join(crate::steps::exe("domain-desk"));
     if let Ok(meta) = std::fs::metadata(&binary) {
         println!(
             "binary: {} ({:.1} MB)",
@@ -100,9 +100,9 @@ pub fn windows() -> Result<()> {
     println!("built {}", exe.display());
     match crate::wine::find_wine() {
         Some(wine) => crate::wine::smoke_test(&wine, &exe, WINDOWS_TARGET),
-        None => crate::cannot_run(
+        None => crate::steps::cannot_run(
             "Wine is not installed: the Windows build was not run (apt-get install wine64)",
-            crate::in_ci(),
+            crate::steps::in_ci(),
         ),
     }
 }
@@ -112,12 +112,12 @@ pub fn windows() -> Result<()> {
 pub fn acceptance() -> Result<()> {
     let acceptance = root().join("../shared/acceptance");
     if !acceptance.is_dir() {
-        return crate::cannot_run(
+        return crate::steps::cannot_run(
             &format!(
                 "the acceptance walk-throughs are not at {}",
                 acceptance.display()
             ),
-            crate::in_ci(),
+            crate::steps::in_ci(),
         );
     }
     step(

@@ -116,8 +116,8 @@ fn ensure_tauri_driver() -> Result<()> {
     if crate::session::find_on_path("tauri-driver").is_some() {
         return Ok(());
     }
-    crate::step(
+    crate::steps::step(
         "install tauri-driver",
-        crate::cargo().args(["install", "tauri-driver", "--locked", "--version", "^2"]),
+        crate::steps::cargo().args(["install", "tauri-driver", "--locked", "--version", "^2"]),
     )
 }

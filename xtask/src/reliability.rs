@@ -17,7 +17,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
-use crate::{cargo, exe, root, step};
+use crate::steps::{cargo, exe, root, step};
 
 /// The schemathesis release the contract checks were written against.
 const SCHEMATHESIS_VERSION: &str = "4.32.5";

@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
-use crate::root;
+use crate::steps::root;
 
 pub fn find_wine() -> Option<PathBuf> {
     let lib = PathBuf::from("/usr/lib/wine/wine64");

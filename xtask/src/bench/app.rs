@@ -11,10 +11,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail, ensure};
 use serde_json::{Value, json};
 
-use super::{
-    Server, Table, add_domains, build_release_app, ensure_apt, expect, free_port, goal,
-    project_with_deploy, serve_in_memory,
+use super::processes::{
+    Server, add_domains, expect, free_port, project_with_deploy, serve_in_memory,
 };
+use super::report::{Table, goal};
+use super::tools::{build_release_app, ensure_apt};
 
 /// Domains in the big project the window opens.
 const APP_DOMAINS: usize = 5000;
@@ -1046,7 +1047,7 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     // 3. launches straight into 5,000 domains: a launch's time moves by a few hundred ms from
     //    one to the next (WebKit's start), so the figure is the median launch; the frames are
     //    measured in the last one
-    let launches: usize = super::env_number("BENCH_APP_LAUNCHES", 5).max(1);
+    let launches: usize = super::processes::env_number("BENCH_APP_LAUNCHES", 5).max(1);
     let mut big_launches = Vec::with_capacity(launches);
     let mut last_webdriver: Option<WebDriver> = None;
     for number in 1..=launches {

@@ -5,8 +5,10 @@ use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Table, ensure_apt, env_number, goal};
-use crate::cargo;
+use super::processes::env_number;
+use super::report::{Table, goal};
+use super::tools::ensure_apt;
+use crate::steps::cargo;
 
 pub(super) fn doctor(table: &mut Table) -> Result<()> {
     ensure_apt(&["dnsutils", "adns-tools", "dnsperf"])?;

@@ -5,8 +5,8 @@ use std::process::Stdio;
 
 use anyhow::{Context, Result, bail};
 
-use super::{Table, goal};
-use crate::cargo;
+use super::report::{Table, goal};
+use crate::steps::cargo;
 
 /// One row of the client's queue benchmark.
 #[derive(Debug, Clone)]

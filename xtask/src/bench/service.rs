@@ -14,11 +14,13 @@ use anyhow::{Context, Result, bail};
 use domain_desk_test_support::Served;
 use serde_json::{Value, json};
 
-use super::{
-    Server, Table, WIREMOCK, add_domains, build_release_app, ensure_apt, ensure_peers, env_number,
-    expect, free_port, goal, post_in_one_curl, project_with_deploy, serve_in_memory, start_serve,
+use super::processes::{
+    Server, add_domains, env_number, expect, free_port, post_in_one_curl, project_with_deploy,
+    serve_in_memory, start_serve,
 };
-use crate::{cargo, root};
+use super::report::{Table, goal};
+use super::tools::{WIREMOCK, build_release_app, ensure_apt, ensure_peers};
+use crate::steps::{cargo, root};
 
 /// Projects set up as a new user would (each with a deploy and two domains): what the GET
 /// rows list.
