@@ -81,21 +81,8 @@ fn chroot(tree: &Path) -> Command {
 
 /// Starts the installed app on a private Xvfb display and photographs its first paint.
 fn window_screenshot(tree: &Path) -> Result<PathBuf> {
-    let number = crate::session::free_display_number(150..250)?;
-    let display = format!(":{number}");
-    let mut xvfb = Command::new("Xvfb")
-        .args([
-            display.as_str(),
-            "-screen",
-            "0",
-            "1280x800x24",
-            "-nolisten",
-            "tcp",
-        ])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .spawn()
-        .context("start Xvfb")?;
+    let xvfb = crate::session::Display::xvfb(150..250)?;
+    let display = xvfb.name().unwrap_or_default().to_owned();
     let result = (|| {
         let mut app = chroot(tree)
             .env("DISPLAY", &display)
@@ -136,7 +123,7 @@ fn window_screenshot(tree: &Path) -> Result<PathBuf> {
         }
         Ok(shot)
     })();
-    crate::session::stop_x_server(&mut xvfb);
+    drop(xvfb);
     result
 }
 

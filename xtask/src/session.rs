@@ -25,9 +25,19 @@ impl Display {
                 xvfb: None,
             });
         }
-        let number = free_display_number(90..200)?;
+        let display = Self::xvfb(90..200)?;
+        println!(
+            "\n==> no display: started Xvfb on {}",
+            display.name().unwrap_or_default()
+        );
+        Ok(display)
+    }
+
+    /// A private Xvfb display (1280×800, no TCP) on the first free number in `numbers`, once
+    /// its socket is there; stopped on drop.
+    pub fn xvfb(numbers: std::ops::Range<u32>) -> Result<Self> {
+        let number = free_display_number(numbers)?;
         let name = format!(":{number}");
-        println!("\n==> no display: starting Xvfb on {name}");
         let child = Command::new("Xvfb")
             .args([
                 name.as_str(),
@@ -52,6 +62,11 @@ impl Display {
             name: Some(name),
             xvfb: Some(child),
         })
+    }
+
+    /// The display's name (`:99`), or `None` for the user's own.
+    pub fn name(&self) -> Option<&str> {
+        self.name.as_deref()
     }
 
     pub fn apply(&self, cmd: &mut Command) {
@@ -93,7 +108,7 @@ fn display_in_use(number: u32) -> bool {
 
 /// Stops an X server so that it removes its lock and socket (SIGTERM, then SIGKILL after two
 /// seconds if it is still there).
-pub fn stop_x_server(child: &mut std::process::Child) {
+fn stop_x_server(child: &mut std::process::Child) {
     let _ = Command::new("kill")
         .args(["-s", "TERM", &child.id().to_string()])
         .stderr(Stdio::null())
