@@ -11,6 +11,7 @@ pub mod cli;
 pub mod commands;
 pub mod console;
 pub mod demo_service;
+pub mod doctor_options;
 pub mod error;
 pub mod logs;
 pub mod paths;

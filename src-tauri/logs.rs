@@ -1,7 +1,8 @@
-//! The desktop app logs to `domain-desk.log` in the app's log folder. The file starts afresh
-//! every day (UTC) and whenever it reaches a size cap, and only the newest files are kept, so
-//! a chatty day cannot fill the disk. The writer's guard lives in Tauri's managed state so the
-//! last lines are flushed when the app exits.
+//! Where the logs go. The desktop app logs to `domain-desk.log` in the app's log folder. The
+//! file starts afresh every day (UTC) and whenever it reaches a size cap, and only the newest
+//! files are kept, so a chatty day cannot fill the disk. The writer's guard lives in Tauri's
+//! managed state so the last lines are flushed when the app exits. The command line logs to
+//! standard error instead ([`to_stderr`]), set up once before its subcommand runs.
 
 use std::fs::{File, OpenOptions};
 use std::io::{self, Write};
@@ -30,6 +31,18 @@ pub fn init(log_dir: &Path) -> Result<LogGuard> {
         .try_init()
         .map_err(|e| Error::Logging(e.to_string()))?;
     Ok(LogGuard(guard))
+}
+
+/// Logs the command line's events to standard error: `RUST_LOG` when set, else
+/// `default_filter` (each subcommand says how much it has to say).
+pub fn to_stderr(default_filter: &str) {
+    let filter =
+        EnvFilter::try_from_default_env().unwrap_or_else(|_| EnvFilter::new(default_filter));
+    // Only fails when a subscriber is already set (a test that set one first): keep it.
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(io::stderr)
+        .try_init();
 }
 
 /// How much log the folder keeps: at most `max_files` files (the current one included) of

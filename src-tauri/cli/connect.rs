@@ -64,6 +64,12 @@ fn plan_named(name: &str) -> Plan {
         .unwrap_or(Plan::Pro)
 }
 
+/// The request queues of this process, sharing each key's budget with the window and other
+/// commands on this computer (through the data folder).
+pub fn shared_pool() -> ClientPool {
+    ClientPool::with_data_dir(AppPaths::from_os().queue_dir())
+}
+
 /// Opens the account `args` names.
 pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Failure> {
     if args.local {

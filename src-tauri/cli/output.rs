@@ -52,7 +52,7 @@ impl Failure {
 
     pub fn exit(self) -> ExitCode {
         if !self.message.is_empty() {
-            super::report_error(&self.message);
+            report_error(&self.message);
         }
         ExitCode::from(self.status)
     }
@@ -96,6 +96,11 @@ impl From<domain_desk_bulk::Error> for Failure {
 }
 
 pub type Outcome = Result<(), Failure>;
+
+/// Prints a failure on standard error, named for the program.
+pub fn report_error(err: &dyn std::fmt::Display) {
+    eprintln!("domain-desk: {err}");
+}
 
 /// Prints `value` as indented JSON on standard output.
 pub fn print_json(value: &impl serde::Serialize) -> Outcome {

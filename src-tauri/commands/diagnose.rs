@@ -2,12 +2,11 @@
 //! same run with every question, answer and certificate kept in a capture file that support
 //! replays with `domain-desk doctor --replay FILE`.
 //!
-//! In the offline demo the doctor asks only the demo's DNS server, probes the demo's edge,
-//! trusts the demo's CA, validates DNSSEC from the demo's key when the service signs its zones
-//! (`serve --sign-zones`) and learns from the demo which hostnames its projects have attached; connected to a platform it asks the zone's nameservers and public
-//! resolvers, against the DNS target the domain names.
+//! In the offline demo the doctor runs against the demo's service with the options
+//! [`crate::doctor_options`] builds from it (the same as `domain-desk doctor --resolver`);
+//! connected to a platform it asks the zone's nameservers and public resolvers, against the
+//! DNS target the domain names.
 
-use std::net::SocketAddr;
 use std::path::PathBuf;
 
 use domain_desk_api::Hostname;
@@ -25,39 +24,14 @@ pub struct Diagnosis {
     pub markdown: String,
 }
 
-fn address(text: Option<&str>, what: &str) -> Result<Option<SocketAddr>> {
-    text.map(|t| {
-        t.parse().map_err(|_| {
-            Error::InvalidInput(format!("the demo's {what} address {t} is not host:port"))
-        })
-    })
-    .transpose()
-}
-
-async fn options(session: &Session, target: Option<String>) -> Result<DoctorOptions> {
+async fn options(
+    state: &AppState,
+    session: &Session,
+    target: Option<String>,
+) -> Result<DoctorOptions> {
     if let Some(local) = session.local.as_ref() {
         let info = local.info().await?;
-        let dns = address(info.dns.as_deref(), "DNS")?.ok_or_else(|| {
-            Error::InvalidInput(
-                "The demo's DNS server is not running, so there is nothing to ask.".into(),
-            )
-        })?;
-        let mut options = DoctorOptions::new(info.platform_dns_target.clone())
-            .with_resolvers([dns])
-            .with_ca_identity(info.ca_identity.clone())
-            .with_edge(address(info.edge_https.as_deref(), "edge")?);
-        // The demo knows which names its projects claim: a CNAME to it that none claims is
-        // named as dangling.
-        if let Ok(api) = info.api.parse() {
-            options.attached_hostnames = crate::cli::local_attached_hostnames(api, &info).await;
-        }
-        options.extra_roots_pem = info.ca_certificate_pem.clone();
-        // A service started with --sign-zones publishes its key: validate from it.
-        if let Some(anchor) = &info.dnssec_trust_anchor {
-            options.dnssec = true;
-            options.trust_anchor = Some(anchor.clone());
-        }
-        return Ok(options);
+        return crate::doctor_options::for_local_service(local, &info, state.clients()).await;
     }
     let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
         Error::InvalidInput(
@@ -75,7 +49,7 @@ pub async fn diagnose(
     target: Option<String>,
 ) -> Result<Diagnosis> {
     let session = state.session().await?;
-    let options = options(&session, target).await?;
+    let options = options(&state, &session, target).await?;
     let report = domain_desk_doctor::diagnose(&[hostname], &options).await?;
     let markdown = report.to_markdown();
     Ok(Diagnosis { report, markdown })
@@ -101,7 +75,7 @@ pub async fn diagnostics_save<R: Runtime>(
     path: Option<String>,
 ) -> Result<Option<SavedDiagnostics>> {
     let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
-    let options = options(&*state.session().await?, target).await?;
+    let options = options(&state, &*state.session().await?, target).await?;
     let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
     let suggested = format!("diagnostics-{}-{stamp}.json", name.as_str());
     let file = match path {

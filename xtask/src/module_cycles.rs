@@ -34,12 +34,6 @@ const MARKER: &str = "Allowed cycle with";
 /// whose import is gone allows nothing.
 const KNOWN: &[(&str, &str, &str)] = &[
     (
-        "src-tauri/cli/output.rs",
-        "crate::cli",
-        "`Outcome::exit` calls `cli::report_error`; it goes with the command line's own rooms \
-         (issue 36: `serve` and `doctor` out of cli.rs)",
-    ),
-    (
         "crates/doctor/src/options.rs",
         "crate::renewal",
         "`LiveCertificate`, which the options and the renewal check read, is defined in \

@@ -1,6 +1,9 @@
 //! The local service's control plane (`/_local`): the demo DNS provider, the clock and reset.
 //! Spoken over loopback HTTP, so the same code drives the service embedded in the window and
 //! one started with `domain-desk serve`, for the window's Demo DNS panel and the command line.
+//! It also answers the one question about the local service that needs its API: which
+//! hostnames its demo accounts have attached ([`LocalControl::attached_hostnames`], asked
+//! through the API client's queues like every other API call).
 //!
 //! It lives in the client crate, next to the API client it complements, so it knows nothing of
 //! Tauri and is tested against the real service in-process (`tests/suite/local_control.rs`).
@@ -11,7 +14,6 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use domain_desk_api::ErrorBody;
 use domain_desk_api::local::{
     ClockAdvance, ClockState, DEMO_ZONES, LocalInfo, NewZone, NewZoneRecord, ZoneDnssec,
     ZoneRecord, ZoneRecordList, ZoneSignatures,
@@ -20,7 +22,11 @@ use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
+use domain_desk_api::{ErrorBody, Plan};
+
+use crate::config::ClientConfig;
 use crate::error::{Error, Result};
+use crate::pool::ClientPool;
 
 /// A handle on one local service's control plane; cheap to clone (clones share the list of
 /// zones added through it).
@@ -258,6 +264,33 @@ impl LocalControl {
         )
         .await?
         .ok_or_else(empty_answer)
+    }
+
+    /// Every hostname attached to a project of any of the service's demo accounts (`info`
+    /// is this service's `/_local/info`), so the doctor can tell a dangling CNAME. The API
+    /// calls go through `clients`' queues at background priority, paced by the service's
+    /// clock, so they share each demo key's budget with the rest of the process.
+    pub async fn attached_hostnames(
+        &self,
+        info: &LocalInfo,
+        clients: &ClientPool,
+    ) -> Result<BTreeSet<String>> {
+        let speed = self.clock().await?.speed;
+        let mut attached = BTreeSet::new();
+        for (plan, key) in &info.demo_keys {
+            let mut config = ClientConfig::new(&self.base, key.as_str());
+            if let Some(plan) = Plan::ALL.into_iter().find(|p| p.as_str() == plan) {
+                config = config.plan(plan);
+            }
+            // A stopped clock never resets a window: pace as if it ran in real time.
+            config.queue.platform_clock_speed = if speed > 0.0 { speed } else { 1.0 };
+            let client = clients.client(config)?.background();
+            for project in client.projects().await? {
+                let domains = client.domains(&project.id).await?;
+                attached.extend(domains.into_iter().map(|domain| domain.hostname));
+            }
+        }
+        Ok(attached)
     }
 
     pub async fn reset(&self) -> Result<()> {

@@ -113,3 +113,56 @@ async fn a_service_that_does_not_answer_is_a_network_error() {
         other => panic!("a network error, not {other:?}"),
     }
 }
+
+/// The doctor's list of attached names: empty on a fresh service, then the one domain a demo
+/// project attaches; every call went through the pool's queue for that demo key.
+#[tokio::test]
+async fn the_attached_hostnames_come_from_every_demo_account_through_the_pool() {
+    use domain_desk_api::{AddDomain, Plan};
+    use domain_desk_client::{ClientConfig, ClientPool};
+    use domain_desk_service::{ServiceSettings, Storage};
+    let running = domain_desk_test_support::start_with(ServiceSettings {
+        storage: Storage::Memory,
+        // A stopped clock: the queue paces as if it ran in real time.
+        clock_speed: 0.0,
+        ..domain_desk_test_support::loopback_settings()
+    })
+    .await;
+    let control = LocalControl::new(&running.base_url()).expect("control");
+    let info = control.info().await.unwrap();
+    let pool = ClientPool::new();
+    assert!(
+        control
+            .attached_hostnames(&info, &pool)
+            .await
+            .unwrap()
+            .is_empty()
+    );
+    assert_eq!(pool.len(), info.demo_keys.len(), "one queue per demo key");
+
+    let pro = pool
+        .client(
+            ClientConfig::new(running.base_url(), info.demo_keys["pro"].as_str()).plan(Plan::Pro),
+        )
+        .unwrap();
+    let project = pro.create_project("p").await.unwrap();
+    pro.deploy(&project.id, None).await.unwrap();
+    pro.add_domain(
+        &project.id,
+        &AddDomain {
+            hostname: "www.example.com".into(),
+            redirect_to: None,
+        },
+    )
+    .await
+    .unwrap();
+    let attached = control.attached_hostnames(&info, &pool).await.unwrap();
+    assert_eq!(
+        attached.into_iter().collect::<Vec<_>>(),
+        ["www.example.com"]
+    );
+    assert_eq!(pool.len(), info.demo_keys.len(), "the same queues again");
+
+    running.shutdown().await.expect("the service stops");
+    assert!(control.attached_hostnames(&info, &pool).await.is_err());
+}

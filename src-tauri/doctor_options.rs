@@ -1,0 +1,142 @@
+//! The DNS doctor's options for a run against the local service, built in one place for both
+//! front ends: the window's Diagnose panel in the offline demo and `domain-desk doctor
+//! --resolver` next to `domain-desk serve`.
+//!
+//! The doctor knows nothing of the service; this module tells it what the service says. From
+//! `/_local/info`: ask only its DNS server, the target names must point at, the CA that CAA
+//! records must name, where its TLS edge listens and the CA certificate to trust there, and
+//! the DNSSEC key of a service started with `--sign-zones`. Through the API client: which
+//! hostnames its demo projects attach, so a CNAME to it that none claims is named dangling.
+//! Anything else the doctor should learn from the local service belongs here as well. The
+//! command line then lays its flags over what this returns.
+
+use std::collections::BTreeSet;
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use domain_desk_api::local::LocalInfo;
+use domain_desk_client::{ClientPool, LocalControl};
+use domain_desk_doctor::DoctorOptions;
+
+use crate::{Error, Result};
+
+/// How long the doctor waits for the list of attached hostnames. The list is a nicety (a
+/// warning more or less), so the doctor does not wait out a demo key's rate limit for it.
+const ATTACHED_HOSTNAMES_WAIT: Duration = Duration::from_secs(5);
+
+/// The options of a run against the service `control` speaks to, whose `/_local/info` is
+/// `info`; API calls go through `clients`, so they share each demo key's budget with the rest
+/// of the process. With a trust anchor published, DNSSEC is validated from it.
+pub async fn for_local_service(
+    control: &LocalControl,
+    info: &LocalInfo,
+    clients: &ClientPool,
+) -> Result<DoctorOptions> {
+    let dns = address(info.dns.as_deref(), "DNS")?.ok_or_else(|| {
+        Error::InvalidInput(
+            "The local service's DNS server is not running, so there is nothing to ask.".into(),
+        )
+    })?;
+    let mut options = DoctorOptions::new(info.platform_dns_target.clone())
+        .with_resolvers([dns])
+        .with_ca_identity(info.ca_identity.clone())
+        .with_edge(address(info.edge_https.as_deref(), "TLS edge")?);
+    options.extra_roots_pem = info.ca_certificate_pem.clone();
+    options.attached_hostnames = attached_hostnames(control, info, clients).await;
+    if let Some(anchor) = &info.dnssec_trust_anchor {
+        options.dnssec = true;
+        options.trust_anchor = Some(anchor.clone());
+    }
+    Ok(options)
+}
+
+/// The hostnames the service's demo projects attach; `None` (not judged) when it cannot say
+/// in time.
+async fn attached_hostnames(
+    control: &LocalControl,
+    info: &LocalInfo,
+    clients: &ClientPool,
+) -> Option<BTreeSet<String>> {
+    let asked = control.attached_hostnames(info, clients);
+    match tokio::time::timeout(ATTACHED_HOSTNAMES_WAIT, asked).await {
+        Ok(Ok(attached)) => Some(attached),
+        Ok(Err(err)) => {
+            tracing::warn!(%err, "the local service did not list its attached hostnames; dangling CNAMEs are not judged");
+            None
+        }
+        Err(_) => {
+            tracing::warn!(
+                "the local service's attached hostnames took too long; dangling CNAMEs are not judged"
+            );
+            None
+        }
+    }
+}
+
+fn address(text: Option<&str>, what: &str) -> Result<Option<SocketAddr>> {
+    text.map(|text| {
+        text.parse().map_err(|_| {
+            Error::InvalidInput(format!(
+                "The local service's {what} address {text} is not host:port."
+            ))
+        })
+    })
+    .transpose()
+}
+
+#[cfg(test)]
+mod tests {
+    use domain_desk_service::{ServiceSettings, Storage};
+
+    use super::*;
+
+    async fn options_of(sign_zones: bool) -> (DoctorOptions, LocalInfo) {
+        let running = domain_desk_test_support::start_with(ServiceSettings {
+            storage: Storage::Memory,
+            clock_speed: 0.0,
+            sign_zones,
+            ..domain_desk_test_support::loopback_settings()
+        })
+        .await;
+        let control = LocalControl::new(&running.base_url()).unwrap();
+        let info = control.info().await.unwrap();
+        let options = for_local_service(&control, &info, &ClientPool::new())
+            .await
+            .unwrap();
+        (options, info)
+    }
+
+    /// Everything the doctor learns from a signing service, for both front ends.
+    #[tokio::test]
+    async fn the_options_say_what_the_local_service_says() {
+        let (options, info) = options_of(true).await;
+        assert_eq!(
+            options.resolvers,
+            [info.dns.as_deref().unwrap().parse::<SocketAddr>().unwrap()]
+        );
+        assert!(options.is_offline());
+        assert_eq!(options.target, info.platform_dns_target);
+        assert_eq!(options.ca_identity, info.ca_identity);
+        assert_eq!(
+            options.edge,
+            Some(info.edge_https.as_deref().unwrap().parse().unwrap())
+        );
+        assert_eq!(options.extra_roots_pem, info.ca_certificate_pem);
+        assert!(info.ca_certificate_pem.is_some());
+        assert_eq!(options.attached_hostnames, Some(BTreeSet::new()));
+        assert!(options.dnssec);
+        assert_eq!(options.trust_anchor, info.dnssec_trust_anchor);
+        assert!(options.trust_anchor.is_some());
+
+        let (unsigned, _) = options_of(false).await;
+        assert!(!unsigned.dnssec);
+        assert_eq!(unsigned.trust_anchor, None);
+    }
+
+    #[test]
+    fn an_address_that_is_not_host_and_port_is_a_clear_error() {
+        assert_eq!(address(None, "DNS").unwrap(), None);
+        let err = address(Some("nowhere"), "DNS").unwrap_err();
+        assert!(err.to_string().contains("nowhere"), "{err}");
+    }
+}
