@@ -17,12 +17,17 @@
 //!    batch peers, each in its fastest configuration, in the same run:
 //!    - `dig -f FILE` (one process, one question after another; `+noall` prints nothing,
 //!      `+tries=1 +time=2` never retries; each line keeps the doctor's RD and CD flags);
-//!    - `adnshost -a -f` (adns: every question in flight at once, answers as they come;
+//!    - `adnshost -a -f` (adns: questions fed on its standard input, answers as they come;
 //!      `-Vq` quiet; adns always sets RD and never CD), right after each doctor run (the two
-//!      take turns), with the median, fastest and slowest run, and in how many of the pairs
-//!      the doctor was faster; for its runs only, the kernel's default socket receive buffer
-//!      is raised (as root) so that adns's socket holds every answer and it never waits for
-//!      its retransmit (see [`RaisedReceiveBuffer`]);
+//!      take turns), at each of [`ADNS_IN_FLIGHT`] questions kept in flight (the doctor's
+//!      concurrency was chosen on this benchmark, so adnshost gets its best setting too: the
+//!      one with the shortest median is its figure), with the median, fastest and slowest
+//!      run, and in how many of the pairs the doctor was faster; for its runs only, the
+//!      kernel's default socket receive buffer is raised (as root) so that adns's socket
+//!      holds every answer and it never waits for its retransmit (see
+//!      [`RaisedReceiveBuffer`]). adnshost is timed as a process (start, read, print every
+//!      answer to a pipe, exit) and the doctor inside its own: so adnshost's start-up is
+//!      measured too (one question, the same way) and printed beside it;
 //!    - and the ceiling: `dnsperf` over the same questions (the file ten times), the best of
 //!      four set-ups (`-c 4 -T 2 -q 200`, `-c 1 -T 1 -q 200`, `-c 2 -T 1 -q 500`,
 //!      `-c 4 -T 2 -q 1000`): the questions per second the server can answer on this
@@ -159,10 +164,12 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
     //    machine does meanwhile falls on both alike.
     let work = std::env::temp_dir().join(format!("doctor-bench-{}", std::process::id()));
     std::fs::create_dir_all(&work)?;
-    let adns_file = work.join("adnshost.txt");
+    let mut adns_input: Vec<String> = Vec::new();
+    let adnshost_installed = which("adnshost");
     let mut times = Vec::with_capacity(BATCH_RUNS);
     let mut cpu = Vec::with_capacity(BATCH_RUNS);
-    let mut adns_runs: Vec<AdnsRun> = Vec::with_capacity(BATCH_RUNS);
+    // one list of runs per setting of ADNS_IN_FLIGHT
+    let mut adns_settings: Vec<Vec<AdnsRun>> = ADNS_IN_FLIGHT.iter().map(|_| Vec::new()).collect();
     let mut first = None;
     // adnshost's socket: what its runs had (the kernel's default, raised for them if it may)
     let mut adns_buffer = String::new();
@@ -174,9 +181,7 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
         cpu.push(thread_cpu()?.saturating_sub(cpu_before));
         match &first {
             None => {
-                if dns.port() == 53 {
-                    std::fs::write(&adns_file, adnshost_input(&questions))?;
-                }
+                adns_input = adnshost_input(&questions);
                 first = Some((report, questions));
             }
             Some((_, asked)) if asked.len() != questions.len() => {
@@ -185,7 +190,7 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
             }
             Some(_) => {}
         }
-        if dns.port() == 53 && !doctor_only {
+        if dns.port() == 53 && adnshost_installed && !doctor_only {
             let raised = RaisedReceiveBuffer::raise(ADNS_RECEIVE_BUFFER);
             adns_buffer = match &raised {
                 Ok(raised) => raised.describe(),
@@ -193,11 +198,33 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
                     "its socket's receive buffer the kernel's default (raising it failed: {err}), which overflows when every answer arrives at once"
                 ),
             };
-            adns_runs.push(run_adnshost(&adns_file, dns)?);
+            for (setting, runs) in ADNS_IN_FLIGHT.iter().zip(&mut adns_settings) {
+                runs.push(run_adnshost(&adns_input, dns, *setting)?);
+            }
             drop(raised);
         }
     }
     let (report, questions) = first.ok_or("no run")?;
+    // adnshost's best setting: the shortest median run
+    let median_of = |runs: &[AdnsRun]| {
+        let mut times: Vec<Duration> = runs.iter().map(|run| run.elapsed).collect();
+        times.sort();
+        times.get(times.len() / 2).copied()
+    };
+    let adns_medians: Vec<(usize, Duration)> = ADNS_IN_FLIGHT
+        .iter()
+        .zip(&adns_settings)
+        .filter_map(|(setting, runs)| Some((*setting, median_of(runs)?)))
+        .collect();
+    let best = adns_medians
+        .iter()
+        .enumerate()
+        .min_by_key(|(_, (_, median))| *median)
+        .map(|(index, (setting, _))| (index, *setting));
+    let (mut adns_runs, adns_best) = match best {
+        Some((index, setting)) => (std::mem::take(&mut adns_settings[index]), Some(setting)),
+        None => (Vec::new(), None),
+    };
     // each doctor run against the adnshost run right after it
     let pairs_won = times
         .iter()
@@ -217,9 +244,10 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
     let doctor_time = times[times.len() / 2];
     let slowest = times[times.len() - 1];
     println!(
-        "doctor: {hosts} hostnames, {} DNS questions, {} errors found; {} runs, fastest {:.3?}, slowest {:.3?}, median in {:.3?}",
+        "doctor: {hosts} hostnames, {} DNS questions, {} errors found ({} hostnames in flight, its default); {} runs, fastest {:.3?}, slowest {:.3?}, median in {:.3?}",
         questions.len(),
         report.errors,
+        options.concurrency,
         times.len(),
         times[0],
         slowest,
@@ -312,11 +340,35 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
 
     // adnshost's median run, for its own share of the server's ceiling below
     let mut adns_median = None;
-    if adns_runs.is_empty() {
+    if !adnshost_installed {
+        println!("adnshost: skipped (not installed: Debian `adns-tools`)");
+    } else if adns_runs.is_empty() {
         println!(
             "adnshost: skipped (adns asks port 53 only, and the server could not listen there)"
         );
     } else {
+        let setting = adns_best.map_or("?".to_owned(), in_flight_name);
+        println!(
+            "adnshost-settings: median run with each number of questions in flight: {}; the best, {setting}, is its figure",
+            adns_medians
+                .iter()
+                .map(|(setting, median)| format!("{} {median:.3?}", in_flight_name(*setting)))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
+        // adnshost's own start-up, measured the same way (a process reading one question,
+        // printing its answer, exiting): what its batch time holds beyond asking
+        let one = adns_input.iter().take(1).cloned().collect::<Vec<_>>();
+        let mut startups = Vec::with_capacity(BATCH_RUNS);
+        for _ in 0..BATCH_RUNS {
+            startups.push(run_adnshost(&one, dns, 1)?.elapsed);
+        }
+        startups.sort();
+        println!(
+            "adnshost-startup: start-up, one question and exit, as a process (median of {}) in {:.3?}",
+            startups.len(),
+            startups[startups.len() / 2]
+        );
         let pairs = adns_runs.len();
         let mut adns_cpu: Vec<Duration> = adns_runs.iter().map(|run| run.cpu).collect();
         adns_cpu.sort();
@@ -328,7 +380,7 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
             .filter(|run| run.elapsed > Duration::from_secs(1))
             .count();
         println!(
-            "adnshost: the same {} questions through `adnshost -a -f` (all in flight; {adns_buffer}), {:.2} µs of CPU per question (median; fastest {:.2}, slowest {:.2}); {} runs, each right after a doctor run, fastest {:.3?}, slowest {:.3?} ({retransmitted} of them waited over 1 s for adns's retransmit), median in {:.3?}; {} answered, {} timed out (the median run)",
+            "adnshost: the same {} questions through `adnshost -a -f` ({setting} in flight, its best; {adns_buffer}), {:.2} µs of CPU per question (median; fastest {:.2}, slowest {:.2}); {} runs, each right after a doctor run, fastest {:.3?}, slowest {:.3?} ({retransmitted} of them waited over 1 s for adns's retransmit), median in {:.3?}; {} answered, {} timed out (the median run)",
             questions.len(),
             per_question(adns_cpu[adns_cpu.len() / 2]),
             per_question(adns_cpu[0]),
@@ -520,55 +572,108 @@ struct AdnsRun {
     timed_out: usize,
 }
 
-/// The doctor's questions as adnshost's input (`--type` before each name).
-fn adnshost_input(questions: &[domain_desk_doctor::dns::WireQuery]) -> String {
-    let mut input = String::new();
-    for q in questions {
-        let kind = match q.record_type.to_string().as_str() {
-            "A" => "a".to_owned(),
-            "AAAA" => "aaaa".to_owned(),
-            "CNAME" => "cname".to_owned(),
-            "TXT" => "txt".to_owned(),
-            "NS" => "ns-".to_owned(),
-            "SOA" => "soa-".to_owned(),
-            "MX" => "mx-".to_owned(),
-            _ => format!("type{}", u16::from(q.record_type)),
-        };
-        input.push_str(&format!("--type {kind}\n{}\n", q.name));
+/// How many questions adnshost is given to keep in flight, each setting run after every
+/// doctor run; `usize::MAX` is every question at once (its whole input written up front, as
+/// `adnshost -f FILE` reads it).
+const ADNS_IN_FLIGHT: [usize; 4] = [32, 128, 512, usize::MAX];
+
+fn in_flight_name(setting: usize) -> String {
+    if setting == usize::MAX {
+        "all".to_owned()
+    } else {
+        setting.to_string()
     }
-    input
 }
 
-/// Asks the questions in `input` of the server at `dns` (port 53) with adnshost, all in
-/// flight at once. With the kernel's default receive buffer its time is bimodal (all answers
-/// at once, or its 2 s retransmit when its own socket overflowed); with the raised one it is
-/// not. It runs as many times as the doctor, each run right after one of the doctor's.
-fn run_adnshost(input: &std::path::Path, dns: SocketAddr) -> Result<AdnsRun, Failure> {
+/// Whether `program` is on the PATH.
+fn which(program: &str) -> bool {
+    std::env::var_os("PATH")
+        .is_some_and(|path| std::env::split_paths(&path).any(|dir| dir.join(program).is_file()))
+}
+
+/// The doctor's questions as adnshost's input, one entry per question (`--type` before each
+/// name).
+fn adnshost_input(questions: &[domain_desk_doctor::dns::WireQuery]) -> Vec<String> {
+    questions
+        .iter()
+        .map(|q| {
+            let kind = match q.record_type.to_string().as_str() {
+                "A" => "a".to_owned(),
+                "AAAA" => "aaaa".to_owned(),
+                "CNAME" => "cname".to_owned(),
+                "TXT" => "txt".to_owned(),
+                "NS" => "ns-".to_owned(),
+                "SOA" => "soa-".to_owned(),
+                "MX" => "mx-".to_owned(),
+                _ => format!("type{}", u16::from(q.record_type)),
+            };
+            format!("--type {kind}\n{}\n", q.name)
+        })
+        .collect()
+}
+
+/// Whether a line of `adnshost --asynch` output starts an answer: `<id> <nrrs> <status> …`.
+fn is_answer_header(line: &str) -> bool {
+    let words: Vec<&str> = line.split_whitespace().collect();
+    words.len() > 3 && words[0].parse::<u64>().is_ok() && words[1].parse::<u64>().is_ok()
+}
+
+/// Asks `questions` of the server at `dns` (port 53) with adnshost, keeping `in_flight` of
+/// them out: that many written to its standard input at first, one more for each answer it
+/// prints, its input closed after the last. With the kernel's default receive buffer and
+/// every question in flight its time is bimodal (all answers at once, or its 2 s retransmit
+/// when its own socket overflowed); with the raised one it is not.
+fn run_adnshost(
+    questions: &[String],
+    dns: SocketAddr,
+    in_flight: usize,
+) -> Result<AdnsRun, Failure> {
+    use std::io::{BufRead as _, BufReader, Write as _};
     let started = Instant::now();
     let children_before = children_cpu();
-    let output = Command::new("adnshost")
+    let mut child = Command::new("adnshost")
         .args(["-a", "-Vq", "--config"])
         .arg(format!("nameserver {}", dns.ip()))
         .arg("-f")
-        .stdin(std::fs::File::open(input)?)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
         .stderr(Stdio::null())
-        .output()?;
+        .spawn()?;
+    let mut stdin = child.stdin.take();
+    let stdout = child.stdout.take().ok_or("adnshost without stdout")?;
+    let mut next = questions.len().min(in_flight);
+    if let Some(input) = stdin.as_mut() {
+        input.write_all(questions[..next].concat().as_bytes())?;
+        input.flush()?;
+    }
+    if next == questions.len() {
+        stdin = None;
+    }
+    let (mut answered, mut timed_out) = (0, 0);
+    for line in BufReader::new(stdout).lines() {
+        let line = line?;
+        timed_out += line.matches("timeout").count();
+        if !is_answer_header(&line) {
+            continue;
+        }
+        answered += 1;
+        if let Some(input) = stdin.as_mut() {
+            input.write_all(questions[next].as_bytes())?;
+            input.flush()?;
+            next += 1;
+            if next == questions.len() {
+                stdin = None;
+            }
+        }
+    }
+    child.wait()?;
     let elapsed = started.elapsed();
     let cpu = children_cpu().saturating_sub(children_before);
-    // With --asynch every answer starts with `<id> <nrrs> <statustype> …`.
-    let text = String::from_utf8_lossy(&output.stdout);
-    let answered = text
-        .lines()
-        .filter(|line| {
-            let words: Vec<&str> = line.split_whitespace().collect();
-            words.len() > 3 && words[0].parse::<u64>().is_ok() && words[1].parse::<u64>().is_ok()
-        })
-        .count();
     Ok(AdnsRun {
         elapsed,
         cpu,
         answered,
-        timed_out: text.matches("timeout").count(),
+        timed_out,
     })
 }
 

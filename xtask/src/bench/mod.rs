@@ -18,6 +18,7 @@ use anyhow::{Result, bail};
 use crate::steps::root;
 
 mod app;
+mod dns;
 mod doctor;
 mod processes;
 mod queue;

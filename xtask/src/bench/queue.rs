@@ -124,6 +124,16 @@ fn queue_goal(run: &QueueRun) -> String {
     )
 }
 
+/// Beside the naive client's row: its share of the optimum can read as high as ours, so the
+/// share alone does not tell the clients apart; what does is the share together with no 429,
+/// nothing sent while paused and no ban.
+fn naive_note(run: &QueueRun) -> String {
+    format!(
+        "no goal: {:.1} % of the optimum with {} × 429, {} sent while paused, {} bans; the share alone cannot tell the clients apart, the claim is the share with 0 × 429, 0 sent while paused and 0 bans",
+        run.share_percent, run.rate_limited, run.sent_while_paused, run.bans
+    )
+}
+
 pub(super) fn queue(table: &mut Table) -> Result<()> {
     println!("\n==> the client's queue against the window-aligned optimum and a naive client");
     let out = cargo()
@@ -139,11 +149,12 @@ pub(super) fn queue(table: &mut Table) -> Result<()> {
     }
     let (runs, speed) = parse_queue_table(&text)?;
     check_scheduler_runs(&runs)?;
+    let ours = runs.iter().filter(|run| is_scheduler(run)).count();
     for run in &runs {
         let ratio = if is_scheduler(run) {
             queue_goal(run)
         } else {
-            String::new()
+            naive_note(run)
         };
         let figure = format!(
             "{} requests in {:.2} s, optimum {:.2} s (clock {speed}×): {:.1} % of the optimum; {} × 429, {} sent while paused, {} bans, {} failed",
@@ -163,6 +174,11 @@ pub(super) fn queue(table: &mut Table) -> Result<()> {
             ratio,
         );
     }
+    println!(
+        "queue: {} rows, {ours} of the scheduler's and {} of the naive client's",
+        runs.len(),
+        runs.len() - ours
+    );
     Ok(())
 }
 
@@ -204,6 +220,11 @@ mod tests {
             )
         };
         let (fast, _) = parse_queue_table(&table("99.8", "0", "0")).unwrap();
+        let note = naive_note(&fast[1]);
+        assert!(
+            note.starts_with("no goal: 78.7 % of the optimum") && note.contains("120 × 429"),
+            "{note}"
+        );
         assert!(
             check_scheduler_runs(&fast).is_ok(),
             "the naive client's ban is not checked"

@@ -1,10 +1,11 @@
 //! The local service against Prism, json-server and WireMock serving the same routes (wrk on
-//! loopback, with a bare axum server as the machine's ceiling), and its DNS server against
-//! pebble-challtestsrv (both asked by `dnsperf`).
+//! loopback, with a bare axum server as the machine's ceiling): the read cache, the database
+//! path without it, the app's own mix of reads and writes, and writes with and without an
+//! `Idempotency-Key`. Its DNS server is measured in `dns.rs`, in the same
+//! `cargo xtask bench service`.
 //!
-//! Over 500 lines because both benchmarks of the service live here with the set-ups of their
-//! peers (the routes each peer is configured to serve, the DNS records): they measure the same
-//! release binary in one `cargo xtask bench service`.
+//! Over 500 lines because the set-ups of the peers (the routes each is configured to serve)
+//! live beside the runs they are measured in.
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -15,8 +16,7 @@ use domain_desk_test_support::Served;
 use serde_json::{Value, json};
 
 use super::processes::{
-    Server, add_domains, env_number, expect, free_port, post_in_one_curl, project_with_deploy,
-    serve_in_memory, start_serve,
+    Server, add_domains, env_number, expect, free_port, project_with_deploy, serve_in_memory,
 };
 use super::report::{Table, goal};
 use super::tools::{WIREMOCK, build_release_app, ensure_apt, ensure_peers};
@@ -34,6 +34,10 @@ const BENCH_PROJECTS: usize = 25;
 /// answers were 409s). A run with answers ≥ 400 counts only the others in its rate.
 const WRITE_PROJECTS: usize = 200;
 
+/// Pairs of domain-create runs, unkeyed against keyed; the median pair's ratio is the figure
+/// and the spread is printed beside it.
+const WRITE_PAIRS: usize = 3;
+
 /// What one wrk run measured.
 #[derive(Debug, Clone, Copy)]
 struct Load {
@@ -47,18 +51,11 @@ struct Load {
 }
 
 impl Load {
-    /// Two runs of the same route as one figure: requests and errors added, rates and
-    /// percentiles averaged.
-    fn mean(&self, other: &Load) -> Load {
-        Load {
-            requests_per_second: (self.requests_per_second + other.requests_per_second) / 2.0,
-            requests: self.requests + other.requests,
-            bad_status: self.bad_status + other.bad_status,
-            socket_errors: self.socket_errors + other.socket_errors,
-            p50_us: (self.p50_us + other.p50_us) / 2,
-            p90_us: (self.p90_us + other.p90_us) / 2,
-            p99_us: (self.p99_us + other.p99_us) / 2,
-        }
+    /// The run with the median rate of several (runs of one route on one server).
+    fn median(runs: &[Load]) -> Load {
+        let mut sorted = runs.to_vec();
+        sorted.sort_by(|a, b| a.requests_per_second.total_cmp(&b.requests_per_second));
+        sorted[sorted.len() / 2]
     }
 
     fn figure(&self) -> String {
@@ -78,6 +75,17 @@ impl Load {
         }
         text
     }
+}
+
+/// Keyed ÷ unkeyed, pair by pair, sorted: (min, median, max) come from it.
+fn pair_ratios(unkeyed: &[Load], keyed: &[Load]) -> Vec<f64> {
+    let mut ratios: Vec<f64> = unkeyed
+        .iter()
+        .zip(keyed)
+        .map(|(unkeyed, keyed)| keyed.requests_per_second / unkeyed.requests_per_second.max(1.0))
+        .collect();
+    ratios.sort_by(f64::total_cmp);
+    ratios
 }
 
 fn millis(micros: u64) -> String {
@@ -135,6 +143,43 @@ request = function()
   local headers = {{["Authorization"] = auth, ["Content-Type"] = "application/json"}}
   {idempotency}
   return wrk.format("POST", "/v1/projects/" .. project .. "/domains", headers, body)
+end
+{WRK_DONE}"#,
+        list = list.join(", "),
+        auth = lua_string(&format!("Bearer {key}")),
+    )
+}
+
+/// The app's traffic: of each hundred requests, one `POST …/domains` to a listed project (a
+/// fresh hostname), the others alternately `GET /v1/projects` (the list it polls) and
+/// `GET /v1/projects/{id}/domains/{hostname}` round robin over the listed projects' domains.
+fn mix_script_text(projects: &[String], key: &str) -> String {
+    let list: Vec<String> = projects.iter().map(|id| lua_string(id)).collect();
+    format!(
+        r#"local projects = {{{list}}}
+local auth = {auth}
+local threads = 0
+setup = function(thread)
+  thread:set("thread_number", threads)
+  threads = threads + 1
+end
+local counter = 0
+request = function()
+  counter = counter + 1
+  local index = (counter % #projects) + 1
+  local project = projects[index]
+  if counter % 100 == 0 then
+    local body = string.format('{{"hostname":"m%d-%d.mix.example.com"}}', thread_number, counter)
+    return wrk.format("POST", "/v1/projects/" .. project .. "/domains",
+      {{["Authorization"] = auth, ["Content-Type"] = "application/json"}}, body)
+  end
+  local headers = {{["Authorization"] = auth}}
+  if counter % 2 == 0 then
+    return wrk.format("GET", "/v1/projects", headers)
+  end
+  local which = (counter % 4 == 1) and "www" or "shop"
+  local hostname = string.format("%s.p%d.bench.example.com", which, index - 1)
+  return wrk.format("GET", "/v1/projects/" .. project .. "/domains/" .. hostname, headers)
 end
 {WRK_DONE}"#,
         list = list.join(", "),
@@ -278,7 +323,6 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
         get: work.join("get-projects.lua"),
         create: work.join("create-domain.lua"),
     };
-    let keyed = work.join("create-domain-keyed.lua");
     std::fs::write(&routes.get, get_script("/v1/projects", &key))?;
     let seconds = env_number("BENCH_SECONDS", 10);
     let connections = env_number("BENCH_CONNECTIONS", 32);
@@ -286,6 +330,13 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
     println!("\n==> wrk against domain-desk serve --memory");
     wrk(&ours.base, &routes.get, 2, connections)?;
     let our_get = wrk(&ours.base, &routes.get, seconds, connections)?;
+    // The app's own traffic: the list polled, the domains of the listed projects read, one
+    // write in a hundred (a domain added to a listed project), so the read cache is emptied
+    // while it is in use.
+    let mix_script = work.join("app-mix.lua");
+    std::fs::write(&mix_script, mix_script_text(&ours.projects, &key))?;
+    wrk(&ours.base, &mix_script, 2, connections)?;
+    let our_mix = wrk(&ours.base, &mix_script, seconds, connections)?;
     // The writes go to projects of their own, made after the GET rows so those list only the
     // new user's 25; the peers and the ceiling answer the same requests.
     let mut projects_for_runs = Vec::with_capacity(WRITE_PROJECTS);
@@ -296,35 +347,39 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
             &format!("writes {number}"),
         )?);
     }
+    // The tables grow with every run, so the runs alternate in pairs, unkeyed, keyed, keyed,
+    // unkeyed, unkeyed, keyed (ABBAAB): each pair's ratio meets tables of nearly one size,
+    // and the spread of the pairs' ratios is reported with its median. (In the order A B A B
+    // the keyed runs always came later and met larger tables.) Every run names its own
+    // hostnames and keys: a repeated name would be a cheap 409, a repeated key a cheap replay.
+    let mut unkeyed_runs = Vec::with_capacity(WRITE_PAIRS);
+    let mut keyed_runs = Vec::with_capacity(WRITE_PAIRS);
+    for pair in 0..WRITE_PAIRS {
+        let unkeyed_script = work.join(format!("create-domain-{pair}.lua"));
+        let keyed_script = work.join(format!("create-domain-keyed-{pair}.lua"));
+        std::fs::write(
+            &unkeyed_script,
+            create_script(&projects_for_runs, &key, &format!("bench{pair}"), false),
+        )?;
+        std::fs::write(
+            &keyed_script,
+            create_script(&projects_for_runs, &key, &format!("keyed{pair}"), true),
+        )?;
+        if pair % 2 == 0 {
+            unkeyed_runs.push(wrk(&ours.base, &unkeyed_script, seconds, connections)?);
+            keyed_runs.push(wrk(&ours.base, &keyed_script, seconds, connections)?);
+        } else {
+            keyed_runs.push(wrk(&ours.base, &keyed_script, seconds, connections)?);
+            unkeyed_runs.push(wrk(&ours.base, &unkeyed_script, seconds, connections)?);
+        }
+    }
     std::fs::write(
         &routes.create,
         create_script(&projects_for_runs, &key, "bench", false),
     )?;
-    std::fs::write(
-        &keyed,
-        create_script(&projects_for_runs, &key, "keyed", true),
-    )?;
-    let first_unkeyed = wrk(&ours.base, &routes.create, seconds, connections)?;
-    // The tables grow with every run, so the order is unkeyed, keyed, keyed, unkeyed (ABBA):
-    // both figures, each the mean of its two runs, meet tables of the same mean size. (In
-    // the order A B A B the keyed runs always came later and met larger tables.)
-    // Every run names its own hostnames and keys: a repeated name would be a cheap 409, a
-    // repeated key a cheap replay.
-    let first_keyed = wrk(&ours.base, &keyed, seconds, connections)?;
-    let unkeyed_again = work.join("create-domain-2.lua");
-    let keyed_again = work.join("create-domain-keyed-2.lua");
-    std::fs::write(
-        &unkeyed_again,
-        create_script(&projects_for_runs, &key, "bench2", false),
-    )?;
-    std::fs::write(
-        &keyed_again,
-        create_script(&projects_for_runs, &key, "keyed2", true),
-    )?;
-    let second_keyed = wrk(&ours.base, &keyed_again, seconds, connections)?;
-    let second_unkeyed = wrk(&ours.base, &unkeyed_again, seconds, connections)?;
-    let our_create = first_unkeyed.mean(&second_unkeyed);
-    let our_keyed = first_keyed.mean(&second_keyed);
+    let our_create = Load::median(&unkeyed_runs);
+    let our_keyed = Load::median(&keyed_runs);
+    let pair_ratios = pair_ratios(&unkeyed_runs, &keyed_runs);
     let (openapi, project_list, sample_domain, projects) = (
         ours.openapi.clone(),
         ours.project_list.clone(),
@@ -407,11 +462,29 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
     );
     table.add(
         "service: GET /v1/projects",
-        "… with --no-read-cache (every GET from SQLite)",
+        "… with --no-read-cache (every GET from SQLite): the database path",
         db_get.figure(),
+        {
+            let share = db_get.requests_per_second / bare_get.requests_per_second.max(1.0);
+            format!(
+                "{share:.2} of the ceiling; {}",
+                goal(
+                    share >= 0.25 && db_get.p99_us < 5_000,
+                    "≥ 0.25 and p99 < 5 ms"
+                )
+            )
+        },
+    );
+    table.add(
+        "service: the app's traffic",
+        "domain-desk serve --memory: the list polled, domains of the listed projects read, \
+         one POST …/domains in 100 (the read cache emptied while in use)",
+        our_mix.figure(),
         format!(
-            "{:.2} of the ceiling",
-            db_get.requests_per_second / bare_get.requests_per_second.max(1.0)
+            "{:.2} of the GET ceiling; ×{:.2} of the cached GET, ×{:.2} of the uncached GET",
+            our_mix.requests_per_second / bare_get.requests_per_second.max(1.0),
+            our_mix.requests_per_second / our_get.requests_per_second.max(1.0),
+            our_mix.requests_per_second / db_get.requests_per_second.max(1.0)
         ),
     );
     table.add(
@@ -422,21 +495,24 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
     );
     table.add(
         "service: POST …/domains",
-        "domain-desk, no Idempotency-Key (mean of runs 1 and 4)",
+        "domain-desk, no Idempotency-Key (median of 3 runs)",
         our_create.figure(),
         format!(
             "{:.2} of the ceiling",
             our_create.requests_per_second / bare_create.requests_per_second.max(1.0)
         ),
     );
-    let keyed_share = our_keyed.requests_per_second / our_create.requests_per_second.max(1.0);
+    let keyed_median = pair_ratios[pair_ratios.len() / 2];
     table.add(
         "service: POST …/domains",
-        "domain-desk, with Idempotency-Key, as the app sends (mean of runs 2 and 3)",
+        "domain-desk, with Idempotency-Key, as the app sends (median of 3 runs)",
         our_keyed.figure(),
         format!(
-            "{keyed_share:.2} of unkeyed; {}",
-            goal(keyed_share >= 0.8, "≥ 0.80")
+            "keyed ÷ unkeyed over {} pairs run U K, K U, U K: min {:.2}, median {keyed_median:.2}, max {:.2}; {}",
+            pair_ratios.len(),
+            pair_ratios[0],
+            pair_ratios[pair_ratios.len() - 1],
+            goal(keyed_median >= 0.8, "≥ 0.80 at the median")
         ),
     );
     table.add(
@@ -492,7 +568,7 @@ pub(super) fn service(work: &Path, table: &mut Table) -> Result<()> {
         );
     }
 
-    dns_server(work, &binary, table)
+    super::dns::dns_server(work, &binary, table)
 }
 
 /// The bare-axum ceiling, built from the service crate's example.
@@ -509,171 +585,6 @@ fn build_bare_axum() -> Result<PathBuf> {
         bail!("building the bare-axum example failed");
     }
     Ok(root().join("target/release/examples/bare_axum"))
-}
-
-/// What one dnsperf run measured.
-#[derive(Debug, Clone, Copy)]
-struct DnsLoad {
-    queries_per_second: f64,
-    sent: u64,
-    lost: u64,
-    mean_latency_ms: f64,
-}
-
-impl DnsLoad {
-    fn figure(&self) -> String {
-        format!(
-            "{:.0} q/s; mean latency {:.2} ms; {} of {} lost",
-            self.queries_per_second, self.mean_latency_ms, self.lost, self.sent
-        )
-    }
-}
-
-fn dnsperf(port: u16, questions: &Path, seconds: u64, in_flight: u32) -> Result<DnsLoad> {
-    let out = Command::new("dnsperf")
-        .args(["-s", "127.0.0.1", "-p", &port.to_string(), "-d"])
-        .arg(questions)
-        .args(["-l", &seconds.to_string(), "-c", "4", "-T", "2"])
-        .args(["-q", &in_flight.to_string(), "-t", "2"])
-        // 4 MB socket buffers for dnsperf itself: with the system's default (about 200 kB)
-        // a burst's answers overflow dnsperf's own sockets and count as lost questions, a
-        // loss of the client's, not the server's. The same for both servers.
-        .args(["-b", "4096"])
-        .stdin(Stdio::null())
-        .output()
-        .context("could not run dnsperf")?;
-    let text = String::from_utf8_lossy(&out.stdout);
-    if !out.status.success() {
-        bail!("dnsperf failed: {text}");
-    }
-    parse_dnsperf(&text)
-}
-
-/// Reads dnsperf's statistics block.
-fn parse_dnsperf(text: &str) -> Result<DnsLoad> {
-    let field = |label: &str| -> Result<f64> {
-        let line = text
-            .lines()
-            .map(str::trim)
-            .find(|line| line.starts_with(label))
-            .with_context(|| format!("dnsperf printed no {label:?}: {text}"))?;
-        line[label.len()..]
-            .split_whitespace()
-            .next()
-            .and_then(|number| number.parse().ok())
-            .with_context(|| format!("unreadable dnsperf line: {line}"))
-    };
-    Ok(DnsLoad {
-        queries_per_second: field("Queries per second:")?,
-        sent: field("Queries sent:")? as u64,
-        lost: field("Queries lost:")? as u64,
-        mean_latency_ms: field("Average Latency (s):")? * 1000.0,
-    })
-}
-
-/// Our DNS server against pebble-challtestsrv (a Go server answering from memory) with dnsperf,
-/// on the same questions: names in a demo zone with a CNAME each, asked as the doctor asks.
-fn dns_server(work: &Path, binary: &Path, table: &mut Table) -> Result<()> {
-    ensure_apt(&["dnsperf", "pebble", "curl"])?;
-    let names = env_number("BENCH_DNS_NAMES", 1_000);
-    let logs = work.join("logs");
-    let dns_port = free_port()?;
-    let dns = format!("127.0.0.1:{dns_port}");
-    let ours = start_serve(
-        binary,
-        &["--memory", "--api", "127.0.0.1:0", "--dns", &dns]
-            .into_iter()
-            .chain(["--edge-https", "127.0.0.1:0", "--edge-http", "127.0.0.1:0"])
-            .collect::<Vec<_>>(),
-        &logs.join("dns.log"),
-    )?;
-    let info = expect(
-        "GET",
-        &format!("{}/_local/info", ours.base_url()),
-        None,
-        None,
-        200,
-    )?;
-    let target = info["platform_dns_target"]
-        .as_str()
-        .context("no platform_dns_target")?
-        .to_owned();
-    let created = post_in_one_curl(
-        &format!("{}/_local/dns/example.com/records", ours.base_url()),
-        None,
-        (0..names)
-            .map(|number| json!({"name": format!("h{number}"), "type": "CNAME", "value": target})),
-        &work.join("dns-records.curl"),
-    )?;
-    if created != names {
-        bail!("only {created} of {names} DNS records were created");
-    }
-    // The doctor's questions for a subdomain: A, AAAA, CNAME, TXT and CAA at the name, CAA at
-    // the zone, SOA of the zone.
-    let mut questions = String::new();
-    for number in 0..names {
-        for kind in ["A", "AAAA", "CNAME", "TXT", "CAA"] {
-            let _ = writeln!(questions, "h{number}.example.com {kind}");
-        }
-        let _ = writeln!(questions, "example.com CAA");
-        let _ = writeln!(questions, "example.com SOA");
-    }
-    let question_file = work.join("dns-questions.txt");
-    std::fs::write(&question_file, questions)?;
-    let seconds = env_number("BENCH_SECONDS", 10);
-
-    println!(
-        "\n==> dnsperf against our DNS server ({} questions)",
-        names * 7
-    );
-    dnsperf(dns_port, &question_file, 2, 200)?;
-    let our_steady = dnsperf(dns_port, &question_file, seconds, 200)?;
-    let our_burst = dnsperf(dns_port, &question_file, 4, 7_000)?;
-    drop(ours);
-
-    println!("\n==> dnsperf against pebble-challtestsrv");
-    let pebble_port = free_port()?;
-    let management = free_port()?;
-    let pebble = Server::spawn(
-        "pebble-challtestsrv",
-        Command::new("pebble-challtestsrv")
-            .args(["-dns01", &format!("127.0.0.1:{pebble_port}")])
-            .args(["-http01", "", "-https01", "", "-tlsalpn01", ""])
-            .args(["-management", &format!("127.0.0.1:{management}")]),
-        management,
-        &logs.join("pebble.log"),
-    )?;
-    dnsperf(pebble_port, &question_file, 2, 200)?;
-    let pebble_steady = dnsperf(pebble_port, &question_file, seconds, 200)?;
-    let pebble_burst = dnsperf(pebble_port, &question_file, 4, 7_000)?;
-    drop(pebble);
-
-    let share = our_steady.queries_per_second / pebble_steady.queries_per_second.max(1.0);
-    table.add(
-        "service: DNS (dnsperf, 200 in flight)",
-        "pebble-challtestsrv 2.4 (Debian)",
-        pebble_steady.figure(),
-        "1.00".into(),
-    );
-    table.add(
-        "service: DNS (dnsperf, 200 in flight)",
-        "domain-desk serve DNS",
-        our_steady.figure(),
-        format!("{share:.2} of pebble; {}", goal(share >= 1.0, "≥ 1.00")),
-    );
-    table.add(
-        "service: DNS burst (7,000 in flight)",
-        "pebble-challtestsrv 2.4 (Debian)",
-        pebble_burst.figure(),
-        String::new(),
-    );
-    table.add(
-        "service: DNS burst (7,000 in flight)",
-        "domain-desk serve DNS",
-        our_burst.figure(),
-        goal(our_burst.lost == 0, "no question lost"),
-    );
-    Ok(())
 }
 
 /// "ours ÷ theirs" for throughput.
