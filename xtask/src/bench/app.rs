@@ -125,9 +125,15 @@ fn load_now() -> String {
         .unwrap_or_else(|| "?".to_owned())
 }
 
-/// RSS and PSS in KiB, summed over the app's processes below `ancestor`.
-fn app_memory(ancestor: u32, app_comm: &str) -> Result<(u64, u64, usize)> {
-    let (mut rss, mut pss, mut count) = (0, 0, 0);
+/// KiB as MB (10^6 bytes), the one unit the memory figures are printed in.
+fn mb(kib: u64) -> f64 {
+    kib as f64 * 1024.0 / 1e6
+}
+
+/// RSS and PSS in KiB, summed over every process of the app below `ancestor` (the app's own
+/// and all of WebKit's: web, network and GPU processes), and their names.
+fn app_memory(ancestor: u32, app_comm: &str) -> Result<(u64, u64, Vec<String>)> {
+    let (mut rss, mut pss, mut names) = (0, 0, Vec::new());
     let mut app_seen = false;
     for (pid, comm, _) in processes_below(ancestor)? {
         if !is_app_process(&comm, app_comm) {
@@ -150,18 +156,19 @@ fn app_memory(ancestor: u32, app_comm: &str) -> Result<(u64, u64, usize)> {
                 .unwrap_or(0)
         };
         println!(
-            "      {comm} ({pid}): RSS {:.0} MiB, PSS {:.0} MiB",
-            field("Rss:") as f64 / 1024.0,
-            field("Pss:") as f64 / 1024.0
+            "      {comm} ({pid}): RSS {:.0} MB, PSS {:.0} MB",
+            mb(field("Rss:")),
+            mb(field("Pss:"))
         );
         rss += field("Rss:");
         pss += field("Pss:");
-        count += 1;
+        names.push(comm);
     }
     if !app_seen {
         bail!("the app's own process ({app_comm}) was not found below the driver");
     }
-    Ok((rss, pss, count))
+    names.sort();
+    Ok((rss, pss, names))
 }
 
 /// A WebDriver session with the app, spoken over plain HTTP with curl.
@@ -247,13 +254,12 @@ struct Launch {
 impl Launch {
     fn figure(&self) -> String {
         format!(
-            "first paint {:.0} ms, Domains painted {:.0} ms ({} rows drawn); memory {:.0} MiB RSS / {:.0} MiB PSS ({:.0} MB) over {} processes; load {}",
+            "first paint {:.0} ms, Domains painted {:.0} ms ({} rows drawn); memory at paint {:.0} MB RSS / {:.0} MB PSS over {} processes; load {}",
             self.first_paint_ms,
             self.domains_painted_ms,
             self.rows,
-            self.rss_kib as f64 / 1024.0,
-            self.pss_kib as f64 / 1024.0,
-            self.pss_kib as f64 * 1024.0 / 1e6,
+            mb(self.rss_kib),
+            mb(self.pss_kib),
             self.processes,
             self.load,
         )
@@ -362,7 +368,8 @@ fn timed_launch(
     let load = load_now();
     // let the page settle (images, the meter's first event) before reading memory
     std::thread::sleep(Duration::from_secs(3));
-    let (rss_kib, pss_kib, processes) = app_memory(ancestor, &comm_of(app))?;
+    let (rss_kib, pss_kib, names) = app_memory(ancestor, &comm_of(app))?;
+    let processes = names.len();
     println!("    {label}: {}", seen);
     Ok((
         webdriver,
@@ -1076,6 +1083,8 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
         through_x,
     } = frame_times(&webdriver, &display)?;
     let frames_load = load_now();
+    // memory again after the scrolling and typing rounds, over the same processes
+    let (after_rss, after_pss, after_names) = app_memory(ancestor, &comm_of(&binary))?;
     webdriver.close()?;
     drop(driver);
     drop(service);
@@ -1119,9 +1128,10 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
         "app: launch",
         "goals, 5,000 domains",
         format!(
-            "Domains painted {:.0} ms (median of {launches} launches; slowest {slowest_ms:.0} ms), PSS {:.0} MB",
+            "Domains painted {:.0} ms (median of {launches} launches; slowest {slowest_ms:.0} ms), PSS {:.0} MB at paint, {:.0} MB after scrolling and typing",
             big.domains_painted_ms,
-            big.pss_kib as f64 * 1024.0 / 1e6
+            mb(big.pss_kib),
+            mb(after_pss)
         ),
         format!(
             "{}; {}",
@@ -1129,8 +1139,24 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
                 big.domains_painted_ms <= 1000.0,
                 "≤ 1.0 s to the painted rows"
             ),
-            goal(big.pss_kib as f64 * 1024.0 <= 300e6, "≤ 300 MB PSS")
+            goal(
+                mb(big.pss_kib.max(after_pss)) <= 300.0,
+                "≤ 300 MB PSS, at paint and after the rounds"
+            )
         ),
+    );
+    table.add(
+        "app: memory",
+        "5,000 domains, after the scrolling and typing rounds",
+        format!(
+            "{:.0} MB RSS / {:.0} MB PSS over {} processes ({}); at paint {:.0} MB PSS",
+            mb(after_rss),
+            mb(after_pss),
+            after_names.len(),
+            after_names.join(", "),
+            mb(big.pss_kib)
+        ),
+        String::new(),
     );
     table.add(
         "app: frames",
