@@ -6,7 +6,9 @@
 //! `/_local/info`: ask only its DNS server, the target names must point at, the CA that CAA
 //! records must name, where its TLS edge listens and the CA certificate to trust there, and
 //! the DNSSEC key of a service started with `--sign-zones`. Through the API client: which
-//! hostnames its demo projects attach, so a CNAME to it that none claims is named dangling.
+//! hostnames its demo projects attach, so a CNAME to it that none claims is named dangling,
+//! and which of them are live, so a live name whose DNS would refuse issuance is named
+//! `renewal_at_risk`.
 //! Anything else the doctor should learn from the local service belongs here as well. The
 //! command line then lays its flags over what this returns.
 
@@ -32,6 +34,22 @@ pub async fn for_local_service(
     info: &LocalInfo,
     clients: &ClientPool,
 ) -> Result<DoctorOptions> {
+    let mut options = from_info(info)?;
+    let attached = attached_domains(control, info, clients).await;
+    options.attached_hostnames = attached
+        .as_ref()
+        .map(|domains| domains.iter().map(|domain| domain.hostname.clone()).collect());
+    // Which of them are live: such a name whose DNS would refuse issuance is renewal_at_risk.
+    options.live_certificates = attached
+        .as_deref()
+        .map(domain_desk_doctor::renewal::live_certificates);
+    Ok(options)
+}
+
+/// What `/_local/info` alone tells the doctor (no API request): its DNS server, target, CA,
+/// edge and CA certificate, and the DNSSEC key of a signing service. The renewal watch runs
+/// on this, handing in the live certificates it already knows.
+pub fn from_info(info: &LocalInfo) -> Result<DoctorOptions> {
     let dns = address(info.dns.as_deref(), "DNS")?.ok_or_else(|| {
         Error::InvalidInput(
             "The local service's DNS server is not running, so there is nothing to ask.".into(),
@@ -42,7 +60,6 @@ pub async fn for_local_service(
         .with_ca_identity(info.ca_identity.clone())
         .with_edge(address(info.edge_https.as_deref(), "TLS edge")?);
     options.extra_roots_pem = info.ca_certificate_pem.clone();
-    options.attached_hostnames = attached_hostnames(control, info, clients).await;
     if let Some(anchor) = &info.dnssec_trust_anchor {
         options.dnssec = true;
         options.trust_anchor = Some(anchor.clone());
@@ -50,14 +67,14 @@ pub async fn for_local_service(
     Ok(options)
 }
 
-/// The hostnames the service's demo projects attach; `None` (not judged) when it cannot say
+/// The domains the service's demo projects attach; `None` (not judged) when it cannot say
 /// in time.
-async fn attached_hostnames(
+async fn attached_domains(
     control: &LocalControl,
     info: &LocalInfo,
     clients: &ClientPool,
-) -> Option<BTreeSet<String>> {
-    let asked = control.attached_hostnames(info, clients);
+) -> Option<Vec<domain_desk_api::Domain>> {
+    let asked = control.attached_domains(info, clients);
     match tokio::time::timeout(ATTACHED_HOSTNAMES_WAIT, asked).await {
         Ok(Ok(attached)) => Some(attached),
         Ok(Err(err)) => {
@@ -124,6 +141,7 @@ mod tests {
         assert_eq!(options.extra_roots_pem, info.ca_certificate_pem);
         assert!(info.ca_certificate_pem.is_some());
         assert_eq!(options.attached_hostnames, Some(BTreeSet::new()));
+        assert_eq!(options.live_certificates, Some(Default::default()));
         assert!(options.dnssec);
         assert_eq!(options.trust_anchor, info.dnssec_trust_anchor);
         assert!(options.trust_anchor.is_some());

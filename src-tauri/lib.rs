@@ -15,6 +15,7 @@ pub mod doctor_options;
 pub mod error;
 pub mod logs;
 pub mod paths;
+pub mod renewal;
 pub mod secrets;
 pub mod settings;
 pub mod state;

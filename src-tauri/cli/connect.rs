@@ -53,6 +53,8 @@ pub struct Connection {
     /// The local service's DNS server, which Domain Connect discovery asks in the demo
     /// (`None`: the system's resolvers).
     pub dns_server: Option<SocketAddr>,
+    /// The local service's control plane (its DNS, its clock), when the account is there.
+    pub local: Option<LocalControl>,
     /// Keeps a demo service started for this command running until the command ends.
     _service: Option<EmbeddedService>,
 }
@@ -119,6 +121,7 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
         account,
         clock_speed: 1.0,
         dns_server: None,
+        local: None,
         _service: None,
     })
 }
@@ -154,6 +157,7 @@ async fn local(
         account,
         clock_speed: speed,
         dns_server: info.dns.as_deref().and_then(|dns| dns.parse().ok()),
+        local: Some(control),
         _service: service,
     })
 }

@@ -1,8 +1,12 @@
 //! `domain-desk projects …` and `domain-desk domains …`: the window's Domains view on the
-//! command line, each subcommand a call or two into the client.
+//! command line, each subcommand a call or two into the client. `list` and `inspect` add each
+//! live domain's renewal readiness (DNS questions only, `crate::renewal`).
+
+use std::collections::BTreeMap;
 
 use domain_desk_api::{AddDomain, Domain, DomainStatus, Hostname, Project, wire_name};
 use domain_desk_client::Client;
+use domain_desk_doctor::renewal::{Readiness, RenewalState};
 
 use super::connect::{Connection, refuse_to_wait};
 use super::output::{Failure, Outcome, inert, print_json, record_line, table};
@@ -17,7 +21,8 @@ pub enum ProjectsCommand {
 
 #[derive(Debug, clap::Subcommand)]
 pub enum DomainsCommand {
-    /// The project's domains with their status and the DNS record each needs.
+    /// The project's domains with their status, the DNS record each needs, and for a live
+    /// domain whether its certificate's next renewal would pass with DNS as it is now.
     ///
     /// Example: domain-desk domains list --project shop
     List,
@@ -35,7 +40,8 @@ pub enum DomainsCommand {
         auto: bool,
     },
     /// Everything the window's detail panel shows: the record to create, the verification's
-    /// evidence, the certificate. Exits with status 1 when the domain is not live.
+    /// evidence, the certificate and its renewal. Exits with status 1 when the domain is not
+    /// live, or when its certificate's renewal will fail with DNS as it is now.
     ///
     /// Example: domain-desk domains inspect www.example.com --project shop
     Inspect { hostname: String },
@@ -134,11 +140,13 @@ pub async fn run(
     match command {
         DomainsCommand::List => {
             let domains = client.domains(&project.id).await?;
+            let renewal = renewal_readiness(connection, &domains).await;
             if json {
-                return print_json(&domain_desk_api::DomainList {
-                    domains,
-                    next_cursor: None,
-                });
+                return print_json(&serde_json::json!({
+                    "domains": domains,
+                    "next_cursor": null,
+                    "renewal": renewal,
+                }));
             }
             let rows: Vec<Vec<String>> = domains
                 .iter()
@@ -148,6 +156,7 @@ pub async fn run(
                         wire_name(&d.role),
                         wire_name(&d.status),
                         wire_name(&d.certificate.status),
+                        renewal_cell(renewal.get(&d.hostname)),
                         record_line(d),
                     ]
                 })
@@ -160,6 +169,7 @@ pub async fn run(
                         "ROLE",
                         "STATUS",
                         "CERTIFICATE",
+                        "RENEWAL",
                         "DNS RECORD TO CREATE"
                     ],
                     &rows
@@ -200,12 +210,20 @@ pub async fn run(
         }
         DomainsCommand::Inspect { hostname: name } => {
             let domain = client.domain(&project.id, &hostname(&name)?).await?;
+            let renewal = renewal_readiness(connection, std::slice::from_ref(&domain)).await;
+            let readiness = renewal.get(&domain.hostname);
             if json {
-                print_json(&domain)?;
+                let mut value = serde_json::to_value(&domain).map_err(|err| {
+                    Failure::check(format!("could not write the domain as JSON: {err}"))
+                })?;
+                value["renewal"] = serde_json::to_value(readiness).unwrap_or_default();
+                print_json(&value)?;
             } else {
                 print_detail(&domain);
+                print_renewal(&domain, readiness);
             }
-            not_live_fails(&domain)
+            not_live_fails(&domain)?;
+            renewal_fails(readiness)
         }
         DomainsCommand::Verify { hostname: name } => {
             refuse_to_wait(connection, 1, no_wait).await?;
@@ -345,6 +363,82 @@ async fn set_up_automatically(
                     domain.hostname
                 ))),
             }
+        }
+    }
+}
+
+/// The renewal readiness of the live domains among `domains`; empty when DNS could not be
+/// asked (said on standard error: the rest of the answer stands).
+async fn renewal_readiness(
+    connection: &Connection,
+    domains: &[Domain],
+) -> BTreeMap<String, Readiness> {
+    match crate::renewal::readiness(connection.local.as_ref(), domains).await {
+        Ok(found) => found,
+        Err(err) => {
+            eprintln!(
+                "The renewal check could not run: {}",
+                inert(&err.to_string())
+            );
+            BTreeMap::new()
+        }
+    }
+}
+
+fn renewal_cell(readiness: Option<&Readiness>) -> String {
+    let word = crate::renewal::state_word(readiness);
+    match readiness {
+        Some(ready) if ready.state == RenewalState::AtRisk => {
+            format!("{word} ({})", ready.renews_at.format("%-d %b %Y"))
+        }
+        _ => word.to_owned(),
+    }
+}
+
+fn renewal_fails(readiness: Option<&Readiness>) -> Outcome {
+    match readiness {
+        Some(ready) if ready.state == RenewalState::AtRisk => {
+            // The explanation above says why; the status is for scripts.
+            Err(Failure::check(""))
+        }
+        _ => Ok(()),
+    }
+}
+
+fn print_renewal(domain: &Domain, readiness: Option<&Readiness>) {
+    let Some(ready) = readiness else {
+        if domain.status == DomainStatus::Live {
+            println!("renewal      not checked");
+        }
+        return;
+    };
+    println!(
+        "renewal      {}, from {} (checked {})",
+        crate::renewal::state_word(Some(ready)),
+        ready.renews_at.format("%-d %b %Y"),
+        ready.checked_at.format("%-d %b %Y %H:%M UTC")
+    );
+    if let Some(note) = &ready.note {
+        println!("  {}", inert(note));
+    }
+    let Some(finding) = &ready.finding else {
+        return;
+    };
+    println!("  {}", inert(&finding.detail));
+    if let Some(fix) = &finding.fix {
+        println!("  fix: {}", inert(&fix.summary));
+        for change in &fix.changes {
+            println!(
+                "    {} {} {} {} (zone {})",
+                wire_name(&change.action),
+                inert(&change.name),
+                inert(&change.record_type),
+                inert(&change.value),
+                inert(&change.zone)
+            );
+        }
+        for step in &fix.steps {
+            println!("    - {}", inert(step));
         }
     }
 }

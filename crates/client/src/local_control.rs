@@ -2,8 +2,9 @@
 //! Spoken over loopback HTTP, so the same code drives the service embedded in the window and
 //! one started with `domain-desk serve`, for the window's Demo DNS panel and the command line.
 //! It also answers the one question about the local service that needs its API: which
-//! hostnames its demo accounts have attached ([`LocalControl::attached_hostnames`], asked
-//! through the API client's queues like every other API call).
+//! hostnames (and domains) its demo accounts have attached
+//! ([`LocalControl::attached_hostnames`], asked through the API client's queues like every
+//! other API call).
 //!
 //! It lives in the client crate, next to the API client it complements, so it knows nothing of
 //! Tauri and is tested against the real service in-process (`tests/suite/local_control.rs`).
@@ -22,7 +23,7 @@ use reqwest::{Method, StatusCode};
 use serde::Serialize;
 use serde::de::DeserializeOwned;
 
-use domain_desk_api::{ErrorBody, Plan};
+use domain_desk_api::{Domain, ErrorBody, Plan};
 
 use crate::config::ClientConfig;
 use crate::error::{Error, Result};
@@ -275,8 +276,23 @@ impl LocalControl {
         info: &LocalInfo,
         clients: &ClientPool,
     ) -> Result<BTreeSet<String>> {
+        Ok(self
+            .attached_domains(info, clients)
+            .await?
+            .into_iter()
+            .map(|domain| domain.hostname)
+            .collect())
+    }
+
+    /// As [`Self::attached_hostnames`], the domains themselves (with their certificates, so
+    /// the doctor also knows which names are live).
+    pub async fn attached_domains(
+        &self,
+        info: &LocalInfo,
+        clients: &ClientPool,
+    ) -> Result<Vec<Domain>> {
         let speed = self.clock().await?.speed;
-        let mut attached = BTreeSet::new();
+        let mut attached = Vec::new();
         for (plan, key) in &info.demo_keys {
             let mut config = ClientConfig::new(&self.base, key.as_str());
             if let Some(plan) = Plan::ALL.into_iter().find(|p| p.as_str() == plan) {
@@ -286,8 +302,7 @@ impl LocalControl {
             config.queue.platform_clock_speed = if speed > 0.0 { speed } else { 1.0 };
             let client = clients.client(config)?.background();
             for project in client.projects().await? {
-                let domains = client.domains(&project.id).await?;
-                attached.extend(domains.into_iter().map(|domain| domain.hostname));
+                attached.extend(client.domains(&project.id).await?);
             }
         }
         Ok(attached)
