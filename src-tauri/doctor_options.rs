@@ -12,7 +12,6 @@
 //! Anything else the doctor should learn from the local service belongs here as well. The
 //! command line then lays its flags over what this returns.
 
-use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
@@ -36,9 +35,12 @@ pub async fn for_local_service(
 ) -> Result<DoctorOptions> {
     let mut options = from_info(info)?;
     let attached = attached_domains(control, info, clients).await;
-    options.attached_hostnames = attached
-        .as_ref()
-        .map(|domains| domains.iter().map(|domain| domain.hostname.clone()).collect());
+    options.attached_hostnames = attached.as_ref().map(|domains| {
+        domains
+            .iter()
+            .map(|domain| domain.hostname.clone())
+            .collect()
+    });
     // Which of them are live: such a name whose DNS would refuse issuance is renewal_at_risk.
     options.live_certificates = attached
         .as_deref()
@@ -103,6 +105,8 @@ fn address(text: Option<&str>, what: &str) -> Result<Option<SocketAddr>> {
 
 #[cfg(test)]
 mod tests {
+    use std::collections::BTreeSet;
+
     use domain_desk_service::{ServiceSettings, Storage};
 
     use super::*;

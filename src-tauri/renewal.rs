@@ -16,7 +16,7 @@ use domain_desk_client::LocalControl;
 use domain_desk_doctor::DoctorOptions;
 use domain_desk_doctor::renewal::{LiveCertificate, Readiness, check_renewals, live_certificates};
 
-use crate::{Error, Result};
+use crate::Result;
 
 /// Where the readiness check asks DNS, and the platform's clock.
 #[derive(Debug, Clone)]

@@ -18,6 +18,7 @@ pub mod dns;
 pub mod error;
 pub mod escape;
 mod host;
+pub mod live_certificate;
 pub mod markdown;
 pub mod options;
 pub mod providers;

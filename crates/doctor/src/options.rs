@@ -71,7 +71,7 @@ pub struct DoctorOptions {
     /// dated by its certificate. `None`: not known, not judged.
     #[serde(default)]
     pub live_certificates:
-        Option<std::collections::BTreeMap<String, crate::renewal::LiveCertificate>>,
+        Option<std::collections::BTreeMap<String, crate::live_certificate::LiveCertificate>>,
     /// Validate DNSSEC from the trust anchor down to each name, through the first resolver
     /// (with checking disabled).
     #[serde(default)]

@@ -12,7 +12,7 @@
 use chrono::{DateTime, Datelike, Utc};
 use domain_desk_api::caa::CaaReason;
 
-use crate::renewal::LiveCertificate;
+use crate::live_certificate::LiveCertificate;
 use crate::report::{CaaClimb, Finding, FindingCode, Severity};
 
 /// The findings that say what the CA will find at renewal, and so make it fail. Findings that

@@ -15,47 +15,17 @@
 
 pub mod watch;
 
+pub use crate::live_certificate::{DEFAULT_RENEW_BEFORE, LiveCertificate};
+
 use std::collections::BTreeMap;
 
-use chrono::{DateTime, TimeDelta, Utc};
-use domain_desk_api::{CertificateStatus, Domain, DomainStatus};
+use chrono::{DateTime, Utc};
+use domain_desk_api::Domain;
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
 use crate::report::{Finding, FindingCode, HostReport, Severity};
 use crate::{DoctorOptions, Result};
-
-/// When platforms start renewing when they do not say (`certificate.renews_at`): 30 days
-/// before expiry, as ACME clients do with 90-day certificates.
-pub const DEFAULT_RENEW_BEFORE: TimeDelta = TimeDelta::days(30);
-
-/// What the platform says of a name's current certificate.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
-pub struct LiveCertificate {
-    pub expires_at: DateTime<Utc>,
-    /// When the platform starts renewing it, when it says (`certificate.renews_at`).
-    pub renews_at: Option<DateTime<Utc>>,
-}
-
-impl LiveCertificate {
-    /// The certificate of a live domain with an issued certificate; `None` for any other.
-    pub fn of(domain: &Domain) -> Option<Self> {
-        let certificate = &domain.certificate;
-        (domain.status == DomainStatus::Live && certificate.status == CertificateStatus::Issued)
-            .then_some(certificate.expires_at)
-            .flatten()
-            .map(|expires_at| Self {
-                expires_at,
-                renews_at: certificate.renews_at,
-            })
-    }
-
-    /// When the renewal starts: as the platform says, or [`DEFAULT_RENEW_BEFORE`] before expiry.
-    pub fn renews_at(&self) -> DateTime<Utc> {
-        self.renews_at
-            .unwrap_or(self.expires_at - DEFAULT_RENEW_BEFORE)
-    }
-}
 
 /// The live certificates among `domains`, by hostname: the doctor's
 /// [`DoctorOptions::live_certificates`].
