@@ -17,7 +17,7 @@
 //!   backoff, within a key-wide retry budget;
 //! - drops queued work whose callers went away or whose job was cancelled;
 //! - with a data directory, shares the key's budget, requests on the wire and pauses with
-//!   the key's queues in other processes ([`crate::shared`]);
+//!   the key's queues in other processes ([`crate::ledger`]);
 //! - publishes its state on a watch channel for the rate-limit meter.
 //!
 //! This file is the actor only, in mini-redis's shape: the [`Handle`] every caller holds, the
@@ -25,11 +25,13 @@
 //! about in pure, unit-tested modules: what an answer says ([`crate::answers`]: observations
 //! of the windows, 429, ban and retry waits), the window estimates and the pacing
 //! ([`crate::budget`]), the clock ([`crate::clock`]) and the ledger shared with other
-//! processes ([`crate::shared`]).
+//! processes ([`crate::ledger`]).
 //!
 //! It is longer than the house's 500 lines on purpose: the decisions above act on the one
-//! state the task owns (queues, pause, probe, retry budget, shared leases), and split across
-//! files they would pass that state around or lock it; its tests are in
+//! state the task owns, and split across files they would pass that state around or lock it.
+//! Within it, what belongs together is a type of its own: `Pause` (the pause, ban and probe),
+//! `Retries` (the retry tokens and the backoffs), `Shared` (the ledger and its lock); the
+//! state the meter shows is published from beside the fields it reads. Its tests are in
 //! `tests/suite/scheduler.rs`.
 
 use std::collections::{HashMap, VecDeque};
@@ -48,7 +50,7 @@ use tokio::time::Instant;
 use crate::answers::{self, Outcome};
 use crate::budget::{Budget, Pace};
 use crate::clock::WallClock;
-use crate::config::QueueConfig;
+use crate::config::{QueueConfig, RetryPolicy};
 use crate::error::{Error, Result};
 use crate::headers::unix_seconds;
 use crate::ledger::{self, Lease, Ledger, SharedBudget, SharedWindow};
@@ -100,7 +102,7 @@ impl Handle {
         let (commands, command_rx) = mpsc::channel(1024);
         let (state_tx, state) = watch::channel(QueueState::default());
         let mut scheduler = Scheduler::new(config, transport, state_tx);
-        scheduler.shared = shared;
+        scheduler.shared.budget = shared;
         tokio::spawn(scheduler.run(command_rx));
         Ok(Self { commands, state })
     }
@@ -195,8 +197,6 @@ struct Scheduler {
     budget: Budget,
     entries: HashMap<u64, Entry>,
     queues: [VecDeque<u64>; 3],
-    /// Entries waiting out a retry backoff, with the instant they may go again.
-    delayed: Vec<(Instant, u64)>,
     /// GET path to the entry that will answer it.
     coalesced: HashMap<String, u64>,
     in_flight: FuturesUnordered<BoxFuture<'static, Completion>>,
@@ -216,24 +216,209 @@ struct Scheduler {
     /// When queued entries were last checked for callers that went away (the heads of the
     /// queues are checked every time; the rest only so often, as a queue can be long).
     last_sweep: Option<Instant>,
-    paused_until: Option<Instant>,
+    pause: Pause,
+    /// Factor (0.85 to 1) on the next pacing gap, drawn after each send; see `Budget::pace`.
+    pace_jitter: f64,
+    retries: Retries,
+    rng: StdRng,
+    clock: WallClock,
+    state_tx: watch::Sender<QueueState>,
+    shared: Shared,
+}
+
+impl Scheduler {
+    /// Publishes the state the rate-limit meter shows, read from the fields above, on the
+    /// watch channel (only when it changed).
+    fn publish(&mut self, now: Instant) {
+        let clock = self.clock;
+        let local_reset = |at: Option<Instant>| at.map(|at| unix_seconds(clock.system_time(at)));
+        let budget = &self.budget;
+        let window_state = |w: &crate::budget::Window| WindowState {
+            limit: w.limit,
+            remaining: budget.remaining(w.kind),
+            reset: local_reset(w.reset_at),
+            learned: w.learned,
+        };
+        let minute = window_state(&self.budget.minute);
+        let day = window_state(&self.budget.day);
+        let learned = minute.learned || day.learned;
+        let binding = self.budget.binding();
+        let shown = if binding == RateWindow::Day {
+            day
+        } else {
+            minute
+        };
+        let queued_in = |p: Priority| self.queues[p.index()].len();
+        let delayed_in = |p: Priority| {
+            self.retries
+                .delayed
+                .iter()
+                .filter(|(_, id)| self.entries.get(id).is_some_and(|e| e.priority == p))
+                .count()
+        };
+        let held_back = self
+            .day_reserve(Priority::Bulk, now)
+            .map(|(requests, reason)| HeldBack {
+                requests,
+                reason,
+                until: match reason {
+                    HeldBackReason::InteractiveRecent => {
+                        self.reserve_until().map(|at| clock.utc(at))
+                    }
+                    HeldBackReason::InteractiveWaiting => None,
+                },
+                blocking: (self.queues[Priority::Background.index()].len()
+                    + self.queues[Priority::Bulk.index()].len()
+                    > 0)
+                    && self.budget.remaining(RateWindow::Day) <= requests,
+            });
+        let state = QueueState {
+            window: learned.then_some(binding),
+            limit: learned.then_some(shown.limit),
+            remaining: learned.then_some(shown.remaining),
+            reset: if learned { shown.reset } else { None },
+            minute,
+            day,
+            paused_until: self
+                .pause
+                .until
+                .filter(|until| *until > now)
+                .map(|until| clock.utc(until)),
+            banned_until: self
+                .pause
+                .banned_until
+                .filter(|until| *until > now)
+                .map(|until| clock.utc(until)),
+            probing: self.pause.probing.is_some(),
+            queued: QueuedCounts {
+                interactive: queued_in(Priority::Interactive) + delayed_in(Priority::Interactive),
+                background: queued_in(Priority::Background) + delayed_in(Priority::Background),
+                bulk: queued_in(Priority::Bulk) + delayed_in(Priority::Bulk),
+            },
+            in_flight: self.in_flight.len(),
+            rate_limited_total: self.pause.rate_limited_total,
+            held_back,
+        };
+        self.state_tx.send_if_modified(|current| {
+            if *current == state {
+                false
+            } else {
+                *current = state;
+                true
+            }
+        });
+    }
+}
+
+/// The key's pause after a 429 or a ban, and the probe that ends it: while paused nothing
+/// leaves; then exactly one request goes, and nothing else until it is answered.
+#[derive(Debug, Default)]
+struct Pause {
+    until: Option<Instant>,
     banned_until: Option<Instant>,
     /// The next request to leave after a pause is a probe.
     probe_required: bool,
     /// The probe on the wire; nothing else leaves until it is answered.
     probing: Option<u64>,
+    /// 429 answers in a row, for the backoff when the platform gives no hint.
     consecutive_rate_limited: u32,
     rate_limited_total: u64,
-    /// Factor (0.85 to 1) on the next pacing gap, drawn after each send; see `Budget::pace`.
-    pace_jitter: f64,
-    retry_tokens: f64,
-    rng: StdRng,
-    clock: WallClock,
-    state_tx: watch::Sender<QueueState>,
-    /// The key's ledger shared with other processes, when the queue has a data directory.
-    shared: Option<SharedBudget>,
+}
+
+impl Pause {
+    /// Pauses until `until` at least (a pause is never shortened), then probes.
+    fn extend(&mut self, until: Instant) {
+        self.until = Some(self.until.map_or(until, |t| t.max(until)));
+        self.probe_required = true;
+    }
+
+    /// The end of the pause while it holds at `now`; a pause or ban that ran out is lifted.
+    fn holding(&mut self, now: Instant) -> Option<Instant> {
+        if let Some(until) = self.until {
+            if now < until {
+                return Some(until);
+            }
+            self.until = None;
+        }
+        if self.banned_until.is_some_and(|until| until <= now) {
+            self.banned_until = None;
+        }
+        None
+    }
+
+    /// Whether the probe keeps a request from leaving beside `in_flight` others: while the
+    /// probe is out, and while one is due and others are still on the wire.
+    fn blocks(&self, in_flight: usize) -> bool {
+        self.probing.is_some() || (self.probe_required && in_flight > 0)
+    }
+
+    /// `id` leaves; true when it is the probe.
+    fn on_send(&mut self, id: u64) -> bool {
+        let probe = self.probe_required;
+        if probe {
+            self.probe_required = false;
+            self.probing = Some(id);
+        }
+        probe
+    }
+
+    fn on_answer(&mut self, id: u64) {
+        if self.probing == Some(id) {
+            self.probing = None;
+        }
+    }
+}
+
+/// Attempts again after a failure: the key-wide retry budget (tokens earned by first sends,
+/// spent by retries, so a failing platform is not hammered) and the entries waiting out a
+/// backoff.
+struct Retries {
+    tokens: f64,
+    /// Entries waiting out a retry backoff, with the instant they may go again.
+    delayed: Vec<(Instant, u64)>,
+}
+
+impl Retries {
+    /// A first send earns part of a token, up to the budget.
+    fn earn(&mut self, policy: &RetryPolicy) {
+        self.tokens = (self.tokens + policy.budget_ratio).min(policy.budget_tokens);
+    }
+
+    /// When the first backoff runs out.
+    fn next_due(&self) -> Option<Instant> {
+        self.delayed.iter().map(|(at, _)| *at).min()
+    }
+
+    /// The entries whose backoff has run out at `now`, earliest first, no longer delayed.
+    fn take_due(&mut self, now: Instant) -> Vec<(Instant, u64)> {
+        let mut due = Vec::new();
+        self.delayed.retain(|&(at, id)| {
+            if at <= now {
+                due.push((at, id));
+                false
+            } else {
+                true
+            }
+        });
+        due.sort();
+        due
+    }
+}
+
+/// When a failed request may go again.
+enum RetryWait {
+    /// Full-jitter exponential backoff on its failures so far.
+    Backoff,
+    /// When the platform said.
+    Told(Duration),
+}
+
+/// The key's ledger shared with the queues of other processes, when the queue has a data
+/// directory ([`crate::ledger`]).
+struct Shared {
+    budget: Option<SharedBudget>,
     /// The ledger while this queue holds its lock (inside `dispatch` and `on_completion`).
-    ledger: Option<Ledger>,
+    held: Option<Ledger>,
     /// Tells this queue's leases from another queue's in the same process.
     queue_tag: u64,
 }
@@ -251,12 +436,14 @@ impl Scheduler {
         let queue_tag = rng.r#gen();
         Self {
             budget: Budget::new(config.limits, config.platform_clock_speed),
-            retry_tokens: config.retry.budget_tokens,
+            retries: Retries {
+                tokens: config.retry.budget_tokens,
+                delayed: Vec::new(),
+            },
             config,
             transport,
             entries: HashMap::new(),
             queues: Default::default(),
-            delayed: Vec::new(),
             coalesced: HashMap::new(),
             in_flight: FuturesUnordered::new(),
             next_id: 0,
@@ -266,19 +453,16 @@ impl Scheduler {
             backlogged: false,
             last_interactive: None,
             last_sweep: None,
-            paused_until: None,
-            banned_until: None,
-            probe_required: false,
-            probing: None,
-            consecutive_rate_limited: 0,
-            rate_limited_total: 0,
+            pause: Pause::default(),
             pace_jitter: 1.0,
             rng,
             clock: WallClock::now(),
             state_tx,
-            shared: None,
-            ledger: None,
-            queue_tag,
+            shared: Shared {
+                budget: None,
+                held: None,
+                queue_tag,
+            },
         }
     }
 
@@ -422,7 +606,7 @@ impl Scheduler {
             // not scan a queue of thousands.
             self.queues[entry.priority.index()].retain(|queued| *queued != id);
         }
-        self.delayed.retain(|(_, delayed)| *delayed != id);
+        self.retries.delayed.retain(|(_, delayed)| *delayed != id);
         if let Some(key) = entry.request.coalescing_key()
             && self.coalesced.get(key) == Some(&id)
         {
@@ -447,17 +631,7 @@ impl Scheduler {
 
     /// Backoffs that have run out go back to the front of their queue.
     fn release_delayed(&mut self, now: Instant) {
-        let mut due: Vec<(Instant, u64)> = Vec::new();
-        self.delayed.retain(|&(at, id)| {
-            if at <= now {
-                due.push((at, id));
-                false
-            } else {
-                true
-            }
-        });
-        due.sort();
-        for (_, id) in due.into_iter().rev() {
+        for (_, id) in self.retries.take_due(now).into_iter().rev() {
             if let Some(entry) = self.entries.get_mut(&id) {
                 entry.in_flight = false;
                 if entry.request.counted {
@@ -488,7 +662,7 @@ impl Scheduler {
             self.last_sweep = Some(now);
             self.drop_abandoned();
         }
-        let wake = self.delayed.iter().map(|(at, _)| *at).min();
+        let wake = self.retries.next_due();
         loop {
             let Some(priority) = Priority::ALL
                 .into_iter()
@@ -496,18 +670,11 @@ impl Scheduler {
             else {
                 return wake;
             };
-            if let Some(until) = self.paused_until {
-                if now < until {
-                    return earliest(wake, until);
-                }
-                self.paused_until = None;
+            if let Some(until) = self.pause.holding(now) {
+                return earliest(wake, until);
             }
-            if self.banned_until.is_some_and(|until| until <= now) {
-                self.banned_until = None;
-            }
-            if self.probing.is_some()
+            if self.pause.blocks(self.in_flight.len())
                 || self.in_flight.len() >= self.config.max_in_flight.max(1)
-                || (self.probe_required && !self.in_flight.is_empty())
             {
                 return wake;
             }
@@ -586,10 +753,10 @@ impl Scheduler {
             self.backlogged = self.queued_counted > 0;
             self.last_send = Some(self.next_slot.take().unwrap_or(now));
             self.budget.record_send(now);
-            if let Some(ledger) = self.ledger.as_mut() {
+            if let Some(ledger) = self.shared.held.as_mut() {
                 ledger.in_flight.push(Lease {
                     pid: std::process::id(),
-                    queue: self.queue_tag,
+                    queue: self.shared.queue_tag,
                     id,
                     expires_us: self.clock.micros(now + ledger::LEASE),
                 });
@@ -597,12 +764,9 @@ impl Scheduler {
             self.pace_jitter = self.rng.gen_range(0.85..=1.0);
         }
         if entry.failures == 0 && entry.rate_limited == 0 {
-            self.retry_tokens = (self.retry_tokens + self.config.retry.budget_ratio)
-                .min(self.config.retry.budget_tokens);
+            self.retries.earn(&self.config.retry);
         }
-        if self.probe_required {
-            self.probe_required = false;
-            self.probing = Some(id);
+        if self.pause.on_send(id) {
             tracing::debug!(path = %entry.request.path, "probing after a pause");
         }
         tracing::trace!(method = %entry.request.method, path = %entry.request.path, "sending");
@@ -626,7 +790,7 @@ impl Scheduler {
     /// Takes the shared ledger's lock and folds what the key's other queues know into the
     /// budget: their lowest reports, their resets, every request on the wire, their pause.
     fn shared_begin(&mut self, now: Instant) {
-        let Some(shared) = self.shared.as_mut() else {
+        let Some(shared) = self.shared.budget.as_mut() else {
             return;
         };
         let Some(mut ledger) = shared.lock() else {
@@ -646,27 +810,27 @@ impl Scheduler {
             .paused_until_us
             .map(|us| self.clock.instant_at_micros(us))
             .filter(|until| *until > now)
-            && self.paused_until.is_none_or(|mine| mine < until)
+            && self.pause.until.is_none_or(|mine| mine < until)
         {
             tracing::debug!("another process on this key was rate limited: pausing");
-            self.paused_until = Some(until);
+            self.pause.until = Some(until);
         }
-        self.ledger = Some(ledger);
+        self.shared.held = Some(ledger);
     }
 
     /// Writes this queue's view back to the shared ledger and lets go of its lock.
     fn shared_end(&mut self, now: Instant) {
-        let Some(mut ledger) = self.ledger.take() else {
+        let Some(mut ledger) = self.shared.held.take() else {
             return;
         };
         let clock = self.clock;
         ledger.minute = Some(SharedWindow::export(&self.budget.minute, &clock));
         ledger.day = Some(SharedWindow::export(&self.budget.day, &clock));
         ledger.extend_pause(
-            self.paused_until.map(|until| clock.micros(until)),
+            self.pause.until.map(|until| clock.micros(until)),
             clock.micros(now),
         );
-        if let Some(shared) = self.shared.as_mut() {
+        if let Some(shared) = self.shared.budget.as_mut() {
             shared.unlock(&ledger);
         }
     }
@@ -674,13 +838,11 @@ impl Scheduler {
     fn on_completion_locked(&mut self, done: Completion, now: Instant) {
         if done.counted {
             self.budget.record_done();
-            if let Some(ledger) = self.ledger.as_mut() {
-                ledger.release(std::process::id(), self.queue_tag, done.id);
+            if let Some(ledger) = self.shared.held.as_mut() {
+                ledger.release(std::process::id(), self.shared.queue_tag, done.id);
             }
         }
-        if self.probing == Some(done.id) {
-            self.probing = None;
-        }
+        self.pause.on_answer(done.id);
         match done.result {
             Ok(response) => {
                 let reports_both_windows = self
@@ -693,17 +855,19 @@ impl Scheduler {
                     self.on_rate_limited(done.id, response, now);
                     return;
                 }
-                self.consecutive_rate_limited = 0;
+                self.pause.consecutive_rate_limited = 0;
                 match outcome {
                     Outcome::Banned => self.on_banned(&response, now),
-                    Outcome::ServerError if self.retry(done.id, now) => return,
+                    Outcome::ServerError if self.retry(done.id, now, RetryWait::Backoff) => {
+                        return;
+                    }
                     Outcome::KeyInUse => {
                         // Asked again when told, the earlier attempt's answer is replayed
                         // instead of acting twice. Retry-After is in the platform's seconds.
                         let wait = self
                             .budget
                             .to_local(answers::in_use_wait(&response, self.clock.system_time(now)));
-                        if self.retry_in(done.id, now, wait) {
+                        if self.retry(done.id, now, RetryWait::Told(wait)) {
                             return;
                         }
                     }
@@ -713,7 +877,7 @@ impl Scheduler {
             }
             Err(err) => {
                 tracing::debug!(error = %err, "request failed on the wire");
-                if !(err.is_retryable() && self.retry(done.id, now)) {
+                if !(err.is_retryable() && self.retry(done.id, now, RetryWait::Backoff)) {
                     self.finish(done.id, Err(err.into()));
                 }
             }
@@ -730,9 +894,9 @@ impl Scheduler {
         }
     }
 
-    /// Schedules another attempt after a network error or 5xx, if the request is safe to
-    /// repeat and both its own attempts and the key's retry budget allow.
-    fn retry(&mut self, id: u64, now: Instant) -> bool {
+    /// Schedules another attempt after a network error, a 5xx or a key in use, when the
+    /// request is safe to repeat and both its own attempts and the key's retry budget allow.
+    fn retry(&mut self, id: u64, now: Instant, wait: RetryWait) -> bool {
         let policy = &self.config.retry;
         let Some(entry) = self.entries.get_mut(&id) else {
             return false;
@@ -745,55 +909,38 @@ impl Scheduler {
             tracing::debug!(path = %entry.request.path, attempts = entry.failures, "giving up: attempts used");
             return false;
         }
-        if self.retry_tokens < 1.0 {
+        if self.retries.tokens < 1.0 {
             tracing::debug!(path = %entry.request.path, "giving up: retry budget spent");
             return false;
         }
-        self.retry_tokens -= 1.0;
-        let ceiling = policy
-            .base_delay
-            .saturating_mul(1u32 << (entry.failures - 1).min(20))
-            .min(policy.max_delay);
-        let delay = ceiling.mul_f64(self.rng.r#gen::<f64>());
-        tracing::debug!(path = %entry.request.path, ?delay, "retrying after backoff");
-        self.delayed.push((now + delay, id));
-        true
-    }
-
-    /// Schedules another attempt after `wait`, within the request's attempts and the key's
-    /// retry budget.
-    fn retry_in(&mut self, id: u64, now: Instant, wait: Duration) -> bool {
-        let max_attempts = self.config.retry.max_attempts;
-        let Some(entry) = self.entries.get_mut(&id) else {
-            return false;
+        self.retries.tokens -= 1.0;
+        let delay = match wait {
+            RetryWait::Backoff => {
+                let ceiling = policy
+                    .base_delay
+                    .saturating_mul(1u32 << (entry.failures - 1).min(20))
+                    .min(policy.max_delay);
+                ceiling.mul_f64(self.rng.r#gen::<f64>())
+            }
+            RetryWait::Told(wait) => wait,
         };
-        entry.failures += 1;
-        if !entry.request.is_retryable()
-            || !entry.has_waiters()
-            || entry.failures >= max_attempts
-            || self.retry_tokens < 1.0
-        {
-            return false;
-        }
-        self.retry_tokens -= 1.0;
-        tracing::debug!(path = %entry.request.path, ?wait, "retrying when the platform said");
-        self.delayed.push((now + wait, id));
+        tracing::debug!(path = %entry.request.path, ?delay, "retrying");
+        self.retries.delayed.push((now + delay, id));
         true
     }
 
     fn on_rate_limited(&mut self, id: u64, response: WireResponse, now: Instant) {
-        self.consecutive_rate_limited += 1;
-        self.rate_limited_total += 1;
+        self.pause.consecutive_rate_limited += 1;
+        self.pause.rate_limited_total += 1;
         let pause = answers::rate_limited_pause(
             &response,
             self.clock.system_time(now),
-            self.consecutive_rate_limited,
+            self.pause.consecutive_rate_limited,
             self.config.max_pause_without_hint,
         );
         let wait = pause.wait;
         let until = now + self.budget.to_local(wait);
-        self.paused_until = Some(self.paused_until.map_or(until, |t| t.max(until)));
-        self.probe_required = true;
+        self.pause.extend(until);
         let window = pause.window.unwrap_or_else(|| self.budget.binding());
         self.budget.exhaust(window, until);
         tracing::warn!(?wait, ?window, "rate limited: pausing the key");
@@ -820,9 +967,8 @@ impl Scheduler {
         );
         let until = now + self.budget.to_local(wait);
         tracing::error!(?wait, "the API key is banned: pausing the key");
-        self.banned_until = Some(until);
-        self.paused_until = Some(self.paused_until.map_or(until, |t| t.max(until)));
-        self.probe_required = true;
+        self.pause.banned_until = Some(until);
+        self.pause.extend(until);
     }
 
     /// Updates the budget from a response's headers (and from `/v1/rate_limit`'s body).
@@ -831,83 +977,6 @@ impl Scheduler {
         for observation in answers::observations(response, reports_both_windows, local_now) {
             self.budget.observe(observation, now);
         }
-    }
-
-    fn publish(&mut self, now: Instant) {
-        let clock = self.clock;
-        let local_reset = |at: Option<Instant>| at.map(|at| unix_seconds(clock.system_time(at)));
-        let budget = &self.budget;
-        let window_state = |w: &crate::budget::Window| WindowState {
-            limit: w.limit,
-            remaining: budget.remaining(w.kind),
-            reset: local_reset(w.reset_at),
-            learned: w.learned,
-        };
-        let minute = window_state(&self.budget.minute);
-        let day = window_state(&self.budget.day);
-        let learned = minute.learned || day.learned;
-        let binding = self.budget.binding();
-        let shown = if binding == RateWindow::Day {
-            day
-        } else {
-            minute
-        };
-        let queued_in = |p: Priority| self.queues[p.index()].len();
-        let delayed_in = |p: Priority| {
-            self.delayed
-                .iter()
-                .filter(|(_, id)| self.entries.get(id).is_some_and(|e| e.priority == p))
-                .count()
-        };
-        let held_back = self
-            .day_reserve(Priority::Bulk, now)
-            .map(|(requests, reason)| HeldBack {
-                requests,
-                reason,
-                until: match reason {
-                    HeldBackReason::InteractiveRecent => {
-                        self.reserve_until().map(|at| clock.utc(at))
-                    }
-                    HeldBackReason::InteractiveWaiting => None,
-                },
-                blocking: (self.queues[Priority::Background.index()].len()
-                    + self.queues[Priority::Bulk.index()].len()
-                    > 0)
-                    && self.budget.remaining(RateWindow::Day) <= requests,
-            });
-        let state = QueueState {
-            window: learned.then_some(binding),
-            limit: learned.then_some(shown.limit),
-            remaining: learned.then_some(shown.remaining),
-            reset: if learned { shown.reset } else { None },
-            minute,
-            day,
-            paused_until: self
-                .paused_until
-                .filter(|until| *until > now)
-                .map(|until| clock.utc(until)),
-            banned_until: self
-                .banned_until
-                .filter(|until| *until > now)
-                .map(|until| clock.utc(until)),
-            probing: self.probing.is_some(),
-            queued: QueuedCounts {
-                interactive: queued_in(Priority::Interactive) + delayed_in(Priority::Interactive),
-                background: queued_in(Priority::Background) + delayed_in(Priority::Background),
-                bulk: queued_in(Priority::Bulk) + delayed_in(Priority::Bulk),
-            },
-            in_flight: self.in_flight.len(),
-            rate_limited_total: self.rate_limited_total,
-            held_back,
-        };
-        self.state_tx.send_if_modified(|current| {
-            if *current == state {
-                false
-            } else {
-                *current = state;
-                true
-            }
-        });
     }
 }
 
