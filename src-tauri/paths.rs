@@ -52,10 +52,13 @@ impl AppPaths {
 mod tests {
     use super::*;
 
+    /// The window's folders are Tauri's, named by the bundle's identifier: this copy of it
+    /// must be the one `tauri.conf.json` gives, or the command line and the window would keep
+    /// their data in different places.
     #[test]
-    fn both_folders_are_named_for_the_app() {
-        let paths = AppPaths::from_os();
-        assert!(paths.data_dir.ends_with(IDENTIFIER));
-        assert!(paths.log_dir.to_string_lossy().contains(IDENTIFIER));
+    fn the_identifier_is_the_bundles() {
+        let config: serde_json::Value =
+            serde_json::from_str(include_str!("../tauri.conf.json")).expect("tauri.conf.json");
+        assert_eq!(config["identifier"], IDENTIFIER);
     }
 }
