@@ -8,7 +8,10 @@
 //! the DNSSEC key of a service started with `--sign-zones`. Through the API client: which
 //! hostnames its demo projects attach, so a CNAME to it that none claims is named dangling,
 //! and which of them are live, so a live name whose DNS would refuse issuance is named
-//! `renewal_at_risk`.
+//! `renewal_at_risk`. From `/_local/clock`: the platform's time, which every judgement of
+//! time in the run uses (signature validity, certificate expiry, the report's timestamp): the
+//! demo's clock runs fast or is moved forward, and a healthy zone signed at its time is not
+//! yet valid by this computer's clock.
 //! Anything else the doctor should learn from the local service belongs here as well. The
 //! command line then lays its flags over what this returns.
 
@@ -17,7 +20,7 @@ use std::time::Duration;
 
 use domain_desk_api::local::LocalInfo;
 use domain_desk_client::{ClientPool, LocalControl};
-use domain_desk_doctor::DoctorOptions;
+use domain_desk_doctor::{DoctorOptions, RunClock};
 
 use crate::{Error, Result};
 
@@ -34,6 +37,7 @@ pub async fn for_local_service(
     clients: &ClientPool,
 ) -> Result<DoctorOptions> {
     let mut options = from_info(info)?;
+    options.clock = platform_clock(control).await?;
     let attached = attached_domains(control, info, clients).await;
     options.attached_hostnames = attached.as_ref().map(|domains| {
         domains
@@ -46,6 +50,13 @@ pub async fn for_local_service(
         .as_deref()
         .map(domain_desk_doctor::renewal::live_certificates);
     Ok(options)
+}
+
+/// The local service's clock as the doctor's run clock: its time now, carried forward at its
+/// speed during the run.
+pub async fn platform_clock(control: &LocalControl) -> Result<RunClock> {
+    let clock = control.clock().await?;
+    Ok(RunClock::platform(clock.now, clock.speed))
 }
 
 /// What `/_local/info` alone tells the doctor (no API request): its DNS server, target, CA,
@@ -112,6 +123,16 @@ mod tests {
     use super::*;
 
     async fn options_of(sign_zones: bool) -> (DoctorOptions, LocalInfo) {
+        options_and_clock(sign_zones).await.0
+    }
+
+    /// The options, and the service's clock as `/_local/clock` reads right after.
+    async fn options_and_clock(
+        sign_zones: bool,
+    ) -> (
+        (DoctorOptions, LocalInfo),
+        domain_desk_api::local::ClockState,
+    ) {
         let running = domain_desk_test_support::start_with(ServiceSettings {
             storage: Storage::Memory,
             clock_speed: 0.0,
@@ -120,11 +141,14 @@ mod tests {
         })
         .await;
         let control = LocalControl::new(&running.base_url()).unwrap();
+        // the platform three days ahead of this computer, as after an afternoon at 600×
+        control.advance_clock(259_200.0).await.unwrap();
         let info = control.info().await.unwrap();
         let options = for_local_service(&control, &info, &ClientPool::new())
             .await
             .unwrap();
-        (options, info)
+        let clock = control.clock().await.unwrap();
+        ((options, info), clock)
     }
 
     /// Everything the doctor learns from a signing service, for both front ends.
@@ -149,6 +173,12 @@ mod tests {
         assert!(options.dnssec);
         assert_eq!(options.trust_anchor, info.dnssec_trust_anchor);
         assert!(options.trust_anchor.is_some());
+
+        // every time is judged by the platform's clock (stopped in this test)
+        let ((options, _), clock) = options_and_clock(true).await;
+        assert!(options.clock.is_platform());
+        assert_eq!(options.clock.now(), clock.now);
+        assert!(clock.now > chrono::Utc::now() + chrono::Duration::days(2));
 
         let (unsigned, _) = options_of(false).await;
         assert!(!unsigned.dnssec);

@@ -159,7 +159,8 @@ pub fn run(args: DoctorArgs) -> ExitCode {
 /// edge, CA certificate, attached hostnames and DNSSEC key come from the local service at
 /// `--local-api` through the builder the window uses ([`crate::doctor_options`]) when it
 /// answers, or are the service's defaults when it does not; the flags given go on top. The
-/// DNSSEC key is used only with `--dnssec`.
+/// DNSSEC key is used only with `--dnssec`. Time is judged by the service's clock whenever it
+/// answers (its clock may run fast), by this computer's otherwise.
 async fn doctor_options(args: &DoctorArgs, clients: &ClientPool) -> crate::Result<DoctorOptions> {
     let offline = !args.resolvers.is_empty();
     let needs_service = offline
@@ -187,6 +188,14 @@ async fn doctor_options(args: &DoctorArgs, clients: &ClientPool) -> crate::Resul
             .into());
         }
     };
+    if service.is_none()
+        && offline
+        && args.local_api.ip().is_loopback()
+        && let Some((control, _)) = local_service(args.local_api).await
+    {
+        // every flag given, but the service is there: its clock is still the platform's
+        options.clock = crate::doctor_options::platform_clock(&control).await?;
+    }
     if let Some(target) = &args.target {
         options.target.clone_from(target);
     }
@@ -284,6 +293,8 @@ mod tests {
             options.trust_anchor.as_deref(),
             Some(". IN DNSKEY 257 3 13 AAAA\n")
         );
+        // a real platform: time is this computer's
+        assert_eq!(options.clock, domain_desk_doctor::RunClock::Wall);
         let plain = doctor_args(&["--target", "edge.example.net", "a.example.com"]).unwrap();
         assert!(
             !doctor_options(&plain, &ClientPool::new())
@@ -352,6 +363,14 @@ mod tests {
             .unwrap();
         assert!(options.dnssec);
         assert_eq!(options.trust_anchor.as_deref(), Some(anchor.as_str()));
+        // time by the service's clock, with every flag given too
+        assert!(options.clock.is_platform());
+        let all = args(
+            &signed,
+            &["--target", "edge.example.net", "--ca", "ca.example"],
+        );
+        let options = doctor_options(&all, &ClientPool::new()).await.unwrap();
+        assert!(options.clock.is_platform());
         // without --dnssec the anchor is not used
         let options = doctor_options(&args(&signed, &[]), &ClientPool::new())
             .await

@@ -76,7 +76,8 @@ pub async fn diagnostics_save<R: Runtime>(
 ) -> Result<Option<SavedDiagnostics>> {
     let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
     let options = options(&state, &*state.session().await?, target).await?;
-    let stamp = chrono::Utc::now().format("%Y%m%dT%H%M%SZ");
+    // The run's time (the platform's, in the demo), as the capture inside says.
+    let stamp = options.clock.now().format("%Y%m%dT%H%M%SZ");
     let suggested = format!("diagnostics-{}-{stamp}.json", name.as_str());
     let file = match path {
         Some(path) => PathBuf::from(path),

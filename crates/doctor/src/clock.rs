@@ -104,12 +104,12 @@ impl RunClock {
         match *self {
             RunClock::Wall => "this computer's clock".to_owned(),
             RunClock::Platform { speed: 1.0, .. } => {
-                "the platform's clock (running at real time)".to_owned()
+                "the platform's clock, running at real time".to_owned()
             }
-            RunClock::Platform { speed: 0.0, .. } => "the platform's clock (stopped)".to_owned(),
+            RunClock::Platform { speed: 0.0, .. } => "the platform's clock, stopped".to_owned(),
             RunClock::Platform { speed, .. } => {
                 format!(
-                    "the platform's clock (running {}× real time)",
+                    "the platform's clock, running {}× real time",
                     trim_speed(speed)
                 )
             }
@@ -199,7 +199,7 @@ mod tests {
         let clock = RunClock::platform(Utc::now(), 600.0);
         assert_eq!(
             clock.describe(),
-            "the platform's clock (running 600× real time)"
+            "the platform's clock, running 600× real time"
         );
         assert!(clock.is_platform() && !RunClock::Wall.is_platform());
         assert_eq!(clock, clock);

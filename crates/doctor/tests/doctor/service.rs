@@ -574,11 +574,11 @@ async fn after_a_clock_jump_the_platforms_clock_judges_signatures_and_certificat
     // the report's own time is the platform's (its clock is stopped in this test)
     assert_eq!(report.generated_at, clock.now);
     assert_eq!(report.clock, platform);
-    assert!(text.contains("by the platform's clock (stopped)"), "{text}");
+    assert!(text.contains("by the platform's clock, stopped"), "{text}");
     assert!(
         report
             .to_markdown()
-            .contains("(by the platform's clock (stopped))"),
+            .contains("(by the platform's clock, stopped)"),
         "{}",
         report.to_markdown()
     );
