@@ -42,6 +42,7 @@ const COMMANDS: &[&str] = &[
     "open_in_browser",
     "report_save",
     "notify",
+    "renewal_state",
 ];
 
 fn main() {

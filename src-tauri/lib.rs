@@ -40,6 +40,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         .manage(state::AppState::default())
         .manage(accounts::Accounts::default())
         .manage(settings::SettingsCheck::default())
+        .manage(commands::renewal::RenewalWatchState::default())
         .invoke_handler(tauri::generate_handler![
             commands::app::app_info,
             commands::session::session_get,
@@ -82,6 +83,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::system::open_in_browser,
             commands::system::report_save,
             commands::system::notify,
+            commands::renewal::renewal_state,
         ])
 }
 
@@ -105,6 +107,7 @@ pub fn run_window() -> Result<()> {
             } else {
                 tracing::warn!("no main window at setup; its web view keeps WebKit's defaults");
             }
+            commands::renewal::start(app.handle().clone());
             Ok(())
         })
         .manage(paths)

@@ -17,6 +17,7 @@ import { AboutDialog } from './components/about-dialog/about-dialog.js';
 import { AccountSwitcher } from './components/account-switcher/account-switcher.js';
 import { Toasts } from './components/toasts/toasts.js';
 import { BulkPanel } from './components/bulk-panel/bulk-panel.js';
+import { RenewalSection } from './components/renewal-section/renewal-section.js';
 import { mark } from './lib/perf.js';
 
 mark('modules-loaded');
@@ -36,6 +37,7 @@ const ELEMENTS = {
   'dd-project-list': ProjectList,
   'dd-bulk-panel': BulkPanel,
   'dd-domains-table': DomainsTable,
+  'dd-renewal-section': RenewalSection,
   'dd-domain-detail': DomainDetail,
   'dd-project-view': ProjectView,
   'dd-app-shell': AppShell,

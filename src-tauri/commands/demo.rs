@@ -28,23 +28,29 @@ pub async fn demo_dns_add(
     zone: String,
     record: NewZoneRecord,
 ) -> Result<ZoneRecord> {
-    Ok(state
+    let done = state
         .session()
         .await?
         .local()?
         .add_record(&zone, &record)
-        .await?)
+        .await?;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(done)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip(state), err(Debug))]
 pub async fn demo_dns_delete(state: State<'_, AppState>, zone: String, id: String) -> Result<()> {
-    Ok(state
+    state
         .session()
         .await?
         .local()?
         .delete_record(&zone, &id)
-        .await?)
+        .await?;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(())
 }
 
 #[tauri::command]
@@ -54,12 +60,15 @@ pub async fn demo_dns_signatures(
     zone: String,
     signatures: ZoneSignatures,
 ) -> Result<ZoneDnssec> {
-    Ok(state
+    let done = state
         .session()
         .await?
         .local()?
         .set_zone_signatures(&zone, signatures)
-        .await?)
+        .await?;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(done)
 }
 
 #[tauri::command]

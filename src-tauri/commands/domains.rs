@@ -59,12 +59,15 @@ pub async fn domain_add(
         hostname,
         redirect_to,
     };
-    Ok(state
+    let done = state
         .session()
         .await?
         .client
         .add_domain(&project_id, &request)
-        .await?)
+        .await?;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(done)
 }
 
 #[tauri::command]
@@ -74,12 +77,15 @@ pub async fn domain_verify(
     project_id: String,
     hostname: String,
 ) -> Result<Domain> {
-    Ok(state
+    let done = state
         .session()
         .await?
         .client
         .verify_domain(&project_id, &hostname)
-        .await?)
+        .await?;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(done)
 }
 
 #[tauri::command]
@@ -90,13 +96,16 @@ pub async fn domain_remove(
     hostname: String,
 ) -> Result<Option<domain_desk_api::DanglingRecord>> {
     // The record still pointing at the platform, if any: the window asks to delete it.
-    Ok(state
+    let done = state
         .session()
         .await?
         .client
         .remove_domain_reporting(&project_id, &hostname)
         .await?
-        .dangling_record)
+        .dangling_record;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(done)
 }
 
 #[tauri::command]
@@ -121,7 +130,10 @@ pub async fn domain_make_primary(
     hostname: String,
 ) -> Result<DomainConfig> {
     let session = state.session().await?;
-    Ok(session.client.make_primary(&project_id, &hostname).await?)
+    let done = session.client.make_primary(&project_id, &hostname).await?;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(done)
 }
 
 #[tauri::command]
@@ -133,10 +145,13 @@ pub async fn domain_redirect(
     to: Option<String>,
 ) -> Result<DomainConfig> {
     let session = state.session().await?;
-    Ok(session
+    let done = session
         .client
         .redirect(&project_id, &hostname, to.as_deref())
-        .await?)
+        .await?;
+    // The renewal watch checks again after a change the user made.
+    state.user_changed();
+    Ok(done)
 }
 
 /// What the Add domain dialog shows under the field once the name is valid.

@@ -8,5 +8,6 @@ pub mod diagnose;
 pub mod domain_connect;
 pub mod domains;
 pub mod projects;
+pub mod renewal;
 pub mod session;
 pub mod system;

@@ -61,6 +61,7 @@ export class DomainDetail extends HTMLElement {
         ${cert.expires_at ? html`<dt>Expires</dt><dd>${dateTime(cert.expires_at)}</dd>` : ''}
         ${cert.error ? html`<dt>Problem</dt><dd>${cert.error.message}</dd>` : ''}
       </dl>
+      <dd-renewal-section hostname="${domain.hostname}"></dd-renewal-section>
     </aside>`);
     const verifyButton = this.querySelector('#verify-button');
     verifyButton.addEventListener('click', async () => {

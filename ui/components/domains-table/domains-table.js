@@ -7,6 +7,7 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { store, platformNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
+import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
@@ -78,10 +79,13 @@ export class DomainsTable extends HTMLElement {
     });
     this.ticker = setInterval(() => this.load(store.get().domains), 30_000);
     this.load(store.get().domains);
+    // A renewal check's results mark the rows whose renewal will fail.
+    this.unsubscribeRenewal = subscribeRenewal(() => this.load(store.get().domains));
   }
 
   disconnectedCallback() {
     this.unsubscribe?.();
+    this.unsubscribeRenewal?.();
     this.resize?.disconnect();
     clearInterval(this.ticker);
     cancelAnimationFrame(this.filterFrame);
@@ -93,7 +97,8 @@ export class DomainsTable extends HTMLElement {
     if (domains.length > 0) mark('rows-load');
     const now = platformNow();
     const caIdentity = store.get().session?.ca_identity ?? undefined;
-    this.rows = domains.map((d) => domainRow(d, now, { caIdentity }));
+    const renewals = renewalsByHostname();
+    this.rows = domains.map((d) => withRenewal(domainRow(d, now, { caIdentity }), renewals));
     this.reorder();
   }
 
@@ -244,11 +249,11 @@ export class DomainsTable extends HTMLElement {
   rowHtml(i) {
     const selected = store.get().selected;
     const row = this.rows[this.order[i]];
-    return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${String(row.hostname === selected)}">
+    return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" data-renewal="${row.renewal.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${String(row.hostname === selected)}">
         <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
         <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.role}</span>
         <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
-        <span role="gridcell" class="expires" title="${row.expiresTitle}">${row.expires || '—'}</span>
+        <span role="gridcell" class="expires" title="${row.expiresTitle}">${expiresText(row)}</span>
         <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
         <span role="gridcell" class="actions"><button type="button" class="row-menu-button" aria-haspopup="menu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
       </div>`;
@@ -268,6 +273,7 @@ export class DomainsTable extends HTMLElement {
     setAttribute(element, 'data-index', String(i));
     setAttribute(element, 'data-hostname', row.hostname);
     setAttribute(element, 'data-status', row.status.key);
+    setAttribute(element, 'data-renewal', row.renewal.key);
     setAttribute(element, 'tabindex', String(i === this.active ? 0 : -1));
     setAttribute(element, 'aria-selected', String(isSelected));
     const [host, role, status, expires, checked, actions] = element.children;
@@ -293,7 +299,7 @@ export class DomainsTable extends HTMLElement {
     setAttribute(reason, 'title', shown(row.status.reason));
     setText(reason, shown(row.status.reason));
     setAttribute(expires, 'title', shown(row.expiresTitle));
-    setText(expires, row.expires || '—');
+    setText(expires, expiresText(row));
     setAttribute(checked, 'title', shown(row.checkedTitle));
     setText(checked, shown(row.checked));
     const button = actions.firstElementChild;
@@ -402,6 +408,19 @@ export class DomainsTable extends HTMLElement {
     store.set({ selected: hostname });
     run?.();
   }
+}
+
+/** The row with its Renewal indicator: the expiry cell names a renewal that will fail. */
+function withRenewal(row, renewals) {
+  row.renewal = renewalIndicator(renewals.get(row.hostname));
+  if (row.renewal.key === 'at_risk') row.expiresTitle = row.renewal.title;
+  return row;
+}
+
+/** The expiry cell's text: the expiry, then the Renewal indicator when there is one. */
+function expiresText(row) {
+  const expires = row.expires || '—';
+  return row.renewal.label ? `${expires} · ${row.renewal.label}` : expires;
 }
 
 /** A value as the `html` template prints it: nothing for null, undefined and false. */

@@ -1,0 +1,75 @@
+// The renewal watch's latest results, as the domains table and the detail panel show them:
+// the Rust side checks (daily by the platform's clock, and after every change) and sends
+// `renewal://changed`; this module keeps the last view and tells its subscribers. The pure
+// parts (what a readiness looks like in a row or a panel) are exported for the tests.
+import { invoke, listen } from './tauri.js';
+
+let view = { checked_at: null, next_check: null, domains: [] };
+const listeners = new Set();
+let started = false;
+
+function set(next) {
+  if (!next || !Array.isArray(next.domains)) return;
+  view = next;
+  for (const fn of listeners) fn(view);
+}
+
+function start() {
+  if (started) return;
+  started = true;
+  invoke('renewal_state').then(set).catch(() => {});
+  listen('renewal://changed', set);
+}
+
+/** Calls `fn(view)` after every check; returns the function that stops it. */
+export function subscribeRenewal(fn) {
+  start();
+  listeners.add(fn);
+  return () => listeners.delete(fn);
+}
+
+/** The latest readiness of `hostname` in `within` (the current view by default), or null. */
+export function renewalOf(hostname, within = view) {
+  return within.domains.find((ready) => ready.hostname === hostname) ?? null;
+}
+
+/** The latest readiness of every checked name, by hostname (one lookup per row). */
+export function renewalsByHostname(within = view) {
+  return new Map(within.domains.map((ready) => [ready.hostname, ready]));
+}
+
+/** The row's Renewal indicator: a key for styling and tests, a short label, a title. */
+export function renewalIndicator(readiness) {
+  if (!readiness) return { key: '', label: '', title: '' };
+  switch (readiness.state) {
+    case 'at_risk':
+      return { key: 'at_risk', label: '⚠ Renewal will fail', title: readiness.finding?.detail ?? '' };
+    case 'unknown':
+      return { key: 'unknown', label: '', title: readiness.note ?? 'DNS could not be asked' };
+    default:
+      return { key: 'ready', label: '', title: 'DNS lets the CA renew this certificate' };
+  }
+}
+
+/** What the detail panel's Renewal section says; null for a domain that is not live. */
+export function renewalSection(domain, readiness) {
+  if (!domain || domain.status !== 'live' || domain.certificate?.status !== 'issued') return null;
+  const renewsAt = readiness?.renews_at ?? domain.certificate?.renews_at ?? null;
+  const renewing = domain.certificate?.error ?? null;
+  let state = 'Not checked yet';
+  let tone = 'progress';
+  if (readiness?.state === 'at_risk') { state = 'Will fail'; tone = 'error'; }
+  else if (readiness?.state === 'ready') { state = 'Will renew'; tone = 'ok'; }
+  else if (readiness?.state === 'unknown') { state = 'Could not check'; tone = 'pending'; }
+  const fix = readiness?.finding?.fix ?? null;
+  return {
+    state,
+    tone,
+    renewsAt,
+    checkedAt: readiness?.checked_at ?? null,
+    problem: readiness?.state === 'at_risk' ? readiness.finding?.detail ?? readiness.cause ?? '' : '',
+    fixSummary: fix?.summary ?? '',
+    fixSteps: fix?.steps ?? [],
+    platformError: renewing ? renewing.message : '',
+  };
+}
