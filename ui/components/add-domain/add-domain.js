@@ -9,7 +9,7 @@ import { upsertDomain } from '../../lib/domain-list.js';
 import { checkHostname } from '../../lib/hostname.js';
 import { describeError } from '../../lib/errors.js';
 import * as actions from '../../lib/actions.js';
-import { recordCard, wireCopyButtons } from '../domain-detail/record-card.js';
+import { recordCard, wireCopyButtons } from '../../lib/record-card.js';
 
 export class AddDomain extends HTMLElement {
   connectedCallback() {

@@ -7,7 +7,7 @@ import { statusView, roleLabel, verifyLabel, recordPlan } from '../../lib/domain
 import { dateTime, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
-import { recordCard, wireCopyButtons } from './record-card.js';
+import { recordCard, wireCopyButtons } from '../../lib/record-card.js';
 
 export class DomainDetail extends HTMLElement {
   connectedCallback() {

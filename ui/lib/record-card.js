@@ -1,9 +1,9 @@
 // The DNS record to create, as a DNS provider asks for it, with a copy button per value and
 // the spec's warnings. Shared by the Add domain dialog and the detail panel.
-import { html } from '../../lib/html.js';
-import { recordToCreate } from '../../lib/domain-view.js';
-import { copyText } from '../../lib/dom.js';
-import { toast } from '../../lib/toast.js';
+import { html } from './html.js';
+import { recordToCreate } from './domain-view.js';
+import { copyText } from './dom.js';
+import { toast } from './toast.js';
 
 export function recordCard(domain, idPrefix = 'record') {
   const r = recordToCreate(domain);
