@@ -5,6 +5,7 @@
 import { createStore } from './create-store.js';
 import { api } from './api.js';
 import { mark } from './perf.js';
+import { errorText } from './errors.js';
 
 export const store = createStore({
   /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
@@ -80,4 +81,28 @@ export async function refreshProject() {
   if (!project) return;
   const fresh = await api.project(project.id);
   if (store.get().project?.id === project.id) store.set({ project: fresh });
+}
+
+/** After signing in: the projects, the queue state, and the last project when there is one. */
+export async function startSession(session, lastProject) {
+  store.set({ session, project: null, domains: [], selected: null, projects: null });
+  api.accounts().then((accounts) => store.set({ accounts })).catch(() => {});
+  api.queueState().then((queue) => store.set({ queue })).catch(() => {});
+  refreshClock().catch(() => {});
+  try {
+    // The last project's domains are asked beside the project list, not after it: with
+    // thousands of domains they are most of the wait for the first screen.
+    const early = lastProject ? loadProject(lastProject) : null;
+    const projects = await loadProjects();
+    const last = projects.find((p) => p.id === lastProject);
+    if (last) {
+      store.set({ route: 'project' });
+      await openProject(last, early);
+    } else {
+      store.set({ route: 'projects' });
+    }
+  } catch (err) {
+    store.set({ route: 'projects' });
+    document.dispatchEvent(new CustomEvent('dd-toast', { detail: { message: errorText(err), tone: 'error' } }));
+  }
 }

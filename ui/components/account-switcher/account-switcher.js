@@ -3,10 +3,9 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store } from '../../lib/app-state.js';
+import { store, startSession } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
-import { startSession } from '../app-shell/app-shell.js';
 
 export class AccountSwitcher extends HTMLElement {
   connectedCallback() {

@@ -4,9 +4,8 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { listen } from '../../lib/tauri.js';
-import { store, loadProjects, loadProject, openProject, refreshClock } from '../../lib/app-state.js';
+import { store, startSession } from '../../lib/app-state.js';
 import { mark } from '../../lib/perf.js';
-import { errorText } from '../../lib/errors.js';
 import { applyTheme } from '../../lib/theme.js';
 import { toast } from '../../lib/toast.js';
 
@@ -67,29 +66,5 @@ export class AppShell extends HTMLElement {
     else if (route === 'projects') render(this, html`<dd-project-list></dd-project-list>`);
     else if (route === 'project') render(this, html`<dd-project-view></dd-project-view>`);
     else render(this, html`<p class="loading" id="loading">Starting…</p>`);
-  }
-}
-
-/** After signing in: the projects, the queue state, and the last project when there is one. */
-export async function startSession(session, lastProject) {
-  store.set({ session, project: null, domains: [], selected: null, projects: null });
-  api.accounts().then((accounts) => store.set({ accounts })).catch(() => {});
-  api.queueState().then((queue) => store.set({ queue })).catch(() => {});
-  refreshClock().catch(() => {});
-  try {
-    // The last project's domains are asked beside the project list, not after it: with
-    // thousands of domains they are most of the wait for the first screen.
-    const early = lastProject ? loadProject(lastProject) : null;
-    const projects = await loadProjects();
-    const last = projects.find((p) => p.id === lastProject);
-    if (last) {
-      store.set({ route: 'project' });
-      await openProject(last, early);
-    } else {
-      store.set({ route: 'projects' });
-    }
-  } catch (err) {
-    store.set({ route: 'projects' });
-    document.dispatchEvent(new CustomEvent('dd-toast', { detail: { message: errorText(err), tone: 'error' } }));
   }
 }

@@ -4,8 +4,7 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { describeError } from '../../lib/errors.js';
-import { startSession } from '../app-shell/app-shell.js';
-import { store } from '../../lib/app-state.js';
+import { store, startSession } from '../../lib/app-state.js';
 
 export class FirstRun extends HTMLElement {
   connectedCallback() {
