@@ -7,6 +7,7 @@ import { upsertDomain, removeDomain } from './domain-list.js';
 import { errorText } from './errors.js';
 import { toast } from './toast.js';
 import { redirectNotice } from './domain-view.js';
+import { dialog } from './dialogs.js';
 
 function projectId() {
   return store.get().project?.id;
@@ -158,14 +159,15 @@ export async function saveDiagnostics(hostname) {
 }
 
 export function diagnose(hostname) {
-  document.getElementById('diagnose-panel-host')?.open(hostname);
+  dialog('diagnose')?.open(hostname);
 }
 
 export function redirectDialog(hostname) {
-  document.getElementById('redirect-dialog-host')?.open(hostname);
+  dialog('redirect')?.open(hostname);
 }
 
+/** Resolves true when the user confirms; false when they do not, or no dialog can ask. */
 export function confirmDialog(options) {
-  const host = document.getElementById('confirm-dialog-host');
-  return host ? host.ask(options) : Promise.resolve(false);
+  const asking = dialog('confirm');
+  return asking ? asking.ask(options) : Promise.resolve(false);
 }

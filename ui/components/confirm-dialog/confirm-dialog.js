@@ -1,10 +1,16 @@
 // <dd-confirm-dialog>: the confirmation asked before a removal; `ask()` resolves true when the
 // user confirms.
 import { html } from '../../lib/html.js';
+import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog } from '../../lib/dom.js';
 
 export class ConfirmDialog extends HTMLElement {
+  disconnectedCallback() {
+    this.leave?.();
+  }
+
   connectedCallback() {
+    this.leave = registerDialog('confirm', this);
     render(this, html`<dialog id="confirm-dialog" aria-labelledby="confirm-title" aria-describedby="confirm-body">
       <h3 id="confirm-title"></h3>
       <p id="confirm-body"></p>

@@ -2,6 +2,7 @@
 // resolver answers (with TTLs), and the certificate the edge serves — with Copy report
 // (Markdown) and Export (JSON).
 import { html } from '../../lib/html.js';
+import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps } from '../../lib/report.js';
@@ -11,7 +12,12 @@ import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 
 export class DiagnosePanel extends HTMLElement {
+  disconnectedCallback() {
+    this.leave?.();
+  }
+
   connectedCallback() {
+    this.leave = registerDialog('diagnose', this);
     render(this, html`<dialog id="diagnose-panel" class="wide" aria-labelledby="diagnose-title">
       <div class="panel-head">
         <h3 id="diagnose-title">Diagnose</h3>

@@ -1,11 +1,17 @@
 // <dd-redirect-dialog>: picks the domain a redirect goes to (or stops it redirecting).
 import { html } from '../../lib/html.js';
+import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog } from '../../lib/dom.js';
 import { store } from '../../lib/app-state.js';
 import * as actions from '../../lib/actions.js';
 
 export class RedirectDialog extends HTMLElement {
+  disconnectedCallback() {
+    this.leave?.();
+  }
+
   connectedCallback() {
+    this.leave = registerDialog('redirect', this);
     render(this, html`<dialog id="redirect-dialog" aria-labelledby="redirect-title"><div id="redirect-body"></div></dialog>`);
     this.dialog = this.querySelector('dialog');
   }
