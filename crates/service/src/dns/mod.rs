@@ -5,6 +5,10 @@
 //! It exists so that verification, the CA's CAA check and the DNS doctor all run against real
 //! DNS messages rather than a table lookup: what `dig` shows is what the verifier sees (after
 //! the propagation delay).
+//!
+//! The server answers from the zones in memory and never touches the database on an async
+//! worker; the edge, which may ask the database for a name's route, asks on the blocking pool
+//! (`edge/server.rs`).
 
 pub mod answer;
 pub mod records;

@@ -4,6 +4,10 @@
 //! The API key is stored as its SHA-256 hash only: this table outlives requests, and a copy of
 //! the database must not hand out keys. An answer that records a change is written in the same
 //! transaction as the change (see `http::idempotency`), so a crash keeps both or neither.
+//!
+//! Forgetting answers (expired, or past the history's bound) is upkeep on the single writer:
+//! it goes in bounded batches, each its own trip to the writer, so no request queues behind a
+//! long job.
 
 use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
