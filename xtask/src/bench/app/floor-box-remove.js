@@ -1,0 +1,2 @@
+document.getElementById('bench-floor-box')?.remove();
+return true;
