@@ -33,6 +33,9 @@ pub use serve::ServeArgs;
 pub struct Cli {
     #[command(subcommand)]
     pub command: Option<Command>,
+    /// Which platform and account, and how to print: before or after the subcommand.
+    #[command(flatten)]
+    pub api: ApiArgs,
 }
 
 #[derive(Debug, Subcommand)]
@@ -59,16 +62,11 @@ pub enum Command {
     /// The accounts kept on this computer; `*` marks the default.
     ///
     /// Example: domain-desk accounts
-    Accounts {
-        #[arg(long)]
-        json: bool,
-    },
+    Accounts,
     /// The account's projects.
     Projects {
         #[command(subcommand)]
         command: ProjectsCommand,
-        #[command(flatten)]
-        api: ApiArgs,
     },
     /// A project's custom domains: list, add, inspect, verify, remove, primary, redirect,
     /// import and export.
@@ -91,13 +89,12 @@ pub enum Command {
             value_name = "PROJECT"
         )]
         project: Option<String>,
-        #[command(flatten)]
-        api: ApiArgs,
     },
 }
 
-/// Runs a headless subcommand and turns its outcome into the process's exit status.
-pub fn run(command: Command) -> ExitCode {
+/// Runs a headless subcommand with the connection flags `api` (given before or after it) and
+/// turns its outcome into the process's exit status.
+pub fn run(command: Command, api: ApiArgs) -> ExitCode {
     crate::logs::to_stderr(match command {
         Command::Serve(_) => "info,hickory_server=warn,hickory_proto=warn",
         // hickory's DNSSEC handle warns about each odd answer it validates; the doctor's
@@ -112,22 +109,18 @@ pub fn run(command: Command) -> ExitCode {
             println!("logs: {}", paths.log_dir.display());
             ExitCode::SUCCESS
         }
-        Command::Doctor(args) => doctor::run(args),
-        Command::Login(args) => on_runtime(accounts::login(args)),
+        Command::Doctor(args) => doctor::run(args, &api),
+        Command::Login(args) => on_runtime(accounts::login(args, api.json)),
         Command::Logout { account } => finish(accounts::logout(&account)),
-        Command::Accounts { json } => finish(accounts::list(json)),
-        Command::Projects { command, api } => on_runtime(async move {
+        Command::Accounts => finish(accounts::list(api.json)),
+        Command::Projects { command } => on_runtime(async move {
             let pool = connect::shared_pool();
             let connection = connect::connect(&api, &pool).await?;
             match command {
                 ProjectsCommand::List => domains::projects(&connection, api.json).await,
             }
         }),
-        Command::Domains {
-            command,
-            project,
-            api,
-        } => on_runtime(async move {
+        Command::Domains { command, project } => on_runtime(async move {
             let project = project.ok_or_else(|| {
                 output::Failure::usage(
                     "Name the project with --project (id or name); `domain-desk projects list` shows them.",
@@ -154,5 +147,74 @@ fn on_runtime(command: impl std::future::Future<Output = output::Outcome>) -> Ex
     match tokio::runtime::Runtime::new() {
         Ok(runtime) => finish(runtime.block_on(command)),
         Err(err) => output::Failure::check(err.to_string()).exit(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use clap::CommandFactory;
+
+    use super::*;
+
+    /// Each `Example:` in the help is a command line the program accepts, flags before the
+    /// subcommand included (`domain-desk --local domains add …` once was refused).
+    #[test]
+    fn every_example_in_the_help_parses() {
+        fn examples(command: &mut clap::Command, found: &mut Vec<String>) {
+            let help = command.render_long_help().to_string();
+            for line in help.lines() {
+                let line = line.trim_start();
+                let example = line.strip_prefix("Example: ").unwrap_or(line);
+                if example.starts_with("domain-desk ") {
+                    // A shell redirection is not the program's.
+                    let example = example.split(" > ").next().unwrap_or(example);
+                    found.push(example.trim().to_owned());
+                }
+            }
+            for sub in command.get_subcommands_mut() {
+                examples(sub, found);
+            }
+        }
+        let mut found = Vec::new();
+        examples(&mut Cli::command(), &mut found);
+        found.sort();
+        found.dedup();
+        assert!(found.len() >= 14, "{found:?}");
+        for example in &found {
+            if let Err(err) = Cli::try_parse_from(example.split_whitespace()) {
+                panic!("`{example}` from the help does not parse:\n{err}");
+            }
+        }
+    }
+
+    /// The connection flags go before the subcommand or after it, and mean the same.
+    #[test]
+    fn connection_flags_go_before_or_after_the_subcommand() {
+        let parse = |line: &str| Cli::try_parse_from(line.split_whitespace()).unwrap();
+        for line in [
+            "domain-desk --local --plan business --local-api 127.0.0.1:9 --json --no-wait projects list",
+            "domain-desk projects list --local --plan business --local-api 127.0.0.1:9 --json --no-wait",
+            "domain-desk --local projects --plan business list --local-api 127.0.0.1:9 --json --no-wait",
+        ] {
+            let api = parse(line).api;
+            assert!(api.local && api.json && api.no_wait, "{line}");
+            assert_eq!(api.plan, "business", "{line}");
+            assert_eq!(api.local_api.to_string(), "127.0.0.1:9", "{line}");
+        }
+        let cli = parse("domain-desk --account acc_1@api.example.com domains list -p shop");
+        assert_eq!(cli.api.account.as_deref(), Some("acc_1@api.example.com"));
+        assert!(parse("domain-desk --json accounts").api.json);
+        assert!(
+            Cli::try_parse_from([
+                "domain-desk",
+                "--local",
+                "--account",
+                "a",
+                "projects",
+                "list"
+            ])
+            .is_err(),
+            "--local and --account name two different accounts"
+        );
     }
 }

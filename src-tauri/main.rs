@@ -33,6 +33,6 @@ fn main() -> ExitCode {
                 ExitCode::FAILURE
             }
         },
-        Some(command) => domain_desk::cli::run(command),
+        Some(command) => domain_desk::cli::run(command, cli.api),
     }
 }

@@ -1,8 +1,11 @@
-//! `domain-desk domains import`, the real binary, against `domain-desk serve` with faults on
-//! (latency, 503s, dropped connections): the import process is killed with SIGKILL in the
-//! middle of the run and run again until it reports everything done. Afterwards every row
-//! exists exactly once, and the service's access log shows no 429 and no ban. Plus the
-//! refusals before anything is sent (Free, one row over Business's limit) and `--no-wait`.
+//! The command line, the real binary, against `domain-desk serve`.
+//!
+//! `domains import` with faults on (latency, 503s, dropped connections): the import process
+//! is killed with SIGKILL in the middle of the run and run again until it reports everything
+//! done. Afterwards every row exists exactly once, and the service's access log shows no 429
+//! and no ban. Plus the refusals before anything is sent (Free, one row over Business's
+//! limit), `--no-wait`, the retry file a finished run leaves (none), the progress line on an
+//! 80-column terminal, and every example of the README's command tables.
 
 use std::io::{BufRead, BufReader};
 use std::path::Path;
@@ -15,6 +18,8 @@ use serde_json::{Value, json};
 /// dropped.
 struct Served {
     api: String,
+    /// The DNS server's `host:port`.
+    dns: String,
     log: std::path::PathBuf,
     _process: domain_desk_test_support::Served,
 }
@@ -32,6 +37,7 @@ impl Served {
         .expect("the service starts and prints its addresses");
         Served {
             api: process.api().to_string(),
+            dns: process.banner().dns.clone().expect("the DNS server runs"),
             log,
             _process: process,
         }
@@ -444,4 +450,298 @@ fn the_offline_demo_account_starts_its_service_on_the_demo_database() {
     let again = run_demo(&["domains", "list", "--project", id, "--json"]);
     let domains: Value = serde_json::from_slice(&again.stdout).expect("JSON");
     assert_eq!(domains["domains"][0]["hostname"], "kept.example.com");
+}
+
+/// A project named `name` with a deploy on `plan`'s demo account, and these domains in it.
+fn project_with(served: &Served, plan: &str, name: &str, hostnames: &[&str]) -> String {
+    let id = project(served, plan, name);
+    let key = demo_key(served, plan);
+    for hostname in hostnames {
+        let added = http()
+            .post(served.url(&format!("/v1/projects/{id}/domains")))
+            .bearer_auth(&key)
+            .json(&json!({ "hostname": hostname }))
+            .send()
+            .expect("add a domain");
+        assert!(
+            added.status().is_success(),
+            "{hostname}: {}",
+            added.status()
+        );
+    }
+    id
+}
+
+/// The command lines in the README's tables: each code span in a table row that starts with
+/// `domain-desk`, as the words a shell would pass (double quotes group words).
+fn readme_examples() -> Vec<(String, Vec<String>)> {
+    let readme = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/README.md"))
+        .expect("README.md");
+    let mut examples = Vec::new();
+    for row in readme.lines().filter(|l| l.starts_with('|')) {
+        for span in row.split('`').skip(1).step_by(2) {
+            if span == "domain-desk" || span.starts_with("domain-desk ") {
+                examples.push((span.to_owned(), shell_words(span)));
+            }
+        }
+    }
+    examples
+}
+
+fn shell_words(text: &str) -> Vec<String> {
+    let mut words = Vec::new();
+    let mut word = String::new();
+    let (mut quoted, mut started) = (false, false);
+    for c in text.chars() {
+        match c {
+            '"' => (quoted, started) = (!quoted, true),
+            c if c.is_whitespace() && !quoted => {
+                if started {
+                    words.push(std::mem::take(&mut word));
+                }
+                started = false;
+            }
+            c => {
+                word.push(c);
+                started = true;
+            }
+        }
+    }
+    assert!(!quoted, "unbalanced quotes in {text}");
+    if started {
+        words.push(word);
+    }
+    words
+}
+
+/// Every command line the README's tables show is one the program accepts, and each runs
+/// against the local service where it can: `serve` is the service itself, `login` and
+/// `logout` need the OS keyring and a real platform, `--auto` opens a browser, and
+/// `domain-desk` alone opens the window; those are only parsed. A placeholder (`URL`,
+/// `HOST…`) becomes a value of its kind, and `domains …` asks for the subcommand's help.
+#[test]
+fn every_command_line_example_in_the_readme_runs() {
+    use clap::Parser as _;
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let shop = project_with(&served, "pro", "shop", &["old.example.com", "example.com"]);
+    std::fs::write(
+        dir.path().join("domains.csv"),
+        "hostname\na.import.example.com\nb.import.example.com\n",
+    )
+    .unwrap();
+    let examples = readme_examples();
+    assert!(examples.len() >= 20, "{examples:?}");
+    let mut ran = 0;
+    for (text, words) in &examples {
+        let mut args: Vec<String> = Vec::new();
+        for word in &words[1..] {
+            let placeholder = word.trim_end_matches('…');
+            let is_placeholder = placeholder.len() >= 3
+                && placeholder
+                    .bytes()
+                    .all(|b| b.is_ascii_uppercase() || b == b'_');
+            match word.as_str() {
+                "…" => args.push("--help".into()),
+                _ if is_placeholder => args.push(
+                    match placeholder {
+                        "URL" => "https://api.example.com",
+                        "HOST" => "www.example.com",
+                        other => panic!("no value for the placeholder {other} in `{text}`"),
+                    }
+                    .into(),
+                ),
+                w => args.push(w.to_owned()),
+            }
+        }
+        let argv = std::iter::once("domain-desk".to_owned()).chain(args.iter().cloned());
+        if let Err(err) = domain_desk::cli::Cli::try_parse_from(argv)
+            && err.kind() != clap::error::ErrorKind::DisplayHelp
+        {
+            panic!("the README's `{text}` does not parse:\n{err}");
+        }
+        let only_parsed = args.is_empty()
+            || ["serve", "login", "logout"].contains(&args[0].as_str())
+            || args.iter().any(|a| a == "--auto");
+        if only_parsed {
+            continue;
+        }
+        let mut command = Command::new(env!("CARGO_BIN_EXE_domain-desk"));
+        command
+            .args(&args)
+            .args(["--local-api", &served.api])
+            .current_dir(dir.path())
+            .env("XDG_DATA_HOME", dir.path())
+            .env("HOME", dir.path())
+            .env_remove("DOMAIN_DESK_ACCOUNT")
+            .env_remove("DOMAIN_DESK_PROJECT")
+            .stdin(Stdio::null());
+        if !args.iter().any(|a| a == "--local") {
+            command.arg("--local");
+        }
+        if args[0] == "doctor" {
+            command.args(["--resolver", &served.dns]);
+        }
+        let output = run(&mut command);
+        // 1: the doctor found an error, or a domain is not live yet (inspect, verify).
+        let allowed: &[i32] = match args.get(1).map(String::as_str) {
+            _ if args[0] == "doctor" => &[0, 1],
+            Some("inspect" | "verify") => &[0, 1],
+            _ => &[0],
+        };
+        let status = output.status.code().expect("an exit status");
+        assert!(
+            allowed.contains(&status),
+            "the README's `{text}` exited {status}:\n{}{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        );
+        assert!(
+            !output.stdout.is_empty(),
+            "the README's `{text}` printed nothing: {}",
+            String::from_utf8_lossy(&output.stderr)
+        );
+        ran += 1;
+    }
+    assert!(ran >= 14, "only {ran} examples ran");
+    // They did what the README says.
+    let mut left = domains(&served, "pro", &shop);
+    left.sort();
+    assert_eq!(
+        left,
+        [
+            "a.import.example.com",
+            "b.import.example.com",
+            "example.com",
+            "www.example.com"
+        ]
+    );
+    assert!(!dir.path().join("domains.csv.failed.csv").exists());
+}
+
+/// A CSV of `rows` hostnames under `zone` in `dir`; its path.
+fn import_file(dir: &Path, rows: usize, zone: &str) -> std::path::PathBuf {
+    let file = dir.join(format!("{zone}.csv"));
+    let text: String = std::iter::once("hostname\n".to_owned())
+        .chain((0..rows).map(|i| format!("host{i}.{zone}.example.com\n")))
+        .collect();
+    std::fs::write(&file, text).unwrap();
+    file
+}
+
+/// A run stopped with Ctrl-C leaves `FILE.failed.csv` with the rows it did not send; the next
+/// run that finishes them all removes it and says so, so no retry file lists rows now done.
+#[cfg(unix)]
+#[test]
+fn a_finished_run_leaves_no_retry_file_of_rows_now_done() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let project = project(&served, "business", "stale");
+    let file = import_file(dir.path(), 200, "stale");
+    let retry = dir.path().join("stale.csv.failed.csv");
+    // Slow enough that Ctrl-C comes before the last row.
+    set_faults(&served, json!({"latency_ms": 50}));
+    let file_arg = file.to_str().unwrap();
+    let import = ["domains", "import", file_arg, "--project", &project];
+    let mut first = cli(&served, dir.path(), "business", &import)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("import starts");
+    let mut progress = BufReader::new(first.stderr.take().expect("stderr")).lines();
+    let line = progress.next().expect("a progress line").expect("text");
+    assert!(line.contains("/200"), "{line}");
+    let interrupted = Command::new("kill")
+        .args(["-INT", &first.id().to_string()])
+        .status()
+        .expect("kill -INT");
+    assert!(interrupted.success());
+    let rest: Vec<String> = progress.map_while(Result::ok).collect();
+    let first = first.wait_with_output().expect("the first run ends");
+    assert_eq!(first.status.code(), Some(1), "{rest:?}");
+    let shown = String::from_utf8_lossy(&first.stdout);
+    assert!(shown.contains("stopped"), "{shown}");
+    let left = std::fs::read_to_string(&retry).expect("the stopped run's retry file");
+    let left_rows = left.lines().count() - 1;
+    assert!(left_rows > 0 && left_rows < 200, "{left_rows} rows left");
+
+    set_faults(&served, json!({}));
+    let second = run(&mut cli(&served, dir.path(), "business", &import));
+    let shown = String::from_utf8_lossy(&second.stdout);
+    assert_eq!(
+        second.status.code(),
+        Some(0),
+        "{shown}{}",
+        String::from_utf8_lossy(&second.stderr)
+    );
+    assert!(
+        !retry.exists(),
+        "the retry file outlived the run that finished its rows"
+    );
+    assert!(
+        shown.contains("Nothing left to try again: removed"),
+        "{shown}"
+    );
+    assert_eq!(domains(&served, "business", &project).len(), 200);
+}
+
+/// On an 80-column terminal (a pseudo-terminal here) every redraw of the progress line fits
+/// in 79 columns, so nothing wraps and no pieces of old lines pile up; the full line would be
+/// about 100.
+#[cfg(unix)]
+#[test]
+fn the_progress_line_fits_an_80_column_terminal() {
+    use std::io::Read;
+
+    use nix::pty::{Winsize, openpty};
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let project = project(&served, "business", "narrow");
+    let file = import_file(dir.path(), 120, "narrow");
+    set_faults(&served, json!({"latency_ms": 2}));
+    let size = Winsize {
+        ws_row: 24,
+        ws_col: 80,
+        ws_xpixel: 0,
+        ws_ypixel: 0,
+    };
+    let pty = openpty(&size, None).expect("a pseudo-terminal");
+    let file_arg = file.to_str().unwrap();
+    let import = ["domains", "import", file_arg, "--project", &project];
+    let mut child = cli(&served, dir.path(), "business", &import)
+        .stdout(Stdio::null())
+        .stderr(Stdio::from(pty.slave))
+        .spawn()
+        .expect("import starts");
+    // The child holds the terminal's other end now; reading ends when it exits.
+    let mut terminal = std::fs::File::from(pty.master);
+    let mut seen = Vec::new();
+    let mut chunk = [0u8; 4096];
+    loop {
+        match terminal.read(&mut chunk) {
+            Ok(0) | Err(_) => break,
+            Ok(n) => seen.extend_from_slice(&chunk[..n]),
+        }
+    }
+    let status = child.wait().expect("the import ends");
+    let text = String::from_utf8_lossy(&seen).replace("\x1b[K", "");
+    assert!(status.success(), "{text}");
+    let redraws: Vec<&str> = text
+        .split(['\r', '\n'])
+        .filter(|line| line.contains("/120"))
+        .collect();
+    assert!(redraws.len() >= 10, "{text}");
+    for line in &redraws {
+        assert!(
+            line.chars().count() < 80,
+            "{} columns: {line}",
+            line.chars().count()
+        );
+    }
+    assert!(
+        redraws
+            .iter()
+            .all(|line| line.starts_with("[#") || line.starts_with("[-"))
+    );
+    assert!(redraws.last().unwrap().contains("120/120"), "{text}");
 }

@@ -20,8 +20,6 @@ pub struct LoginArgs {
     /// never taken as an argument, where it would stay in the shell's history.
     #[arg(long)]
     pub key_stdin: bool,
-    #[arg(long)]
-    pub json: bool,
 }
 
 fn read_key(from_stdin: bool) -> Result<ApiKey, Failure> {
@@ -44,7 +42,7 @@ fn read_key(from_stdin: bool) -> Result<ApiKey, Failure> {
 
 /// Checks the key against the platform, then keeps it in the keyring and the account in the
 /// list, as the window's Connect does.
-pub async fn login(args: LoginArgs) -> Outcome {
+pub async fn login(args: LoginArgs, json: bool) -> Outcome {
     let base_url = account_rules::normalise_base_url(&args.base_url)?;
     let key = read_key(args.key_stdin)?;
     let pool = ClientPool::with_data_dir(AppPaths::from_os().queue_dir());
@@ -57,7 +55,7 @@ pub async fn login(args: LoginArgs) -> Outcome {
     let mut file = AccountsFile::open(&paths.data_dir)?;
     file.remember(entry.clone())?;
     file.save()?;
-    if args.json {
+    if json {
         return print_json(&serde_json::json!({ "account_id": entry.id, "account": account }));
     }
     println!(

@@ -7,6 +7,7 @@ use std::path::PathBuf;
 use domain_desk_api::Project;
 use domain_desk_bulk::rows::{self, Format};
 use domain_desk_bulk::{ExportFormat, Progress, RunOptions, Summary, plan};
+use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::connect::{Connection, refuse_to_wait};
 use super::output::{Failure, Outcome, duration, inert, print_json};
@@ -91,6 +92,7 @@ pub async fn import(
     refuse_to_wait(connection, to_send as u64, no_wait).await?;
     let interactive = std::io::stderr().is_terminal();
     let mut shown_tenth = 0;
+    let mut shown_attempts = 0;
     let stop = async {
         if tokio::signal::ctrl_c().await.is_err() {
             std::future::pending::<()>().await;
@@ -99,6 +101,7 @@ pub async fn import(
     };
     let options = RunOptions {
         clock_speed: connection.clock_speed,
+        ..RunOptions::default()
     };
     let summary = domain_desk_bulk::run::run(
         client,
@@ -107,14 +110,25 @@ pub async fn import(
         options,
         |progress| {
             if interactive {
-                eprint!("\r\x1b[K{}", progress_line(progress));
+                // Redrawn in place, so it must not wrap: a wrapped line leaves its first part
+                // behind on every redraw.
+                let columns = terminal_size::terminal_size_of(std::io::stderr())
+                    .map(|(width, _)| usize::from(width.0));
+                eprint!("\r\x1b[K{}", progress_line(progress, columns));
                 let _ = std::io::stderr().flush();
-            } else if let Some(tenth) = (progress.answered * 10).checked_div(progress.total) {
-                if tenth > shown_tenth {
-                    shown_tenth = tenth;
-                    eprintln!("{}", progress_line(progress));
-                }
+                return;
             }
+            // Into a file or a pipe: a line at each tenth done, and one at each new try while
+            // the platform does not answer.
+            let attempts = progress.reconnecting.as_ref().map_or(0, |r| r.attempts);
+            let tenth = (progress.answered * 10)
+                .checked_div(progress.total)
+                .unwrap_or(10);
+            if tenth > shown_tenth || attempts > shown_attempts {
+                shown_tenth = shown_tenth.max(tenth);
+                eprintln!("{}", progress_line(progress, None));
+            }
+            shown_attempts = attempts;
         },
         stop,
     )
@@ -122,11 +136,11 @@ pub async fn import(
     if interactive {
         eprintln!();
     }
-    let failed_file = write_failed_rows(&args, &summary)?;
+    let (failed_file, written) = write_failed_rows(&args, &summary)?;
     if json {
         print_json(&summary)?;
     } else {
-        print_summary(&summary, failed_file.as_ref());
+        print_summary(&summary, &failed_file, written);
     }
     if summary.complete() {
         Ok(())
@@ -140,33 +154,108 @@ pub async fn import(
     }
 }
 
-/// `[######----] 120/250 · 3.2/s · ETA 1m05s`
-fn progress_line(progress: &Progress) -> String {
-    const WIDTH: usize = 24;
-    let filled = (progress.answered * WIDTH)
-        .checked_div(progress.total)
-        .unwrap_or(WIDTH);
-    let eta = progress.eta.map_or_else(|| "—".to_owned(), duration);
-    format!(
-        "[{}{}] {}/{} · {:.1}/s · ETA {} · added {} · present {} · refused {} · not done {}",
-        "#".repeat(filled),
-        "-".repeat(WIDTH - filled),
-        progress.answered,
-        progress.total,
-        progress.rate,
-        eta,
-        progress.created,
-        progress.already_present,
-        progress.refused,
-        progress.failed
-    )
+/// `[######----] 120/250 · 3.2/s · ETA 1m05s · added 118 · present 2 · refused 0 · not done 0`,
+/// or while the platform does not answer `[######----] 120/250 · reconnecting: no answer for
+/// 12s, next try in 4s (gives up in 1m48s) · …`. Given the terminal's `columns`, the line
+/// stays short of its last column: the counts that are zero go, then the bar shrinks and
+/// goes, then the rate, and what still does not fit is cut with `…`.
+fn progress_line(progress: &Progress, columns: Option<usize>) -> String {
+    let done = format!("{}/{}", progress.answered, progress.total);
+    let (rate, pace) = match &progress.reconnecting {
+        Some(outage) => (
+            None,
+            format!(
+                "reconnecting: no answer for {}, next try in {} (gives up in {})",
+                duration(outage.unreachable_for),
+                duration(outage.next_try_in),
+                duration(outage.gives_up_in)
+            ),
+        ),
+        None => (
+            Some(format!("{:.1}/s", progress.rate)),
+            format!(
+                "ETA {}",
+                progress.eta.map_or_else(|| "—".to_owned(), duration)
+            ),
+        ),
+    };
+    let counts = [
+        ("added", progress.created),
+        ("present", progress.already_present),
+        ("refused", progress.refused),
+        ("not done", progress.failed),
+    ];
+    let line = |bar: usize, zeros: bool, with_rate: bool| {
+        let mut text = String::new();
+        if bar > 0 {
+            let filled = (progress.answered * bar)
+                .checked_div(progress.total)
+                .unwrap_or(bar)
+                .min(bar);
+            text = format!("[{}{}] ", "#".repeat(filled), "-".repeat(bar - filled));
+        }
+        let shown = counts
+            .iter()
+            .filter(|(_, count)| zeros || *count > 0)
+            .map(|(label, count)| format!("{label} {count}"));
+        let all: Vec<String> = std::iter::once(done.clone())
+            .chain(rate.clone().filter(|_| with_rate))
+            .chain(std::iter::once(pace.clone()))
+            .chain(shown)
+            .collect();
+        text.push_str(&all.join(" · "));
+        text
+    };
+    const BAR: usize = 24;
+    let Some(columns) = columns else {
+        return line(BAR, true, true);
+    };
+    // Writing into the last column makes some terminals wrap at once.
+    let room = columns.saturating_sub(1);
+    let shorter = [
+        (BAR, true, true),
+        (BAR, false, true),
+        (16, false, true),
+        (10, false, true),
+        (0, false, true),
+        (0, false, false),
+    ];
+    for (bar, zeros, with_rate) in shorter {
+        let text = line(bar, zeros, with_rate);
+        if text.width() <= room {
+            return text;
+        }
+    }
+    cut_to_width(&line(0, false, false), room)
 }
 
-fn write_failed_rows(args: &ImportArgs, summary: &Summary) -> Result<Option<PathBuf>, Failure> {
-    let rows = summary.rows_to_retry();
-    if rows.is_empty() {
-        return Ok(None);
+/// `text` cut to at most `room` terminal columns, ending with `…` when cut.
+fn cut_to_width(text: &str, room: usize) -> String {
+    if text.width() <= room {
+        return text.to_owned();
     }
+    let mut out = String::new();
+    let mut used = 0;
+    for c in text.chars() {
+        let width = c.width().unwrap_or(0);
+        if used + width + 1 > room {
+            break;
+        }
+        used += width;
+        out.push(c);
+    }
+    if room > 0 {
+        out.push('…');
+    }
+    out
+}
+
+/// Writes the rows to import again beside the file (or where --failed says), or removes the
+/// file a run before this one left there when none are left.
+fn write_failed_rows(
+    args: &ImportArgs,
+    summary: &Summary,
+) -> Result<(PathBuf, rows::RetryFile), Failure> {
     let path = args.failed.clone().unwrap_or_else(|| {
         if args.file.as_os_str() == "-" {
             PathBuf::from("import.failed.csv")
@@ -174,12 +263,12 @@ fn write_failed_rows(args: &ImportArgs, summary: &Summary) -> Result<Option<Path
             rows::retry_path(&args.file)
         }
     });
-    std::fs::write(&path, rows::to_csv(&rows))
+    let written = rows::write_retry_file(&path, &summary.rows_to_retry())
         .map_err(|err| Failure::check(format!("cannot write {}: {err}", path.display())))?;
-    Ok(Some(path))
+    Ok((path, written))
 }
 
-fn print_summary(summary: &Summary, failed_file: Option<&PathBuf>) {
+fn print_summary(summary: &Summary, failed_file: &std::path::Path, written: rows::RetryFile) {
     let earlier = summary
         .already_present
         .iter()
@@ -228,11 +317,16 @@ fn print_summary(summary: &Summary, failed_file: Option<&PathBuf>) {
             summary.rate_limited
         );
     }
-    if let Some(path) = failed_file {
-        println!(
+    match written {
+        rows::RetryFile::Written => println!(
             "The rows to try again are in {}; import that file once the reasons above are fixed.",
-            path.display()
-        );
+            failed_file.display()
+        ),
+        rows::RetryFile::Removed => println!(
+            "Nothing left to try again: removed {}, which an earlier run left.",
+            failed_file.display()
+        ),
+        rows::RetryFile::Absent => {}
     }
 }
 
@@ -249,5 +343,99 @@ pub async fn export(connection: &Connection, project: &Project, args: ExportArgs
             print!("{text}");
             Ok(())
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::Duration;
+
+    use domain_desk_bulk::run::Reconnecting;
+
+    use super::*;
+
+    fn progress(reconnecting: Option<Reconnecting>) -> Progress {
+        Progress {
+            total: 20_000,
+            answered: 12_345,
+            created: 12_000,
+            already_present: 300,
+            refused: 40,
+            failed: 5,
+            elapsed: Duration::from_secs(4_000),
+            rate: 3.1,
+            eta: Some(Duration::from_secs(2_460)),
+            reconnecting,
+        }
+    }
+
+    fn outage() -> Reconnecting {
+        Reconnecting {
+            unreachable_for: Duration::from_secs(12),
+            attempts: 3,
+            next_try_in: Duration::from_secs(4),
+            gives_up_in: Duration::from_secs(108),
+            error: "could not reach the platform: connection refused".into(),
+        }
+    }
+
+    /// Every width from a narrow split pane to a wide window: the line never reaches the last
+    /// column, and keeps the count of rows done.
+    #[test]
+    fn the_progress_line_fits_the_terminal() {
+        for reconnecting in [None, Some(outage())] {
+            let progress = progress(reconnecting);
+            let full = progress_line(&progress, None);
+            assert!(full.width() > 80, "{full}");
+            for columns in 20..=200 {
+                let line = progress_line(&progress, Some(columns));
+                assert!(line.width() < columns, "{columns}: {line}");
+                assert!(
+                    line.starts_with("[") || line.starts_with("12345/"),
+                    "{line}"
+                );
+            }
+            assert_eq!(progress_line(&progress, Some(200)), full);
+        }
+        // Every count still shown at 80 columns, the rate gone.
+        let line = progress_line(&progress(None), Some(80));
+        assert_eq!(
+            line,
+            "12345/20000 · ETA 41m00s · added 12000 · present 300 · refused 40 · not done 5"
+        );
+        // A run of 250 rows keeps its bar at 80 columns, without the counts that are zero.
+        let small = Progress {
+            total: 250,
+            answered: 120,
+            created: 120,
+            already_present: 0,
+            refused: 0,
+            failed: 0,
+            rate: 35.2,
+            eta: Some(Duration::from_secs(5)),
+            ..progress(None)
+        };
+        assert_eq!(
+            progress_line(&small, Some(80)),
+            "[###########-------------] 120/250 · 35.2/s · ETA 5s · added 120"
+        );
+    }
+
+    #[test]
+    fn the_progress_line_says_the_platform_is_awaited() {
+        let line = progress_line(&progress(Some(outage())), Some(120));
+        assert!(
+            line.contains("reconnecting: no answer for 12s, next try in 4s (gives up in 1m48s)"),
+            "{line}"
+        );
+        assert!(!line.contains("ETA"), "{line}");
+    }
+
+    #[test]
+    fn cutting_counts_columns_not_characters() {
+        assert_eq!(cut_to_width("例え.テスト", 6), "例え.…");
+        assert_eq!(cut_to_width("例え.テスト", 5), "例え…");
+        assert_eq!(cut_to_width("abc", 3), "abc");
+        assert_eq!(cut_to_width("abcd", 3), "ab…");
     }
 }

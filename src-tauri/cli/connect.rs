@@ -15,8 +15,10 @@ use crate::paths::AppPaths;
 use crate::secrets::{self, KeyStore};
 use crate::settings::AccountMode;
 
-/// The flags every command that talks to the platform takes.
+/// The flags of every command that talks to the platform, and `--json`: global, so they go
+/// before the subcommand (`domain-desk --local domains list`) or after it.
 #[derive(Debug, Clone, clap::Args)]
+#[command(next_help_heading = "Connection")]
 pub struct ApiArgs {
     /// The account to use (see `domain-desk accounts`); default: the last one connected.
     #[arg(long, global = true, env = "DOMAIN_DESK_ACCOUNT", value_name = "ID")]
@@ -24,7 +26,8 @@ pub struct ApiArgs {
     /// Use the local service (`domain-desk serve`) with its demo key for --plan.
     #[arg(long, global = true, conflicts_with = "account")]
     pub local: bool,
-    /// The local service's API address, with --local.
+    /// The local service's API address: with --local, and where `doctor --resolver` asks
+    /// what the service says.
     #[arg(
         long,
         global = true,
@@ -36,7 +39,7 @@ pub struct ApiArgs {
     #[arg(long, global = true, value_name = "PLAN", default_value = "pro",
           value_parser = ["free", "pro", "business", "enterprise"])]
     pub plan: String,
-    /// Print JSON (the API's own shapes) instead of tables.
+    /// Print JSON (the API's own shapes, the doctor's report) instead of tables and text.
     #[arg(long, global = true)]
     pub json: bool,
     /// Do not wait for the rate limit: exit with status 4 when a request would have to wait.

@@ -11,7 +11,7 @@ use domain_desk_api::local::LocalInfo;
 use domain_desk_client::{ClientPool, LocalControl};
 use domain_desk_doctor::DoctorOptions;
 
-use super::connect::shared_pool;
+use super::connect::{ApiArgs, shared_pool};
 use super::output::report_error;
 
 /// `domain-desk doctor`: see `domain_desk_doctor::diagnose`.
@@ -35,9 +35,6 @@ pub struct DoctorArgs {
     /// letsencrypt.org).
     #[arg(long = "ca", value_name = "NAME")]
     pub ca_identity: Option<String>,
-    /// The local service's API, asked for /_local/info when --resolver is given.
-    #[arg(long, value_name = "ADDR", default_value = "127.0.0.1:8787")]
-    pub local_api: std::net::SocketAddr,
     /// Where the TLS edge listens, when not at the hostname's address on port 443.
     #[arg(long, value_name = "ADDR")]
     pub edge: Option<std::net::SocketAddr>,
@@ -50,11 +47,8 @@ pub struct DoctorArgs {
     /// Hostnames diagnosed at once.
     #[arg(long, value_name = "N", default_value_t = domain_desk_doctor::options::DEFAULT_CONCURRENCY)]
     pub concurrency: usize,
-    /// Print the report as JSON.
-    #[arg(long, conflicts_with = "markdown")]
-    pub json: bool,
-    /// Print the report as Markdown for a support ticket.
-    #[arg(long)]
+    /// Print the report as Markdown for a support ticket (`--json` prints it as JSON).
+    #[arg(long, conflicts_with = "json")]
     pub markdown: bool,
     /// Validate DNSSEC from the root's trust anchor down to each name (through the first
     /// resolver, with checking disabled): dnssec_valid, dnssec_unsigned_ok or dnssec_bogus.
@@ -74,9 +68,14 @@ pub struct DoctorArgs {
     pub replay: Option<std::path::PathBuf>,
 }
 
-/// Diagnoses the hostnames `args` names and prints the report; the exit status says whether
-/// any finding is an error.
-pub fn run(args: DoctorArgs) -> ExitCode {
+/// Diagnoses the hostnames `args` names and prints the report (as JSON with `--json`); the
+/// exit status says whether any finding is an error. `--local-api` is where the local service
+/// is asked, with `--resolver`.
+pub fn run(args: DoctorArgs, connection: &ApiArgs) -> ExitCode {
+    if let Err(mistake) = one_format(&args, connection.json) {
+        report_error(&mistake);
+        return ExitCode::from(2);
+    }
     let mut hostnames = args.hostnames.clone();
     if let Some(file) = &args.file {
         let text = if file.as_os_str() == "-" {
@@ -115,7 +114,7 @@ pub fn run(args: DoctorArgs) -> ExitCode {
             let capture = domain_desk_doctor::Capture::load(file)?;
             return Ok(domain_desk_doctor::replay(&capture).await?);
         }
-        let options = doctor_options(&args, &shared_pool()).await?;
+        let options = doctor_options(&args, connection.local_api, &shared_pool()).await?;
         Ok(match &args.capture {
             Some(file) => {
                 domain_desk_doctor::diagnose_into_file(&hostnames, &options, file).await?
@@ -135,7 +134,7 @@ pub fn run(args: DoctorArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
-    if args.json {
+    if connection.json {
         match serde_json::to_string_pretty(&report) {
             Ok(json) => println!("{json}"),
             Err(err) => {
@@ -155,21 +154,34 @@ pub fn run(args: DoctorArgs) -> ExitCode {
     }
 }
 
+/// `--json` (which may come before `doctor`, where clap does not see the conflict) or
+/// `--markdown`, not both.
+fn one_format(args: &DoctorArgs, json: bool) -> Result<(), String> {
+    if json && args.markdown {
+        return Err("--json and --markdown are two formats for the report: choose one.".into());
+    }
+    Ok(())
+}
+
 /// The doctor's options from the flags. With `--resolver` the run is offline: the target, CA,
 /// edge, CA certificate, attached hostnames and DNSSEC key come from the local service at
 /// `--local-api` through the builder the window uses ([`crate::doctor_options`]) when it
 /// answers, or are the service's defaults when it does not; the flags given go on top. The
 /// DNSSEC key is used only with `--dnssec`. Time is judged by the service's clock whenever it
 /// answers (its clock may run fast), by this computer's otherwise.
-async fn doctor_options(args: &DoctorArgs, clients: &ClientPool) -> crate::Result<DoctorOptions> {
+async fn doctor_options(
+    args: &DoctorArgs,
+    local_api: SocketAddr,
+    clients: &ClientPool,
+) -> crate::Result<DoctorOptions> {
     let offline = !args.resolvers.is_empty();
     let needs_service = offline
         && (args.target.is_none()
             || args.ca_identity.is_none()
             || !args.no_tls
             || (args.dnssec && args.trust_anchor.is_none()));
-    let service = if needs_service && args.local_api.ip().is_loopback() {
-        local_service(args.local_api).await
+    let service = if needs_service && local_api.ip().is_loopback() {
+        local_service(local_api).await
     } else {
         None
     };
@@ -190,8 +202,8 @@ async fn doctor_options(args: &DoctorArgs, clients: &ClientPool) -> crate::Resul
     };
     if service.is_none()
         && offline
-        && args.local_api.ip().is_loopback()
-        && let Some((control, _)) = local_service(args.local_api).await
+        && local_api.ip().is_loopback()
+        && let Some((control, _)) = local_service(local_api).await
     {
         // every flag given, but the service is there: its clock is still the platform's
         options.clock = crate::doctor_options::platform_clock(&control).await?;
@@ -243,11 +255,62 @@ mod tests {
     use super::*;
 
     fn doctor_args(flags: &[&str]) -> Result<DoctorArgs, clap::Error> {
+        doctor_cli(flags).map(|(args, _)| args)
+    }
+
+    fn doctor_cli(flags: &[&str]) -> Result<(DoctorArgs, ApiArgs), clap::Error> {
         let args = ["domain-desk", "doctor"].iter().chain(flags);
-        match Cli::try_parse_from(args)?.command {
-            Some(Command::Doctor(args)) => Ok(args),
+        let cli = Cli::try_parse_from(args)?;
+        match cli.command {
+            Some(Command::Doctor(args)) => Ok((args, cli.api)),
             other => panic!("not doctor: {other:?}"),
         }
+    }
+
+    /// What the doctor asks without --local-api: the address `domain-desk serve` listens on.
+    fn default_api() -> SocketAddr {
+        SocketAddr::from(([127, 0, 0, 1], 8787))
+    }
+
+    /// `--json` and `--local-api` are the command line's global flags; the doctor takes them
+    /// before or after its name, and --json with --markdown is a mistake.
+    #[test]
+    fn the_doctor_takes_the_global_flags_on_either_side() {
+        for flags in [
+            &[
+                "domain-desk",
+                "--json",
+                "--local-api",
+                "127.0.0.1:9",
+                "doctor",
+                "a.example",
+            ][..],
+            &[
+                "domain-desk",
+                "doctor",
+                "a.example",
+                "--json",
+                "--local-api",
+                "127.0.0.1:9",
+            ][..],
+        ] {
+            let cli = Cli::try_parse_from(flags).unwrap();
+            assert!(cli.api.json, "{flags:?}");
+            assert_eq!(cli.api.local_api, SocketAddr::from(([127, 0, 0, 1], 9)));
+        }
+        assert_eq!(
+            doctor_cli(&["a.example"]).unwrap().1.local_api,
+            default_api()
+        );
+        assert!(doctor_args(&["--json", "--markdown", "a.example"]).is_err());
+        let (args, api) = doctor_cli(&["--markdown", "a.example"]).unwrap();
+        assert!(one_format(&args, api.json).is_ok());
+        let cli = Cli::try_parse_from(["domain-desk", "--json", "doctor", "--markdown", "a"])
+            .expect("clap does not see the conflict across the subcommand");
+        let Some(Command::Doctor(args)) = &cli.command else {
+            panic!("not doctor: {cli:?}");
+        };
+        assert!(one_format(args, cli.api.json).is_err());
     }
 
     #[test]
@@ -287,7 +350,9 @@ mod tests {
             "a.example.com",
         ])
         .unwrap();
-        let options = doctor_options(&args, &ClientPool::new()).await.unwrap();
+        let options = doctor_options(&args, default_api(), &ClientPool::new())
+            .await
+            .unwrap();
         assert!(options.dnssec);
         assert_eq!(
             options.trust_anchor.as_deref(),
@@ -297,7 +362,7 @@ mod tests {
         assert_eq!(options.clock, domain_desk_doctor::RunClock::Wall);
         let plain = doctor_args(&["--target", "edge.example.net", "a.example.com"]).unwrap();
         assert!(
-            !doctor_options(&plain, &ClientPool::new())
+            !doctor_options(&plain, default_api(), &ClientPool::new())
                 .await
                 .unwrap()
                 .dnssec
@@ -315,7 +380,7 @@ mod tests {
             "a.example.com",
         ])
         .unwrap();
-        match doctor_options(&args, &ClientPool::new()).await {
+        match doctor_options(&args, default_api(), &ClientPool::new()).await {
             Err(error) => assert!(error.to_string().contains("none.key"), "{error}"),
             Ok(_) => panic!("a missing trust anchor was accepted"),
         }
@@ -356,44 +421,39 @@ mod tests {
             let mut flags = vec!["--resolver", &dns, "--local-api", &info.api, "--no-tls"];
             flags.extend_from_slice(extra);
             flags.push("www.example.com");
-            doctor_args(&flags).unwrap()
+            doctor_cli(&flags).unwrap()
         };
-        let options = doctor_options(&args(&signed, &["--dnssec"]), &ClientPool::new())
-            .await
-            .unwrap();
+        let options_for = async |info: &domain_desk_api::local::LocalInfo, extra: &[&str]| {
+            let (args, api) = args(info, extra);
+            doctor_options(&args, api.local_api, &ClientPool::new())
+                .await
+                .unwrap()
+        };
+        let options = options_for(&signed, &["--dnssec"]).await;
         assert!(options.dnssec);
         assert_eq!(options.trust_anchor.as_deref(), Some(anchor.as_str()));
         // time by the service's clock, with every flag given too
         assert!(options.clock.is_platform());
-        let all = args(
+        let options = options_for(
             &signed,
             &["--target", "edge.example.net", "--ca", "ca.example"],
-        );
-        let options = doctor_options(&all, &ClientPool::new()).await.unwrap();
+        )
+        .await;
         assert!(options.clock.is_platform());
         // without --dnssec the anchor is not used
-        let options = doctor_options(&args(&signed, &[]), &ClientPool::new())
-            .await
-            .unwrap();
+        let options = options_for(&signed, &[]).await;
         assert_eq!(options.trust_anchor, None);
         // a file given wins
         let directory = tempfile::tempdir().unwrap();
         let file = directory.path().join("mine.key");
         std::fs::write(&file, ". IN DNSKEY 257 3 13 AAAA\n").unwrap();
         let path = file.to_string_lossy().into_owned();
-        let options = doctor_options(
-            &args(&signed, &["--trust-anchor", &path]),
-            &ClientPool::new(),
-        )
-        .await
-        .unwrap();
+        let options = options_for(&signed, &["--trust-anchor", &path]).await;
         assert_eq!(
             options.trust_anchor.as_deref(),
             Some(". IN DNSKEY 257 3 13 AAAA\n")
         );
-        let options = doctor_options(&args(&unsigned, &["--dnssec"]), &ClientPool::new())
-            .await
-            .unwrap();
+        let options = options_for(&unsigned, &["--dnssec"]).await;
         assert!(options.dnssec);
         assert_eq!(options.trust_anchor, None);
     }

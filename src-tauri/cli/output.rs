@@ -8,6 +8,7 @@
 use std::process::ExitCode;
 
 use domain_desk_api::{Domain, wire_name};
+use unicode_width::UnicodeWidthStr;
 
 /// A subcommand's failure: what to print and the status to exit with.
 #[derive(Debug)]
@@ -110,13 +111,15 @@ pub fn print_json(value: &impl serde::Serialize) -> Outcome {
     Ok(())
 }
 
-/// Columns padded to their widest cell, two spaces apart.
+/// Columns padded to their widest cell, two spaces apart. Widths are measured in terminal
+/// columns (a CJK character or an emoji takes two, a combining mark none), so hostnames in any
+/// script line up.
 pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
-    let mut widths: Vec<usize> = header.iter().map(|h| h.chars().count()).collect();
+    let mut widths: Vec<usize> = header.iter().map(|h| h.width()).collect();
     for row in rows {
         for (i, cell) in row.iter().enumerate() {
             if let Some(width) = widths.get_mut(i) {
-                *width = (*width).max(cell.chars().count());
+                *width = (*width).max(cell.width());
             }
         }
     }
@@ -127,7 +130,7 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
                 out.push_str(cell);
             } else {
                 out.push_str(cell);
-                out.push_str(&" ".repeat(widths[i] - cell.chars().count() + 2));
+                out.push_str(&" ".repeat(widths[i].saturating_sub(cell.width()) + 2));
             }
         }
         out.trim_end().to_owned()
@@ -194,6 +197,30 @@ mod tests {
             ],
         );
         assert_eq!(text, "A          BB\nlong cell  x\ny          z\n");
+    }
+
+    /// Wide characters take two columns: the column after a Unicode hostname starts where
+    /// it starts after an ASCII one.
+    #[test]
+    fn columns_line_up_after_wide_unicode_hostnames() {
+        let text = table(
+            &["HOSTNAME", "STATUS"],
+            &[
+                vec!["www.example.com".into(), "live".into()],
+                vec!["例え.テスト.jp".into(), "pending".into()],
+                vec!["café.example".into(), "live".into()],
+                vec!["👍.example".into(), "live".into()],
+            ],
+        );
+        let columns: Vec<usize> = text
+            .lines()
+            .map(|line| {
+                let status = line.rfind("  ").expect("two columns") + 2;
+                line[..status].width()
+            })
+            .collect();
+        assert_eq!(columns, [17; 5], "{text}");
+        assert!(text.contains("例え.テスト.jp   pending"), "{text}");
     }
 
     #[test]

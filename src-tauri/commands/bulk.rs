@@ -98,6 +98,7 @@ pub async fn domains_import<R: Runtime>(
         &rows,
         RunOptions {
             clock_speed: if clock_speed > 0.0 { clock_speed } else { 1.0 },
+            ..RunOptions::default()
         },
         |progress| {
             let _ = on_progress.send(progress.clone());
@@ -112,13 +113,11 @@ pub async fn domains_import<R: Runtime>(
         domain_desk_bulk::Error::Client(err) => Error::Api(err),
         other => Error::InvalidInput(other.to_string()),
     })?;
-    let retry = summary.rows_to_retry();
-    let retry_file = if retry.is_empty() {
-        None
-    } else {
-        let path = rows::retry_path(&file);
-        std::fs::write(&path, rows::to_csv(&retry))?;
-        Some(path.display().to_string())
+    // No rows left: a retry file an earlier run left beside the file goes too.
+    let path = rows::retry_path(&file);
+    let retry_file = match rows::write_retry_file(&path, &summary.rows_to_retry())? {
+        rows::RetryFile::Written => Some(path.display().to_string()),
+        rows::RetryFile::Removed | rows::RetryFile::Absent => None,
     };
     Ok(Some(ImportResult {
         file: file.display().to_string(),

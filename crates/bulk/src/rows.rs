@@ -213,6 +213,33 @@ pub fn retry_path(imported: &Path) -> std::path::PathBuf {
     std::path::PathBuf::from(name)
 }
 
+/// What [`write_retry_file`] left at its path.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RetryFile {
+    /// The rows to import again.
+    Written,
+    /// Nothing to retry, and a file an earlier run left there (listing rows now done) was
+    /// removed.
+    Removed,
+    /// Nothing to retry, and no file was there.
+    Absent,
+}
+
+/// Makes the retry file at `path` say what the run that just ended left to do: `rows` in the
+/// import format, or no file at all when there are none, so a file left by an earlier,
+/// interrupted run never lists rows that are now done.
+pub fn write_retry_file(path: &Path, rows: &[Row]) -> std::io::Result<RetryFile> {
+    if !rows.is_empty() {
+        std::fs::write(path, to_csv(rows))?;
+        return Ok(RetryFile::Written);
+    }
+    match std::fs::remove_file(path) {
+        Ok(()) => Ok(RetryFile::Removed),
+        Err(err) if err.kind() == std::io::ErrorKind::NotFound => Ok(RetryFile::Absent),
+        Err(err) => Err(err),
+    }
+}
+
 /// Rows written back in the import format (CSV with a header), so that what failed can be
 /// imported again as it is.
 pub fn to_csv(rows: &[Row]) -> String {
@@ -234,6 +261,24 @@ pub fn to_csv(rows: &[Row]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A run with rows left writes them; the next run with none removes the file, and one
+    /// more run finds nothing to remove.
+    #[test]
+    fn the_retry_file_goes_when_nothing_is_left_to_retry() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = retry_path(&dir.path().join("domains.csv"));
+        let left = parse("a.example.com\nb.example.com\n", Format::Csv).unwrap();
+        assert_eq!(write_retry_file(&path, &left).unwrap(), RetryFile::Written);
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            "hostname,redirect_to\na.example.com,\nb.example.com,\n"
+        );
+        assert_eq!(write_retry_file(&path, &[]).unwrap(), RetryFile::Removed);
+        assert!(!path.exists());
+        assert_eq!(write_retry_file(&path, &[]).unwrap(), RetryFile::Absent);
+    }
 
     fn hosts(rows: &[Row]) -> Vec<(u64, &str, Option<&str>)> {
         rows.iter()
