@@ -16,9 +16,20 @@ pub(super) fn doctor(table: &mut Table) -> Result<()> {
     println!(
         "\n==> doctor against dig -f, adnshost and the server's dnsperf ceiling ({hosts} hostnames)"
     );
-    let out = cargo()
-        .args(["run", "--release", "--package", "domain-desk-doctor"])
-        .args(["--example", "doctor_bench", "--", &hosts.to_string(), "21"])
+    // BENCH_DOCTOR_BINARY: a doctor_bench build of one's own (to compare two builds, or to run
+    // beside a cargo build that holds the target directory's lock)
+    let mut command = match std::env::var_os("BENCH_DOCTOR_BINARY") {
+        Some(binary) => std::process::Command::new(binary),
+        None => {
+            let mut cargo = cargo();
+            cargo
+                .args(["run", "--release", "--package", "domain-desk-doctor"])
+                .args(["--example", "doctor_bench", "--"]);
+            cargo
+        }
+    };
+    let out = command
+        .args([&hosts.to_string(), "21"])
         .stderr(Stdio::inherit())
         .output()
         .context("could not run the doctor benchmark")?;

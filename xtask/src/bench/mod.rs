@@ -38,6 +38,7 @@ environment:
   BENCH_SECONDS      length of each measured wrk run (default 10)
   BENCH_CONNECTIONS  open connections wrk keeps (default 32)
   BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 1000)
+  BENCH_DOCTOR_BINARY run this doctor_bench build instead of building the release one
   BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one
   BENCH_APP_ENV      NAME=value,… set for the app in the app benchmark (through its drivers)
   BENCH_APP_LAUNCHES launches into the 5,000-domain project (default 5; the median is the figure)
