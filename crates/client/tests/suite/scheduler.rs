@@ -692,3 +692,42 @@ async fn queue_config_limits_are_only_a_seed() {
     );
     assert_eq!(platform.rate_limited(), 0);
 }
+
+/// A pause shorter than a request's time on the wire: the probe after it waits until every
+/// request sent before the 429 has its answer, so that it really is the only one out.
+#[tokio::test(start_paused = true)]
+async fn the_probe_after_a_short_pause_waits_for_requests_still_on_the_wire() {
+    let mut settings = Settings::free();
+    settings.latency = Duration::from_millis(1500);
+    settings.retry_after_style = RetryAfterStyle::Nothing;
+    let platform = FakePlatform::new(settings);
+    platform.script([Scripted::Status(429)]);
+    let client = client(&platform, "a", unsynced(Plan::Free));
+    let first = client.clone();
+    let limited = tokio::spawn(async move { first.send(ApiRequest::get("/v1/first")).await });
+    // sent while the first is on the wire: answered a while after the first's 429
+    tokio::time::sleep(Duration::from_millis(2500)).await;
+    let second = client.send(ApiRequest::get("/v1/second")).await;
+    assert!(second.is_ok_and(|answer| answer.status.is_success()));
+    assert!(
+        limited
+            .await
+            .unwrap()
+            .is_ok_and(|answer| answer.status.is_success())
+    );
+    let log = platform.log();
+    let rate_limited = log.iter().find(|r| r.status == Some(429)).expect("one 429");
+    let still_out = log
+        .iter()
+        .find(|r| r.path == "/v1/second")
+        .expect("the second");
+    let probe = log
+        .iter()
+        .rfind(|r| r.path == "/v1/first" && r.status != Some(429))
+        .expect("the probe");
+    assert!(
+        still_out.sent_at < rate_limited.answered_at,
+        "the second was on the wire when the 429 came: {log:#?}"
+    );
+    assert!(probe.sent_at >= still_out.answered_at, "{log:#?}");
+}
