@@ -956,3 +956,160 @@ async fn current_remaining(app: &App) -> u64 {
         .and_then(|n| n.parse().ok())
         .expect("a number first")
 }
+
+/// Presses the Domains section's Refresh until `css` shows what `accept` wants (the window
+/// polls only while something is in flight; the platform's renewal happens on its own).
+async fn refresh_until(app: &App, css: &str, what: &str, accept: impl Fn(&str) -> bool) -> String {
+    for _ in 0..60 {
+        app.click("#domains-refresh").await;
+        tokio::time::sleep(Duration::from_millis(500)).await;
+        if let Some(text) = app.try_text(css).await.filter(|text| accept(text)) {
+            return text;
+        }
+        tokio::time::sleep(Duration::from_millis(500)).await;
+    }
+    app.fail(format!(
+        "{css} should show {what} after a refresh within a minute"
+    ))
+    .await
+}
+
+/// The renewal watch in the demo at 600×: a live domain whose parent zone gains a CAA
+/// record naming another CA is marked in its row and explained in its detail panel (with the
+/// date and the fix) weeks before its renewal, with one desktop notification; when the
+/// renewal date comes the platform's renewal fails as predicted (the certificate shows the
+/// CAA refusal and still serves); deleting the CAA record is a fix the watch announces and
+/// the platform's next attempt renews the certificate.
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renews() {
+    let notifications = NotificationServer::start();
+    let app = App::launch("renewal_watch").await;
+    start_demo(&app).await;
+    app.choose("#clock-speed", "600").await;
+    app.wait_contains("#toasts", "Demo clock: 600×").await;
+    open_project(&app, PRO_SITE, "Pro site").await;
+
+    // www.example.com already has the right CNAME in the demo zone: live in a few seconds.
+    fill_add_dialog(&app, WWW).await;
+    submit_add_dialog(&app, WWW).await;
+    app.click("#add-verify-now").await;
+    app.wait_attr_for(&row(WWW), "data-status", "live", Duration::from_secs(60))
+        .await;
+    app.wait_text_for(
+        "#renewal-state",
+        "“Will renew”",
+        Duration::from_secs(30),
+        |t| t == "Will renew",
+    )
+    .await;
+    let expiry_before = app.text("#detail-certificate").await;
+
+    // Later, someone names another CA at the zone's apex (a Demo DNS action).
+    app.click("#demo-dns-button").await;
+    assert_eq!(app.value("#dns-zone").await, "example.com");
+    app.type_into("#dns-new-name", "@").await;
+    app.choose_label("#dns-new-type", "CAA").await;
+    app.type_into("#dns-new-value", "0 issue \"other-ca.example\"")
+        .await;
+    app.click("#dns-add").await;
+    let caa = r#"#dns-records tr[data-name="@"][data-type="CAA"]"#;
+    app.wait_contains(caa, "other-ca.example").await;
+    app.click("#demo-dns-close").await;
+
+    // The watch checks after the change: the row and the panel say the renewal will fail.
+    app.wait_attr_for(
+        &row(WWW),
+        "data-renewal",
+        "at_risk",
+        Duration::from_secs(30),
+    )
+    .await;
+    let row_text = app.text(&row(WWW)).await;
+    assert!(
+        row_text.contains("Renewal fails"),
+        "the row's Renewal indicator: {row_text}"
+    );
+    assert_eq!(app.text("#renewal-state").await, "Will fail");
+    let problem = app.text("#renewal-problem").await;
+    assert!(
+        problem.contains("www.example.com's certificate expires on")
+            && problem.contains("the platform renews it from")
+            && problem.contains(
+                "that renewal will fail: the CAA record at example.com now allows only other-ca.example"
+            ),
+        "the dated warning: {problem}"
+    );
+    let fix = app.text("#renewal-fix").await;
+    assert!(
+        fix.contains("0 issue \"letsencrypt.org\""),
+        "the fix: {fix}"
+    );
+    let warned = notifications
+        .wait_for(&app, "Renewal of www.example.com will fail")
+        .await;
+    assert!(
+        warned.body.contains("now allows only other-ca.example"),
+        "the notification: {warned:?}"
+    );
+    app.script("document.getElementById('detail-renewal').scrollIntoView({ block: 'center' }); return true;")
+        .await;
+    app.screenshot("renewal-01-warning").await;
+    notifications.screenshot("renewal-01-warning-notification");
+
+    // The renewal date arrives (61 days on): the platform's renewal fails as predicted, and
+    // the old certificate still serves.
+    app.script("return window.__TAURI__.core.invoke('clock_advance', { seconds: 61 * 86400 });")
+        .await;
+    refresh_until(
+        &app,
+        "#detail-certificate",
+        "the platform's CAA refusal",
+        |t| t.contains("CAA records at example.com forbid"),
+    )
+    .await;
+    assert_eq!(
+        app.try_attr(&row(WWW), "data-status").await.as_deref(),
+        Some("live")
+    );
+    app.wait_attr_for(
+        &row(WWW),
+        "data-renewal",
+        "at_risk",
+        Duration::from_secs(30),
+    )
+    .await;
+    app.screenshot("renewal-02-renewal-failed").await;
+    let warnings = notifications
+        .shown()
+        .into_iter()
+        .filter(|shown| shown.summary == "Renewal of www.example.com will fail")
+        .count();
+    assert_eq!(
+        warnings,
+        1,
+        "one notification for one problem, not one per check: {:?}",
+        notifications.shown()
+    );
+
+    // The fix: delete the CAA record. The watch says so, and the next attempt renews.
+    app.click("#demo-dns-button").await;
+    app.click(&format!("{caa} .dns-delete")).await;
+    app.wait_gone(caa).await;
+    app.click("#demo-dns-close").await;
+    notifications
+        .wait_for(&app, "Renewal of www.example.com fixed")
+        .await;
+    app.wait_attr_for(&row(WWW), "data-renewal", "ready", Duration::from_secs(30))
+        .await;
+    let renewed = refresh_until(&app, "#detail-certificate", "a renewed certificate", |t| {
+        !t.contains("forbid") && t.contains("issued")
+    })
+    .await;
+    assert_ne!(
+        renewed, expiry_before,
+        "a new certificate, with a later expiry"
+    );
+    app.screenshot("renewal-03-renewed").await;
+    app.close().await;
+}

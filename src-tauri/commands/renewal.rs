@@ -7,14 +7,16 @@
 //! The decisions (when a check is due, which results are news) are the doctor's
 //! `renewal::watch::RenewalWatch`, unit-tested with an injected clock; the check is
 //! `crate::renewal` over the doctor. This file only carries them out: it lists the account's
-//! domains through the client when the account changed, when the user changed something, or
-//! when a check found news (the platform may have acted), and otherwise asks DNS only.
+//! domains through the client when the account changed, when the user changed something, when
+//! a check found news or a certificate entered its renewal window (the platform may have
+//! acted), and once a platform minute while a certificate is being issued (it goes live
+//! soon); otherwise it asks DNS only.
 
 use std::sync::Arc;
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use domain_desk_api::Domain;
+use domain_desk_api::{CertificateStatus, Domain};
 use domain_desk_doctor::renewal::watch::{Notice, RenewalWatch};
 use domain_desk_doctor::renewal::{LiveCertificate, Readiness, check_renewals, live_certificates};
 use serde::Serialize;
@@ -31,6 +33,9 @@ pub const RENEWAL_CHANGED: &str = "renewal://changed";
 /// How often the task looks whether a check is due (real time; the daily check itself is
 /// due by the platform's clock, which in the demo runs 600 times faster).
 const TICK: Duration = Duration::from_secs(2);
+
+/// How often (platform time) the domains are listed again while a certificate is issuing.
+const ISSUING_RELIST: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
 
 /// What the window shows: the latest readiness of every live domain, and when the watch
 /// checked and checks next (platform time).
@@ -49,6 +54,8 @@ struct Watched {
     domains: Option<Vec<Domain>>,
     /// The user's change count at the last check.
     changes_seen: u64,
+    /// When the domains were last listed (platform time).
+    listed_at: Option<DateTime<Utc>>,
     view: RenewalView,
 }
 
@@ -96,6 +103,20 @@ async fn tick<R: Runtime>(app: &AppHandle<R>) -> Result<()> {
         // Something the user did may have changed the account's domains.
         watched.domains = None;
     }
+    // A certificate being issued goes live soon: list again (once a platform minute) until
+    // it has, so the new live domain is checked without waiting a day.
+    let issuing = watched.domains.as_ref().is_some_and(|domains| {
+        domains
+            .iter()
+            .any(|domain| domain.certificate.status == CertificateStatus::Issuing)
+    });
+    let listed_long_ago = watched
+        .listed_at
+        .is_none_or(|at| platform_now >= at + ISSUING_RELIST || platform_now < at);
+    if issuing && listed_long_ago {
+        watched.watch.changed();
+        watched.domains = None;
+    }
     if !watched.watch.is_due(platform_now) {
         return Ok(());
     }
@@ -108,7 +129,10 @@ async fn tick<R: Runtime>(app: &AppHandle<R>) -> Result<()> {
     };
     let domains = match watched.domains.take() {
         Some(domains) if !renewing(&domains) => domains,
-        _ => list_domains(&session).await?,
+        _ => {
+            watched.listed_at = Some(platform_now);
+            list_domains(&session).await?
+        }
     };
     let platform = crate::renewal::platform(session.local.as_ref(), &domains).await?;
     let live = live_certificates(&domains);

@@ -43,7 +43,7 @@ export function renewalIndicator(readiness) {
   if (!readiness) return { key: '', label: '', title: '' };
   switch (readiness.state) {
     case 'at_risk':
-      return { key: 'at_risk', label: '⚠ Renewal will fail', title: readiness.finding?.detail ?? '' };
+      return { key: 'at_risk', label: '⚠ Renewal fails', title: readiness.finding?.detail ?? '' };
     case 'unknown':
       return { key: 'unknown', label: '', title: readiness.note ?? 'DNS could not be asked' };
     default:

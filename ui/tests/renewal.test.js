@@ -26,7 +26,7 @@ const live = {
 };
 
 test('a renewal that will fail marks the row; a ready one does not', () => {
-  assert.deepEqual(renewalIndicator(atRisk), { key: 'at_risk', label: '⚠ Renewal will fail', title: atRisk.finding.detail });
+  assert.deepEqual(renewalIndicator(atRisk), { key: 'at_risk', label: '⚠ Renewal fails', title: atRisk.finding.detail });
   assert.equal(renewalIndicator({ ...atRisk, state: 'ready', finding: null }).label, '');
   assert.equal(renewalIndicator(null).key, '');
 });

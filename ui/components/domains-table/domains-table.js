@@ -420,7 +420,7 @@ function withRenewal(row, renewals) {
 /** The expiry cell's text: the expiry, then the Renewal indicator when there is one. */
 function expiresText(row) {
   const expires = row.expires || '—';
-  return row.renewal.label ? `${expires} · ${row.renewal.label}` : expires;
+  return row.renewal.label ? `${row.renewal.label} · ${expires}` : expires;
 }
 
 /** A value as the `html` template prints it: nothing for null, undefined and false. */
