@@ -639,33 +639,39 @@ fn run_adnshost(
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
         .spawn()?;
-    let mut stdin = child.stdin.take();
+    let mut stdin = child.stdin.take().ok_or("adnshost without stdin")?;
     let stdout = child.stdout.take().ok_or("adnshost without stdout")?;
-    let mut next = questions.len().min(in_flight);
-    if let Some(input) = stdin.as_mut() {
-        input.write_all(questions[..next].concat().as_bytes())?;
-        input.flush()?;
-    }
-    if next == questions.len() {
-        stdin = None;
-    }
+    // The questions are written from a thread of their own, the first `in_flight` at once and
+    // one more for each answer read here: a write never waits on a read (with every question
+    // in flight the input outgrows the pipe while adnshost's answers fill the other one).
+    let (answered_tx, answered_rx) = std::sync::mpsc::channel::<()>();
+    let owned: Vec<String> = questions.to_vec();
+    let first = owned.len().min(in_flight);
+    let writer = std::thread::spawn(move || -> std::io::Result<()> {
+        stdin.write_all(owned[..first].concat().as_bytes())?;
+        stdin.flush()?;
+        for question in &owned[first..] {
+            if answered_rx.recv().is_err() {
+                break;
+            }
+            stdin.write_all(question.as_bytes())?;
+            stdin.flush()?;
+        }
+        Ok(())
+    });
     let (mut answered, mut timed_out) = (0, 0);
     for line in BufReader::new(stdout).lines() {
         let line = line?;
         timed_out += line.matches("timeout").count();
-        if !is_answer_header(&line) {
-            continue;
-        }
-        answered += 1;
-        if let Some(input) = stdin.as_mut() {
-            input.write_all(questions[next].as_bytes())?;
-            input.flush()?;
-            next += 1;
-            if next == questions.len() {
-                stdin = None;
-            }
+        if is_answer_header(&line) {
+            answered += 1;
+            let _ = answered_tx.send(());
         }
     }
+    drop(answered_tx);
+    writer
+        .join()
+        .map_err(|_| "the adnshost writer panicked")??;
     child.wait()?;
     let elapsed = started.elapsed();
     let cpu = children_cpu().saturating_sub(children_before);
