@@ -43,6 +43,10 @@ const COMMANDS: &[&str] = &[
     "report_save",
     "notify",
     "renewal_state",
+    "link_take",
+    "watch_report",
+    "update_check",
+    "update_install",
 ];
 
 fn main() {

@@ -48,6 +48,8 @@ pub enum Error {
     Notification(String),
     #[error("the DNS doctor: {0}")]
     Doctor(#[from] domain_desk_doctor::Error),
+    #[error("the update could not be installed: {0}")]
+    Update(String),
 }
 
 impl From<domain_desk_client::Error> for Error {
@@ -88,6 +90,7 @@ impl Error {
             Error::Open(_) => "open".into(),
             Error::Notification(_) => "notification".into(),
             Error::Doctor(_) => "doctor".into(),
+            Error::Update(_) => "update".into(),
         }
     }
 }

@@ -11,14 +11,17 @@ pub mod cli;
 pub mod commands;
 pub mod console;
 pub mod demo_service;
+pub mod desktop;
 pub mod doctor_options;
 pub mod error;
+pub mod links;
 pub mod logs;
 pub mod paths;
 pub mod renewal;
 pub mod secrets;
 pub mod settings;
 pub mod state;
+pub mod updates;
 pub mod webview;
 
 pub use error::{Error, Result};
@@ -36,7 +39,11 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
         .plugin(tauri_plugin_store::Builder::default().build())
         .plugin(tauri_plugin_notification::init())
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_updater::Builder::new().build())
         .manage(commands::bulk::RunningImport::default())
+        .manage(commands::desktop::ReadyUpdate::default())
+        .manage(desktop::PendingLink::default())
+        .manage(desktop::Watch::default())
         .manage(state::AppState::default())
         .manage(accounts::Accounts::default())
         .manage(settings::SettingsCheck::default())
@@ -84,6 +91,10 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::system::report_save,
             commands::system::notify,
             commands::renewal::renewal_state,
+            commands::desktop::link_take,
+            commands::desktop::watch_report,
+            commands::desktop::update_check,
+            commands::desktop::update_install,
         ])
 }
 
@@ -96,9 +107,10 @@ pub fn run_window() -> Result<()> {
     // Each key's budget is shared with the command line and other windows through the data
     // directory, so that together they never overrun the key's windows.
     let queue_dir = paths.queue_dir();
-    builder::<tauri::Wry>()
+    desktop::plugins(builder::<tauri::Wry>(), &paths.data_dir)
         .setup(move |app| {
             use tauri::Manager as _;
+            desktop::setup(app.handle());
             app.state::<state::AppState>()
                 .clients()
                 .set_data_dir(queue_dir);

@@ -1,5 +1,5 @@
-//! The `domain-desk` binary: the desktop window with no arguments, a headless tool with a
-//! subcommand. Everything it does lives in the library crates; this file only dispatches.
+//! The `domain-desk` binary: the desktop window with no arguments or a `domain-desk://` link,
+//! a headless tool with a subcommand. Everything it does lives in the library crates; this file only dispatches.
 //!
 //! Windows release builds use the GUI subsystem (no console window beside the app); the
 //! subcommands attach to their terminal's console first (`console.rs`).
@@ -20,19 +20,31 @@ use clap::Parser;
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
 fn main() -> ExitCode {
-    if std::env::args_os().len() > 1 {
+    // A `domain-desk://` link opened by the system: the window, which shows it (or hands it
+    // to the window already open).
+    let args: Vec<String> = std::env::args_os()
+        .map(|a| a.to_string_lossy().into_owned())
+        .collect();
+    if args.len() == 2 && domain_desk::links::from_args(&args).is_some() {
+        return window();
+    }
+    if args.len() > 1 {
         // A subcommand or a flag such as --help: its output must reach the terminal.
         domain_desk::console::attach();
     }
     let cli = domain_desk::cli::Cli::parse();
     match cli.command {
-        None => match domain_desk::run_window() {
-            Ok(()) => ExitCode::SUCCESS,
-            Err(err) => {
-                domain_desk::cli::report_error(&err);
-                ExitCode::FAILURE
-            }
-        },
+        None => window(),
         Some(command) => domain_desk::cli::run(command, cli.api),
+    }
+}
+
+fn window() -> ExitCode {
+    match domain_desk::run_window() {
+        Ok(()) => ExitCode::SUCCESS,
+        Err(err) => {
+            domain_desk::cli::report_error(&err);
+            ExitCode::FAILURE
+        }
     }
 }

@@ -44,6 +44,13 @@ pub struct Settings {
     /// Watch domains that are not live in the background.
     pub polling: bool,
     pub theme: Theme,
+    /// Closing the window while a domain waits for DNS or a certificate keeps watching it
+    /// from the tray; off, closing the window quits.
+    pub watch_after_close: bool,
+    /// Look for a newer version at start.
+    pub check_updates: bool,
+    /// The newer version already announced, so each is announced once.
+    pub update_announced: Option<String>,
     /// Fields this version does not know, written back as they were read.
     #[serde(flatten, deserialize_with = "unknown_fields")]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -57,6 +64,9 @@ impl Default for Settings {
             last_project: None,
             polling: true,
             theme: Theme::System,
+            watch_after_close: true,
+            check_updates: true,
+            update_announced: None,
             extra: serde_json::Map::new(),
         }
     }

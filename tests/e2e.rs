@@ -9,6 +9,10 @@
 
 #[path = "e2e/browser.rs"]
 mod browser;
+#[path = "e2e/desktop.rs"]
+mod desktop;
+#[path = "support/feed.rs"]
+mod feed;
 #[path = "e2e/harness.rs"]
 mod harness;
 

@@ -18,6 +18,8 @@ import { AccountSwitcher } from './components/account-switcher/account-switcher.
 import { Toasts } from './components/toasts/toasts.js';
 import { BulkPanel } from './components/bulk-panel/bulk-panel.js';
 import { RenewalSection } from './components/renewal-section/renewal-section.js';
+import { UpdateNotice } from './components/update-notice/update-notice.js';
+import { startLinks } from './lib/links.js';
 import { mark } from './lib/perf.js';
 
 mark('modules-loaded');
@@ -36,6 +38,7 @@ const ELEMENTS = {
   'dd-first-run': FirstRun,
   'dd-project-list': ProjectList,
   'dd-bulk-panel': BulkPanel,
+  'dd-update-notice': UpdateNotice,
   'dd-domains-table': DomainsTable,
   'dd-renewal-section': RenewalSection,
   'dd-domain-detail': DomainDetail,
@@ -46,3 +49,4 @@ const ELEMENTS = {
 for (const [name, element] of Object.entries(ELEMENTS)) customElements.define(name, element);
 
 document.getElementById('about-button').addEventListener('click', () => document.getElementById('about-host').open());
+startLinks();

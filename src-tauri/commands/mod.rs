@@ -4,6 +4,7 @@
 pub mod app;
 pub mod bulk;
 pub mod demo;
+pub mod desktop;
 pub mod diagnose;
 pub mod domain_connect;
 pub mod domains;

@@ -20,7 +20,8 @@ pub async fn settings_get<R: Runtime>(app: AppHandle<R>) -> Result<SettingsView>
     settings::view(&app)
 }
 
-/// Saves what the window may change (theme, polling, last project); the account and base URL
+/// Saves what the window may change (theme, polling, last project, watching after close,
+/// looking for updates); the account and base URL
 /// change only by signing in.
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
@@ -29,6 +30,8 @@ pub async fn settings_set<R: Runtime>(app: AppHandle<R>, settings: Settings) -> 
         s.theme = settings.theme;
         s.polling = settings.polling;
         s.last_project = settings.last_project;
+        s.watch_after_close = settings.watch_after_close;
+        s.check_updates = settings.check_updates;
     })
 }
 

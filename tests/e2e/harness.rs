@@ -8,6 +8,7 @@
 use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use fantoccini::elements::Element;
@@ -25,16 +26,36 @@ struct Driver {
     child: Child,
     port: u16,
     /// The app's XDG data, config and cache folders, removed after the driver has stopped.
-    _home: tempfile::TempDir,
+    home: Arc<tempfile::TempDir>,
+}
+
+/// A fresh folder for an app's XDG data, config and cache folders; share it between
+/// launches to start the app again on the same data.
+pub fn new_home() -> Arc<tempfile::TempDir> {
+    Arc::new(
+        tempfile::Builder::new()
+            .prefix("domain-desk-e2e-app-")
+            .tempdir()
+            .expect("a temporary folder for the app's data"),
+    )
+}
+
+/// The XDG variables that point an app at `home`'s folders.
+pub fn xdg_env(home: &Path) -> Vec<(&'static str, PathBuf)> {
+    [
+        ("XDG_DATA_HOME", "data"),
+        ("XDG_CONFIG_HOME", "config"),
+        ("XDG_CACHE_HOME", "cache"),
+    ]
+    .into_iter()
+    .map(|(var, sub)| (var, home.join(sub)))
+    .collect()
 }
 
 impl Driver {
-    /// Starts tauri-driver with `env` added to what the app inherits.
-    fn start(env: &[(&str, &str)]) -> Driver {
-        let home = tempfile::Builder::new()
-            .prefix("domain-desk-e2e-app-")
-            .tempdir()
-            .expect("a temporary folder for the app's data");
+    /// Starts tauri-driver with `env` added to what the app inherits, the app's folders in
+    /// `home`.
+    fn start(home: Arc<tempfile::TempDir>, env: &[(&str, &str)]) -> Driver {
         let port = free_port();
         let native_port = free_port();
         let mut command = Command::new(find_tauri_driver());
@@ -42,12 +63,7 @@ impl Driver {
         // the app it started.
         #[cfg(unix)]
         std::os::unix::process::CommandExt::process_group(&mut command, 0);
-        for (var, sub) in [
-            ("XDG_DATA_HOME", "data"),
-            ("XDG_CONFIG_HOME", "config"),
-            ("XDG_CACHE_HOME", "cache"),
-        ] {
-            let path = home.path().join(sub);
+        for (var, path) in xdg_env(home.path()) {
             std::fs::create_dir_all(&path).expect("the app's XDG folder");
             command.env(var, path);
         }
@@ -67,11 +83,7 @@ impl Driver {
             );
             std::thread::sleep(Duration::from_millis(100));
         }
-        Driver {
-            child,
-            port,
-            _home: home,
-        }
+        Driver { child, port, home }
     }
 
     async fn session(&self) -> Client {
@@ -135,7 +147,7 @@ fn find_tauri_driver() -> PathBuf {
         .expect("tauri-driver on PATH or in ~/.cargo/bin")
 }
 
-fn app_binary() -> PathBuf {
+pub fn app_binary() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("target/debug")
         .join(format!("domain-desk{}", std::env::consts::EXE_SUFFIX))
@@ -192,13 +204,33 @@ impl App {
 
     /// As [`App::launch`], with `env` set for the app.
     pub async fn launch_with_env(test: &'static str, env: &[(&str, &str)]) -> App {
-        let driver = Driver::start(env);
+        App::launch_in(test, new_home(), env).await
+    }
+
+    /// As [`App::launch_with_env`], on the data in `home` (a second launch finds what the
+    /// first left).
+    pub async fn launch_in(
+        test: &'static str,
+        home: Arc<tempfile::TempDir>,
+        env: &[(&str, &str)],
+    ) -> App {
+        let driver = Driver::start(home, env);
         let client = driver.session().await;
         App {
             client,
             test,
             _driver: driver,
         }
+    }
+
+    /// The folder holding the app's XDG data, config and cache folders.
+    pub fn home(&self) -> &Path {
+        self._driver.home.path()
+    }
+
+    /// Ends tauri-driver and the app it started, now.
+    pub fn kill(self) {
+        drop(self);
     }
 
     pub async fn screenshot(&self, name: &str) {
@@ -662,7 +694,7 @@ impl Drop for NotificationServer {
 }
 
 /// Whether someone owns `name` on the session bus (asking never starts a service).
-fn name_has_owner(name: &str) -> bool {
+pub fn name_has_owner(name: &str) -> bool {
     Command::new("dbus-send")
         .args([
             "--session",

@@ -48,4 +48,10 @@ export const api = {
   notify: (title, body) => invoke('notify', { title, body }),
   settings: () => invoke('settings_get'),
   saveSettings: (settings) => invoke('settings_set', { settings }),
+  // The desktop program: the link waiting to be shown, the domains watched (so closing the
+  // window can keep watching from the tray), and updates.
+  takeLink: () => invoke('link_take'),
+  reportWatch: (hostnames) => invoke('watch_report', { hostnames }),
+  checkUpdate: () => invoke('update_check'),
+  installUpdate: () => invoke('update_install'),
 };

@@ -28,6 +28,14 @@ export function pollClass(domain) {
   return 'slow';
 }
 
+/**
+ * Whether a domain still waits on the platform for something that comes without the user:
+ * DNS to be seen, or a certificate to be issued. Closing the window keeps watching these.
+ */
+export function awaitsPlatform(domain) {
+  return pollClass(domain) !== 'none' && domain.certificate?.status !== 'failed';
+}
+
 /** A signature of what the user sees change: a new signature restarts the back-off. */
 export function stateSignature(domain) {
   return [domain.status, domain.certificate?.status, domain.verification?.checked_at, domain.role].join('|');

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange } from '../lib/poll-schedule.js';
+import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, awaitsPlatform } from '../lib/poll-schedule.js';
 import { domain } from './fixtures.js';
 
 test('the delay grows as the state ages', () => {
@@ -59,4 +59,11 @@ test('going live and a failed certificate are worth a notification; nothing else
   assert.equal(notableChange(issuing, domain({ status: 'verified', certificate: { status: 'failed' } })), 'certificate_failed');
   assert.equal(notableChange(issuing, issuing), null);
   assert.equal(notableChange(undefined, issuing), null);
+});
+
+test('closing the window keeps watching what waits on DNS or a certificate, nothing else', () => {
+  assert.equal(awaitsPlatform(domain({ status: 'waiting' })), true);
+  assert.equal(awaitsPlatform(domain({ status: 'verified', certificate: { status: 'issuing' } })), true);
+  assert.equal(awaitsPlatform(domain({ status: 'live' })), false);
+  assert.equal(awaitsPlatform(domain({ status: 'verified', certificate: { status: 'failed' } })), false);
 });

@@ -17,17 +17,29 @@ pub enum Purpose {
 }
 
 const BUILD: &[&str] = &["libwebkit2gtk-4.1-dev", "pkg-config", "build-essential"];
-const RUN: &[&str] = &["xvfb", "gnome-keyring", "keyutils", "dbus"];
+// libayatana-appindicator3-1: the tray icon that keeps watching after the window closes
+// (loaded at run time; without it the window minimises instead).
+const RUN: &[&str] = &[
+    "xvfb",
+    "gnome-keyring",
+    "keyutils",
+    "dbus",
+    "libayatana-appindicator3-1",
+];
 const BUNDLE: &[&str] = &["rpm", "file", "dpkg-dev", "debootstrap"];
 const WINDOWS: &[&str] = &[
     "gcc-mingw-w64-x86-64",
     "binutils-mingw-w64-x86-64",
     "wine64",
+    // makensis builds the Windows installer (xtask/windows/installer.nsi).
+    "nsis",
 ];
 const TEST: &[&str] = &[
     "webkit2gtk-driver",
     // The notification server the end-to-end walk reads the desktop notifications from.
     "dunst",
+    // xdg-open and xdg-mime: opening domain-desk:// links as the desktop does.
+    "xdg-utils",
     "imagemagick",
     "xdotool",
     "dnsutils",

@@ -1,5 +1,6 @@
 // About and settings: the version and folders (from `app_info`), the theme, background
-// polling, and the accounts kept in the keyring.
+// polling, watching from the tray after the window closes, looking for updates, and the
+// accounts kept in the keyring.
 import { html } from '../../lib/html.js';
 import { render, openDialog } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
@@ -19,18 +20,26 @@ export class AboutDialog extends HTMLElement {
         <select id="theme-select">${THEMES.map((t) => html`<option value="${t}">${t === 'system' ? 'Follow the system' : t === 'light' ? 'Light' : 'Dark'}</option>`)}</select>
         <label for="polling-toggle">Watch domains that are not live</label>
         <input type="checkbox" id="polling-toggle">
+        <label for="watch-after-close-toggle">Closing the window keeps watching domains that are not live (from the tray)</label>
+        <input type="checkbox" id="watch-after-close-toggle">
+        <label for="check-updates-toggle">Look for a newer version at start</label>
+        <input type="checkbox" id="check-updates-toggle">
       </div>
     </dialog>`);
     this.dialog = this.querySelector('dialog');
     this.querySelector('#about-close').addEventListener('click', () => this.dialog.close());
     this.querySelector('#theme-select').addEventListener('change', (e) => this.save({ theme: e.target.value }));
     this.querySelector('#polling-toggle').addEventListener('change', (e) => this.save({ polling: e.target.checked }));
+    this.querySelector('#watch-after-close-toggle').addEventListener('change', (e) => this.save({ watch_after_close: e.target.checked }));
+    this.querySelector('#check-updates-toggle').addEventListener('change', (e) => this.save({ check_updates: e.target.checked }));
   }
 
   async open() {
     const settings = store.get().settings;
     this.querySelector('#theme-select').value = settings.theme ?? 'system';
     this.querySelector('#polling-toggle').checked = settings.polling !== false;
+    this.querySelector('#watch-after-close-toggle').checked = settings.watch_after_close !== false;
+    this.querySelector('#check-updates-toggle').checked = settings.check_updates !== false;
     openDialog(this.dialog, '#about-close');
     const target = this.querySelector('#about');
     try {

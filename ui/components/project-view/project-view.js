@@ -6,7 +6,7 @@ import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow } from '../../lib/app-state.js';
 import { upsertDomain } from '../../lib/domain-list.js';
-import { PollSchedule, pollPlan, notableChange } from '../../lib/poll-schedule.js';
+import { PollSchedule, pollPlan, notableChange, awaitsPlatform } from '../../lib/poll-schedule.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
 
@@ -27,6 +27,7 @@ export class ProjectView extends HTMLElement {
   disconnectedCallback() {
     this.unsubscribe?.();
     clearTimeout(this.timer);
+    api.reportWatch([]).catch(() => {});
   }
 
   draw() {
@@ -94,13 +95,38 @@ export class ProjectView extends HTMLElement {
 
   arm() {
     clearTimeout(this.timer);
+    this.reportWatch();
     if (store.get().settings.polling === false) return;
     const wait = this.schedule.nextIn();
     if (wait == null) return;
     this.timer = setTimeout(() => this.poll(), Math.max(250, wait));
   }
 
+  /**
+   * Tells the Rust side which domains still wait for DNS or a certificate, so that closing the
+   * window keeps watching them from the tray. Not while a poll is under way: its notifications
+   * are sent first, and the poll reports when it ends.
+   */
+  reportWatch() {
+    if (this.polling) return;
+    const watching = store.get().settings.polling === false ? [] : store.get().domains.filter(awaitsPlatform).map((d) => d.hostname);
+    const key = watching.join(' ');
+    if (key === this.reported) return;
+    this.reported = key;
+    api.reportWatch(watching).catch(() => {});
+  }
+
   async poll() {
+    this.polling = true;
+    try {
+      await this.pollOnce();
+    } finally {
+      this.polling = false;
+    }
+    this.arm();
+  }
+
+  async pollOnce() {
     const project = store.get().project;
     if (!project) return;
     const plan = pollPlan(this.schedule.due());
@@ -122,13 +148,14 @@ export class ProjectView extends HTMLElement {
       this.watch(store.get().domains);
     }
     let changed = false;
+    const sent = [];
     for (const after of store.get().domains) {
       const change = notableChange(before.get(after.hostname), after);
       if (change) changed = true;
-      if (change === 'live') api.notify('Domain live', `${after.unicode_hostname} now serves ${project.name} over HTTPS.`).catch(() => {});
-      if (change === 'certificate_failed') api.notify('Certificate failed', `${after.unicode_hostname}: ${after.certificate?.error?.message ?? 'no certificate within 30 minutes'}`).catch(() => {});
+      if (change === 'live') sent.push(api.notify('Domain live', `${after.unicode_hostname} now serves ${project.name} over HTTPS.`));
+      if (change === 'certificate_failed') sent.push(api.notify('Certificate failed', `${after.unicode_hostname}: ${after.certificate?.error?.message ?? 'no certificate within 30 minutes'}`));
     }
+    await Promise.allSettled(sent);
     if (changed) refreshProject().catch(() => {});
-    this.arm();
   }
 }
