@@ -7,22 +7,23 @@ import { listen } from './tauri.js';
 import { store, loadProjects, openProject } from './app-state.js';
 import { toast } from './toast.js';
 import { errorText } from './errors.js';
+import { dialog } from './dialogs.js';
 
 /** Listens for links and shows the one waiting, once the first screen is up. */
-export function startLinks(doc = document) {
-  listen('link://received', () => takeLink(doc)).catch(() => {});
+export function startLinks() {
+  listen('link://received', () => takeLink()).catch(() => {});
   const ready = () => store.get().route !== 'boot';
-  if (ready()) takeLink(doc);
+  if (ready()) takeLink();
   else {
     const unsubscribe = store.subscribe(() => {
       if (!ready()) return;
       unsubscribe();
-      takeLink(doc);
+      takeLink();
     });
   }
 }
 
-async function takeLink(doc) {
+async function takeLink() {
   if (store.get().route === 'boot') return; // taken once the first screen shows
   let outcome;
   try {
@@ -30,18 +31,18 @@ async function takeLink(doc) {
   } catch {
     return;
   }
-  if (outcome) await showLink(outcome, doc);
+  if (outcome) await showLink(outcome);
 }
 
 /** Shows what a link asked for; `outcome` is `{outcome: 'open', link}` or `{outcome: 'refused', message}`. */
-export async function showLink(outcome, doc = document) {
+export async function showLink(outcome) {
   if (outcome.outcome === 'refused') {
     toast(outcome.message, 'warning');
     return;
   }
   const link = outcome.link;
   if (link.kind === 'diagnose') {
-    doc.getElementById('diagnose-panel-host')?.open(link.hostname);
+    dialog('diagnose')?.open(link.hostname);
     return;
   }
   if (!store.get().session) {
