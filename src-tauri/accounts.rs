@@ -256,6 +256,7 @@ async fn demo_session<R: Runtime>(
     );
     session.platform_domain = Some(info.platform_domain.clone());
     session.ca_identity = Some(info.ca_identity.clone());
+    session.propagation_delay_seconds = info.propagation_delay_seconds;
     session.local = Some(local);
     Ok(session)
 }

@@ -95,12 +95,42 @@ impl Error {
     }
 }
 
+impl Error {
+    /// With `domain_taken` when another account holds the name: the TXT record that proves
+    /// control of it, which the window shows as a record card.
+    pub fn ownership_challenge(&self) -> Option<&domain_desk_api::OwnershipChallenge> {
+        match self {
+            Error::Api(err) => err.detail()?.ownership_challenge.as_ref(),
+            _ => None,
+        }
+    }
+}
+
+impl Error {
+    /// With `browser_not_opened`: the page the user can open by hand (Copy link).
+    pub fn url_to_open(&self) -> Option<&str> {
+        match self {
+            Error::Api(domain_desk_client::Error::BrowserNotOpened { url, .. }) => Some(url),
+            _ => None,
+        }
+    }
+}
+
 impl Serialize for Error {
     fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         use serde::ser::SerializeStruct;
-        let mut s = serializer.serialize_struct("Error", 2)?;
+        let challenge = self.ownership_challenge();
+        let url = self.url_to_open();
+        let fields = 2 + usize::from(challenge.is_some()) + usize::from(url.is_some());
+        let mut s = serializer.serialize_struct("Error", fields)?;
         s.serialize_field("kind", &self.kind())?;
         s.serialize_field("message", &self.to_string())?;
+        if let Some(challenge) = challenge {
+            s.serialize_field("ownership_challenge", challenge)?;
+        }
+        if let Some(url) = url {
+            s.serialize_field("url", url)?;
+        }
         s.end()
     }
 }
@@ -136,6 +166,37 @@ mod tests {
             "connection refused".into(),
         ));
         assert_eq!(offline.kind(), "network");
+    }
+
+    #[test]
+    fn a_name_another_account_holds_carries_its_ownership_challenge() {
+        use domain_desk_api::{ErrorCode, ErrorDetail, OwnershipChallenge};
+        let mut detail = ErrorDetail::new(ErrorCode::DomainTaken, "Another account holds it.");
+        detail.ownership_challenge = Some(OwnershipChallenge {
+            record_type: "TXT".into(),
+            name: "_domain-desk-challenge.shop".into(),
+            fqdn: "_domain-desk-challenge.shop.example.com".into(),
+            value: "domain-desk-challenge=abc".into(),
+            expires_at: "2026-12-04T12:00:00Z".parse().unwrap(),
+        });
+        let err = Error::from(domain_desk_client::Error::Api {
+            status: 409,
+            detail: Box::new(detail),
+        });
+        assert_eq!(
+            serde_json::to_value(&err).unwrap(),
+            serde_json::json!({
+                "kind": "domain_taken",
+                "message": "Another account holds it.",
+                "ownership_challenge": {
+                    "type": "TXT",
+                    "name": "_domain-desk-challenge.shop",
+                    "fqdn": "_domain-desk-challenge.shop.example.com",
+                    "value": "domain-desk-challenge=abc",
+                    "expires_at": "2026-12-04T12:00:00Z"
+                }
+            })
+        );
     }
 
     #[test]

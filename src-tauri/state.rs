@@ -30,6 +30,9 @@ pub struct Session {
     pub local: Option<LocalControl>,
     pub platform_domain: Option<String>,
     pub ca_identity: Option<String>,
+    /// How long the platform's resolver lags a DNS change (the offline demo says; a real
+    /// platform does not).
+    pub propagation_delay_seconds: Option<u64>,
     /// Forwards queue changes to the window; stopped when the session is dropped.
     queue_events: Option<tauri::async_runtime::JoinHandle<()>>,
 }
@@ -51,6 +54,7 @@ pub struct SessionDto {
     pub account: Account,
     pub platform_domain: Option<String>,
     pub ca_identity: Option<String>,
+    pub propagation_delay_seconds: Option<u64>,
 }
 
 impl Session {
@@ -70,6 +74,7 @@ impl Session {
             local: None,
             platform_domain: None,
             ca_identity: None,
+            propagation_delay_seconds: None,
             queue_events: None,
         }
     }
@@ -98,6 +103,7 @@ impl Session {
             account: self.account.clone(),
             platform_domain: self.platform_domain.clone(),
             ca_identity: self.ca_identity.clone(),
+            propagation_delay_seconds: self.propagation_delay_seconds,
         }
     }
 

@@ -68,6 +68,8 @@ impl From<domain_desk_client::Error> for Failure {
             Failure::rate_limited(message)
         } else if matches!(err, domain_desk_client::Error::InvalidInput(_)) {
             Failure::usage(message)
+        } else if let domain_desk_client::Error::BrowserNotOpened { url, .. } = &err {
+            Failure::check(format!("{message} Open this link yourself:\n  {url}"))
         } else {
             Failure::check(message)
         }

@@ -136,6 +136,26 @@ pub async fn domains_import_cancel(running: State<'_, RunningImport>) -> Result<
     })
 }
 
+/// The export's suggested file name: the project's name and the day, never its id
+/// (`Pro site` on 26 Nov 2026 → `pro-site-domains-2026-11-26.csv`).
+fn export_file_name(project_name: &str, day: chrono::NaiveDate, extension: &str) -> String {
+    let mut slug = String::new();
+    for c in project_name.chars().flat_map(char::to_lowercase) {
+        if c.is_alphanumeric() {
+            slug.push(c);
+        } else if !slug.is_empty() && !slug.ends_with('-') {
+            slug.push('-');
+        }
+    }
+    let slug = slug.trim_end_matches('-');
+    let stem = if slug.is_empty() {
+        "domains".to_owned()
+    } else {
+        format!("{slug}-domains")
+    };
+    format!("{stem}-{}.{extension}", day.format("%Y-%m-%d"))
+}
+
 /// Writes every domain of the project in `format` (csv, json, zone); the path written, or
 /// `None` when the user closed the save dialog.
 #[tauri::command]
@@ -162,11 +182,39 @@ pub async fn domains_export<R: Runtime>(
     };
     let file = match path {
         Some(path) => PathBuf::from(path),
-        None => match pick(&app, Some(format!("domains-{}.{extension}", project.id))).await {
+        None => match pick(
+            &app,
+            Some(export_file_name(
+                &project.name,
+                chrono::Local::now().date_naive(),
+                extension,
+            )),
+        )
+        .await
+        {
             Some(file) => file,
             None => return Ok(None),
         },
     };
     std::fs::write(&file, text)?;
     Ok(Some(file.display().to_string()))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_export_is_named_after_the_project_and_the_day() {
+        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 26).unwrap();
+        assert_eq!(
+            export_file_name("Pro site", day, "csv"),
+            "pro-site-domains-2026-11-26.csv"
+        );
+        assert_eq!(
+            export_file_name("  Shop / Café ", day, "zone"),
+            "shop-café-domains-2026-11-26.zone"
+        );
+        assert_eq!(export_file_name("///", day, "json"), "domains-2026-11-26.json");
+    }
 }

@@ -31,7 +31,13 @@ async fn options(
 ) -> Result<DoctorOptions> {
     if let Some(local) = session.local.as_ref() {
         let info = local.info().await?;
-        return crate::doctor_options::for_local_service(local, &info, state.clients()).await;
+        let mut options =
+            crate::doctor_options::for_local_service(local, &info, state.clients()).await?;
+        // In the window the local service is the offline demo: its server is named so.
+        for address in options.resolvers.clone() {
+            options = options.with_resolver_label(address, "the demo’s DNS server");
+        }
+        return Ok(options);
     }
     let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
         Error::InvalidInput(

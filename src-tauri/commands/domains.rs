@@ -76,15 +76,17 @@ pub async fn domain_verify(
     state: State<'_, AppState>,
     project_id: String,
     hostname: String,
+    background: Option<bool>,
 ) -> Result<Domain> {
-    let done = state
-        .session()
-        .await?
-        .client
+    let session = state.session().await?;
+    let done = class(&session.client, background)
         .verify_domain(&project_id, &hostname)
         .await?;
-    // The renewal watch checks again after a change the user made.
-    state.user_changed();
+    // The renewal watch checks again after a change the user made (not after the window's
+    // own re-checks of a domain waiting for DNS).
+    if !background.unwrap_or(false) {
+        state.user_changed();
+    }
     Ok(done)
 }
 

@@ -518,6 +518,18 @@ impl App {
         }
     }
 
+    /// Runs an asynchronous script in the page: it ends by calling `arguments[0]` with its
+    /// result (for calling the app's own commands, which answer with promises).
+    pub async fn script_async(&self, script: &str) -> serde_json::Value {
+        match self.client.execute_async(script, Vec::new()).await {
+            Ok(value) => value,
+            Err(err) => {
+                self.fail(format!("running a script in the page: {err}"))
+                    .await
+            }
+        }
+    }
+
     /// Runs a script in the page (for reading several figures at the same instant).
     pub async fn script(&self, script: &str) -> serde_json::Value {
         match self.client.execute(script, Vec::new()).await {

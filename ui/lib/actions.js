@@ -42,6 +42,8 @@ export async function setUpAutomatically(hostname) {
     toast(result.message, result.outcome === 'applied' ? 'ok' : 'warning');
     return result;
   } catch (err) {
+    // No browser opened: the caller offers Copy link and Try again in place.
+    if (err?.kind === 'browser_not_opened') return { outcome: 'browser_not_opened', url: err.url ?? null };
     fail(err);
     return null;
   }

@@ -16,7 +16,7 @@ export const api = {
   domains: (projectId, background = false) => invoke('domains_list', { projectId, background }),
   domain: (projectId, hostname, background = false) => invoke('domain_get', { projectId, hostname, background }),
   addDomain: (projectId, hostname, redirectTo = null) => invoke('domain_add', { projectId, hostname, redirectTo }),
-  verify: (projectId, hostname) => invoke('domain_verify', { projectId, hostname }),
+  verify: (projectId, hostname, background = false) => invoke('domain_verify', { projectId, hostname, background }),
   removeDomain: (projectId, hostname) => invoke('domain_remove', { projectId, hostname }),
   makePrimary: (projectId, hostname) => invoke('domain_make_primary', { projectId, hostname }),
   setRedirect: (projectId, hostname, to) => invoke('domain_redirect', { projectId, hostname, to }),

@@ -6,6 +6,7 @@ import { createStore } from './create-store.js';
 import { api } from './api.js';
 import { mark } from './perf.js';
 import { errorText } from './errors.js';
+import { WALL_CLOCK, clockFromReading, platformTime, tickEvery } from './clock.js';
 
 export const store = createStore({
   /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
@@ -22,14 +23,45 @@ export const store = createStore({
   selected: null,
   queue: null,
   settings: { theme: 'system', polling: true },
-  /** Wall-clock offset of the demo's clock, for "3 min ago" on sped-up time. */
-  clockOffsetMs: 0,
+  /** The platform's clock as last read (clock.js); this computer's until a reading comes. */
+  clock: WALL_CLOCK,
+  /** The screen's "now" in platform milliseconds: the last tick's. Everything drawn uses it. */
+  now: Date.now(),
+  /** When each watched domain is checked next: {hostname: {at: platform ms, kind}}. */
+  nextChecks: {},
+  /** Domain Desk's own latest look at a name's records: {hostname: {at, records}}. */
+  dnsNow: {},
 });
 
-/** "Now" as the platform sees it: the demo's clock may run ahead of the wall clock. */
+/** "Now" as the platform sees it at this instant: the demo's clock may run ahead and fast. */
 export function platformNow() {
-  return Date.now() + store.get().clockOffsetMs;
+  return platformTime(store.get().clock, Date.now());
 }
+
+/** The "now" every time on screen is computed from (the last tick's). */
+export function screenNow() {
+  return store.get().now;
+}
+
+let ticker = null;
+let lastReading = Date.now();
+/**
+ * Moves the screen's "now" on, as often as its texts can change at the clock's speed, and
+ * reads the demo's clock again every half minute: it can be set or sped up from outside the
+ * window (`domain-desk serve`'s control plane).
+ */
+function armTicker() {
+  clearInterval(ticker);
+  ticker = setInterval(() => {
+    store.set({ now: platformNow() });
+    if (store.get().session?.mode === 'demo' && Date.now() - lastReading > 30_000) {
+      lastReading = Date.now();
+      refreshClock().catch(() => {});
+    }
+  }, tickEvery(store.get().clock));
+  ticker.unref?.(); // under Node's test runner the ticker keeps nothing alive
+}
+armTicker();
 
 export async function loadProjects() {
   mark('projects-requested');
@@ -69,10 +101,21 @@ export async function refreshDomains(background = false) {
   if (store.get().project?.id === project.id) store.set({ domains });
 }
 
+/**
+ * Reads the platform's clock again (the offline demo's can be set, advanced and sped up);
+ * against a real platform the clock is this computer's.
+ */
 export async function refreshClock() {
-  if (store.get().session?.mode !== 'demo') return;
-  const clock = await api.clock();
-  store.set({ clockOffsetMs: Date.parse(clock.now) - Date.now() });
+  let clock = WALL_CLOCK;
+  lastReading = Date.now();
+  if (store.get().session?.mode === 'demo') {
+    const asked = Date.now();
+    const reading = await api.clock();
+    // The reading was taken somewhere between asking and answering: anchor it in the middle.
+    clock = clockFromReading(reading, (asked + Date.now()) / 2);
+  }
+  store.set({ clock, now: platformTime(clock, Date.now()) });
+  armTicker();
 }
 
 /** Fetches the open project again (its URL changes when the primary domain goes live). */

@@ -4,7 +4,7 @@
 // The API keeps the domain's status and the certificate's status apart; the table shows one
 // badge derived from both, and the reason line says why a domain is stuck.
 
-import { dateTime, shortDate, relativeTime } from './format.js';
+import { dateTime, shortDate, relativeTime, clockTime, duration } from './format.js';
 
 export const STATUS = Object.freeze({
   WAITING: 'waiting',
@@ -33,30 +33,119 @@ function foundList(found) {
   return (found ?? []).map((r) => `${r.type} ${r.value}`).join(', ');
 }
 
-/** Why a domain did not verify, in words, with what to do. */
-export function verificationReason(domain) {
+const norm = (v) => String(v ?? '').toLowerCase().replace(/\.$/, '');
+
+/**
+ * What the platform's last check found, as it said it, with the time of that check: "The
+ * platform's check at 12:41 found A 192.0.2.10 at “shop”, which blocks the CNAME." This is
+ * what the table shows; it is never an instruction, so it cannot repeat one the user has
+ * already carried out.
+ */
+export function verificationFinding(domain, nowMs) {
   const error = domain.verification?.error;
   const record = domain.dns_record ?? {};
   const where = record.name === '@' ? 'the apex (@)' : `“${record.name}”`;
+  const checkedAt = domain.verification?.checked_at;
+  const check = checkedAt ? `The platform’s check at ${clockTime(checkedAt, nowMs)}` : 'The platform’s check';
   if (!error) {
-    if (!domain.verification?.checked_at) {
-      return `Not checked yet. Create the ${record.type} record below at your DNS provider, then press Verify.`;
-    }
-    return 'The record looked right at the last check.';
+    if (!checkedAt) return `Not checked yet. Create the ${record.type} record below at your DNS provider; the domain is then checked by itself, or press Verify.`;
+    return `${check} found the record right.`;
   }
   switch (error.code) {
     case 'record_missing':
       return domain.apex
-        ? `No ALIAS answer found at ${where}: the apex does not point to ${record.value} yet. Add an ALIAS (or ANAME) record, wait for it to propagate, then Re-verify.`
-        : `No CNAME record found at ${where}. Add a CNAME to ${record.value}, wait for it to propagate, then Re-verify.`;
-    case 'cname_mismatch':
-      return `The CNAME at ${where} points to ${foundList(error.found) || 'another name'}, not to ${record.value}. Change its value to exactly ${record.value}, then Re-verify.`;
+        ? `${check} found no ALIAS answer at ${where}: the apex does not point to ${record.value}.`
+        : `${check} found no CNAME at ${where}.`;
+    case 'cname_mismatch': {
+      const targets = (error.found ?? []).filter((r) => String(r.type).toUpperCase() === 'CNAME').map((r) => norm(r.value));
+      return `${check} found the CNAME at ${where} pointing to ${targets.join(', ') || 'another name'}, not to ${record.value}.`;
+    }
     case 'conflicting_record':
-      return `A conflicting record at ${where} blocks the ${record.type}: ${foundList(error.found)}. Remove it at your DNS provider, then Re-verify.`;
+      return `${check} found ${foundList(conflicting(domain)) || 'another record'} at ${where}, which blocks the ${record.type}.`;
     case 'dns_lookup_failed':
-      return 'DNS lookups for this name failed (timeout or server failure). Check that the domain’s name servers answer, then Re-verify.';
+      return `${check} could not look the name up (timeout or server failure).`;
     default:
-      return error.message || 'Verification failed.';
+      return `${check} failed: ${error.message || 'verification failed'}.`;
+  }
+}
+
+/** The records the platform found that are not the one it wants (what blocks it). */
+function conflicting(domain) {
+  const want = domain.dns_record ?? {};
+  return (domain.verification?.error?.found ?? []).filter((r) => !(String(r.type).toUpperCase() === String(want.type).toUpperCase() && norm(r.value) === norm(want.value)));
+}
+
+/**
+ * The records at the name as Domain Desk's own look (the doctor asking the zone's servers)
+ * found them: `{at, records: [{type, value, ttl}]}`, or null when there is no look yet.
+ * From a doctor report: the authoritative answers, or the servers the caller named (the
+ * demo's DNS server).
+ */
+export function dnsNowFromReport(report, hostname, atMs) {
+  const host = report?.hosts?.find((h) => h.hostname === hostname);
+  if (!host) return null;
+  const provider = host.provider?.provider?.name ?? null;
+  const views = host.views.filter((v) => ['authoritative', 'given'].includes(v.source.kind) && v.status !== 'error' && !v.error);
+  if (views.length === 0) return provider ? { at: atMs, records: null, provider } : null;
+  const records = [];
+  for (const view of views) {
+    for (const r of view.records) {
+      if (norm(r.name) !== norm(hostname)) continue;
+      if (!records.some((x) => x.type === r.type && norm(x.value) === norm(r.value))) records.push({ type: r.type, value: r.value, ttl: r.ttl });
+    }
+  }
+  return { at: atMs, records, provider };
+}
+
+/**
+ * What to do next, knowing what the platform saw, what Domain Desk sees now, and when the
+ * domain is checked again. When the platform's check found a record that is gone now (or
+ * missed one that is there now), the platform's resolver held an old answer: that is said,
+ * with how long it keeps one, instead of repeating an instruction the user carried out.
+ */
+export function verificationAdvice(domain, { nowMs, dnsNow = null, resolverDelaySeconds = null, nextCheckAt = null } = {}) {
+  const error = domain.verification?.error;
+  const record = domain.dns_record ?? {};
+  const next = nextCheckAt != null
+    ? ` Checked again by itself ${relativeTime(new Date(nextCheckAt).toISOString(), nowMs).replace('just now', 'now')}, or press Re-verify.`
+    : ' Press Re-verify to check again.';
+  if (!error) return '';
+  const checkedAt = Date.parse(domain.verification?.checked_at ?? '');
+  const lookIsNewer = dnsNow && !Number.isNaN(checkedAt) ? dnsNow.at >= checkedAt : Boolean(dnsNow);
+  const lag = (what) => {
+    if (resolverDelaySeconds == null) return `${what} The platform’s resolver still held the old answer at its check and keeps it until its TTL runs out.`;
+    const until = Number.isNaN(checkedAt) ? null : checkedAt + resolverDelaySeconds * 1000;
+    const left = until == null ? 0 : (until - nowMs) / 1000;
+    return left > 0
+      ? `${what} The platform’s resolver still held the old answer at its check; it keeps one for up to ${duration(resolverDelaySeconds)} after a change (${duration(left)} left, until ${clockTime(new Date(until).toISOString(), nowMs)}).`
+      : `${what} The platform’s resolver held the old answer at its check; by now it sees the change.`;
+  };
+  if (dnsNow && !dnsNow.records) dnsNow = null;
+  const seen = (type, value) => dnsNow?.records.some((r) => r.type === type && (value == null || norm(r.value) === norm(value)));
+  switch (error.code) {
+    case 'conflicting_record': {
+      const found = conflicting(domain);
+      if (lookIsNewer && found.length > 0 && found.every((f) => !seen(String(f.type).toUpperCase(), f.value))) {
+        return lag(`Domain Desk no longer finds ${found.length === 1 ? 'it' : 'them'} in the zone (looked at ${clockTime(new Date(dnsNow.at).toISOString(), nowMs)}).`) + next;
+      }
+      return `Remove ${found.length === 1 ? 'it' : 'them'} at your DNS provider.${next}`;
+    }
+    case 'record_missing':
+      if (lookIsNewer && !domain.apex && seen('CNAME', record.value)) {
+        return lag(`Domain Desk finds the CNAME to ${record.value} in the zone now.`) + next;
+      }
+      return domain.apex
+        ? `Add an ALIAS (or ANAME) record at @ to ${record.value}.${next}`
+        : `Add a CNAME named “${record.name}” to ${record.value}.${next}`;
+    case 'cname_mismatch':
+      if (lookIsNewer && seen('CNAME', record.value)) {
+        return lag(`Domain Desk finds the CNAME pointing to ${record.value} now.`) + next;
+      }
+      return `Change the CNAME’s value to exactly ${record.value}.${next}`;
+    case 'dns_lookup_failed':
+      return `Check that the domain’s name servers answer.${next}`;
+    default:
+      return next.trim();
   }
 }
 
@@ -82,7 +171,7 @@ export function statusView(domain, nowMs, options = {}) {
   let reason;
   switch (key) {
     case STATUS.WAITING:
-      reason = verificationReason(domain);
+      reason = verificationFinding(domain, nowMs);
       break;
     case STATUS.ISSUING: {
       const since = domain.certificate?.started_at;
@@ -197,7 +286,15 @@ export function recordToCreate(domain) {
     name: r.name,
     value: r.value,
     ttl: r.ttl,
-    fqdnHint: r.name === '@' ? domain.hostname : `${domain.hostname}.`,
+    fqdn: domain.unicode_hostname || domain.hostname,
     warnings,
   };
+}
+
+/** "Expires in 8 days (4 Dec, 12:00)": an ownership challenge's deadline in local time. */
+export function challengeExpiry(expiresAt, nowMs) {
+  const t = Date.parse(expiresAt ?? '');
+  if (Number.isNaN(t)) return '';
+  if (t <= nowMs) return 'This record has expired: add the name again for a new one.';
+  return `The record proves control until it expires ${relativeTime(expiresAt, nowMs)} (${clockTime(expiresAt, nowMs)}).`;
 }

@@ -7,7 +7,7 @@ export function duration(seconds) {
   if (s < 60) return `${s} s`;
   if (s < 3600) {
     const m = Math.floor(s / 60);
-    return `${m} min ${String(s % 60).padStart(2, '0')} s`;
+    return s % 60 ? `${m} min ${String(s % 60).padStart(2, '0')} s` : `${m} min`;
   }
   if (s < 86400) {
     const h = Math.floor(s / 3600);
@@ -40,18 +40,65 @@ export function relativeTime(iso, nowMs, { past = false } = {}) {
   return diff < 0 ? `${text} ago` : `in ${text}`;
 }
 
-/** "2026-12-01" in UTC: unambiguous in every locale. Empty for a missing time. */
-export function shortDate(iso) {
-  if (!iso) return '';
-  const t = Date.parse(iso);
-  if (Number.isNaN(t)) return '';
-  return new Date(t).toISOString().slice(0, 10);
+/**
+ * Absolute times are shown in the user's own time zone and locale, the way the rest of their
+ * desktop shows them ("1 Dec 2026", "14:05", "1 Dec, 14:05"), never as ISO text. `zone` is
+ * for tests: the window passes nothing and gets the system's zone.
+ */
+const formats = new Map();
+let defaults = { locale: undefined, timeZone: undefined };
+
+/** Sets the locale and time zone every time is shown in (tests pin both; the window does not). */
+export function configureTimes({ locale, timeZone } = {}) {
+  defaults = { locale, timeZone };
+  formats.clear();
 }
 
-/** "2026-12-01 14:05 UTC". */
-export function dateTime(iso) {
-  if (!iso) return '';
+function formatter(key, options, zone) {
+  const timeZone = zone ?? defaults.timeZone;
+  const id = `${key}|${timeZone ?? ''}`;
+  if (!formats.has(id)) formats.set(id, new Intl.DateTimeFormat(defaults.locale, { ...options, timeZone }));
+  return formats.get(id);
+}
+
+function parsed(iso) {
+  if (!iso) return null;
   const t = Date.parse(iso);
-  if (Number.isNaN(t)) return '';
-  return `${new Date(t).toISOString().slice(0, 16).replace('T', ' ')} UTC`;
+  return Number.isNaN(t) ? null : t;
+}
+
+/** "1 Dec 2026" (in the user's locale). Empty for a missing time. */
+export function shortDate(iso, zone) {
+  const t = parsed(iso);
+  if (t == null) return '';
+  return formatter('date', { day: 'numeric', month: 'short', year: 'numeric' }, zone).format(t);
+}
+
+/** "1 Dec 2026, 14:05" (in the user's locale and zone). */
+export function dateTime(iso, zone) {
+  const t = parsed(iso);
+  if (t == null) return '';
+  return formatter('datetime', { day: 'numeric', month: 'short', year: 'numeric', hour: '2-digit', minute: '2-digit' }, zone).format(t);
+}
+
+/**
+ * The time of day when `iso` falls on the same day as `nowMs` ("14:05"), else with its date
+ * ("28 Nov, 14:05"; with the year when that differs too).
+ */
+export function clockTime(iso, nowMs, zone) {
+  const t = parsed(iso);
+  if (t == null) return '';
+  const day = formatter('day', { year: 'numeric', month: 'numeric', day: 'numeric' }, zone);
+  if (day.format(t) === day.format(nowMs)) return formatter('time', { hour: '2-digit', minute: '2-digit' }, zone).format(t);
+  const year = formatter('year', { year: 'numeric' }, zone);
+  if (year.format(t) === year.format(nowMs)) return formatter('daytime', { day: 'numeric', month: 'short', hour: '2-digit', minute: '2-digit' }, zone).format(t);
+  return dateTime(iso, zone);
+}
+
+/** "5 min ago (14:05)": the relative time and the clock time, from the same now. */
+export function whenText(iso, nowMs, zone) {
+  if (!iso) return 'never';
+  const rel = relativeTime(iso, nowMs, { past: true });
+  const at = clockTime(iso, nowMs, zone);
+  return at ? `${rel} (${at})` : rel;
 }

@@ -42,6 +42,9 @@ export function checkHostname(input, { platformDomain } = {}) {
   if (name.startsWith('.') || name.includes('..')) {
     return invalid('A hostname cannot have an empty label (two dots in a row).');
   }
+  if (name.includes('_')) {
+    return invalid('A hostname cannot contain an underscore: names like _dmarc or _acme-challenge hold records for other services, and browsers cannot open them. Use a hyphen instead (my-shop.example.com).');
+  }
   if (!ALLOWED.test(name)) {
     return invalid('Use only letters, digits and hyphens in each label, no hyphen at the start or end of a label, at most 63 characters a label and 253 in all.');
   }
@@ -69,4 +72,10 @@ export function checkHostname(input, { platformDomain } = {}) {
     }
   }
   return { ok: true, ascii, changed: ascii !== name };
+}
+
+/** The project's domain that `ascii` names already, or null. */
+export function duplicateOf(ascii, domains) {
+  const name = String(ascii ?? '').toLowerCase().replace(/\.$/, '');
+  return (domains ?? []).find((d) => d.hostname === name) ?? null;
 }

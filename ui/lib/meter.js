@@ -70,7 +70,7 @@ export function meterView(state, nowMs) {
 
 /**
  * What the day reserve holds back and why: "" when background work may use the whole day.
- * "50 of today's requests kept for your clicks (you used the app recently; for 4 min 00 s
+ * "50 of today's requests kept for your clicks (you used the app recently; for 4 min
  * more)", with "— background work waits for the next day" while it is what stops that work.
  * Shown with textContent by the meter.
  */

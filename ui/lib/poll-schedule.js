@@ -1,6 +1,6 @@
-// How often a domain that is not live is polled: often while a change is fresh, less as it
+// How often a domain that is not live is checked: often while a change is fresh, less as it
 // ages, so that watching many domains costs little of the rate limit. The schedule is pure;
-// `PollSchedule` keeps per-domain state with a clock the caller gives it.
+// `PollSchedule` keeps per-domain state with a clock the caller gives it (the platform's).
 
 /** Steps of the schedule: while a domain's current state is younger than `upTo` ms, poll every `every` ms. */
 export const SCHEDULE = Object.freeze([
@@ -18,14 +18,17 @@ export function pollDelay(ageMs, schedule = SCHEDULE) {
 }
 
 /**
- * Whether a domain is worth polling at all: live domains are done, and a failed certificate or
- * a failed verification only changes when the user acts (Re-verify), so they are polled slowly.
+ * How a domain is watched. Live domains are done. A domain waiting for DNS changes only when
+ * the platform checks its DNS again, so it is re-verified by itself (`verify`, a POST that
+ * spends the rate limit: on `VERIFY_SCHEDULE`, which backs off further). One whose
+ * certificate is being issued changes on the platform's side, so it is read (`get`); a failed
+ * certificate only changes when the user acts, so it is read slowly (`get-slow`).
  */
 export function pollClass(domain) {
   if (domain.status === 'live') return 'none';
-  if (domain.status === 'verified' && domain.certificate?.status === 'failed') return 'slow';
-  if (domain.status === 'verified') return 'active';
-  return 'slow';
+  if (domain.status === 'verified' && domain.certificate?.status === 'failed') return 'get-slow';
+  if (domain.status === 'verified') return 'get';
+  return 'verify';
 }
 
 /**
@@ -36,17 +39,38 @@ export function awaitsPlatform(domain) {
   return pollClass(domain) !== 'none' && domain.certificate?.status !== 'failed';
 }
 
-/** A signature of what the user sees change: a new signature restarts the back-off. */
+/** Re-verification of a domain waiting for DNS: every minute at first, hourly after a day. */
+export const VERIFY_SCHEDULE = Object.freeze([
+  { upTo: 10 * 60_000, every: 60_000 },
+  { upTo: 60 * 60_000, every: 5 * 60_000 },
+  { upTo: 24 * 3_600_000, every: 15 * 60_000 },
+  { upTo: Infinity, every: 60 * 60_000 },
+]);
+
+/**
+ * A signature of what the platform says about a domain: a new signature restarts the back-off.
+ * The time of the check is not part of it, so a domain whose checks keep finding the same
+ * thing ages and is checked less often.
+ */
 export function stateSignature(domain) {
-  return [domain.status, domain.certificate?.status, domain.verification?.checked_at, domain.role].join('|');
+  const error = domain.verification?.error;
+  const found = (error?.found ?? []).map((r) => `${r.type} ${r.value}`).sort().join(',');
+  return [domain.status, domain.certificate?.status, domain.role, error?.code ?? '', found].join('|');
 }
 
 export class PollSchedule {
-  /** `now()` returns milliseconds; tests pass a fake clock. */
-  constructor(now = () => Date.now(), schedule = SCHEDULE) {
+  /** `now()` returns the platform's milliseconds; tests pass a fake clock. */
+  constructor(now = () => Date.now(), schedule = SCHEDULE, verifySchedule = VERIFY_SCHEDULE) {
     this.now = now;
     this.schedule = schedule;
+    this.verifySchedule = verifySchedule;
     this.entries = new Map();
+  }
+
+  delay(kind, age) {
+    if (kind === 'verify') return pollDelay(age, this.verifySchedule);
+    if (kind === 'get-slow') return Math.max(pollDelay(age, this.schedule), 60_000);
+    return pollDelay(age, this.schedule);
   }
 
   /** Records the latest copy of a domain; returns true when its visible state changed. */
@@ -59,16 +83,53 @@ export class PollSchedule {
       this.entries.delete(domain.hostname);
       return Boolean(previous) && previous.signature !== signature;
     }
-    const changed = !previous || previous.signature !== signature;
+    const changed = !previous || previous.signature !== signature || previous.kind !== kind;
     const since = changed ? t : previous.since;
-    const age = t - since;
-    const delay = kind === 'slow' ? Math.max(pollDelay(age, this.schedule), 60_000) : pollDelay(age, this.schedule);
-    this.entries.set(domain.hostname, { signature, since, due: t + delay });
+    // A copy that is no news keeps the check already planned; news plans the next one.
+    const fresh = changed || (domain.verification?.checked_at ?? null) !== previous.checkedAt;
+    const due = fresh ? t + this.delay(kind, t - since) : previous.due;
+    this.entries.set(domain.hostname, { signature, kind, since, due, checkedAt: domain.verification?.checked_at ?? null });
     return Boolean(previous) && changed;
+  }
+
+  /**
+   * The user changed something that may change the answer (a record in Demo DNS, a Verify
+   * pressed): the domain's back-off starts again, with its next check `soon` ms from now.
+   */
+  restart(hostname, soon = 0) {
+    const entry = this.entries.get(hostname);
+    if (!entry) return;
+    const t = this.now();
+    entry.since = t;
+    entry.due = Math.min(entry.due, t + soon);
+  }
+
+  /** `hostname` was just checked or read: its next check is planned from now. */
+  polled(hostname) {
+    const entry = this.entries.get(hostname);
+    if (!entry) return;
+    const t = this.now();
+    entry.due = t + this.delay(entry.kind, t - entry.since);
+  }
+
+  /** Moves `hostname`'s next check `ms` later (a check deferred for the rate limit's sake). */
+  postpone(hostname, ms) {
+    const entry = this.entries.get(hostname);
+    if (entry) entry.due = this.now() + ms;
   }
 
   forget(hostname) {
     this.entries.delete(hostname);
+  }
+
+  /** How `hostname` is watched (`verify`, `get`, `get-slow`), or null. */
+  kindOf(hostname) {
+    return this.entries.get(hostname)?.kind ?? null;
+  }
+
+  /** The platform time of `hostname`'s next check, or null when it is not watched. */
+  dueAt(hostname) {
+    return this.entries.get(hostname)?.due ?? null;
   }
 
   /** Hostnames due now, oldest due first. */
@@ -80,24 +141,50 @@ export class PollSchedule {
       .map(([hostname]) => hostname);
   }
 
+  /** The earliest due time (platform ms), or null when nothing is watched. */
+  nextDue() {
+    if (this.entries.size === 0) return null;
+    let min = Infinity;
+    for (const e of this.entries.values()) min = Math.min(min, e.due);
+    return min;
+  }
+
   /** Milliseconds until the next poll is due (0 if one is due now), or null when nothing is watched. */
   nextIn() {
-    if (this.entries.size === 0) return null;
-    const t = this.now();
-    let min = Infinity;
-    for (const e of this.entries.values()) min = Math.min(min, e.due - t);
-    return Math.max(0, min);
+    const next = this.nextDue();
+    return next == null ? null : Math.max(0, next - this.now());
   }
 }
 
 /**
- * How to refresh the domains that are due: one by one when few are due, else one list request
- * for the whole project, so that thousands of pending domains cost one request, not thousands.
+ * What to send for the domains that are due. Domains waiting for DNS are re-verified one by
+ * one, but only as many as `verifyBudget` allows (the caller gives it a share of what is left
+ * of the rate limit, so the user's own clicks never wait behind the watch); the rest are
+ * `deferred`. The others are read: one by one when few are due, else with one list request,
+ * so that thousands of issuing domains cost one request, not thousands.
  */
-export function pollPlan(dueHostnames, threshold = 5) {
-  if (dueHostnames.length === 0) return { kind: 'idle' };
-  if (dueHostnames.length > threshold) return { kind: 'list' };
-  return { kind: 'each', hostnames: dueHostnames };
+export function pollPlan(dueHostnames, kindOf = () => 'get', { threshold = 5, verifyBudget = Infinity } = {}) {
+  const verifying = dueHostnames.filter((h) => kindOf(h) === 'verify');
+  const reading = dueHostnames.filter((h) => kindOf(h) !== 'verify');
+  const allowed = Math.max(0, Math.floor(verifyBudget));
+  const verify = verifying.slice(0, allowed);
+  const deferred = verifying.slice(allowed);
+  let read;
+  if (reading.length === 0) read = { kind: 'idle' };
+  else if (reading.length > threshold) read = { kind: 'list' };
+  else read = { kind: 'each', hostnames: reading };
+  return { verify, deferred, read };
+}
+
+/**
+ * How many automatic re-verifications a poll may send, from the queue's state: half of what
+ * is left of the binding window, none while paused or banned, one when nothing is known yet.
+ */
+export function verifyBudget(queue, nowMs) {
+  if (!queue || queue.limit == null) return 1;
+  const until = (t) => (t ? Date.parse(t) : NaN);
+  if (until(queue.banned_until) > nowMs || until(queue.paused_until) > nowMs) return 0;
+  return Math.floor(Math.max(0, queue.remaining) / 2);
 }
 
 /** The transition worth a desktop notification, or null: went live, or the certificate failed. */

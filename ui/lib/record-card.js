@@ -1,23 +1,28 @@
-// The DNS record to create, as a DNS provider asks for it, with a copy button per value and
-// the spec's warnings. Shared by the Add domain dialog and the detail panel.
+// The DNS record of a domain as a DNS provider asks for it, with a copy button per value the
+// user pastes (type, name, value) and the spec's warnings while it is still to be created.
+// Shared by the Add domain dialog and the detail panel.
 import { html } from './html.js';
 import { recordToCreate } from './domain-view.js';
 import { copyText } from './dom.js';
 import { toast } from './toast.js';
 
-export function recordCard(domain, idPrefix = 'record') {
+/**
+ * `{live}`: the record is in place (the domain is live), so it is shown as the current record
+ * without the warnings about creating it.
+ */
+export function recordCard(domain, idPrefix = 'record', { live = domain.status === 'live' } = {}) {
   const r = recordToCreate(domain);
-  const field = (key, label, value) => html`<div class="rec-field">
+  const field = (key, label, value, { copy = true, note = '' } = {}) => html`<div class="rec-field">
       <span class="rec-label" id="${idPrefix}-${key}-label">${label}</span>
-      <code id="${idPrefix}-${key}" aria-labelledby="${idPrefix}-${key}-label">${value}</code>
-      <button type="button" class="copy-button" data-copy="${value}" aria-label="Copy ${label.toLowerCase()}">Copy</button>
+      <span class="rec-value"><code id="${idPrefix}-${key}" aria-labelledby="${idPrefix}-${key}-label">${value}</code>${note ? html` <span class="muted small rec-note" id="${idPrefix}-${key}-full">${note}</span>` : ''}</span>
+      ${copy ? html`<button type="button" class="copy-button" data-copy="${value}" aria-label="Copy ${label.toLowerCase()}">Copy</button>` : html`<span></span>`}
     </div>`;
-  return html`<div class="record-card">
+  return html`<div class="record-card${live ? ' in-place' : ''}">
       ${field('type', 'Type', r.type)}
-      ${field('name', 'Name', r.name)}
+      ${field('name', 'Name', r.name, { note: `— ${r.fqdn}` })}
       ${field('value', 'Value', r.value)}
-      ${field('ttl', 'TTL', String(r.ttl))}
-      <ul class="warnings" id="${idPrefix}-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>
+      ${field('ttl', 'TTL', `${r.ttl} s`, { copy: false })}
+      ${live ? '' : html`<ul class="warnings" id="${idPrefix}-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
     </div>`;
 }
 
@@ -25,6 +30,7 @@ export function recordCard(domain, idPrefix = 'record') {
 export function wireCopyButtons(root) {
   root.querySelectorAll('.copy-button').forEach((b) => b.addEventListener('click', async () => {
     const ok = await copyText(b.dataset.copy);
-    toast(ok ? `Copied ${b.dataset.copy}` : 'Copying is not available; select the text instead.', ok ? 'ok' : 'error');
+    const what = b.dataset.copyLabel ?? (b.dataset.copy.length > 60 ? 'the link' : b.dataset.copy);
+    toast(ok ? `Copied ${what}.` : 'Copying is not available; select the text instead.', ok ? 'ok' : 'error');
   }));
 }

@@ -52,7 +52,7 @@ export function summary(host) {
 
 /** "CNAME cname.platform.test (TTL 3600); A 192.0.2.1 (TTL 300)", or why there is none. */
 export function answerText(view) {
-  if (view.error) return view.error;
+  if (view.error) return dnsErrorWords(view.error);
   if (view.status && view.status !== 'no_error') return STATUS_WORD[view.status] ?? view.status;
   if (!view.records?.length) return 'no records';
   return view.records.map((r) => `${r.type} ${r.value} (TTL ${r.ttl})`).join('; ');
@@ -76,17 +76,81 @@ export function changeText(change) {
   return `${change.action} ${change.type} at ${where}: ${change.value}${change.ttl ? ` (TTL ${change.ttl})` : ''}`;
 }
 
+const LOOPBACK = /^(127\.|\[::1\]|::1|localhost)/i;
+
+/**
+ * A DNS server named by its role, never by a loopback address and port: "the demo’s DNS
+ * server", "Google 8.8.8.8", "ns1.example.com, the zone’s nameserver".
+ */
+export function serverName(source) {
+  const label = String(source?.label ?? '');
+  switch (source?.kind) {
+    case 'authoritative':
+      return `${label.replace(/\s*\(authoritative\)$/, '')}, the zone’s nameserver`;
+    case 'system':
+      return LOOPBACK.test(label) ? 'this computer’s resolver' : `this computer’s resolver (${label.replace(/:53$/, '')})`;
+    case 'given':
+      return LOOPBACK.test(label) ? 'the local DNS server you named' : label;
+    default:
+      return label;
+  }
+}
+
+/** Where the edge is, for a person: the platform's edge on this computer, or its address. */
+function edgeName(address) {
+  return LOOPBACK.test(String(address ?? '')) ? 'the platform’s edge on this computer' : `the platform’s edge at ${String(address).replace(/:443$/, '')}`;
+}
+
+/**
+ * A TLS failure in words a customer can act on, from the probe's technical message: what
+ * happened, never the library's text.
+ */
+export function tlsFailureWords(error) {
+  const e = String(error ?? '').toLowerCase();
+  if (!e) return 'did not complete a secure connection';
+  if (e.includes('timed out') || e.includes('within')) return 'did not answer in time';
+  if (e.includes('refused')) return 'refused the connection (nothing listens there)';
+  if (e.includes('eof') || e.includes('reset') || e.includes('closed')) return 'closed the connection during the secure handshake: it has no certificate for this name yet';
+  if (e.includes('unrecognisedname') || e.includes('unrecognized name') || e.includes('handshakefailure') || e.includes('handshake failure')) return 'has no certificate for this name';
+  if (e.includes('not a valid tls server name')) return 'cannot be asked for this name';
+  return 'did not complete a secure connection';
+}
+
+/** A certificate's trust problem in words: expired, not yet valid, or not from a trusted CA. */
+export function trustWords(trustError) {
+  const e = String(trustError ?? '').toLowerCase();
+  if (e.includes('expired')) return 'it has expired';
+  if (e.includes('notvalidyet') || e.includes('not valid yet') || e.includes('not yet valid')) return 'it is not valid yet';
+  if (e.includes('unknownissuer') || e.includes('unknown issuer') || e.includes('issuer')) return 'it is not signed by a certificate authority browsers trust';
+  if (e.includes('parse')) return 'it could not be read';
+  if (e.includes('name') || e.includes('notvalidforname')) return 'it is for another name';
+  return 'browsers would not trust it';
+}
+
 /** The certificate served, in words: subject and issuer, or why there is none. */
 export function certificateText(host) {
   const tls = host?.tls;
   if (!tls) return { ok: false, text: 'Not probed: the DNS is not right yet, so no certificate can be served.' };
-  if (!tls.connected) return { ok: false, text: tls.error ? `Could not connect to ${tls.address}: ${tls.error}` : `Could not connect to ${tls.address}.` };
+  if (!tls.connected) return { ok: false, text: `${capitalise(edgeName(tls.address))} ${tlsFailureWords(tls.error)}.` };
   const c = tls.certificate;
-  if (!c) return { ok: false, text: tls.error ?? 'The edge served no certificate.' };
+  if (!c) return { ok: false, text: `${capitalise(edgeName(tls.address))} ${tlsFailureWords(tls.error)}.` };
   const problems = [];
   if (!c.covers_hostname) problems.push('does not cover this name');
-  if (!c.trusted) problems.push(c.trust_error ? `not trusted: ${c.trust_error}` : 'not trusted');
-  return { ok: problems.length === 0, text: problems.length ? `Certificate ${problems.join('; ')}.` : 'A valid certificate is served for this name.' };
+  if (!c.trusted) problems.push(`is not trusted: ${trustWords(c.trust_error)}`);
+  return { ok: problems.length === 0, text: problems.length ? `The certificate served ${problems.join(', and ')}.` : 'A valid certificate is served for this name.' };
+}
+
+function capitalise(text) {
+  return text ? text[0].toUpperCase() + text.slice(1) : text;
+}
+
+/** A DNS server's failure in words: no answer in time, unreachable, or what it answered. */
+export function dnsErrorWords(error) {
+  const e = String(error ?? '').toLowerCase();
+  if (e.includes('timed out') || e.includes('timeout') || e.includes('no answer')) return 'no answer in time';
+  if (e.includes('refused')) return 'refused the question';
+  if (e.includes('unreachable') || e.includes('connect')) return 'unreachable';
+  return 'could not be asked';
 }
 
 /** "DNS provider: Cloudflare (amy.ns.cloudflare.com)", or "" when the doctor does not know it. */
@@ -100,4 +164,15 @@ export function providerText(host) {
 /** The fix as steps at the zone's DNS provider (empty when the provider is unknown). */
 export function fixSteps(fix) {
   return Array.isArray(fix?.steps) ? fix.steps.filter((step) => typeof step === 'string' && step) : [];
+}
+
+/**
+ * Which clock the doctor judged time by (signatures, certificate dates, its own stamp), when
+ * it was not this computer's: "times by the platform’s clock".
+ */
+export function clockWords(report) {
+  const clock = report?.clock;
+  if (!clock) return '';
+  const source = typeof clock === 'string' ? clock : clock.source ?? clock.kind;
+  return source && source !== 'wall' && source !== 'system' && source !== 'this_computer' ? 'times by the platform’s clock' : '';
 }

@@ -1,7 +1,10 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, domainRow } from '../lib/domain-view.js';
+import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, domainRow, verificationAdvice, dnsNowFromReport } from '../lib/domain-view.js';
+import { configureTimes } from '../lib/format.js';
 import { domain } from './fixtures.js';
+
+configureTimes({ locale: 'en-GB', timeZone: 'UTC' });
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 
@@ -23,8 +26,9 @@ test('a conflicting A record is named with its value and the fix', () => {
   const v = statusView(d, NOW);
   assert.equal(v.label, 'Waiting for DNS');
   assert.equal(v.tone, 'error');
-  assert.match(v.reason, /A 192\.0\.2\.10/);
-  assert.match(v.reason, /Remove it/);
+  // what the platform saw and when, without the CNAME it wants among the culprits
+  assert.equal(v.reason, 'The platform’s check at 11:59 found A 192.0.2.10 at “shop”, which blocks the CNAME.');
+  assert.match(verificationAdvice(d, { nowMs: NOW }), /^Remove it at your DNS provider\./);
   assert.equal(verifyLabel(d), 'Re-verify');
   const plan = recordPlan(d);
   assert.deepEqual(plan.map((p) => [p.action, p.type, p.value]), [
@@ -37,7 +41,7 @@ test('a wrong CNAME value is shown beside the expected one', () => {
   const d = domain({
     verification: { checked_at: '2026-11-21T11:59:00Z', error: { code: 'cname_mismatch', message: 'x', found: [{ type: 'CNAME', value: 'old-host.example.net' }] } },
   });
-  assert.match(statusView(d, NOW).reason, /points to CNAME old-host\.example\.net, not to cname\.platform\.test/);
+  assert.match(statusView(d, NOW).reason, /pointing to old-host\.example\.net, not to cname\.platform\.test/);
   assert.deepEqual(recordPlan(d).map((p) => p.action), ['add', 'remove']);
 });
 
@@ -47,8 +51,9 @@ test('a missing record on an apex asks for ALIAS', () => {
     dns_record: { type: 'ALIAS', name: '@', value: 'cname.platform.test', ttl: 3600 },
     verification: { checked_at: '2026-11-21T11:59:00Z', error: { code: 'record_missing', message: 'x', found: [] } },
   });
-  assert.match(statusView(d, NOW).reason, /ALIAS \(or ANAME\)/);
+  assert.match(statusView(d, NOW).reason, /no ALIAS answer/);
   assert.match(statusView(d, NOW).reason, /apex \(@\)/);
+  assert.match(verificationAdvice(d, { nowMs: NOW }), /ALIAS \(or ANAME\) record at @/);
 });
 
 test('verified domains are issuing, then failed with the CAA cause, then live', () => {
@@ -66,7 +71,7 @@ test('verified domains are issuing, then failed with the CAA cause, then live', 
 
   const live = domain({ status: 'live', certificate: { status: 'issued', started_at: null, issued_at: '2026-11-21T11:59:00Z', expires_at: '2027-02-19T11:59:00Z', error: null } });
   assert.equal(statusView(live, NOW).label, 'Live');
-  assert.equal(domainRow(live, NOW).expires, '2027-02-19');
+  assert.equal(domainRow(live, NOW).expires, '19 Feb 2027');
 });
 
 test('roles read as the dashboard shows them', () => {
@@ -92,4 +97,57 @@ test('rows show the Unicode name and are searchable by status words', () => {
   assert.ok(row.search.includes('waiting for dns'));
   assert.ok(row.search.includes('xn--bcher-kva'));
   assert.equal(row.checked, 'never');
+});
+
+const conflicting = () => domain({
+  verification: {
+    checked_at: '2026-11-21T11:59:30Z',
+    error: { code: 'conflicting_record', message: 'x', found: [{ type: 'A', value: '192.0.2.10' }, { type: 'CNAME', value: 'cname.platform.test.' }] },
+  },
+});
+
+test('a record the user already deleted is not asked to be removed again: the resolver lag is said, with the time left', () => {
+  const d = conflicting();
+  // Domain Desk's own look, after the platform's check, no longer finds the A record
+  const dnsNow = { at: Date.parse('2026-11-21T11:59:50Z'), records: [{ type: 'CNAME', value: 'cname.platform.test', ttl: 3600 }] };
+  const advice = verificationAdvice(d, { nowMs: NOW, dnsNow, resolverDelaySeconds: 60, nextCheckAt: NOW + 4 * 60_000 });
+  assert.doesNotMatch(advice, /Remove/);
+  assert.match(advice, /no longer finds it in the zone \(looked at 11:59\)/);
+  assert.match(advice, /up to 1 min after a change \(30 s left, until 12:00\)/);
+  assert.match(advice, /Checked again by itself in 4 min/);
+  // once the lag has passed, the resolver sees the change
+  assert.match(verificationAdvice(d, { nowMs: NOW + 60_000, dnsNow, resolverDelaySeconds: 60 }), /by now it sees the change/);
+  // a real platform does not say how long: the TTL is named instead
+  assert.match(verificationAdvice(d, { nowMs: NOW, dnsNow }), /until its TTL runs out/);
+});
+
+test('a record still in the zone is asked to be removed; a look older than the check proves nothing', () => {
+  const d = conflicting();
+  const still = { at: Date.parse('2026-11-21T11:59:50Z'), records: [{ type: 'A', value: '192.0.2.10', ttl: 300 }] };
+  assert.match(verificationAdvice(d, { nowMs: NOW, dnsNow: still }), /^Remove it at your DNS provider\. Press Re-verify/);
+  const older = { at: Date.parse('2026-11-21T11:58:00Z'), records: [] };
+  assert.match(verificationAdvice(d, { nowMs: NOW, dnsNow: older }), /^Remove it/);
+});
+
+test('a CNAME the platform missed but the zone has now is explained as the lag too', () => {
+  const d = domain({ verification: { checked_at: '2026-11-21T11:59:30Z', error: { code: 'record_missing', message: 'x', found: [] } } });
+  const dnsNow = { at: Date.parse('2026-11-21T11:59:45Z'), records: [{ type: 'CNAME', value: 'cname.platform.test.', ttl: 3600 }] };
+  assert.match(verificationAdvice(d, { nowMs: NOW, dnsNow, resolverDelaySeconds: 60 }), /finds the CNAME to cname\.platform\.test in the zone now/);
+  assert.match(verificationAdvice(d, { nowMs: NOW }), /^Add a CNAME named “shop” to cname\.platform\.test\./);
+});
+
+test('the look at DNS now is read from the authoritative or named servers only', () => {
+  const report = {
+    hosts: [{
+      hostname: 'shop.example.com',
+      views: [
+        { source: { kind: 'public' }, status: 'ok', records: [{ name: 'shop.example.com', type: 'A', value: '192.0.2.10', ttl: 60 }] },
+        { source: { kind: 'authoritative' }, status: 'ok', records: [{ name: 'shop.example.com', type: 'CNAME', value: 'cname.platform.test', ttl: 3600 }, { name: 'cname.platform.test', type: 'A', value: '203.0.113.1', ttl: 60 }] },
+      ],
+    }],
+  };
+  assert.deepEqual(dnsNowFromReport(report, 'shop.example.com', 5), { at: 5, records: [{ type: 'CNAME', value: 'cname.platform.test', ttl: 3600 }], provider: null });
+  report.hosts[0].provider = { provider: { name: 'Cloudflare' } };
+  assert.equal(dnsNowFromReport(report, 'shop.example.com', 5).provider, 'Cloudflare');
+  assert.equal(dnsNowFromReport(report, 'other.example.com', 5), null);
 });

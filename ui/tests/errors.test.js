@@ -16,5 +16,5 @@ test('unknown shapes still give a message', () => {
 
 test('the platform code wins over the kind of failure', () => {
   assert.equal(describeError({ kind: 'api', code: 'domain_taken', message: 'Taken.' }).kind, 'domain_taken');
-  assert.match(errorText({ kind: 'network', message: 'Refused.' }), /base URL is right/);
+  assert.match(errorText({ kind: 'network', message: 'Refused.' }), /platform could not be reached\. Check the internet connection/);
 });

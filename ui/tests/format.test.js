@@ -1,6 +1,8 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { duration, relativeTime, shortDate, dateTime } from '../lib/format.js';
+import { duration, relativeTime, shortDate, dateTime, clockTime, whenText, configureTimes } from '../lib/format.js';
+
+configureTimes({ locale: 'en-GB', timeZone: 'UTC' });
 
 test('durations round up and read naturally', () => {
   assert.equal(duration(0), '0 s');
@@ -25,8 +27,26 @@ test('relative times on both sides of now', () => {
   assert.equal(relativeTime('2026-11-21T11:55:00Z', now, { past: true }), '5 min ago');
 });
 
-test('dates are UTC and unambiguous', () => {
-  assert.equal(shortDate('2027-02-19T23:30:00Z'), '2027-02-19');
-  assert.equal(dateTime('2027-02-19T23:30:59Z'), '2027-02-19 23:30 UTC');
+test('dates and times read in the user’s locale and time zone, never as ISO text', () => {
+  assert.equal(shortDate('2027-02-19T23:30:00Z'), '19 Feb 2027');
+  assert.equal(dateTime('2027-02-19T23:30:59Z'), '19 Feb 2027, 23:30');
   assert.equal(shortDate(null), '');
+  // the same instant in another zone is another day and hour
+  assert.equal(dateTime('2027-02-19T23:30:59Z', 'Asia/Tokyo'), '20 Feb 2027, 08:30');
+  assert.doesNotMatch(dateTime('2027-02-19T23:30:59Z'), /T\d|Z$|UTC/);
+});
+
+test('a clock time carries its date only when the day differs from now', () => {
+  const now = Date.parse('2026-11-26T22:27:00Z');
+  assert.equal(clockTime('2026-11-26T12:49:00Z', now), '12:49');
+  assert.equal(clockTime('2026-11-25T12:49:00Z', now), '25 Nov, 12:49');
+  assert.equal(clockTime('2025-11-25T12:49:00Z', now), '25 Nov 2025, 12:49');
+  assert.equal(clockTime(null, now), '');
+});
+
+test('"when" is the relative time and the clock time from one now', () => {
+  const now = Date.parse('2026-11-26T22:27:00Z');
+  assert.equal(whenText('2026-11-26T22:22:00Z', now), '5 min ago (22:22)');
+  assert.equal(whenText('2026-11-26T22:26:50Z', now), 'just now (22:26)');
+  assert.equal(whenText(null, now), 'never');
 });

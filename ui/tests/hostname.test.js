@@ -25,7 +25,7 @@ test('refuses what the contract refuses, with a sentence that says why', () => {
     'a..b.com': /empty label/,
     '.example.com': /empty label/,
     '-bad-.example.com': /letters, digits and hyphens/,
-    'under_score.example.com': /letters, digits and hyphens/,
+    'under_score.example.com': /cannot contain an underscore.*Use a hyphen instead/,
     'ab--cd.example.com': /letters, digits and hyphens/,
     'https://www.example.com': /without http/,
     'example.com/path': /letters, digits and hyphens/,
@@ -51,4 +51,13 @@ test('refuses names under the platform domain when it is known', () => {
   assert.equal(r.ok, false);
   assert.match(r.message, /belong to the platform/);
   assert.equal(checkHostname('platform.test.example.com', { platformDomain: 'platform.test' }).ok, true);
+});
+
+test('a name already in the project is found while typing', async () => {
+  const { duplicateOf } = await import('../lib/hostname.js');
+  const domains = [{ hostname: 'shop.example.com' }, { hostname: 'xn--bcher-kva.example' }];
+  assert.equal(duplicateOf('shop.example.com', domains)?.hostname, 'shop.example.com');
+  assert.equal(duplicateOf('SHOP.example.com.', domains)?.hostname, 'shop.example.com');
+  assert.equal(duplicateOf('www.example.com', domains), null);
+  assert.equal(duplicateOf(null, domains), null);
 });

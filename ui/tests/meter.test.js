@@ -39,7 +39,7 @@ test('a 429 pause counts down', () => {
 test('a ban wins over a pause', () => {
   const v = meterView({ limit: 60, remaining: 0, reset: nowS + 30, banned_until: new Date(NOW + 900_000).toISOString(), paused_until: new Date(NOW + 5000).toISOString() }, NOW);
   assert.equal(v.level, 'banned');
-  assert.match(v.pause, /15 min 00 s/);
+  assert.match(v.pause, /15 min/);
 });
 
 test('fraction is clamped', () => {
@@ -55,7 +55,7 @@ test('the day reserve says what it holds back and why, and nothing when it is of
   assert.equal(meterView({ ...base, held_back: null }, NOW).held, '');
   const recent = { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 240_000).toISOString(), blocking: true };
   const v = meterView({ ...base, held_back: recent }, NOW);
-  assert.equal(v.held, "50 of today's requests kept for your clicks (you used the app recently; for 4 min 00 s more) — background work waits for the next day");
+  assert.equal(v.held, "50 of today's requests kept for your clicks (you used the app recently; for 4 min more) — background work waits for the next day");
   assert.match(v.label, /kept for your clicks/);
   assert.equal(
     heldText({ requests: 50, reason: 'interactive_waiting', until: null, blocking: false }, NOW),

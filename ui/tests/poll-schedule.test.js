@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, awaitsPlatform } from '../lib/poll-schedule.js';
+import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, verifyBudget, stateSignature, awaitsPlatform } from '../lib/poll-schedule.js';
 import { domain } from './fixtures.js';
 
 test('the delay grows as the state ages', () => {
@@ -12,11 +12,11 @@ test('the delay grows as the state ages', () => {
   assert.equal(pollDelay(3 * 86_400_000), 1_800_000);
 });
 
-test('live domains are not polled; issuing ones are polled actively', () => {
+test('live domains are not watched; issuing ones are read; ones waiting for DNS are re-verified', () => {
   assert.equal(pollClass(domain({ status: 'live' })), 'none');
-  assert.equal(pollClass(domain({ status: 'verified', certificate: { status: 'issuing' } })), 'active');
-  assert.equal(pollClass(domain({ status: 'verified', certificate: { status: 'failed' } })), 'slow');
-  assert.equal(pollClass(domain()), 'slow');
+  assert.equal(pollClass(domain({ status: 'verified', certificate: { status: 'issuing' } })), 'get');
+  assert.equal(pollClass(domain({ status: 'verified', certificate: { status: 'failed' } })), 'get-slow');
+  assert.equal(pollClass(domain()), 'verify');
 });
 
 test('the schedule backs off with age and restarts when the state changes', () => {
@@ -28,9 +28,10 @@ test('the schedule backs off with age and restarts when the state changes', () =
   assert.equal(s.nextIn(), 5_000);
   t = 5_000;
   assert.deepEqual(s.due(), ['shop.example.com']);
-  // same state seen again three minutes in: now every 15 s
+  // polled three minutes in, same state: now every 15 s
   t = 180_000;
   s.observe(issuing);
+  s.polled('shop.example.com');
   assert.equal(s.nextIn(), 15_000);
   // it went live: a change, and it leaves the schedule
   t = 181_000;
@@ -38,19 +39,67 @@ test('the schedule backs off with age and restarts when the state changes', () =
   assert.equal(s.nextIn(), null);
 });
 
-test('slow domains are polled at most once a minute', () => {
+test('a domain waiting for DNS is re-verified every minute, then less often as the same answer ages', () => {
   let t = 0;
   const s = new PollSchedule(() => t);
-  s.observe(domain());
+  const failing = (checkedAt) => domain({ verification: { checked_at: checkedAt, error: { code: 'conflicting_record', message: 'x', found: [{ type: 'A', value: '192.0.2.1' }] } } });
+  s.observe(failing('a'));
+  assert.equal(s.kindOf('shop.example.com'), 'verify');
+  assert.equal(s.dueAt('shop.example.com'), 60_000);
+  // each check finds the same thing: the time of the check is no news, the back-off grows
+  assert.equal(stateSignature(failing('a')), stateSignature(failing('b')));
+  t = 20 * 60_000;
+  s.observe(failing('b'));
+  assert.equal(s.nextIn(), 5 * 60_000);
+  t = 3 * 3_600_000;
+  s.observe(failing('c'));
+  assert.equal(s.nextIn(), 15 * 60_000);
+  // a copy read in between (same check) keeps the planned check
+  t += 60_000;
+  s.observe(failing('c'));
+  assert.equal(s.nextIn(), 14 * 60_000);
+  // the user changed a record: the back-off starts over, first check once the resolver can see it
+  s.restart('shop.example.com', 65_000);
+  assert.equal(s.nextIn(), 65_000);
+  t += 65_000;
+  s.observe(failing('d'));
+  assert.equal(s.nextIn(), 60_000);
+  // a failed certificate is read at most once a minute
+  s.forget('shop.example.com');
+  s.observe(domain({ status: 'verified', certificate: { status: 'failed' } }));
   assert.equal(s.nextIn(), 60_000);
   s.forget('shop.example.com');
   assert.equal(s.nextIn(), null);
 });
 
-test('many due domains cost one list request; few are fetched one by one', () => {
-  assert.deepEqual(pollPlan([]), { kind: 'idle' });
-  assert.deepEqual(pollPlan(['a', 'b']), { kind: 'each', hostnames: ['a', 'b'] });
-  assert.deepEqual(pollPlan(['a', 'b', 'c', 'd', 'e', 'f']), { kind: 'list' });
+test('a copy that brings no news keeps a due check due; a poll plans the next one', () => {
+  let t = 0;
+  const s = new PollSchedule(() => t);
+  const issuing = domain({ status: 'verified', certificate: { status: 'issuing' } });
+  s.observe(issuing);
+  t = 6_000;
+  assert.deepEqual(s.due(), ['shop.example.com']);
+  s.observe(issuing); // another domain's news redrew the list: this check is still owed
+  assert.deepEqual(s.due(), ['shop.example.com']);
+  s.polled('shop.example.com'); // the read answered the same
+  assert.deepEqual(s.due(), []);
+  assert.equal(s.nextIn(), 5_000);
+});
+
+test('re-verification spends at most half of what is left of the rate limit; reads are batched', () => {
+  const kinds = { a: 'verify', b: 'verify', c: 'verify', d: 'get', e: 'get' };
+  const kindOf = (h) => kinds[h] ?? 'get';
+  assert.deepEqual(pollPlan([], kindOf), { verify: [], deferred: [], read: { kind: 'idle' } });
+  assert.deepEqual(pollPlan(['a', 'b', 'c', 'd', 'e'], kindOf, { verifyBudget: 2 }), {
+    verify: ['a', 'b'], deferred: ['c'], read: { kind: 'each', hostnames: ['d', 'e'] },
+  });
+  assert.deepEqual(pollPlan(['d', 'e', 'f', 'g', 'h', 'i'], kindOf).read, { kind: 'list' });
+  const now = Date.parse('2026-11-26T12:00:00Z');
+  assert.equal(verifyBudget(null, now), 1);
+  assert.equal(verifyBudget({ limit: 60, remaining: 9 }, now), 4);
+  assert.equal(verifyBudget({ limit: 60, remaining: 0 }, now), 0);
+  assert.equal(verifyBudget({ limit: 60, remaining: 50, paused_until: '2026-11-26T12:00:30Z' }, now), 0);
+  assert.equal(verifyBudget({ limit: 60, remaining: 50, banned_until: '2026-11-26T11:00:00Z' }, now), 25);
 });
 
 test('going live and a failed certificate are worth a notification; nothing else is', () => {

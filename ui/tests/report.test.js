@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, providerText, fixSteps } from '../lib/report.js';
+import { serverName, hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, providerText, fixSteps } from '../lib/report.js';
 
 // Shaped as domain_desk_doctor::Report serialises.
 const host = {
@@ -34,7 +34,7 @@ test('problems come first and the summary counts them', () => {
 test('each server says what it answered, with TTLs, and disagreement is noticed', () => {
   assert.equal(answerText(host.views[0]), 'A 192.0.2.10 (TTL 3600)');
   assert.equal(answerText(host.views[1]), 'name does not exist (NXDOMAIN)');
-  assert.equal(answerText(host.views[2]), 'timed out after 1.5 s');
+  assert.equal(answerText(host.views[2]), 'no answer in time');
   assert.equal(agreementText(host.views[1]), 'differs from the authoritative answer');
   assert.equal(agreementText(host.views[2]), '');
   assert.equal(resolversDisagree(host), true);
@@ -48,11 +48,25 @@ test('fixes read as the DNS provider asks for them', () => {
 
 test('the certificate served, or why there is none', () => {
   assert.match(certificateText(host).text, /Not probed/);
-  assert.match(certificateText({ tls: { address: '127.0.0.1:8443', connected: false, error: 'refused' } }).text, /Could not connect to 127\.0\.0\.1:8443: refused/);
+  // the edge on loopback is named by its role, and the failure in words, never the library's
+  const eof = certificateText({ tls: { address: '127.0.0.1:41173', connected: false, error: 'TLS handshake failed: tls handshake eof' } }).text;
+  assert.equal(eof, 'The platform’s edge on this computer closed the connection during the secure handshake: it has no certificate for this name yet.');
+  assert.doesNotMatch(eof, /127\.0\.0\.1|eof|handshake failed/);
+  assert.equal(certificateText({ tls: { address: '203.0.113.7:443', connected: false, error: 'cannot connect: Connection refused (os error 111)' } }).text, 'The platform’s edge at 203.0.113.7 refused the connection (nothing listens there).');
   const good = { tls: { connected: true, certificate: { subject: 'CN=shop', issuer: 'Local CA', names: ['shop.example.com'], covers_hostname: true, trusted: true } } };
   assert.equal(certificateText(good).ok, true);
   const bad = { tls: { connected: true, certificate: { covers_hostname: false, trusted: false, trust_error: 'unknown issuer' } } };
-  assert.equal(certificateText(bad).text, 'Certificate does not cover this name; not trusted: unknown issuer.');
+  assert.equal(certificateText(bad).text, 'The certificate served does not cover this name, and is not trusted: it is not signed by a certificate authority browsers trust.');
+  const expired = { tls: { connected: true, certificate: { covers_hostname: true, trusted: false, trust_error: 'invalid peer certificate: Expired' } } };
+  assert.equal(certificateText(expired).text, 'The certificate served is not trusted: it has expired.');
+});
+
+test('servers are named by their role, never by a loopback address and port', () => {
+  assert.equal(serverName({ kind: 'given', label: 'the demo’s DNS server', address: '127.0.0.1:41173' }), 'the demo’s DNS server');
+  assert.equal(serverName({ kind: 'given', label: '127.0.0.1:41173', address: '127.0.0.1:41173' }), 'the local DNS server you named');
+  assert.equal(serverName({ kind: 'public', label: 'Google 8.8.8.8', address: '8.8.8.8:53' }), 'Google 8.8.8.8');
+  assert.equal(serverName({ kind: 'authoritative', label: 'ns1.example.com (authoritative)', address: '192.0.2.53:53' }), 'ns1.example.com, the zone’s nameserver');
+  assert.equal(serverName({ kind: 'system', label: '127.0.0.53:53', address: '127.0.0.53:53' }), 'this computer’s resolver');
 });
 
 test('the DNS provider and the fix in its words, when the doctor knows them', () => {

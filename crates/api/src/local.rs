@@ -32,6 +32,11 @@ pub struct LocalInfo {
     /// zones are not signed.
     #[serde(default)]
     pub dnssec_trust_anchor: Option<String>,
+    /// How long, in seconds of the service's clock, the platform's resolver keeps serving a
+    /// zone's old answers after a change: what Verify and the CA see lags the zone by this
+    /// much. Null from a service that does not say.
+    #[serde(default)]
+    pub propagation_delay_seconds: Option<u64>,
 }
 
 /// `PUT /_local/dns/{zone}/dnssec` (with `serve --sign-zones`): the signatures a zone gets.

@@ -363,8 +363,12 @@ pub async fn run_sync_flow(
             state: Some(&state),
         },
     )?;
-    open_browser(&url).map_err(|error| {
-        Error::DomainConnect(format!("could not open the browser ({error}); open {url}"))
+    open_browser(&url).map_err(|reason| {
+        tracing::warn!(%reason, "the browser could not be opened for the consent page");
+        Error::BrowserNotOpened {
+            url: url.clone(),
+            reason,
+        }
     })?;
     let answer = async {
         loop {

@@ -78,6 +78,12 @@ pub enum Error {
     #[error("Domain Connect discovery failed: {0}")]
     DomainConnect(String),
 
+    /// The consent page could not be opened in a browser (none is set up, or it failed to
+    /// start). Not a discovery failure: the provider supports Domain Connect, and `url` is
+    /// the page to open by hand. `reason` is for the log, not for the user's screen.
+    #[error("The browser could not be opened.")]
+    BrowserNotOpened { url: String, reason: String },
+
     /// The local service's control plane (`/_local`, see [`crate::LocalControl`]) refused or
     /// did not answer: `code` is its snake_case error code, `http_<status>` without one,
     /// `network` when it did not answer, `decode` when its answer could not be read.
@@ -197,6 +203,7 @@ impl Error {
             Error::InsecureUrl { .. } => "insecure_url",
             Error::ResponseTooLarge { .. } => "response_too_large",
             Error::DomainConnect(_) => "domain_connect",
+            Error::BrowserNotOpened { .. } => "browser_not_opened",
             Error::Control { .. } => "control",
         }
     }
@@ -216,6 +223,17 @@ impl serde::Serialize for Error {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_browser_that_would_not_open_says_so_without_internals() {
+        let err = Error::BrowserNotOpened {
+            url: "https://dc.example/apply".into(),
+            reason: "xdg-open: ExitStatus(unix_wait_status(768))".into(),
+        };
+        assert_eq!(err.kind(), "browser_not_opened");
+        assert_eq!(err.to_string(), "The browser could not be opened.");
+        assert!(!err.to_string().contains("ExitStatus"));
+    }
 
     #[test]
     fn predicates_follow_the_platform_code() {

@@ -86,6 +86,10 @@ pub struct DoctorOptions {
     /// clock may run fast), this computer's against a real platform.
     #[serde(default)]
     pub clock: RunClock,
+    /// Names for the given resolvers, by their role ("the demo's DNS server"), used in the
+    /// report instead of their address.
+    #[serde(default)]
+    pub resolver_labels: std::collections::BTreeMap<SocketAddr, String>,
 }
 
 impl DoctorOptions {
@@ -118,12 +122,19 @@ impl DoctorOptions {
             dnssec: false,
             trust_anchor: None,
             clock: RunClock::Wall,
+            resolver_labels: std::collections::BTreeMap::new(),
         }
     }
 
     /// Judge time by `clock`.
     pub fn with_clock(mut self, clock: RunClock) -> Self {
         self.clock = clock;
+        self
+    }
+
+    /// Calls the given resolver at `address` by its role in the report.
+    pub fn with_resolver_label(mut self, address: SocketAddr, label: impl Into<String>) -> Self {
+        self.resolver_labels.insert(address, label.into());
         self
     }
 

@@ -63,8 +63,13 @@ pub(crate) fn fixed_servers(options: &DoctorOptions) -> Result<Vec<Server>> {
         let mut servers: Vec<Server> = Vec::new();
         for address in &options.resolvers {
             if servers.iter().all(|server| server.address != *address) {
+                let label = options
+                    .resolver_labels
+                    .get(address)
+                    .cloned()
+                    .unwrap_or_else(|| address.to_string());
                 servers.push(Server::new(
-                    address.to_string(),
+                    label,
                     *address,
                     SourceKind::Given,
                     true,

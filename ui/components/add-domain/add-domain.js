@@ -6,10 +6,12 @@ import { render, openDialog } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, loadProjects } from '../../lib/app-state.js';
 import { upsertDomain } from '../../lib/domain-list.js';
-import { checkHostname } from '../../lib/hostname.js';
+import { checkHostname, duplicateOf } from '../../lib/hostname.js';
 import { describeError } from '../../lib/errors.js';
 import * as actions from '../../lib/actions.js';
 import { recordCard, wireCopyButtons } from '../../lib/record-card.js';
+import { screenNow } from '../../lib/app-state.js';
+import { challengeExpiry } from '../../lib/domain-view.js';
 
 export class AddDomain extends HTMLElement {
   connectedCallback() {
@@ -39,6 +41,7 @@ export class AddDomain extends HTMLElement {
             </select>`}
         </fieldset>
         <p id="add-domain-error" class="error" role="alert" hidden></p>
+        <div id="add-ownership" hidden></div>
         <div class="dialog-buttons">
           <button type="button" id="add-cancel">Cancel</button>
           <button type="submit" id="add-submit" class="primary" disabled>Add domain</button>
@@ -66,10 +69,25 @@ export class AddDomain extends HTMLElement {
     this.valid = false;
     submit.disabled = true;
     clearTimeout(this.debounce);
+    // A refusal (and an ownership challenge) is about the name it was given: a new name
+    // clears it.
+    this.clearRefusal();
+    this.offerTargets(local.ok ? local.ascii : null);
     if (!local.ok) {
       message.textContent = value.trim() === '' ? '' : local.message;
       message.className = 'field-message error';
       this.body.querySelector('#add-hostname').setAttribute('aria-invalid', String(value.trim() !== ''));
+      return;
+    }
+    const existing = duplicateOf(local.ascii, store.get().domains);
+    if (existing) {
+      this.body.querySelector('#add-hostname').setAttribute('aria-invalid', 'true');
+      message.className = 'field-message error';
+      render(message, html`${existing.unicode_hostname} is already in this project. <button type="button" class="link" id="add-show-existing">Show it</button>`);
+      message.querySelector('#add-show-existing').addEventListener('click', () => {
+        this.dialog.close();
+        store.set({ selected: existing.hostname });
+      });
       return;
     }
     this.body.querySelector('#add-hostname').setAttribute('aria-invalid', 'false');
@@ -94,6 +112,21 @@ export class AddDomain extends HTMLElement {
     }, 200);
   }
 
+  /** The redirect targets: the project's domains that are not redirects, never the typed name. */
+  offerTargets(ascii) {
+    const select = this.body.querySelector('#add-redirect-to');
+    if (!select) return;
+    for (const option of select.options) option.hidden = option.value === ascii;
+    if (select.selectedOptions[0]?.hidden) select.value = [...select.options].find((o) => !o.hidden)?.value ?? '';
+  }
+
+  clearRefusal() {
+    const error = this.body.querySelector('#add-domain-error');
+    const ownership = this.body.querySelector('#add-ownership');
+    if (error) { error.hidden = true; error.textContent = ''; }
+    if (ownership) { ownership.hidden = true; render(ownership, html``); }
+  }
+
   async submit() {
     if (!this.valid) return;
     const project = store.get().project;
@@ -114,17 +147,69 @@ export class AddDomain extends HTMLElement {
       loadProjects().catch(() => {});
       this.showRecord(domain);
     } catch (err) {
+      submit.disabled = false;
+      if (err?.ownership_challenge) {
+        this.showChallenge(hostname, err);
+        return;
+      }
       const { message, action } = describeError(err);
       error.textContent = action ? `${message} ${action}` : message;
       error.hidden = false;
-      submit.disabled = false;
     }
+  }
+
+  /**
+   * Another account holds the name: the platform's challenge as a record card (TXT name
+   * relative to the zone and in full, value, Copy buttons, when it expires), and "Check and
+   * add", which adds again once the platform sees the TXT record. Nothing here tells the user
+   * to remove the name anywhere: proving control is how it moves.
+   */
+  showChallenge(hostname, err, { again = false } = {}) {
+    const c = err.ownership_challenge;
+    const box = this.body.querySelector('#add-ownership');
+    const delay = store.get().session?.propagation_delay_seconds;
+    const expiry = challengeExpiry(c.expires_at, screenNow());
+    render(box, html`<div class="ownership" id="ownership-card">
+        <p><strong>Another account holds ${hostname}.</strong> Prove that you control the name: create this TXT record at its DNS provider, then press Check and add. The name then moves to this project.</p>
+        <div class="record-card">
+          <div class="rec-field"><span class="rec-label" id="own-type-label">Type</span><span class="rec-value"><code id="own-type" aria-labelledby="own-type-label">${c.type}</code></span><span></span></div>
+          <div class="rec-field"><span class="rec-label" id="own-name-label">Name</span><span class="rec-value"><code id="own-name" aria-labelledby="own-name-label">${c.name}</code> <span class="muted small rec-note" id="own-fqdn">— ${c.fqdn}</span></span><button type="button" class="copy-button" data-copy="${c.name}" aria-label="Copy name">Copy</button></div>
+          <div class="rec-field"><span class="rec-label" id="own-value-label">Value</span><span class="rec-value"><code id="own-value" aria-labelledby="own-value-label">${c.value}</code></span><button type="button" class="copy-button" data-copy="${c.value}" aria-label="Copy value">Copy</button></div>
+        </div>
+        <p class="muted small" id="own-expiry">${expiry}</p>
+        ${again ? html`<p class="warn" id="own-not-yet" role="status">The platform does not see the TXT record yet${delay != null ? ` (its resolver takes up to ${delay} s to see a change)` : ''}. Check that it is saved at the DNS provider, then try again.</p>` : ''}
+        <div class="dialog-buttons"><button type="button" id="own-check" class="primary">Check and add</button></div>
+      </div>`);
+    box.hidden = false;
+    wireCopyButtons(box);
+    box.querySelector('#own-check').addEventListener('click', async () => {
+      const button = box.querySelector('#own-check');
+      button.disabled = true;
+      button.textContent = 'Checking…';
+      const project = store.get().project;
+      try {
+        const domain = await api.addDomain(project.id, hostname, null);
+        store.set((s) => ({ domains: upsertDomain(s.domains, domain), selected: domain.hostname }));
+        loadProjects().catch(() => {});
+        this.showRecord(domain);
+      } catch (next) {
+        if (next?.ownership_challenge) this.showChallenge(hostname, next, { again: true });
+        else {
+          const { message, action } = describeError(next);
+          const error = this.body.querySelector('#add-domain-error');
+          error.textContent = action ? `${message} ${action}` : message;
+          error.hidden = false;
+          button.disabled = false;
+          button.textContent = 'Check and add';
+        }
+      }
+    });
   }
 
   showRecord(domain) {
     render(this.body, html`
       <h3 id="add-domain-title">Create this DNS record</h3>
-      <p>At the DNS provider of <strong>${domain.unicode_hostname}</strong>, create:</p>
+      <p>At the DNS provider of <strong>${domain.unicode_hostname}</strong>, create:${store.get().session?.mode === 'demo' ? html` <button type="button" class="link" id="add-open-demo-dns">Open Demo DNS</button>` : ''}</p>
       ${recordCard(domain, 'add-record')}
       <div class="dialog-buttons">
         <button type="button" id="add-done">Done</button>
@@ -132,6 +217,10 @@ export class AddDomain extends HTMLElement {
       </div>`);
     wireCopyButtons(this.body);
     this.body.querySelector('#add-done').addEventListener('click', () => this.dialog.close());
+    this.body.querySelector('#add-open-demo-dns')?.addEventListener('click', () => {
+      this.dialog.close();
+      document.getElementById('demo-dns-host')?.open();
+    });
     this.body.querySelector('#add-verify-now').addEventListener('click', async () => {
       this.dialog.close();
       await actions.verify(domain.hostname);

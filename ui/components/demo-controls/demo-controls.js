@@ -2,7 +2,8 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, loadProjects, refreshDomains, refreshClock } from '../../lib/app-state.js';
+import { store, loadProjects, refreshDomains, refreshClock, screenNow } from '../../lib/app-state.js';
+import { clockTime } from '../../lib/format.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 import * as actions from '../../lib/actions.js';
@@ -19,6 +20,7 @@ export class DemoControls extends HTMLElement {
   connectedCallback() {
     this.unsubscribe = store.subscribe((state, changed) => {
       if (changed.includes('session')) this.draw(state.session);
+      else if (changed.includes('now')) this.drawTime();
     });
     this.draw(store.get().session);
   }
@@ -38,10 +40,12 @@ export class DemoControls extends HTMLElement {
       <span class="demo-tag">Offline demo</span>
       <button type="button" id="demo-dns-button">Demo DNS</button>
       <label for="clock-speed" class="muted">Clock</label>
+      <time id="demo-clock-now" class="demo-time" title="The demo platform’s time: every time in the window is on this clock"></time>
       <select id="clock-speed">${SPEEDS.map((s) => html`<option value="${s.value}">${s.label}</option>`)}</select>
       <button type="button" id="clock-skip" title="Move the demo clock 5 minutes ahead">+5 min</button>
       <button type="button" id="demo-reset-button">Reset demo</button>
     </div>`);
+    this.drawTime();
     this.querySelector('#demo-dns-button').addEventListener('click', () => document.getElementById('demo-dns-host').open());
     const select = this.querySelector('#clock-speed');
     select.addEventListener('change', async () => {
@@ -72,6 +76,16 @@ export class DemoControls extends HTMLElement {
     } catch {
       // The clock shows its default until the service answers.
     }
+  }
+
+  /** The demo platform's time of day, from the same tick as every other time on screen. */
+  drawTime() {
+    const time = this.querySelector('#demo-clock-now');
+    if (!time) return;
+    const now = screenNow();
+    const text = clockTime(new Date(now).toISOString(), now);
+    if (time.textContent !== text) time.textContent = text;
+    time.dateTime = new Date(now).toISOString();
   }
 
   async reset() {

@@ -123,6 +123,7 @@ export class DemoDns extends HTMLElement {
       this.querySelector('#dns-new-name').value = '';
       this.querySelector('#dns-new-value').value = '';
       toast(`Added ${checked.record.type} ${checked.record.name} in ${zone}.`, 'ok');
+      this.changed(zone);
       await this.loadRecords();
       this.querySelector('#dns-new-name').focus();
     } catch (err) {
@@ -135,11 +136,23 @@ export class DemoDns extends HTMLElement {
     try {
       await api.deleteZoneRecord(this.zone(), id);
       toast(`Deleted ${label}.`, 'ok');
+      this.changed(this.zone());
       await this.loadRecords();
       this.querySelector('#dns-new-name').focus();
     } catch (err) {
       this.error(errorText(err));
     }
+  }
+
+  /**
+   * A record changed in `zone`: the window looks at DNS again, and the domains in the zone
+   * that wait for DNS are checked again once the platform's resolver can see the change.
+   */
+  changed(zone) {
+    const delay = store.get().session?.propagation_delay_seconds ?? 60;
+    const hostnames = store.get().domains.map((d) => d.hostname).filter((h) => zoneFor(h, [zone]) === zone);
+    document.dispatchEvent(new CustomEvent('dd-dns-changed', { detail: { zone } }));
+    document.dispatchEvent(new CustomEvent('dd-recheck', { detail: { hostnames, after: (delay + 5) * 1000 } }));
   }
 
   /** The zone's DNSSEC switch, shown only when the demo's service signs its zones. */
@@ -153,6 +166,7 @@ export class DemoDns extends HTMLElement {
     try {
       const set = await api.setZoneSignatures(zone, signatures);
       this.error('');
+      this.changed(zone);
       toast(signaturesNotice(zone, set.signatures), set.signatures === 'expired' ? 'warning' : 'ok');
     } catch (err) {
       this.error(errorText(err));

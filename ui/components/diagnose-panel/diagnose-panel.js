@@ -5,9 +5,10 @@ import { html } from '../../lib/html.js';
 import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps } from '../../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords } from '../../lib/report.js';
 import { findDomain } from '../../lib/actions.js';
-import { dateTime } from '../../lib/format.js';
+import { dateTime, clockTime } from '../../lib/format.js';
+import { screenNow } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 
@@ -73,6 +74,13 @@ export class DiagnosePanel extends HTMLElement {
     }
   }
 
+  /** A server named in evidence (by its label or address), by its role. */
+  serverLabel(report, server) {
+    const views = [...(report.sources ?? []), ...(report.hosts ?? []).flatMap((h) => (h.views ?? []).map((v) => v.source))];
+    const source = views.find((s) => s.label === server || s.address === server);
+    return source ? serverName(source) : server;
+  }
+
   draw(host, report) {
     if (!host) {
       render(this.querySelector('#diagnose-body'), html`<p class="error">The doctor returned no result for this name.</p>`);
@@ -82,14 +90,14 @@ export class DiagnosePanel extends HTMLElement {
     const certWords = certificateText(host);
     const caa = host.caa;
     render(this.querySelector('#diagnose-body'), html`
-      <p id="diagnose-summary"><strong>${summary(host)}</strong> <span class="muted">· ${report.offline ? 'asked the demo’s DNS server only' : 'asked the zone’s nameservers and public resolvers'} · ${dateTime(report.generated_at)}</span></p>
+      <p id="diagnose-summary"><strong>${summary(host)}</strong> <span class="muted">· ${report.offline ? 'asked the demo’s DNS server only' : 'asked the zone’s nameservers and public resolvers'} · <span id="diagnose-time">${clockTime(report.generated_at, screenNow())}</span>${clockWords(report) ? html` <span id="diagnose-clock">(${clockWords(report)})</span>` : ''}</span></p>
       ${host.expected_record ? html`<p class="muted small">Expected: ${host.expected_record.type} ${host.expected_record.name} → <span class="mono">${host.expected_record.value}</span></p>` : ''}
       ${providerText(host) ? html`<p class="muted small" id="diagnose-provider">${providerText(host)}</p>` : ''}
       <h4>Findings</h4>
       <ul class="findings" id="diagnose-findings">${sortedFindings(host).map((f) => html`<li class="finding sev-${f.severity}" data-code="${f.code}" data-severity="${f.severity}">
         <span class="sev">${severityWord(f.severity)}</span>
         <div><strong>${f.title}</strong>${f.detail ? html`<div class="muted">${f.detail}</div>` : ''}
-          ${(f.evidence ?? []).length ? html`<ul class="evidence">${f.evidence.map((e) => html`<li><span class="mono">${e.question}</span> — ${e.server}: ${e.records.length ? e.records.map((r) => `${r.type} ${r.value}`).join(', ') : e.status}${e.note ? ` (${e.note})` : ''}</li>`)}</ul>` : ''}
+          ${(f.evidence ?? []).length ? html`<ul class="evidence">${f.evidence.map((e) => html`<li><span class="mono">${e.question}</span> — ${this.serverLabel(report, e.server)}: ${e.records.length ? e.records.map((r) => `${r.type} ${r.value}`).join(', ') : e.status}${e.note ? ` (${e.note})` : ''}</li>`)}</ul>` : ''}
           ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix.summary}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}${fixSteps(f.fix).length ? html`<ol class="steps">${fixSteps(f.fix).map((step) => html`<li>${step}</li>`)}</ol>` : ''}</div>` : ''}
         </div>
       </li>`)}</ul>
@@ -97,7 +105,7 @@ export class DiagnosePanel extends HTMLElement {
       ${resolversDisagree(host) ? html`<p class="warn">The servers disagree: a change is still propagating or a cache holds an old answer. It clears when the cached answer’s TTL runs out.</p>` : ''}
       <table class="matrix" id="diagnose-matrix">
         <thead><tr><th scope="col">Server</th><th scope="col">Answer</th><th scope="col">Cache expires</th><th scope="col">Compared</th></tr></thead>
-        <tbody>${(host.views ?? []).map((v) => html`<tr><td>${v.source.label}${v.source.address !== v.source.label ? html`<div class="muted small mono">${v.source.address}</div>` : ''}</td>
+        <tbody>${(host.views ?? []).map((v) => html`<tr><td title="${v.source.address}">${serverName(v.source)}</td>
           <td class="mono ${v.error || v.status !== 'no_error' ? 'error' : ''}">${answerText(v)}</td>
           <td>${v.cache_expires_in_seconds != null ? `in ${v.cache_expires_in_seconds} s` : '—'}</td>
           <td>${agreementText(v)}</td></tr>`)}</tbody>

@@ -1,24 +1,40 @@
-// The selected domain in full: status and reason, Verify / Re-verify, the record to create
-// next to what the verifier found (add, remove, keep), the certificate, and the actions.
+// The selected domain in full: status with what the platform's last check found and when,
+// what to do next (knowing what Domain Desk sees in DNS now, and when the domain is checked
+// again by itself), the DNS record (to create, or in place once live), the records found next
+// to the one wanted (add, remove, keep), the certificate, and the actions.
+//
+// Every time here is drawn from the store's `now` (the platform's clock, one tick for the
+// whole window), and redrawn on each tick without touching the buttons.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store, platformNow } from '../../lib/app-state.js';
-import { statusView, roleLabel, verifyLabel, recordPlan } from '../../lib/domain-view.js';
-import { dateTime, relativeTime } from '../../lib/format.js';
+import { store, screenNow } from '../../lib/app-state.js';
+import { statusView, roleLabel, verifyLabel, recordPlan, verificationAdvice, dnsNowFromReport, statusKey, STATUS } from '../../lib/domain-view.js';
+import { dateTime, whenText, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
 import { recordCard, wireCopyButtons } from '../../lib/record-card.js';
+
+/** "At Cloudflare, the DNS provider of shop.example.com:" when the doctor knows it. */
+export function providerLine(domain, provider) {
+  return provider
+    ? `At ${provider}, the DNS provider of ${domain.unicode_hostname}:`
+    : `At the DNS provider of ${domain.unicode_hostname}:`;
+}
 
 export class DomainDetail extends HTMLElement {
   connectedCallback() {
     this.unsubscribe = store.subscribe((_s, changed) => {
       if (changed.includes('selected') || changed.includes('domains')) this.draw();
+      else if (changed.some((c) => ['now', 'nextChecks', 'dnsNow'].includes(c))) this.drawState();
     });
+    this.onDnsChanged = () => this.lookAtDns(true);
+    document.addEventListener('dd-dns-changed', this.onDnsChanged);
     this.draw();
   }
 
   disconnectedCallback() {
     this.unsubscribe?.();
+    document.removeEventListener('dd-dns-changed', this.onDnsChanged);
   }
 
   draw() {
@@ -28,16 +44,14 @@ export class DomainDetail extends HTMLElement {
       render(this, html`<aside class="detail empty" aria-label="Domain details"><p class="muted">Select a domain to see its DNS record, why it is not live yet, and what to do.</p></aside>`);
       return;
     }
-    const now = platformNow();
-    const status = statusView(domain, now, { caIdentity: store.get().session?.ca_identity });
+    const { session } = store.get();
+    const live = domain.status === 'live';
     const plan = recordPlan(domain);
     const cert = domain.certificate ?? {};
     render(this, html`<aside class="detail" aria-labelledby="detail-title" id="detail-panel" data-hostname="${domain.hostname}">
       <h4 id="detail-title">${domain.unicode_hostname}</h4>
       ${domain.unicode_hostname !== domain.hostname ? html`<p class="mono small muted">${domain.hostname}</p>` : ''}
-      <p><span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span></p>
-      <p id="domain-reason" class="reason-full" role="status">${status.reason}</p>
-      <p class="muted small">Last checked: <span id="detail-checked">${domain.verification?.checked_at ? `${relativeTime(domain.verification.checked_at, now, { past: true })} (${dateTime(domain.verification.checked_at)})` : 'never'}</span></p>
+      <div id="detail-state"></div>
       <div class="detail-actions">
         <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
         <button type="button" id="detail-diagnose">Diagnose</button>
@@ -46,16 +60,17 @@ export class DomainDetail extends HTMLElement {
         <button type="button" id="detail-auto" hidden>Set up automatically</button>
       </div>
       <p id="detail-auto-note" class="muted small" hidden></p>
-      <h5>DNS record to create</h5>
-      ${recordCard(domain, 'record')}
-      <h5>Records at “${domain.dns_record.name}”</h5>
+      <h5 id="detail-record-title">${live ? 'DNS record in place' : 'DNS record to create'}</h5>
+      <p class="muted small" id="detail-provider">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, store.get().dnsNow?.[domain.hostname]?.provider)}${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
+      ${recordCard(domain, 'record', { live })}
+      ${live ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
       <table class="plan" id="record-plan">
         <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
         <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono">${p.value}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
-      </table>
+      </table>`}
       <h5>Certificate</h5>
       <dl class="facts" id="detail-certificate">
-        <dt>Status</dt><dd>${cert.status ?? 'none'}</dd>
+        <dt>Status</dt><dd>${{ none: 'None yet', issuing: 'Being issued', issued: 'Issued', failed: 'Failed' }[cert.status] ?? 'None yet'}</dd>
         ${cert.started_at ? html`<dt>Requested</dt><dd>${dateTime(cert.started_at)}</dd>` : ''}
         ${cert.issued_at ? html`<dt>Issued</dt><dd>${dateTime(cert.issued_at)}</dd>` : ''}
         ${cert.expires_at ? html`<dt>Expires</dt><dd>${dateTime(cert.expires_at)}</dd>` : ''}
@@ -63,6 +78,7 @@ export class DomainDetail extends HTMLElement {
       </dl>
       <dd-renewal-section hostname="${domain.hostname}"></dd-renewal-section>
     </aside>`);
+    this.drawState();
     const verifyButton = this.querySelector('#verify-button');
     verifyButton.addEventListener('click', async () => {
       verifyButton.disabled = true;
@@ -82,8 +98,64 @@ export class DomainDetail extends HTMLElement {
       if (again) { again.disabled = false; again.textContent = 'Save diagnostics…'; }
     });
     this.querySelector('#detail-remove').addEventListener('click', () => actions.remove(domain.hostname));
+    this.querySelector('#detail-open-demo-dns')?.addEventListener('click', () => document.getElementById('demo-dns-host')?.open());
     wireCopyButtons(this);
     this.offerAutomaticSetUp(domain);
+    this.lookAtDns(false);
+  }
+
+  /** The status, what was found, what to do and when: redrawn on every tick of the clock. */
+  drawState() {
+    const hostname = store.get().selected;
+    const domain = hostname && actions.findDomain(hostname);
+    const box = this.querySelector('#detail-state');
+    if (!domain || !box || this.querySelector('#detail-panel')?.dataset.hostname !== hostname) return;
+    const { session, nextChecks, dnsNow } = store.get();
+    const now = screenNow();
+    const providerText = this.querySelector('#detail-provider');
+    const provider = dnsNow?.[hostname]?.provider;
+    if (provider && providerText?.firstChild?.nodeType === Node.TEXT_NODE && domain.status !== 'live') {
+      providerText.firstChild.textContent = providerLine(domain, provider);
+    }
+    const status = statusView(domain, now, { caIdentity: session?.ca_identity });
+    const next = nextChecks?.[hostname];
+    const waiting = statusKey(domain) === STATUS.WAITING;
+    const advice = waiting
+      ? verificationAdvice(domain, {
+        nowMs: now,
+        dnsNow: dnsNow?.[hostname] ?? null,
+        resolverDelaySeconds: session?.propagation_delay_seconds ?? null,
+        nextCheckAt: next?.kind === 'verify' ? next.at : null,
+      })
+      : '';
+    const checked = domain.verification?.checked_at;
+    const nextText = next && !waiting ? `Next look ${relativeTime(new Date(next.at).toISOString(), now).replace('just now', 'now')}.` : '';
+    render(box, html`
+      <p><span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span></p>
+      <p id="domain-reason" class="reason-full" role="status">${status.reason}</p>
+      ${advice ? html`<p id="domain-advice" class="advice">${advice}</p>` : ''}
+      <p class="muted small">Last checked by the platform: <span id="detail-checked">${checked ? html`<time datetime="${checked}">${whenText(checked, now)}</time>` : 'never'}</span>${nextText ? html` · <span id="detail-next">${nextText}</span>` : ''}</p>`);
+  }
+
+  /**
+   * Domain Desk's own look at the name's records and DNS provider (the doctor asking the
+   * zone's servers, DNS only, no API request), for a domain waiting for DNS: taken once per
+   * platform check, and again when the user changed a record in Demo DNS.
+   */
+  async lookAtDns(force) {
+    const hostname = store.get().selected;
+    const domain = hostname && actions.findDomain(hostname);
+    if (!domain || domain.status !== 'pending_verification') return;
+    const key = `${hostname}|${domain.verification?.checked_at}`;
+    if (!force && this.looked === key) return;
+    this.looked = key;
+    try {
+      const report = await api.diagnose(hostname, domain.dns_record?.value ?? null);
+      const look = dnsNowFromReport(report, hostname, screenNow());
+      if (look) store.set((s) => ({ dnsNow: { ...s.dnsNow, [hostname]: look } }));
+    } catch {
+      // Without a look the advice says what the platform found and what to do about it.
+    }
   }
 
   /** Shows "Set up automatically" when the domain's DNS provider supports Domain Connect. */
@@ -103,12 +175,21 @@ export class DomainDetail extends HTMLElement {
     const note = this.querySelector('#detail-auto-note');
     note.hidden = false;
     note.textContent = `${answer.provider} supports Domain Connect: it shows you the record in your browser and writes it when you approve.`;
-    button.addEventListener('click', async () => {
+    const start = async () => {
       button.disabled = true;
       button.textContent = 'Waiting for your browser…';
-      await actions.setUpAutomatically(domain.hostname);
+      const result = await actions.setUpAutomatically(domain.hostname);
       const again = this.querySelector('#detail-auto');
       if (again) { again.disabled = false; again.textContent = `Set up automatically at ${answer.provider}`; }
-    });
+      const noteNow = this.querySelector('#detail-auto-note');
+      if (result?.outcome === 'browser_not_opened' && noteNow) {
+        render(noteNow, html`<span id="detail-browser-failed">The browser could not be opened. Open the link to ${answer.provider}’s consent page in a browser yourself, or try again.</span>
+          <span class="inline-actions">${result.url ? html`<button type="button" id="detail-copy-link" class="copy-button" data-copy="${result.url}">Copy link</button>` : ''}
+          <button type="button" id="detail-auto-retry">Try again</button></span>`);
+        wireCopyButtons(noteNow);
+        noteNow.querySelector('#detail-auto-retry').addEventListener('click', start);
+      }
+    };
+    button.addEventListener('click', start);
   }
 }

@@ -5,7 +5,7 @@
 // opens the row's menu.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store, platformNow } from '../../lib/app-state.js';
+import { store, screenNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
 import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
@@ -74,10 +74,11 @@ export class DomainsTable extends HTMLElement {
     this.resize = new ResizeObserver(() => this.paint(true));
     this.resize.observe(this.viewport);
     this.unsubscribe = store.subscribe((state, changed) => {
-      if (changed.includes('domains')) this.load(state.domains);
+      // A tick of the window's clock redraws the relative times from the same "now" as the
+      // detail panel's.
+      if (changed.includes('domains') || changed.includes('now')) this.load(state.domains);
       else if (changed.includes('selected')) this.paint(true);
     });
-    this.ticker = setInterval(() => this.load(store.get().domains), 30_000);
     this.load(store.get().domains);
     // A renewal check's results mark the rows whose renewal will fail.
     this.unsubscribeRenewal = subscribeRenewal(() => this.load(store.get().domains));
@@ -87,7 +88,6 @@ export class DomainsTable extends HTMLElement {
     this.unsubscribe?.();
     this.unsubscribeRenewal?.();
     this.resize?.disconnect();
-    clearInterval(this.ticker);
     cancelAnimationFrame(this.filterFrame);
     this.filterFrame = null;
     document.removeEventListener('mousedown', this.onOutside);
@@ -95,7 +95,7 @@ export class DomainsTable extends HTMLElement {
 
   load(domains) {
     if (domains.length > 0) mark('rows-load');
-    const now = platformNow();
+    const now = screenNow();
     const caIdentity = store.get().session?.ca_identity ?? undefined;
     const renewals = renewalsByHostname();
     this.rows = domains.map((d) => withRenewal(domainRow(d, now, { caIdentity }), renewals));

@@ -2,7 +2,7 @@
 // deploy. Opening one shows its settings with the Domains section.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
-import { store, openProject, loadProjects, platformNow } from '../../lib/app-state.js';
+import { store, openProject, loadProjects, screenNow } from '../../lib/app-state.js';
 import { planName, deployText } from '../../lib/project.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
@@ -28,7 +28,7 @@ export class ProjectList extends HTMLElement {
   draw() {
     const { projects, session } = store.get();
     const plan = planName(session?.account?.plan);
-    const now = platformNow();
+    const now = screenNow();
     render(this, html`
       <section aria-labelledby="projects-title">
         <div class="section-head">

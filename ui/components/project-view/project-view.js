@@ -4,30 +4,39 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, refreshProject, platformNow } from '../../lib/app-state.js';
+import { store, refreshProject, platformNow, screenNow } from '../../lib/app-state.js';
 import { upsertDomain } from '../../lib/domain-list.js';
-import { PollSchedule, pollPlan, notableChange, awaitsPlatform } from '../../lib/poll-schedule.js';
+import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget } from '../../lib/poll-schedule.js';
+import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
 
 export class ProjectView extends HTMLElement {
   connectedCallback() {
-    this.schedule = new PollSchedule();
+    // The watch runs on the platform's clock: "next check in 4 min" is in the minutes the
+    // rest of the window shows, also when the demo's clock runs fast.
+    this.schedule = new PollSchedule(platformNow);
     this.unsubscribe = store.subscribe((state, changed) => {
       if (changed.includes('project') || changed.includes('session')) this.drawHeader();
+      else if (changed.includes('now')) this.drawDeploy();
       if (changed.includes('domains')) {
         this.watch(state.domains);
         this.drawAddState();
       }
+      if (changed.includes('clock')) this.arm();
     });
+    this.onRecheck = (e) => this.recheck(e.detail?.hostnames ?? null, e.detail?.after ?? 0);
+    document.addEventListener('dd-recheck', this.onRecheck);
     this.draw();
     this.watch(store.get().domains);
   }
 
   disconnectedCallback() {
     this.unsubscribe?.();
+    document.removeEventListener('dd-recheck', this.onRecheck);
     clearTimeout(this.timer);
     api.reportWatch([]).catch(() => {});
+    store.set({ nextChecks: {} });
   }
 
   draw() {
@@ -65,8 +74,29 @@ export class ProjectView extends HTMLElement {
       <dt>Plan</dt><dd>${planName(session?.account?.plan)}</dd>
       <dt>Default address</dt><dd class="mono" id="project-default-address">${project.default_address}</dd>
       <dt>Served at</dt><dd class="mono" id="project-url">${project.url}</dd>
-      <dt>Last deploy</dt><dd>${deployText(project, platformNow())}</dd>`);
+      <dt>Last deploy</dt><dd id="project-deploy">${deployText(project, screenNow())}</dd>`);
     this.drawAddState();
+  }
+
+  drawDeploy() {
+    const { project } = store.get();
+    const cell = this.querySelector('#project-deploy');
+    if (project && cell) {
+      const text = deployText(project, screenNow());
+      if (cell.textContent !== text) cell.textContent = text;
+    }
+  }
+
+  /**
+   * The user changed something that may change what the platform finds (a record in Demo
+   * DNS): the domains waiting for DNS are checked again `afterMs` (platform time) from now,
+   * once the platform's resolver can see the change, and their back-off starts over.
+   */
+  recheck(hostnames, afterMs) {
+    for (const hostname of hostnames ?? [...this.schedule.entries.keys()]) {
+      if (this.schedule.kindOf(hostname) === 'verify') this.schedule.restart(hostname, afterMs);
+    }
+    this.arm();
   }
 
   drawAddState() {
@@ -96,10 +126,22 @@ export class ProjectView extends HTMLElement {
   arm() {
     clearTimeout(this.timer);
     this.reportWatch();
+    this.publish();
     if (store.get().settings.polling === false) return;
-    const wait = this.schedule.nextIn();
-    if (wait == null) return;
-    this.timer = setTimeout(() => this.poll(), Math.max(250, wait));
+    const next = this.schedule.nextDue();
+    if (next == null) return;
+    const wait = wallDelayUntil(store.get().clock, next, Date.now());
+    if (!Number.isFinite(wait)) return; // the demo's clock is stopped
+    this.timer = setTimeout(() => this.poll(), Math.max(1_000, wait));
+  }
+
+  /** When each watched domain is checked next, for "next check in 4 min" in the window. */
+  publish() {
+    const nextChecks = {};
+    if (store.get().settings.polling !== false) {
+      for (const [hostname, entry] of this.schedule.entries) nextChecks[hostname] = { at: entry.due, kind: entry.kind };
+    }
+    store.set({ nextChecks });
   }
 
   /**
@@ -129,24 +171,36 @@ export class ProjectView extends HTMLElement {
   async pollOnce() {
     const project = store.get().project;
     if (!project) return;
-    const plan = pollPlan(this.schedule.due());
+    const plan = pollPlan(this.schedule.due(), (h) => this.schedule.kindOf(h), {
+      verifyBudget: verifyBudget(store.get().queue, Date.now()),
+    });
     const before = new Map(store.get().domains.map((d) => [d.hostname, d]));
+    // Checks the rate limit cannot afford now wait a minute (platform time).
+    for (const hostname of plan.deferred) this.schedule.postpone(hostname, 60_000);
+    const read = plan.read;
+    for (const hostname of plan.verify) this.schedule.polled(hostname);
+    for (const hostname of read.kind === 'list' ? this.schedule.due() : read.hostnames ?? []) this.schedule.polled(hostname);
     try {
-      if (plan.kind === 'list') {
+      for (const hostname of plan.verify) {
+        const domain = await api.verify(project.id, hostname, true);
+        if (store.get().project?.id !== project.id) return;
+        store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
+      }
+      if (read.kind === 'list') {
         const domains = await api.domains(project.id, true);
         if (store.get().project?.id === project.id) store.set({ domains });
-      } else if (plan.kind === 'each') {
-        for (const hostname of plan.hostnames) {
+      } else if (read.kind === 'each') {
+        for (const hostname of read.hostnames) {
           const domain = await api.domain(project.id, hostname, true);
           if (store.get().project?.id !== project.id) return;
           store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
         }
       }
     } catch {
-      // A failed background poll is retried on the schedule; the meter shows why (429, ban).
-      for (const hostname of plan.hostnames ?? []) this.schedule.forget(hostname);
-      this.watch(store.get().domains);
+      // A failed background check is tried again a minute later; the meter shows why (429, ban).
+      for (const hostname of [...plan.verify, ...(read.hostnames ?? [])]) this.schedule.postpone(hostname, 60_000);
     }
+    this.watch(store.get().domains);
     let changed = false;
     const sent = [];
     for (const after of store.get().domains) {
