@@ -460,12 +460,21 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
 /// Marks of internals that must never be on screen (the window's own list is
 /// `ui/lib/internals.js`; this one is kept here so that the walk cannot pass by editing it).
 const INTERNALS: &[(&str, &str)] = &[
-    ("Rust Debug formatting", r"\b(Some|Ok|Err)\(|ExitStatus|unix_wait_status|\b[A-Z][A-Za-z]+ \{ [a-z_]+:"),
+    (
+        "Rust Debug formatting",
+        r"\b(Some|Ok|Err)\(|ExitStatus|unix_wait_status|\b[A-Z][A-Za-z]+ \{ [a-z_]+:",
+    ),
     ("an OS error number", r"\(os error \d+\)"),
-    ("a loopback address", r"\b127\.\d+\.\d+\.\d+(:\d+)?\b|\[::1\]|\blocalhost:\d+"),
+    (
+        "a loopback address",
+        r"\b127\.\d+\.\d+\.\d+(:\d+)?\b|\[::1\]|\blocalhost:\d+",
+    ),
     ("an ISO timestamp", r"\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}"),
     ("a raw id", r"\b(prj|acc|dep|dom)_[A-Za-z0-9]{4,}\b"),
-    ("a library message", r"(?i)tls handshake eof|error sending request|hyper::|reqwest::|panicked at"),
+    (
+        "a library message",
+        r"(?i)tls handshake eof|error sending request|hyper::|reqwest::|panicked at",
+    ),
     ("contradicting advice", r"Remove it there first"),
 ];
 
@@ -486,7 +495,8 @@ async fn assert_no_internals(app: &App, when: &str) {
         ))
         .await;
     if found != serde_json::json!([]) {
-        app.fail(format!("{when}: internals on screen: {found}")).await;
+        app.fail(format!("{when}: internals on screen: {found}"))
+            .await;
     }
 }
 
@@ -522,22 +532,33 @@ async fn assert_one_clock(app: &App, hostname: &str, when: &str) {
     let (panel, row) = (text("panel"), text("row"));
     let relative = panel.split(" (").next().unwrap_or_default();
     if relative != row {
-        app.fail(format!("{when}: the panel says {panel:?} and the row {row:?}: {seen}"))
-            .await;
+        app.fail(format!(
+            "{when}: the panel says {panel:?} and the row {row:?}: {seen}"
+        ))
+        .await;
     }
-    assert_eq!(text("clock"), text("expectedClock"), "{when}: the demo clock shows its own time: {seen}");
+    assert_eq!(
+        text("clock"),
+        text("expectedClock"),
+        "{when}: the demo clock shows its own time: {seen}"
+    );
     assert!(
-        panel.contains(&format!("({})", text("expectedChecked"))) || panel.contains(&text("expectedChecked")),
+        panel.contains(&format!("({})", text("expectedChecked")))
+            || panel.contains(&text("expectedChecked")),
         "{when}: the check's clock time is the platform's, in local time: {seen}"
     );
     let checked: chrono::DateTime<chrono::Utc> = text("checked").parse().expect("the check's time");
-    let now: chrono::DateTime<chrono::Utc> = text("clockIso").parse().expect("the demo clock's time");
+    let now: chrono::DateTime<chrono::Utc> =
+        text("clockIso").parse().expect("the demo clock's time");
     let platform: chrono::DateTime<chrono::Utc> = platform_clock(app).await["now"]
         .as_str()
         .expect("the platform's clock")
         .parse()
         .expect("a time");
-    assert!(checked <= now, "{when}: a check in the screen's future: {seen}");
+    assert!(
+        checked <= now,
+        "{when}: a check in the screen's future: {seen}"
+    );
     assert!(
         (platform - now).num_minutes().abs() <= 30,
         "{when}: the screen's clock ({now}) is the platform's ({platform}) at 600×"
@@ -576,8 +597,10 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     // What the platform saw, when, and what to do; the next check is planned by itself.
     let reason = app.wait_contains("#domain-reason", SHOP_OLD_ADDRESS).await;
     assert!(reason.starts_with("The platform’s check at"), "{reason}");
-    app.wait_contains("#domain-advice", "Remove it at your DNS provider").await;
-    app.wait_contains("#domain-advice", "Checked again by itself").await;
+    app.wait_contains("#domain-advice", "Remove it at your DNS provider")
+        .await;
+    app.wait_contains("#domain-advice", "Checked again by itself")
+        .await;
     assert_one_clock(&app, SHOP, "after the failed check").await;
     assert_no_internals(&app, "the failed check").await;
     app.screenshot("one-truth-02-conflict").await;
@@ -591,16 +614,26 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     app.choose_label("#dns-new-type", "CNAME").await;
     app.type_into("#dns-new-value", &target).await;
     app.click("#dns-add").await;
-    app.wait_contains(r#"#dns-records tr[data-name="shop"][data-type="CNAME"]"#, &target)
-        .await;
+    app.wait_contains(
+        r#"#dns-records tr[data-name="shop"][data-type="CNAME"]"#,
+        &target,
+    )
+    .await;
     app.click("#demo-dns-close").await;
 
     // The window checks again by itself once the platform's resolver can see the change.
     app.wait_attr_for(&row(SHOP), "data-status", "live", Duration::from_secs(90))
         .await;
-    app.wait_text("#detail-status", "“Live”", |t| t == "Live").await;
-    assert_eq!(app.text("#detail-record-title").await, "DNS record in place");
-    assert!(!app.exists("#record-warnings").await, "no warnings about creating a live record");
+    app.wait_text("#detail-status", "“Live”", |t| t == "Live")
+        .await;
+    assert_eq!(
+        app.text("#detail-record-title").await,
+        "DNS record in place"
+    );
+    assert!(
+        !app.exists("#record-warnings").await,
+        "no warnings about creating a live record"
+    );
     assert!(!app.exists("#record-plan").await);
     assert_one_clock(&app, SHOP, "live").await;
     assert_no_internals(&app, "live").await;
@@ -613,8 +646,13 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     let errors = app
         .script(r#"return [...document.querySelectorAll('#diagnose-findings li[data-severity="error"]')].map((li) => li.textContent.trim());"#)
         .await;
-    assert_eq!(errors, serde_json::json!([]), "the doctor calls the live domain broken");
-    app.wait_contains("#diagnose-matrix", "the demo’s DNS server").await;
+    assert_eq!(
+        errors,
+        serde_json::json!([]),
+        "the doctor calls the live domain broken"
+    );
+    app.wait_contains("#diagnose-matrix", "the demo’s DNS server")
+        .await;
     assert_no_internals(&app, "Diagnose").await;
     app.screenshot("one-truth-04-diagnose").await;
     app.click("#diagnose-close").await;
@@ -623,7 +661,12 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     const HELD: &str = "held.example.com";
     app.choose("#account-select", "offline-demo:business").await;
     app.wait_contains("#account-plan", "Business plan").await;
-    open_project(&app, r#"[data-testid="project-business-site"]"#, "Business site").await;
+    open_project(
+        &app,
+        r#"[data-testid="project-business-site"]"#,
+        "Business site",
+    )
+    .await;
     fill_add_dialog(&app, HELD).await;
     submit_add_dialog(&app, HELD).await;
     app.click("#add-done").await;
@@ -634,32 +677,49 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     // Typing a name the project has already is caught before anything is sent.
     app.click("#add-domain-button").await;
     app.type_into("#add-hostname", SHOP).await;
-    app.wait_contains("#add-hostname-message", "already in this project").await;
+    app.wait_contains("#add-hostname-message", "already in this project")
+        .await;
     assert!(!app.is_enabled("#add-submit").await);
     app.type_into("#add-hostname", HELD).await;
-    app.wait_contains("#add-hostname-message", "subdomain of example.com").await;
+    app.wait_contains("#add-hostname-message", "subdomain of example.com")
+        .await;
     app.click("#add-submit").await;
 
-    let card = app.wait_contains("#ownership-card", "Another account holds").await;
-    assert!(!card.contains("Remove it"), "no advice contradicts the challenge: {card}");
+    let card = app
+        .wait_contains("#ownership-card", "Another account holds")
+        .await;
+    assert!(
+        !card.contains("Remove it"),
+        "no advice contradicts the challenge: {card}"
+    );
     assert!(!app.is_displayed("#add-domain-error").await);
     assert_eq!(app.text("#own-type").await, "TXT");
     assert_eq!(app.text("#own-name").await, "_domain-desk-challenge.held");
-    assert_eq!(app.text("#own-fqdn").await, format!("— _domain-desk-challenge.{HELD}"));
+    assert_eq!(
+        app.text("#own-fqdn").await,
+        format!("— _domain-desk-challenge.{HELD}")
+    );
     let value = app.text("#own-value").await;
     assert!(value.starts_with("domain-desk-challenge="), "{value}");
     let expiry = app.text("#own-expiry").await;
-    assert!(expiry.contains("expires in"), "the challenge's deadline in words: {expiry}");
+    assert!(
+        expiry.contains("expires in"),
+        "the challenge's deadline in words: {expiry}"
+    );
     let copies = app
         .script("return [...document.querySelectorAll('#ownership-card .copy-button')].map((b) => b.dataset.copy);")
         .await;
-    assert_eq!(copies, serde_json::json!(["_domain-desk-challenge.held", value]));
+    assert_eq!(
+        copies,
+        serde_json::json!(["_domain-desk-challenge.held", value])
+    );
     assert_no_internals(&app, "the ownership challenge").await;
     app.screenshot("one-truth-05-ownership").await;
 
     // Check and add before the record exists: said plainly, the card stays.
     app.click("#own-check").await;
-    app.wait_contains("#own-not-yet", "does not see the TXT record yet").await;
+    app.wait_contains("#own-not-yet", "does not see the TXT record yet")
+        .await;
 
     // The TXT record at the provider (the test plays the user at the Demo DNS panel's
     // command), a platform minute for the resolver, then Check and add moves the name here.
@@ -677,10 +737,15 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
              window.__TAURI__.core.invoke('clock_advance', { seconds: 120 }).then(() => done('ok'), (e) => done(String(e.message ?? e)));",
         )
         .await;
-    assert_eq!(moved, serde_json::json!("ok"), "the platform's resolver gets its minute");
+    assert_eq!(
+        moved,
+        serde_json::json!("ok"),
+        "the platform's resolver gets its minute"
+    );
     app.click("#own-check").await;
     app.wait_contains("#add-record-name", "held").await;
-    app.wait_contains("#add-domain-title", "Create this DNS record").await;
+    app.wait_contains("#add-domain-title", "Create this DNS record")
+        .await;
     app.click("#add-done").await;
     app.find(&row(HELD)).await;
     app.screenshot("one-truth-06-moved").await;

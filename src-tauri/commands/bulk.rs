@@ -215,6 +215,9 @@ mod tests {
             export_file_name("  Shop / Café ", day, "zone"),
             "shop-café-domains-2026-11-26.zone"
         );
-        assert_eq!(export_file_name("///", day, "json"), "domains-2026-11-26.json");
+        assert_eq!(
+            export_file_name("///", day, "json"),
+            "domains-2026-11-26.json"
+        );
     }
 }

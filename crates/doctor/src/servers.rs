@@ -68,12 +68,7 @@ pub(crate) fn fixed_servers(options: &DoctorOptions) -> Result<Vec<Server>> {
                     .get(address)
                     .cloned()
                     .unwrap_or_else(|| address.to_string());
-                servers.push(Server::new(
-                    label,
-                    *address,
-                    SourceKind::Given,
-                    true,
-                ));
+                servers.push(Server::new(label, *address, SourceKind::Given, true));
             }
         }
         return Ok(servers);
