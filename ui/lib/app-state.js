@@ -8,7 +8,7 @@ import { mark } from './perf.js';
 import { errorText } from './errors.js';
 import { WALL_CLOCK, clockFromReading, platformTime, tickEvery } from './clock.js';
 
-export const store = createStore({
+const base = createStore({
   /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
   /** Which screen shows: boot, first-run, projects or project. */
   route: 'boot',
@@ -32,6 +32,36 @@ export const store = createStore({
   /** Domain Desk's own latest look at a name's records: {hostname: {at, records}}. */
   dnsNow: {},
 });
+
+/** The latest platform time a list of domains reports (a check, a certificate's start or issue). */
+export function latestTime(domains) {
+  let latest = -Infinity;
+  for (const d of domains ?? []) {
+    for (const iso of [d.verification?.checked_at, d.certificate?.started_at, d.certificate?.issued_at]) {
+      if (!iso) continue;
+      const t = Date.parse(iso);
+      if (t > latest) latest = t;
+    }
+  }
+  return latest;
+}
+
+/**
+ * The window's one store. News from the platform can be newer than the last tick (at 600× a
+ * tick is ten platform minutes): the screen's `now` then moves on with it, in the same
+ * change, so no time on screen ever lies in the screen's future.
+ */
+export const store = {
+  ...base,
+  set(patch) {
+    base.set((state) => {
+      const next = typeof patch === 'function' ? patch(state) : patch;
+      if (!next?.domains || next.now != null) return next;
+      const latest = latestTime(next.domains);
+      return latest > state.now ? { ...next, now: Math.max(latest, platformNow()) } : next;
+    });
+  },
+};
 
 /** "Now" as the platform sees it at this instant: the demo's clock may run ahead and fast. */
 export function platformNow() {

@@ -79,3 +79,14 @@ test('without an early answer, opening asks for the project and its domains', as
     ],
   );
 });
+
+test('news newer than the last tick moves the screen’s now with it; older news leaves it', () => {
+  const now = Date.parse('2026-11-26T10:22:43Z');
+  store.set({ now });
+  // a check at 10:24, after the last tick (at 600× a tick is ten platform minutes)
+  store.set({ domains: [{ hostname: 'shop.example.com', verification: { checked_at: '2026-11-26T10:24:15Z' } }] });
+  assert.ok(store.get().now >= Date.parse('2026-11-26T10:24:15Z'), 'no time on screen lies in its future');
+  const moved = store.get().now;
+  store.set({ domains: [{ hostname: 'shop.example.com', verification: { checked_at: '2026-11-26T10:00:00Z' } }] });
+  assert.equal(store.get().now, moved);
+});
