@@ -25,8 +25,11 @@ export async function verify(hostname) {
   try {
     const domain = await api.verify(projectId(), hostname);
     store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
-    if (domain.status === 'pending_verification') toast(`${domain.unicode_hostname}: verification failed — see the reason.`, 'error');
-    else toast(`${domain.unicode_hostname} verified; the certificate is being issued.`, 'ok');
+    // A failed check is said where the domain is shown (its reason, which changes when the
+    // domain does); a notice would outlive it and contradict a domain that went live since.
+    if (domain.status === 'pending_verification') {
+      if (store.get().selected !== domain.hostname) toast(`${domain.unicode_hostname} is not verified yet: select it to see what the platform’s check found.`, 'info');
+    } else toast(`${domain.unicode_hostname} verified; the certificate is being issued.`, 'ok');
     return domain;
   } catch (err) {
     fail(err);

@@ -6,7 +6,9 @@ export const INTERNALS = Object.freeze([
   { name: 'Rust Debug formatting', pattern: /\b[A-Z][A-Za-z]+\s?\{\s?[a-z_]+:|\b(Some|Ok|Err)\(|ExitStatus|unix_wait_status/ },
   { name: 'an error chain', pattern: /:\s[a-z][^:.]{2,60}:\s[a-z][^:.]{2,60}:\s/ },
   { name: 'an OS error number', pattern: /\(os error \d+\)/ },
-  { name: 'a loopback address', pattern: /\b127\.\d+\.\d+\.\d+(:\d+)?\b|\[::1\]|\blocalhost:\d+/ },
+  // A loopback address with its port is an internal; a DNS answer's A 127.0.0.1 (the demo's
+  // platform lives on this computer) is what DNS says, and is shown as such.
+  { name: 'a loopback address and port', pattern: /\b127\.\d+\.\d+\.\d+:\d+\b|\[::1\]:\d+|\blocalhost:\d+/ },
   { name: 'an ISO timestamp', pattern: /\b\d{4}-\d{2}-\d{2}[T ]\d{2}:\d{2}(:\d{2})?(\.\d+)?(Z|[+-]\d{2}:?\d{2}| UTC)?\b/ },
   { name: 'a raw id', pattern: /\b(prj|acc|dep|dom|rec)_[A-Za-z0-9]{4,}\b/ },
   { name: 'a library message', pattern: /tls handshake eof|error sending request|hyper::|reqwest::|tokio::|panicked at/i },

@@ -8,7 +8,8 @@ test('the pattern list catches each kind of internal', () => {
   const caught = (text) => internalsIn(text).map((f) => f.name);
   assert.deepEqual(caught('could not open the browser (ExitStatus(unix_wait_status(768)))'), ['Rust Debug formatting']);
   assert.ok(caught('error sending request: client error (Connect): tcp connect error: Connection refused (os error 111)').includes('an OS error number'));
-  assert.deepEqual(caught('asked 127.0.0.1:41173 with checking disabled'), ['a loopback address']);
+  assert.deepEqual(caught('asked 127.0.0.1:41173 with checking disabled'), ['a loopback address and port']);
+  assert.deepEqual(caught('CNAME cname.platform.test, A 127.0.0.1'), []);
   assert.deepEqual(caught('Last checked 2026-11-26T12:49:00Z'), ['an ISO timestamp']);
   assert.deepEqual(caught('Export prj_8f3kQ2x.csv'), ['a raw id']);
   assert.deepEqual(caught('Could not connect: tls handshake eof'), ['a library message']);
