@@ -344,7 +344,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         .await;
     app.wait_contains("#domain-reason", "Serving the project over HTTPS")
         .await;
-    app.wait_contains("#detail-certificate", "issued").await;
+    app.wait_contains("#detail-certificate", "Issued").await;
     app.wait_contains("#project-url", SHOP).await;
     let shop_row = app.text(&row(SHOP)).await;
     assert!(shop_row.contains("Live"), "the table row: {shop_row}");

@@ -117,7 +117,7 @@ export class AddDomain extends HTMLElement {
     const select = this.body.querySelector('#add-redirect-to');
     if (!select) return;
     for (const option of select.options) option.hidden = option.value === ascii;
-    if (select.selectedOptions[0]?.hidden) select.value = [...select.options].find((o) => !o.hidden)?.value ?? '';
+    if (!select.value || select.selectedOptions[0]?.hidden) select.value = [...select.options].find((o) => !o.hidden)?.value ?? '';
   }
 
   clearRefusal() {
@@ -125,6 +125,8 @@ export class AddDomain extends HTMLElement {
     const ownership = this.body.querySelector('#add-ownership');
     if (error) { error.hidden = true; error.textContent = ''; }
     if (ownership) { ownership.hidden = true; render(ownership, html``); }
+    const submit = this.body.querySelector('#add-submit');
+    if (submit) submit.hidden = false;
   }
 
   async submit() {
@@ -181,6 +183,8 @@ export class AddDomain extends HTMLElement {
         <div class="dialog-buttons"><button type="button" id="own-check" class="primary">Check and add</button></div>
       </div>`);
     box.hidden = false;
+    // Check and add is the one way on from here: the plain Add would only be refused again.
+    this.body.querySelector('#add-submit').hidden = true;
     wireCopyButtons(box);
     box.querySelector('#own-check').addEventListener('click', async () => {
       const button = box.querySelector('#own-check');
