@@ -37,6 +37,7 @@ const COMMANDS: &[&str] = &[
     "demo_reset",
     "diagnose",
     "diagnostics_save",
+    "dns_look",
     "settings_get",
     "settings_set",
     "open_in_browser",

@@ -85,6 +85,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::demo::demo_reset,
             commands::diagnose::diagnose,
             commands::diagnose::diagnostics_save,
+            commands::diagnose::dns_look,
             commands::system::settings_get,
             commands::system::settings_set,
             commands::system::open_in_browser,

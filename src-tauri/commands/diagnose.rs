@@ -61,6 +61,40 @@ pub async fn diagnose(
     Ok(Diagnosis { report, markdown })
 }
 
+/// The window's own look at a name waiting for DNS: its records and DNS provider as the
+/// zone's servers answer now, to set beside what the platform's last check found. DNS only:
+/// no TLS probe, no DNSSEC walk, and no API request (unlike Diagnose, it does not ask which
+/// names the demo's projects attach), so looking costs nothing of the rate limit.
+#[tauri::command]
+#[tracing::instrument(skip(state), err(Debug))]
+pub async fn dns_look(
+    state: State<'_, AppState>,
+    hostname: String,
+    target: Option<String>,
+) -> Result<Report> {
+    let session = state.session().await?;
+    let options = match session.local.as_ref() {
+        Some(local) => {
+            let info = local.info().await?;
+            let mut options = crate::doctor_options::from_info(&info)?;
+            options.clock = crate::doctor_options::platform_clock(local).await?;
+            for address in options.resolvers.clone() {
+                options = options.with_resolver_label(address, "the demo’s DNS server");
+            }
+            options
+        }
+        None => {
+            let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+                Error::InvalidInput("Looking at DNS needs the platform DNS target.".into())
+            })?;
+            DoctorOptions::new(target)
+        }
+    };
+    let mut options = options.with_tls_probe(false);
+    options.dnssec = false;
+    Ok(domain_desk_doctor::diagnose(&[hostname], &options).await?)
+}
+
 /// What "Save diagnostics…" wrote, for the window's notice.
 #[derive(Debug, Clone, Serialize)]
 pub struct SavedDiagnostics {

@@ -6,7 +6,7 @@ import { store, refreshDomains, loadProjects, refreshProject } from './app-state
 import { upsertDomain, removeDomain } from './domain-list.js';
 import { errorText } from './errors.js';
 import { toast } from './toast.js';
-import { redirectNotice } from './domain-view.js';
+import { redirectNotice, verificationFinding } from './domain-view.js';
 import { dialog } from './dialogs.js';
 
 function projectId() {
@@ -21,14 +21,20 @@ export function findDomain(hostname) {
   return store.get().domains.find((d) => d.hostname === hostname);
 }
 
-export async function verify(hostname) {
+/**
+ * Verify (or Re-verify). `{fromMenu}`: pressed in the row's menu, where the detail panel may
+ * not show the reason, so a failed check is said in a notice too: what the platform's check
+ * found, with its time (a statement of what was seen then, never an instruction that could
+ * outlive it). From the detail panel the reason beside the button says it.
+ */
+export async function verify(hostname, { fromMenu = false } = {}) {
   try {
     const domain = await api.verify(projectId(), hostname);
     store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
-    // A failed check is said where the domain is shown (its reason, which changes when the
-    // domain does); a notice would outlive it and contradict a domain that went live since.
     if (domain.status === 'pending_verification') {
-      if (store.get().selected !== domain.hostname) toast(`${domain.unicode_hostname} is not verified yet: select it to see what the platform’s check found.`, 'info');
+      if (fromMenu || store.get().selected !== domain.hostname) {
+        toast(`${domain.unicode_hostname} is not verified yet. ${verificationFinding(domain, store.get().now)}`, 'info');
+      }
     } else toast(`${domain.unicode_hostname} verified; the certificate is being issued.`, 'ok');
     return domain;
   } catch (err) {

@@ -42,6 +42,8 @@ export const api = {
   resetDemo: () => invoke('demo_reset'),
   openInBrowser: (hostname) => invoke('open_in_browser', { hostname }),
   diagnose: (hostname, target = null) => invoke('diagnose', { hostname, target }),
+  // The window's own look at a name's records (DNS only, no API request).
+  dnsLook: (hostname, target = null) => invoke('dns_look', { hostname, target }),
   saveReport: (hostname, json) => invoke('report_save', { hostname, json }),
   // Save diagnostics…: the doctor's run with capture on; the file is picked on the Rust side.
   saveDiagnostics: (hostname, target = null) => invoke('diagnostics_save', { hostname, target, path: null }),

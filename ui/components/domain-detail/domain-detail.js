@@ -150,7 +150,7 @@ export class DomainDetail extends HTMLElement {
     if (!force && this.looked === key) return;
     this.looked = key;
     try {
-      const report = await api.diagnose(hostname, domain.dns_record?.value ?? null);
+      const report = await api.dnsLook(hostname, domain.dns_record?.value ?? null);
       const look = dnsNowFromReport(report, hostname, screenNow());
       if (look) store.set((s) => ({ dnsNow: { ...s.dnsNow, [hostname]: look } }));
     } catch {

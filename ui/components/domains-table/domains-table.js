@@ -398,7 +398,7 @@ export class DomainsTable extends HTMLElement {
     const hostname = this.menuHost;
     this.closeMenu();
     const run = {
-      verify: () => actions.verify(hostname),
+      verify: () => actions.verify(hostname, { fromMenu: true }),
       primary: () => actions.makePrimary(hostname),
       redirect: () => actions.redirectDialog(hostname),
       open: () => actions.openInBrowser(hostname),
