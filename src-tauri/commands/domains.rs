@@ -82,9 +82,10 @@ pub async fn domain_verify(
     let done = class(&session.client, background)
         .verify_domain(&project_id, &hostname)
         .await?;
-    // The renewal watch checks again after a change the user made (not after the window's
-    // own re-checks of a domain waiting for DNS).
-    if !background.unwrap_or(false) {
+    // A check that passed starts a certificate: the renewal watch lists the domains again to
+    // follow it. One that failed changed nothing the watch looks at, so it spends nothing of
+    // the rate limit (a burst of Re-verify costs only its own requests).
+    if done.status != domain_desk_api::DomainStatus::PendingVerification {
         state.user_changed();
     }
     Ok(done)
