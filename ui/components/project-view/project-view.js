@@ -4,12 +4,15 @@
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, refreshProject, platformNow, screenNow } from '../../lib/app-state.js';
+import { store, refreshProject, platformNow, screenNow, refreshClock } from '../../lib/app-state.js';
 import { upsertDomain } from '../../lib/domain-list.js';
 import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget } from '../../lib/poll-schedule.js';
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
+
+/** How often a stopped demo clock is read again, in real milliseconds. */
+const STOPPED_CLOCK_LOOK_MS = 5_000;
 
 export class ProjectView extends HTMLElement {
   connectedCallback() {
@@ -131,8 +134,9 @@ export class ProjectView extends HTMLElement {
     const next = this.schedule.nextDue();
     if (next == null) return;
     const wait = wallDelayUntil(store.get().clock, next, Date.now());
-    if (!Number.isFinite(wait)) return; // the demo's clock is stopped
-    this.timer = setTimeout(() => this.poll(), Math.max(1_000, wait));
+    // A stopped demo clock only moves when someone moves it (Demo DNS's +5 min, the control
+    // plane): the clock is read again every few seconds so that a jump is seen soon.
+    this.timer = setTimeout(() => this.poll(), Number.isFinite(wait) ? Math.max(1_000, wait) : STOPPED_CLOCK_LOOK_MS);
   }
 
   /** When each watched domain is checked next, for "next check in 4 min" in the window. */
@@ -161,6 +165,9 @@ export class ProjectView extends HTMLElement {
   async poll() {
     this.polling = true;
     try {
+      // The demo's clock may have been moved or sped up from outside the window: what is due
+      // is decided on a fresh reading of it (a local call, no API request).
+      if (store.get().session?.mode === 'demo') await refreshClock().catch(() => {});
       await this.pollOnce();
     } finally {
       this.polling = false;
