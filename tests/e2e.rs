@@ -1422,7 +1422,7 @@ async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renew
     app.wait_attr_for(&row(WWW), "data-renewal", "ready", Duration::from_secs(30))
         .await;
     let renewed = refresh_until(&app, "#detail-certificate", "a renewed certificate", |t| {
-        !t.contains("forbid") && t.contains("issued")
+        !t.contains("forbid") && t.contains("Issued")
     })
     .await;
     assert_ne!(
