@@ -581,6 +581,9 @@ async fn assert_one_clock(app: &App, hostname: &str, when: &str) {
 #[tokio::test]
 #[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
 async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_holds() {
+    // The domain goes live and the desktop is told: this server takes the notification, so
+    // that D-Bus does not start a daemon of its own that outlives the test.
+    let _notifications = NotificationServer::start();
     let app = App::launch("one_truth").await;
     let target = platform_target();
     start_demo(&app).await;
