@@ -241,10 +241,16 @@ async fn a_bulk_job_on_a_fast_clock_gets_no_429() {
     // (`cargo xtask bench queue`, which fails below its floor), not of this test.
 }
 
+/// The platform's clock stands still while someone else spends the minute and the client
+/// meets the 429, so no minute can roll over under a loaded machine; the test moves the clock
+/// past the reset only once the client has paused, and the client's retry, Retry-After later
+/// (in the platform's seconds, at the client's speed), must then pass.
 #[tokio::test]
 async fn a_429_from_the_service_pauses_the_key_until_retry_after() {
+    const CLIENT_SPEED: f64 = 20.0;
     let service = LocalService::start().await;
-    service.set_clock(minute_boundary(4), SPEED).await;
+    let start = minute_boundary(4);
+    service.set_clock(start, 0.0).await;
     // Someone else uses the whole minute.
     let key = service.key(Plan::Free);
     for _ in 0..60 {
@@ -257,21 +263,30 @@ async fn a_429_from_the_service_pauses_the_key_until_retry_after() {
             .unwrap();
     }
     let mut config = ClientConfig::new(&service.base_url, key).plan(Plan::Free);
-    config.queue.platform_clock_speed = SPEED;
+    config.queue.platform_clock_speed = CLIENT_SPEED;
     config.queue.sync_on_start = false;
     let free = Client::new(config).unwrap();
-    let answers = join_all((0..3).map(|i| {
+    let mut state = free.state();
+    let probes = join_all((0..3).map(|i| {
         let free = free.with_priority(Priority::Interactive);
         async move {
             free.send(ApiRequest::get(format!("/v1/projects/probe-{i}")))
                 .await
         }
-    }))
-    .await;
+    }));
+    let move_the_clock_once_paused = async {
+        state
+            .wait_for(|s| s.rate_limited_total >= 1)
+            .await
+            .expect("queue state");
+        service.set_clock(start + TimeDelta::seconds(61), 0.0).await;
+    };
+    let (answers, ()) = tokio::join!(probes, move_the_clock_once_paused);
     assert!(
         answers
             .iter()
-            .all(|a| a.as_ref().is_ok_and(|r| r.status.as_u16() == 404))
+            .all(|a| a.as_ref().is_ok_and(|r| r.status.as_u16() == 404)),
+        "{answers:?}"
     );
     let state = free.state().borrow().clone();
     assert_eq!(state.rate_limited_total, 1, "{state:?}");
