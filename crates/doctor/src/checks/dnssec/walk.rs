@@ -247,14 +247,10 @@ impl Walk {
             .await
             .map_err(Stop::Unknown)?;
         let dnskeys = rrset_of(response.answers(), zone, RecordType::DNSKEY);
-        let keys: Vec<DNSKEY> = dnskeys
-            .records
-            .iter()
-            .filter_map(|record| match record.data() {
-                RData::DNSSEC(DNSSECRData::DNSKEY(key)) => Some(key.clone()),
-                _ => None,
-            })
-            .collect();
+        let keys: Vec<DNSKEY> = dnssec_data(&dnskeys.records, |data| match data {
+            DNSSECRData::DNSKEY(key) => Some(key),
+            _ => None,
+        });
         let anchored: Vec<DNSKEY> = keys
             .iter()
             .filter(|key| self.anchors.contains(key.public_key()))
@@ -282,14 +278,10 @@ impl Walk {
             .await
             .map_err(Stop::Unknown)?;
         let ds_rrset = rrset_of(response.answers(), zone, RecordType::DS);
-        let ds: Vec<DS> = ds_rrset
-            .records
-            .iter()
-            .filter_map(|record| match record.data() {
-                RData::DNSSEC(DNSSECRData::DS(ds)) => Some(ds.clone()),
-                _ => None,
-            })
-            .collect();
+        let ds: Vec<DS> = dnssec_data(&ds_rrset.records, |data| match data {
+            DNSSECRData::DS(ds) => Some(ds),
+            _ => None,
+        });
         if ds.is_empty() {
             return self.no_ds(zone, &response, depth).await;
         }
@@ -517,6 +509,17 @@ pub(crate) fn display(name: &Name) -> String {
     } else {
         name.to_ascii().trim_end_matches('.').to_ascii_lowercase()
     }
+}
+
+/// The DNSSEC data of one kind among `records` (a DNSKEY or DS RRset), cloned.
+fn dnssec_data<T: Clone>(records: &[Record], pick: impl Fn(&DNSSECRData) -> Option<&T>) -> Vec<T> {
+    records
+        .iter()
+        .filter_map(|record| match record.data() {
+            RData::DNSSEC(data) => pick(data).cloned(),
+            _ => None,
+        })
+        .collect()
 }
 
 fn tags(keys: &[DNSKEY]) -> Vec<u16> {
