@@ -5,56 +5,27 @@
 use std::sync::mpsc;
 use std::time::Duration;
 
-use domain_desk::paths::AppPaths;
 use serde_json::{Value, json};
 use tauri::Listener;
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewWindow, WebviewWindowBuilder};
 
-struct Harness {
-    _dir: tempfile::TempDir,
-    app: App<MockRuntime>,
-    window: WebviewWindow<MockRuntime>,
+#[path = "support/mock_app.rs"]
+mod mock_app;
+
+use mock_app::MockApp;
+
+/// The app on the mock runtime, with the calls these tests make of it.
+struct Harness(MockApp);
+
+impl std::ops::Deref for Harness {
+    type Target = MockApp;
+    fn deref(&self) -> &MockApp {
+        &self.0
+    }
 }
 
 impl Harness {
     fn new() -> Self {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let paths = AppPaths {
-            data_dir: dir.path().join("data"),
-            log_dir: dir.path().join("logs"),
-        };
-        let app = domain_desk::configure(mock_builder())
-            .manage(paths)
-            .build(tauri::generate_context!())
-            .expect("the app builds on the mock runtime");
-        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-            .build()
-            .expect("the main window");
-        Self {
-            _dir: dir,
-            app,
-            window,
-        }
-    }
-
-    /// Calls a command as the window would; `Err` holds the serialised error.
-    fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().expect("the app's origin"),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(&self.window, request).map(|body| {
-            body.deserialize::<Value>()
-                .expect("command answers are JSON")
-        })
+        Self(MockApp::start(tauri::generate_context!()))
     }
 
     fn ok(&self, cmd: &str, args: Value) -> Value {
@@ -156,7 +127,7 @@ fn settings_persist_and_never_take_a_key() {
     assert_eq!(saved["polling"], false);
     let loaded = h.ok("settings_get", json!({}));
     assert_eq!(loaded, saved);
-    let file = h._dir.path().join("data/settings.json");
+    let file = h.data_dir().join("settings.json");
     let text = std::fs::read_to_string(&file).expect("the settings file");
     assert!(!text.contains("dd_pro_secret"), "{text}");
     assert!(
@@ -519,7 +490,7 @@ fn the_doctor_names_the_blocking_a_record_and_its_fix() {
 #[test]
 fn an_unreadable_settings_file_is_kept_and_the_window_is_told() {
     let h = Harness::new();
-    let data = h._dir.path().join("data");
+    let data = h.data_dir();
     std::fs::create_dir_all(&data).unwrap();
     let broken = r#"{"settings": {"theme": "dark", "last_account": "acc_1@api.example.com"}, "accounts": [{"id": "acc_1@api.ex"#;
     std::fs::write(data.join("settings.json"), broken).unwrap();
@@ -555,7 +526,7 @@ fn an_unreadable_settings_file_is_kept_and_the_window_is_told() {
 #[test]
 fn a_newer_versions_fields_survive_an_older_app() {
     let h = Harness::new();
-    let data = h._dir.path().join("data");
+    let data = h.data_dir();
     std::fs::create_dir_all(&data).unwrap();
     let newer = json!({
         "settings": {"theme": "dark", "polling": false, "compact_rows": true},
@@ -623,7 +594,7 @@ fn connect_keeps_the_key_out_of_the_settings() {
     );
     let settings = h.ok("settings_get", json!({}));
     assert_eq!(settings["base_url"], base_url);
-    let text = std::fs::read_to_string(h._dir.path().join("data/settings.json")).unwrap();
+    let text = std::fs::read_to_string(h.data_dir().join("settings.json")).unwrap();
     assert!(
         !text.contains(&free_key),
         "the key leaked into the settings: {text}"
@@ -740,7 +711,7 @@ fn a_kept_accounts_key_is_not_sent_where_its_entry_was_moved() {
 
     let store = h
         .app
-        .store(h._dir.path().join("data/settings.json"))
+        .store(h.data_dir().join("settings.json"))
         .expect("the app's settings store");
     let mut accounts = store.get("accounts").expect("kept accounts");
     for account in accounts.as_array_mut().unwrap() {
@@ -789,7 +760,7 @@ fn connect_refuses_plain_http_to_another_computer() {
 #[test]
 fn resume_refuses_when_the_last_base_url_is_not_the_accounts() {
     let h = Harness::new();
-    let data = h._dir.path().join("data");
+    let data = h.data_dir();
     std::fs::create_dir_all(&data).unwrap();
     let edited = json!({
         "settings": {"last_account": "acc_1@127.0.0.1:9", "base_url": "http://127.0.0.1:10"},

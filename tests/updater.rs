@@ -8,12 +8,7 @@
 
 use std::net::TcpListener;
 
-use domain_desk::paths::AppPaths;
 use serde_json::{Value, json};
-use tauri::ipc::{CallbackFn, InvokeBody};
-use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};
-use tauri::webview::InvokeRequest;
-use tauri::{App, WebviewWindow, WebviewWindowBuilder};
 
 use feed::PACKAGE;
 
@@ -22,20 +17,24 @@ mod feed;
 
 use feed::{Feed, Keys, feed};
 
-struct Harness {
-    _dir: tempfile::TempDir,
-    _app: App<MockRuntime>,
-    window: WebviewWindow<MockRuntime>,
+#[path = "support/mock_app.rs"]
+mod mock_app;
+
+use mock_app::MockApp;
+
+/// The app on the mock runtime, its updater pointed at a loopback feed.
+struct Harness(MockApp);
+
+impl std::ops::Deref for Harness {
+    type Target = MockApp;
+    fn deref(&self) -> &MockApp {
+        &self.0
+    }
 }
 
 impl Harness {
     /// The app with the updater pointed at `endpoint` and trusting `pubkey`.
     fn new(endpoint: &str, pubkey: &str) -> Harness {
-        let dir = tempfile::tempdir().expect("a temporary folder");
-        let paths = AppPaths {
-            data_dir: dir.path().join("data"),
-            log_dir: dir.path().join("logs"),
-        };
         let mut context = tauri::generate_context!();
         let updater = json!({
             "pubkey": pubkey,
@@ -49,34 +48,7 @@ impl Harness {
             .plugins
             .0
             .insert("updater".into(), updater);
-        let app = domain_desk::configure(mock_builder())
-            .manage(paths)
-            .build(context)
-            .expect("the app builds on the mock runtime");
-        let window = WebviewWindowBuilder::new(&app, "main", Default::default())
-            .build()
-            .expect("the main window");
-        Harness {
-            _dir: dir,
-            _app: app,
-            window,
-        }
-    }
-
-    fn invoke(&self, cmd: &str, args: Value) -> Result<Value, Value> {
-        let request = InvokeRequest {
-            cmd: cmd.into(),
-            callback: CallbackFn(0),
-            error: CallbackFn(1),
-            url: "tauri://localhost".parse().expect("the app's origin"),
-            body: InvokeBody::Json(args),
-            headers: Default::default(),
-            invoke_key: INVOKE_KEY.to_string(),
-        };
-        get_ipc_response(&self.window, request).map(|body| {
-            body.deserialize::<Value>()
-                .expect("command answers are JSON")
-        })
+        Harness(MockApp::start(context))
     }
 
     fn check(&self) -> Value {
