@@ -7,6 +7,7 @@
 
 mod bench;
 mod deb_check;
+mod installer;
 mod module_cycles;
 mod platforms;
 mod prereqs;
@@ -39,7 +40,9 @@ commands:
   icons        regenerate every icon from icons/app-icon.svg
   bundle       release build and Linux packages (.deb, .rpm)
   deb-check    install the .deb on a fresh Debian tree (debootstrap) and start it there
-  windows      cross-build the workspace for Windows (MinGW)
+  windows      cross-build the workspace for Windows (MinGW), build the installer, and
+               under Wine install it, run info, serve and doctor from the installed folder,
+               and uninstall it (--release: the app alone, as shipped)
   macos-check  type-check the Tauri-free crates for macOS
   acceptance   the contract's acceptance walk-throughs from ../shared/acceptance
   bench        performance figures against peers: bench [service|queue|doctor|app|all]
@@ -59,7 +62,7 @@ fn main() {
         Some("icons") => platforms::icons(),
         Some("bundle") => platforms::bundle(),
         Some("deb-check") => deb_check::run(),
-        Some("windows") => platforms::windows(),
+        Some("windows") => platforms::windows(&args[1..]),
         Some("macos-check") => platforms::macos_check(),
         Some("acceptance") => platforms::acceptance(),
         Some("bench") => bench::run(&args[1..]),

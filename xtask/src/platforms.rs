@@ -78,28 +78,50 @@ pub fn bundle() -> Result<()> {
     Ok(())
 }
 
-/// Cross-builds the whole workspace for Windows, then, when Wine runs here, starts the
-/// Windows `domain-desk serve` and asks it for its info over loopback.
-pub fn windows() -> Result<()> {
+/// Cross-builds the whole workspace for Windows, builds the installer from it, and, when Wine
+/// runs here, installs it, runs `info`, `serve` and `doctor` from the installed folder and
+/// uninstalls it (`wine.rs`, `installer.rs`). `--release`: the app alone, release profile and
+/// the installer packed as shipped.
+pub fn windows(args: &[String]) -> Result<()> {
     crate::prereqs::ensure(crate::prereqs::Purpose::Windows)?;
     ensure_target(WINDOWS_TARGET)?;
+    let started = std::time::Instant::now();
+    let release = args.iter().any(|a| a == "--release");
+    let mut build = cargo();
+    if release {
+        build.args(["build", "--release", "--package", "domain-desk"]);
+    } else {
+        // xtask is this machine's task runner, not part of the product
+        build.args(["build", "--workspace", "--exclude", "xtask"]);
+    }
     step(
         "Windows build",
-        cargo()
-            // xtask is this machine's task runner, not part of the product
-            .args(["build", "--workspace", "--exclude", "xtask"])
+        build
             .args(["--target", WINDOWS_TARGET, "--target-dir"])
             .arg(cross_target_dir()),
     )?;
     let exe = cross_target_dir()
         .join(WINDOWS_TARGET)
-        .join("debug/domain-desk.exe");
+        .join(if release { "release" } else { "debug" })
+        .join("domain-desk.exe");
     if !exe.exists() {
         bail!("the Windows build did not produce {}", exe.display());
     }
     println!("built {}", exe.display());
     match crate::wine::find_wine() {
-        Some(wine) => crate::wine::smoke_test(&wine, &exe, WINDOWS_TARGET),
+        Some(wine) => {
+            let packing = if release {
+                crate::installer::Packing::Release
+            } else {
+                crate::installer::Packing::Test
+            };
+            let result = crate::wine::smoke_test(&wine, &exe, WINDOWS_TARGET, packing);
+            println!(
+                "\ncargo xtask windows: {:.0} s in all",
+                started.elapsed().as_secs_f64()
+            );
+            result
+        }
         None => crate::steps::cannot_run(
             "Wine is not installed: the Windows build was not run (apt-get install wine64)",
             crate::steps::in_ci(),

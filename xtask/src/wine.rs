@@ -1,8 +1,11 @@
-//! Runs the Windows build's headless subcommands under Wine against each other: the Windows
-//! `domain-desk serve` answers the Windows `domain-desk doctor` and plain HTTP from Linux.
+//! Runs the Windows build under Wine: the installer is built and tested in a prefix
+//! (`installer.rs`), and the installed program's headless subcommands run against each other:
+//! the Windows `domain-desk serve` answers the Windows `domain-desk doctor` and plain HTTP
+//! from Linux.
 //!
 //! Debian's Wine 8 lacks `bcryptprimitives.dll`, which every Rust program for Windows loads,
-//! so a stand-in built from `xtask/wine/bcryptprimitives.rs` is put next to the `.exe`.
+//! so a stand-in built from `xtask/wine/bcryptprimitives.rs` is put in the prefix's system
+//! folder (the installer ships nothing for Wine).
 
 use std::io::{Read, Write};
 use std::net::{TcpListener, TcpStream};
@@ -22,10 +25,44 @@ pub fn find_wine() -> Option<PathBuf> {
     crate::session::find_on_path("wine64").or_else(|| crate::session::find_on_path("wine"))
 }
 
-pub fn smoke_test(wine: &Path, exe: &Path, target: &str) -> Result<()> {
-    println!("\n==> Windows build under Wine: serve and doctor against each other");
-    let dir = exe.parent().context("the .exe has a folder")?;
-    let shim = dir.join("bcryptprimitives.dll");
+pub fn smoke_test(
+    wine: &Path,
+    exe: &Path,
+    target: &str,
+    packing: crate::installer::Packing,
+) -> Result<()> {
+    let prefix = root().join("target/cross/wine-prefix");
+    std::fs::create_dir_all(&prefix)?;
+    let wine = crate::installer::Wine {
+        wine,
+        prefix: prefix.clone(),
+    };
+    install_shim(&wine, target)?;
+    // The installer, built from this build, installed, run (`serve` and `doctor` against each
+    // other from the installed folder) and uninstalled in the prefix.
+    let setup = crate::installer::build(exe, &root().join("target/cross/installer"), packing)?;
+    let result = crate::installer::test_under_wine(&wine, &setup, target);
+    stop_wineserver(wine.wine, &prefix);
+    result
+}
+
+/// Builds the stand-in `bcryptprimitives.dll` and puts it in the prefix's system folder,
+/// where every program in the prefix finds it (the installer ships nothing for Wine).
+fn install_shim(wine: &crate::installer::Wine<'_>, target: &str) -> Result<()> {
+    // Wine creates its prefix on first use; `wineboot` makes that happen now.
+    let _ = Command::new("setsid")
+        .arg(wine.wine)
+        .arg("wineboot")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .env("WINEPREFIX", &wine.prefix)
+        .env("WINEDEBUG", "-all")
+        .env_remove("DISPLAY")
+        .status();
+    let system = wine.prefix.join("drive_c/windows/system32");
+    std::fs::create_dir_all(&system)?;
+    let shim = system.join("bcryptprimitives.dll");
     let status = Command::new("rustc")
         .args([
             "--target",
@@ -44,19 +81,15 @@ pub fn smoke_test(wine: &Path, exe: &Path, target: &str) -> Result<()> {
     if !status.success() {
         bail!("could not build {}", shim.display());
     }
-    let prefix = root().join("target/cross/wine-prefix");
-    std::fs::create_dir_all(&prefix)?;
+    Ok(())
+}
+
+/// Starts `exe serve` in the prefix, reaches it from Linux, and runs `exe doctor` against its
+/// DNS server.
+pub fn serve_and_doctor(wine: &crate::installer::Wine<'_>, exe: &Path) -> Result<()> {
     let wine_cmd = |args: &[&str]| {
-        // Wine in a session of its own: it must not signal or take over the terminal and
-        // process group of whoever runs this task (a CI runner, a developer's shell).
-        let mut cmd = Command::new("setsid");
-        cmd.arg(wine)
-            .arg(exe)
-            .args(args)
-            .stdin(Stdio::null())
-            .env("WINEPREFIX", &prefix)
-            .env("WINEDEBUG", "-all")
-            .env_remove("DISPLAY");
+        let mut cmd = wine.command(exe);
+        cmd.args(args);
         cmd
     };
     let ports: Vec<u16> = (0..4).map(|_| free_port()).collect::<Result<_>>()?;
@@ -123,8 +156,24 @@ pub fn smoke_test(wine: &Path, exe: &Path, target: &str) -> Result<()> {
     }
     println!("    doctor.exe → serve.exe DNS: found the conflicting A record, exit status 1");
     drop(serve);
-    stop_wineserver(wine, &prefix);
     Ok(())
+}
+
+/// Waits until the prefix's programs have ended (`wineserver -w`).
+pub fn wait_for_wineserver(wine: &Path, prefix: &Path) {
+    let server = wine.with_file_name("wineserver");
+    let server = if server.is_file() {
+        server
+    } else {
+        PathBuf::from("wineserver")
+    };
+    let _ = Command::new(server)
+        .arg("-w")
+        .env("WINEPREFIX", prefix)
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .status();
 }
 
 /// Wine leaves a `wineserver` behind for a few seconds; end it now so nothing outlives the task.
