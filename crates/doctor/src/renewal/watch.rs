@@ -57,6 +57,35 @@ impl RenewalWatch {
         Self::default()
     }
 
+    /// A watch that remembers the problems an earlier run told about ([`Self::told`]), so an
+    /// open problem found again after a restart is not news; one fixed meanwhile says so.
+    pub fn remembering(told: BTreeMap<String, String>) -> Self {
+        Self {
+            names: told
+                .into_iter()
+                .map(|(hostname, problem)| {
+                    (
+                        hostname,
+                        Known {
+                            told: Some(problem),
+                            latest: None,
+                        },
+                    )
+                })
+                .collect(),
+            ..Self::default()
+        }
+    }
+
+    /// The problem each name was last told about, by hostname: what a restart must not tell
+    /// again (hostnames and causes only, nothing secret).
+    pub fn told(&self) -> BTreeMap<String, String> {
+        self.names
+            .iter()
+            .filter_map(|(hostname, known)| Some((hostname.clone(), known.told.clone()?)))
+            .collect()
+    }
+
     /// Whether a check is due at `now`: none yet, a day since the last, a change the user
     /// made since, or a clock that went back (the demo's reset).
     pub fn is_due(&self, now: DateTime<Utc>) -> bool {
@@ -264,6 +293,40 @@ mod tests {
             at(48),
         );
         assert!(still.is_empty(), "{still:?}");
+    }
+
+    #[test]
+    fn a_remembered_problem_is_not_told_again_and_its_fix_is() {
+        let mut first = RenewalWatch::new();
+        let told = first.record(
+            &[
+                result("a.example", RenewalState::AtRisk, "CAA", at(0)),
+                result("b.example", RenewalState::AtRisk, "CNAME moved", at(0)),
+                result("c.example", RenewalState::Ready, "", at(0)),
+            ],
+            at(0),
+        );
+        assert_eq!(told.len(), 2);
+        let memory = first.told();
+        assert_eq!(
+            memory.keys().collect::<Vec<_>>(),
+            ["a.example", "b.example"]
+        );
+        // the next run starts from the memory: a.example is still open, b.example was fixed
+        let mut next = RenewalWatch::remembering(memory);
+        let news = next.record(
+            &[
+                result("a.example", RenewalState::AtRisk, "CAA", at(30)),
+                result("b.example", RenewalState::Ready, "", at(30)),
+                result("c.example", RenewalState::Ready, "", at(30)),
+            ],
+            at(30),
+        );
+        assert!(
+            matches!(&news[..], [Notice::Fixed { hostname, .. }] if hostname == "b.example"),
+            "{news:?}"
+        );
+        assert_eq!(next.told().keys().collect::<Vec<_>>(), ["a.example"]);
     }
 
     #[test]

@@ -12,6 +12,7 @@
 //! | `example.org` (apex) | `CAA 0 issue "<ca identity>"` | none: the zone allows the platform's CA |
 //! | `example.co.uk` (apex) | `A 192.0.2.30` | an apex without ALIAS under a two-label public suffix |
 //! | `www.example.co.uk` | `CNAME <target>` | none |
+//! | `app.example.co.uk` | `CNAME <target>` | none yet: the demo's live domain, until a seeded event adds a CAA record at `example.co.uk` that names another CA (`crate::world::renewal_demo`) |
 //!
 //! All seed records count as added at the Unix epoch, so the delayed resolver view sees them
 //! from the start.
@@ -33,7 +34,7 @@ const SEED_TTL: u32 = 3600;
 pub fn demo_zones(dns_target: &str, ca_identity: &str) -> Result<ZoneSnapshot> {
     let target = dns_target.trim_end_matches('.');
     let seeded_at = DateTime::<Utc>::UNIX_EPOCH;
-    let rows: [(&str, &str, &str, ZoneRecordType, String); 9] = [
+    let rows: [(&str, &str, &str, ZoneRecordType, String); 10] = [
         (
             "example.com",
             "seed-com-shop-a",
@@ -94,6 +95,13 @@ pub fn demo_zones(dns_target: &str, ca_identity: &str) -> Result<ZoneSnapshot> {
             "example.co.uk",
             "seed-couk-www-cname",
             "www",
+            ZoneRecordType::Cname,
+            target.to_owned(),
+        ),
+        (
+            "example.co.uk",
+            "seed-couk-app-cname",
+            "app",
             ZoneRecordType::Cname,
             target.to_owned(),
         ),

@@ -20,6 +20,7 @@ pub mod directory;
 pub mod files;
 pub mod lifecycle;
 mod reconcile;
+pub mod renewal_demo;
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -87,6 +88,8 @@ pub struct LocalWorld {
     /// When a failing renewal is tried next, per hostname: a clock jump does not bring the
     /// attempt forward (memory only; after a restart the first pass tries at once).
     renewal_retry: Mutex<HashMap<String, chrono::DateTime<chrono::Utc>>>,
+    /// When the demo's seeded CAA event is due ([`renewal_demo`]); `None` once it happened.
+    demo_event: Mutex<Option<chrono::DateTime<chrono::Utc>>>,
     /// One reconciliation at a time.
     reconciling: tokio::sync::Mutex<()>,
     /// Set when a verification changed a certificate; the next request reconciles.
@@ -155,12 +158,14 @@ impl LocalWorld {
         };
         let identity = settings.ca_identity.clone();
         let target = settings.platform_dns_target.clone();
-        let (snapshot, ca, certificates) = {
+        let (issuance_time, now) = (settings.certificate_issuance_time, clock.now());
+        let (snapshot, ca, certificates, demo_event) = {
             let store = store.clone();
             tokio::task::spawn_blocking(move || -> Result<_> {
                 store.write_blocking(|tx| {
                     if !zones::zones_seeded(tx)? {
                         zones::write_zones(tx, &demo_zones(&target, &identity)?)?;
+                        renewal_demo::seed(tx, &target, issuance_time, now)?;
                     }
                     let ca = match certificates::read_ca(tx)? {
                         Some(material) => CertificateAuthority::load(&identity, material)?,
@@ -174,6 +179,7 @@ impl LocalWorld {
                         zones::read_zones(tx)?,
                         ca,
                         certificates::read_certificates(tx)?,
+                        renewal_demo::event_at(tx)?,
                     ))
                 })
             })
@@ -228,6 +234,7 @@ impl LocalWorld {
             certificates,
             last_failure: Mutex::new(HashMap::new()),
             renewal_retry: Mutex::new(HashMap::new()),
+            demo_event: Mutex::new(demo_event),
             reconciling: tokio::sync::Mutex::new(()),
             dirty: AtomicBool::new(true),
             clock_generation: AtomicU64::new(u64::MAX),
@@ -340,15 +347,22 @@ impl LocalWorld {
     pub async fn reset(&self) -> Result<()> {
         let settings_target = self.zones.platform().dns_target;
         let seed = demo_zones(&settings_target, self.ca.identity())?;
-        {
+        let demo_event = {
             let seed = seed.clone();
+            let (issuance_time, now) = (self.timings.issuance_time, self.clock.now());
             self.store
                 .write(move |tx| {
                     zones::write_zones(tx, &seed)?;
-                    certificates::prune_certificates(tx)
+                    renewal_demo::seed(tx, &settings_target, issuance_time, now)?;
+                    certificates::prune_certificates(tx)?;
+                    renewal_demo::event_at(tx)
                 })
-                .await?;
-        }
+                .await?
+        };
+        *self
+            .demo_event
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = demo_event;
         self.zones.restore(seed);
         self.zones
             .set_platform_hosts(self.store.read(projects::default_addresses).await?);

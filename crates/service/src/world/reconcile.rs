@@ -68,6 +68,9 @@ impl LocalWorld {
             next_due = Some(next_due.map_or(at, |current| current.min(at)));
         };
 
+        if let Some(at) = self.demo_event(now).await? {
+            due_at(at);
+        }
         let all_domains = self.store.read(all_domains).await?;
         for domain in &all_domains {
             if let Some(at) = self.advance(domain, now).await? {
@@ -158,6 +161,47 @@ impl LocalWorld {
                 Ok(Some(at))
             }
         }
+    }
+
+    /// The demo's seeded CAA event ([`super::renewal_demo`]): adds the record once its time
+    /// has come; otherwise returns when it is due.
+    async fn demo_event(&self, now: DateTime<Utc>) -> Result<Option<DateTime<Utc>>> {
+        let due = *self
+            .demo_event
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        let Some(at) = due else {
+            return Ok(None);
+        };
+        if now < at {
+            return Ok(Some(at));
+        }
+        let zones = self.zones.clone();
+        let added = tokio::task::spawn_blocking(move || {
+            zones.add_record(
+                super::renewal_demo::EVENT_ZONE,
+                &super::renewal_demo::event_record(),
+                now,
+            )
+        })
+        .await?;
+        if let Err(error) = added {
+            // Already there, or the zone is gone: the story cannot happen; do not try again.
+            tracing::warn!(%error, "the demo's CAA event could not add its record");
+        } else {
+            tracing::info!(
+                zone = super::renewal_demo::EVENT_ZONE,
+                "demo event: a CAA record now allows only another CA"
+            );
+        }
+        self.store
+            .write(|tx| super::renewal_demo::event_done(tx))
+            .await?;
+        *self
+            .demo_event
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner) = None;
+        Ok(None)
     }
 
     fn lock_renewal_retry(&self) -> std::sync::MutexGuard<'_, HashMap<String, DateTime<Utc>>> {

@@ -1095,3 +1095,100 @@ async fn a_renewal_checks_dnssec_when_the_zones_are_signed() {
         renewed.body
     );
 }
+
+/// The demo's own renewal story, as seeded: a live domain, a CAA event three days later, the
+/// renewal failing on its day, and the fix renewing at the next hourly attempt.
+#[tokio::test]
+async fn the_seeded_demo_domain_is_live_meets_its_caa_event_and_renews_once_fixed() {
+    use domain_desk_service::world::renewal_demo;
+    let world = started().await;
+    let business = world.service.key(Plan::Business).await;
+    let projects = world.service.get("/v1/projects", &business).await;
+    projects.expect(200);
+    let project = projects.body["projects"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|project| project["name"] == renewal_demo::PROJECT_NAME)
+        .and_then(|project| project["id"].as_str())
+        .unwrap()
+        .to_owned();
+    let path = format!("/v1/projects/{project}/domains/{}", renewal_demo::HOSTNAME);
+    let caa_records = || async {
+        let listed = world
+            .service
+            .call(
+                Method::GET,
+                &format!("/_local/dns/{}/records", renewal_demo::EVENT_ZONE),
+                None,
+                None,
+            )
+            .await;
+        listed.expect(200);
+        listed.body["records"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .filter(|record| record["type"] == "CAA")
+            .cloned()
+            .collect::<Vec<Value>>()
+    };
+
+    let first = world.service.get(&path, &business).await;
+    first.expect(200);
+    assert_eq!(text(&first, "/status"), "live", "{}", first.body);
+    assert_eq!(text(&first, "/certificate/status"), "issued");
+    let expires_at = time(&first, "/certificate/expires_at");
+    assert!(caa_records().await.is_empty(), "no CAA before the event");
+    assert!(
+        world
+            .edge(renewal_demo::HOSTNAME, "/")
+            .await
+            .unwrap()
+            .starts_with("HTTP/1.1 200")
+    );
+
+    // the event: a day short of it nothing, then the record
+    world.advance(2.0 * 86_400.0).await;
+    world.service.get(&path, &business).await.expect(200);
+    assert!(caa_records().await.is_empty(), "not before its day");
+    world.advance(86_400.0 + 60.0).await;
+    world.service.get(&path, &business).await.expect(200);
+    let caa = caa_records().await;
+    assert_eq!(caa.len(), 1, "{caa:?}");
+    assert_eq!(caa[0]["value"], renewal_demo::EVENT_CAA);
+
+    // the renewal date: the attempt fails with the CAA cause, the certificate serves on
+    world.advance(58.0 * 86_400.0).await;
+    let failing = world.service.get(&path, &business).await;
+    assert_eq!(text(&failing, "/status"), "live");
+    assert_eq!(
+        text(&failing, "/certificate/error/code"),
+        "caa_forbids_issuance",
+        "{}",
+        failing.body
+    );
+    assert_eq!(time(&failing, "/certificate/expires_at"), expires_at);
+
+    // the fix: the next hourly attempt renews
+    world
+        .dns_delete(renewal_demo::EVENT_ZONE, caa[0]["id"].as_str().unwrap())
+        .await;
+    world.advance(61.0 * 60.0).await;
+    let renewed = world.service.get(&path, &business).await;
+    assert!(
+        renewed.body["certificate"]["error"].is_null(),
+        "{}",
+        renewed.body
+    );
+    assert!(time(&renewed, "/certificate/expires_at") > expires_at);
+
+    // a reset tells the story again from the start
+    world
+        .service
+        .call(Method::POST, "/_local/reset", None, None)
+        .await;
+    let again = world.service.get(&path, &business).await;
+    assert_eq!(text(&again, "/status"), "live", "{}", again.body);
+    assert!(caa_records().await.is_empty());
+}
