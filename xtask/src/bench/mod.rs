@@ -20,6 +20,7 @@ use crate::steps::root;
 mod app;
 mod dns;
 mod doctor;
+mod kernel;
 mod processes;
 mod queue;
 mod report;
@@ -28,6 +29,7 @@ mod tools;
 
 use app::app;
 use doctor::doctor;
+use kernel::KernelSettings;
 use queue::queue;
 use report::{Table, machine};
 use service::service;
@@ -39,6 +41,7 @@ environment:
   BENCH_CONNECTIONS  open connections wrk keeps (default 32)
   BENCH_DOCTOR_HOSTS hostnames the doctor diagnoses in one batch (default 1000)
   BENCH_DOCTOR_BINARY run this doctor_bench build instead of building the release one
+  BENCH_DOCTOR_TIMEOUT seconds the doctor benchmark may take before it is stopped (default 1200)
   BENCH_APP_BINARY   measure this domain-desk binary instead of building the release one
   BENCH_APP_ENV      NAME=value,… set for the app in the app benchmark (through its drivers)
   BENCH_APP_LAUNCHES launches into the 5,000-domain project (default 5; the median is the figure)
@@ -71,6 +74,9 @@ pub fn run(args: &[String]) -> Result<()> {
     let mut table = Table::default();
     let mut failures = Vec::new();
     for part in parts {
+        // Whatever a part changes in the kernel's settings is put back after it, even when it
+        // failed or its benchmark was killed.
+        let _settings = KernelSettings::save(&work);
         let outcome = match part {
             Part::Service => service(&work, &mut table),
             Part::Queue => queue(&mut table),
