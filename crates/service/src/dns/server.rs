@@ -2,18 +2,23 @@
 //! zone store at the moment it arrives, behind hickory-server's TCP plumbing and our own UDP
 //! loop.
 //!
-//! The UDP loop exists for speed: hickory-server's `ServerFuture` spawns a task per packet and
+//! The UDP loops exist for speed: hickory-server's `ServerFuture` spawns a task per packet and
 //! hands each answer to a separate sending task through a channel, which cost more CPU than
-//! answering itself. Our loop receives a question, answers it inline (the handler never waits)
-//! and sends the answer from the same task, one loop per core on the same socket.
+//! answering itself. Ours are one thread per core on the same socket, each receiving a batch of
+//! questions in one system call, answering them inline (the handler never waits) and sending
+//! the answers in one call. Each remembers the answers it gave by question, as NSD answers from
+//! precompiled data, and forgets them all when the zones change.
 //!
 //! A zone change is therefore visible to the next query; there is no zone file to reload. The
 //! same handler type serves the live view on the public port and, on a second listener, the
 //! platform resolver's delayed view that the verifier and the CA query.
 
+use std::collections::HashMap;
 use std::future::Future;
-use std::net::SocketAddr;
-use std::sync::Arc;
+use std::net::{IpAddr, Ipv4Addr, Ipv6Addr, SocketAddr};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::task::{Context, Waker};
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
@@ -229,13 +234,8 @@ pub async fn serve_dns(
     tcp: TcpListener,
     shutdown: impl Future<Output = ()> + Send + 'static,
 ) -> Result<()> {
-    let udp = Arc::new(udp);
-    let shared = Arc::new(handler.clone());
-    // Dropped (and so aborted) when the TCP side has shut down.
-    let mut udp_loops = tokio::task::JoinSet::new();
-    for _ in 0..udp_loop_count() {
-        udp_loops.spawn(serve_udp(Arc::clone(&shared), Arc::clone(&udp)));
-    }
+    // Stopped when this function returns or its future is dropped.
+    let _udp_loops = UdpLoops::start(&handler, udp.into_std()?)?;
     let mut server = ServerFuture::new(handler);
     server.register_listener(tcp, TCP_IDLE_TIMEOUT);
     let token = server.shutdown_token().clone();
@@ -243,12 +243,10 @@ pub async fn serve_dns(
         shutdown.await;
         token.cancel();
     });
-    let done = server
+    server
         .block_until_done()
         .await
-        .map_err(|error| Error::Dns(error.to_string()));
-    udp_loops.abort_all();
-    done
+        .map_err(|error| Error::Dns(error.to_string()))
 }
 
 /// How many UDP loops share the socket: one per core, so a burst is answered on all of them.
@@ -260,42 +258,281 @@ fn udp_loop_count() -> usize {
 /// smaller).
 const UDP_RECEIVE_BYTES: usize = hickory_proto::udp::MAX_RECEIVE_BUFFER_SIZE;
 
-/// Receives questions on `udp` and answers each before receiving the next, for as long as the
-/// task lives. A receive error (e.g. an ICMP port unreachable reported for an earlier answer)
-/// is skipped, not fatal.
-async fn serve_udp(handler: Arc<ZoneHandler>, udp: Arc<UdpSocket>) {
-    let mut buffer = vec![0_u8; UDP_RECEIVE_BYTES];
-    loop {
-        match udp.recv_from(&mut buffer).await {
+/// How often a UDP loop waiting for a question looks whether it should stop (it is woken at
+/// once on a stop; this is the fallback when the wake-up datagram is lost).
+const UDP_STOP_CHECK: Duration = Duration::from_millis(500);
+
+/// Questions received (and answers sent) in one system call (`recvmmsg`/`sendmmsg`).
+#[cfg(target_os = "linux")]
+const UDP_BATCH: usize = 32;
+
+/// Most answers a UDP loop remembers; past it, it forgets them all and starts again.
+const ANSWER_CACHE_ENTRIES: usize = 16_384;
+
+/// The longest question (without its id) whose answer is remembered.
+const MAX_CACHED_QUESTION: usize = 512;
+
+/// The UDP loops: one thread per core, each with a blocking handle on the same socket,
+/// receiving and answering questions in batches. Dropping this stops them.
+struct UdpLoops {
+    stop: Arc<AtomicBool>,
+    /// Where a datagram wakes a loop waiting for a question.
+    wake: SocketAddr,
+    count: usize,
+}
+
+impl UdpLoops {
+    fn start(handler: &ZoneHandler, udp: std::net::UdpSocket) -> Result<Self> {
+        udp.set_nonblocking(false)?;
+        udp.set_read_timeout(Some(UDP_STOP_CHECK))?;
+        let local = udp.local_addr()?;
+        let wake = match local.ip() {
+            IpAddr::V4(ip) if ip.is_unspecified() => {
+                SocketAddr::new(Ipv4Addr::LOCALHOST.into(), local.port())
+            }
+            IpAddr::V6(ip) if ip.is_unspecified() => {
+                SocketAddr::new(Ipv6Addr::LOCALHOST.into(), local.port())
+            }
+            _ => local,
+        };
+        let mut loops = Self {
+            stop: Arc::new(AtomicBool::new(false)),
+            wake,
+            count: 0,
+        };
+        let handler = Arc::new(handler.clone());
+        for index in 0..udp_loop_count() {
+            let socket = udp.try_clone()?;
+            let (handler, stop) = (Arc::clone(&handler), Arc::clone(&loops.stop));
+            std::thread::Builder::new()
+                .name(format!("dns-udp-{index}"))
+                .spawn(move || serve_udp(&handler, &socket, &stop))?;
+            loops.count += 1;
+        }
+        Ok(loops)
+    }
+}
+
+impl Drop for UdpLoops {
+    fn drop(&mut self) {
+        self.stop.store(true, Ordering::SeqCst);
+        // A datagram of no bytes wakes a waiting loop, which then sees the stop (a loop may
+        // take two in one batch, hence twice as many).
+        let any: SocketAddr = if self.wake.is_ipv4() {
+            (Ipv4Addr::LOCALHOST, 0).into()
+        } else {
+            (Ipv6Addr::LOCALHOST, 0).into()
+        };
+        if let Ok(socket) = std::net::UdpSocket::bind(any) {
+            for _ in 0..self.count * 2 {
+                let _ = socket.send_to(&[], self.wake);
+            }
+        }
+    }
+}
+
+/// Receives questions on `udp` in batches (`recvmmsg`, taking whatever has arrived, at least
+/// one) and sends their answers in one call (`sendmmsg`), until `stop`. A receive error (e.g.
+/// an ICMP port unreachable reported for an earlier answer) is skipped, not fatal.
+#[cfg(target_os = "linux")]
+fn serve_udp(handler: &ZoneHandler, udp: &std::net::UdpSocket, stop: &AtomicBool) {
+    use std::io::{IoSlice, IoSliceMut};
+    use std::os::fd::AsRawFd;
+
+    use nix::errno::Errno;
+    use nix::sys::socket::{
+        ControlMessage, MsgFlags, MultiHeaders, SockaddrStorage, recvmmsg, sendmmsg,
+    };
+
+    let fd = udp.as_raw_fd();
+    let mut questions = vec![vec![0_u8; UDP_RECEIVE_BYTES]; UDP_BATCH];
+    let mut received = MultiHeaders::<SockaddrStorage>::preallocate(UDP_BATCH, None);
+    let mut sent = MultiHeaders::<SockaddrStorage>::preallocate(UDP_BATCH, None);
+    let mut arrived: Vec<(usize, Option<SockaddrStorage>)> = Vec::with_capacity(UDP_BATCH);
+    let mut answers: Vec<Vec<u8>> = (0..UDP_BATCH).map(|_| Vec::with_capacity(512)).collect();
+    let mut to: Vec<Option<SockaddrStorage>> = Vec::with_capacity(UDP_BATCH);
+    let mut cache = AnswerCache::default();
+    while !stop.load(Ordering::Relaxed) {
+        arrived.clear();
+        {
+            let mut slices: Vec<[IoSliceMut<'_>; 1]> = questions
+                .iter_mut()
+                .map(|question| [IoSliceMut::new(question)])
+                .collect();
+            match recvmmsg(
+                fd,
+                &mut received,
+                slices.iter_mut(),
+                MsgFlags::MSG_WAITFORONE,
+                None,
+            ) {
+                Ok(messages) => arrived.extend(messages.map(|m| (m.bytes, m.address))),
+                // The read timeout: time to look at `stop`.
+                Err(Errno::EAGAIN | Errno::EINTR) => continue,
+                Err(error) => {
+                    tracing::debug!(%error, "DNS UDP receive failed");
+                    continue;
+                }
+            }
+        }
+        to.clear();
+        for (&(length, from), question) in arrived.iter().zip(&questions) {
+            let (Some(from), Some(question)) = (from, question.get(..length)) else {
+                continue;
+            };
+            let peer = match (from.as_sockaddr_in(), from.as_sockaddr_in6()) {
+                (Some(v4), _) => SocketAddr::V4((*v4).into()),
+                (_, Some(v6)) => SocketAddr::V6((*v6).into()),
+                _ => continue,
+            };
+            let Some(answer) = answers.get_mut(to.len()) else {
+                break;
+            };
+            if cache.answer(handler, question, peer, answer) {
+                to.push(Some(from));
+            }
+        }
+        let outgoing: Vec<[IoSlice<'_>; 1]> = answers
+            .iter()
+            .take(to.len())
+            .map(|answer| [IoSlice::new(answer)])
+            .collect();
+        let mut done = 0;
+        while let (Some(rest), Some(addresses)) = (outgoing.get(done..), to.get(done..)) {
+            if rest.is_empty() {
+                break;
+            }
+            let no_control: [ControlMessage<'_>; 0] = [];
+            match sendmmsg(
+                fd,
+                &mut sent,
+                rest,
+                addresses,
+                no_control,
+                MsgFlags::empty(),
+            ) {
+                Ok(results) => done += results.count().max(1),
+                Err(Errno::EINTR) => {}
+                Err(error) => {
+                    tracing::debug!(%error, "could not send a DNS answer");
+                    // The first answer failed: drop it and send the rest.
+                    done += 1;
+                }
+            }
+        }
+    }
+}
+
+/// Receives a question on `udp` and answers it before receiving the next, until `stop`.
+#[cfg(not(target_os = "linux"))]
+fn serve_udp(handler: &ZoneHandler, udp: &std::net::UdpSocket, stop: &AtomicBool) {
+    use std::io::ErrorKind;
+
+    let mut question = vec![0_u8; UDP_RECEIVE_BYTES];
+    let mut answer = Vec::with_capacity(512);
+    let mut cache = AnswerCache::default();
+    while !stop.load(Ordering::Relaxed) {
+        match udp.recv_from(&mut question) {
             Ok((length, from)) => {
-                let Some(question) = buffer.get(..length) else {
+                let Some(question) = question.get(..length) else {
                     continue;
                 };
-                answer_udp(&handler, &udp, question, from).await;
+                if cache.answer(handler, question, from, &mut answer) {
+                    if let Err(error) = udp.send_to(&answer, from) {
+                        tracing::debug!(%error, to = %from, "could not send a DNS answer");
+                    }
+                }
             }
+            Err(error)
+                if matches!(
+                    error.kind(),
+                    ErrorKind::WouldBlock | ErrorKind::TimedOut | ErrorKind::Interrupted
+                ) => {}
             Err(error) => tracing::debug!(%error, "DNS UDP receive failed"),
         }
     }
 }
 
-/// Answers one UDP question as hickory-server would: a readable query goes to the handler, a
-/// message whose header is readable but whose rest is not gets FORMERR, a response or
-/// anything shorter than a header gets nothing.
-async fn answer_udp(
+/// The answers one UDP loop has given, by question (the message without its id), each valid
+/// while the zones' [`ZoneStore::generation`] is the one they were computed at: a repeated
+/// question is answered by copying bytes and writing its id, as NSD answers from precompiled
+/// data. Only for a handler whose answers depend on the question and the zones alone (the
+/// live view, unsigned); the others compute every answer.
+#[derive(Default)]
+struct AnswerCache {
+    generation: u64,
+    answers: HashMap<Box<[u8]>, Box<[u8]>>,
+}
+
+impl AnswerCache {
+    /// Writes the answer to `question` into `answer`; false when it gets none.
+    fn answer(
+        &mut self,
+        handler: &ZoneHandler,
+        question: &[u8],
+        from: SocketAddr,
+        answer: &mut Vec<u8>,
+    ) -> bool {
+        answer.clear();
+        let fixed = matches!(handler.view, ZoneView::Live) && handler.signing.is_none();
+        let (Some(id), Some(key), true) = (question.get(..2), question.get(2..), fixed) else {
+            return answer_udp(handler, question, from, answer);
+        };
+        // Read before answering: a change while answering leaves it stale, found next time.
+        let generation = handler.store.generation();
+        if generation != self.generation {
+            self.answers.clear();
+            self.generation = generation;
+        }
+        if let Some(known) = self.answers.get(key) {
+            answer.extend_from_slice(known);
+            if let Some(answer_id) = answer.get_mut(..2) {
+                answer_id.copy_from_slice(id);
+            }
+            return true;
+        }
+        if !answer_udp(handler, question, from, answer) {
+            return false;
+        }
+        if key.len() <= MAX_CACHED_QUESTION {
+            if self.answers.len() >= ANSWER_CACHE_ENTRIES {
+                self.answers.clear();
+            }
+            self.answers.insert(key.into(), answer.as_slice().into());
+        }
+        true
+    }
+}
+
+/// Answers one UDP question as hickory-server would, into `answer`: a readable query goes to
+/// the handler, a message whose header is readable but whose rest is not gets FORMERR, a
+/// response or anything shorter than a header gets nothing (false).
+fn answer_udp(
     handler: &ZoneHandler,
-    udp: &Arc<UdpSocket>,
     question: &[u8],
     from: SocketAddr,
-) {
-    let reply = UdpReply {
-        udp: Arc::clone(udp),
-        to: from,
-    };
+    answer: &mut Vec<u8>,
+) -> bool {
     match MessageRequest::read(&mut BinDecoder::new(question)) {
-        Ok(message) if message.message_type() == MessageType::Response => {}
+        Ok(message) if message.message_type() == MessageType::Response => false,
         Ok(message) => {
             let request = Request::new(message, from, Protocol::Udp);
-            handler.handle_request(&request, reply).await;
+            let captured = Captured::default();
+            let mut handling = handler.handle_request(&request, captured.clone());
+            // The handler never waits (the zones are in memory and the answer is captured,
+            // not sent), so one poll completes it.
+            let mut context = Context::from_waker(Waker::noop());
+            if handling.as_mut().poll(&mut context).is_pending() {
+                tracing::error!("the DNS handler did not answer at once");
+                return false;
+            }
+            match captured.take() {
+                Some(bytes) => {
+                    *answer = bytes;
+                    true
+                }
+                None => false,
+            }
         }
         Err(error) => match error.kind() {
             ProtoErrorKind::FormError { header, .. } => {
@@ -304,32 +541,36 @@ async fn answer_udp(
                 header.set_response_code(ResponseCode::FormErr);
                 response.set_header(header);
                 match response.to_vec() {
-                    Ok(bytes) => reply.send(&bytes).await,
-                    Err(error) => tracing::warn!(%error, "could not encode a FORMERR"),
+                    Ok(bytes) => {
+                        *answer = bytes;
+                        true
+                    }
+                    Err(error) => {
+                        tracing::warn!(%error, "could not encode a FORMERR");
+                        false
+                    }
                 }
             }
-            _ => tracing::debug!(%error, %from, "unreadable DNS question"),
+            _ => {
+                tracing::debug!(%error, %from, "unreadable DNS question");
+                false
+            }
         },
     }
 }
 
-/// Where the answer to one UDP question goes: encoded and sent straight from the loop's task.
-#[derive(Clone)]
-struct UdpReply {
-    udp: Arc<UdpSocket>,
-    to: SocketAddr,
-}
+/// The answer to one UDP question, encoded and kept for the loop to send (and remember).
+#[derive(Clone, Default)]
+struct Captured(Arc<Mutex<Option<Vec<u8>>>>);
 
-impl UdpReply {
-    async fn send(&self, bytes: &[u8]) {
-        if let Err(error) = self.udp.send_to(bytes, self.to).await {
-            tracing::debug!(%error, to = %self.to, "could not send a DNS answer");
-        }
+impl Captured {
+    fn take(&self) -> Option<Vec<u8>> {
+        self.0.lock().unwrap_or_else(PoisonError::into_inner).take()
     }
 }
 
 #[async_trait::async_trait]
-impl ResponseHandler for UdpReply {
+impl ResponseHandler for Captured {
     async fn send_response<'a>(
         &mut self,
         response: MessageResponse<
@@ -365,7 +606,7 @@ impl ResponseHandler for UdpReply {
                 header.into()
             }
         };
-        self.send(&buffer).await;
+        *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(buffer);
         Ok(info)
     }
 }

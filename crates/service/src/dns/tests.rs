@@ -316,6 +316,35 @@ async fn zone_changes_are_served_at_once() {
     );
 }
 
+/// The UDP loops remember their answers by question; a zone change makes every loop forget
+/// them, so the same question asked again (on any loop) gets the new answer.
+#[tokio::test]
+async fn a_remembered_answer_is_forgotten_when_the_zone_changes() {
+    let store = seeded_store();
+    let dns = start(store.clone(), ZoneView::Live).await;
+    let now = at("2026-01-01T00:00:00Z");
+    let address = dns.address;
+    // Asked often enough that every loop has the answer remembered, whichever gets it.
+    let ask_often = |expected: Vec<&'static str>| async move {
+        for _ in 0..16 {
+            let answer = ask_udp(address, "often.example.net.", RecordType::A).await;
+            assert_eq!(a_values(&answer), expected);
+            assert_eq!(answer.id(), 4242);
+        }
+    };
+    ask_often(vec![]).await;
+    let added = store
+        .add_record(
+            "example.net",
+            &record("often", ZoneRecordType::A, "192.0.2.78"),
+            now,
+        )
+        .unwrap();
+    ask_often(vec!["192.0.2.78"]).await;
+    store.delete_record("example.net", &added.id, now).unwrap();
+    ask_often(vec![]).await;
+}
+
 #[tokio::test]
 async fn a_big_udp_answer_is_truncated_and_the_resolver_retries_over_tcp() {
     let store = seeded_store();

@@ -14,6 +14,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 
 use chrono::{DateTime, Utc};
@@ -84,6 +85,10 @@ pub trait ZoneJournal: Send + Sync {
 #[derive(Clone)]
 pub struct ZoneStore {
     inner: Arc<RwLock<Zones>>,
+    /// Bumped each time the zones are taken for writing (while the write lock is held), so an
+    /// answer remembered at one value of it is known stale at any other
+    /// ([`ZoneStore::generation`]).
+    generation: Arc<AtomicU64>,
     journal: Option<Arc<dyn ZoneJournal>>,
     /// Most deleted records kept for the delayed view; the oldest deletions go first.
     removed_limit: usize,
@@ -140,6 +145,7 @@ impl ZoneStore {
                 serial: 1,
                 domain_connect_host: None,
             })),
+            generation: Arc::new(AtomicU64::new(0)),
             journal: None,
             removed_limit: crate::HistoryLimits::default().removed_dns_records,
             zone_limit: crate::HistoryLimits::default().dns_zones,
@@ -175,7 +181,17 @@ impl ZoneStore {
     }
 
     fn write(&self) -> std::sync::RwLockWriteGuard<'_, Zones> {
-        self.inner.write().unwrap_or_else(PoisonError::into_inner)
+        let zones = self.inner.write().unwrap_or_else(PoisonError::into_inner);
+        // Bumped with the lock held: a reader that sees the new value reads the zones only
+        // after this writer is done; one that saw the old value finds it changed next time.
+        self.generation.fetch_add(1, Ordering::SeqCst);
+        zones
+    }
+
+    /// A number that changes whenever the zones may have changed: an answer computed while it
+    /// read `n` (read before the answer) holds for as long as it still reads `n`.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(Ordering::SeqCst)
     }
 
     pub fn platform(&self) -> PlatformZone {
