@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 
 use crate::root;
+use crate::wine::Wine;
 
 /// The marker Tauri reads at run time to know how it was installed (`bundle_type()`); the
 /// bundler rewrites it in the binary it packs, and so do we: the updater then knows it may
@@ -152,61 +153,22 @@ fn crate_version() -> Result<String> {
         .context("tauri.conf.json has a version")
 }
 
-/// A Wine prefix and the commands run in it.
-pub struct Wine<'a> {
-    pub wine: &'a Path,
-    pub prefix: PathBuf,
-}
-
-impl Wine<'_> {
-    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
-        // Wine in a session of its own: it must not signal or take over the terminal and
-        // process group of whoever runs this task.
-        let mut cmd = Command::new("setsid");
-        cmd.arg(self.wine)
-            .arg(program)
-            .stdin(Stdio::null())
-            .env("WINEPREFIX", &self.prefix)
-            .env("WINEDEBUG", "-all")
-            .env_remove("DISPLAY");
-        cmd
-    }
-
-    /// The current user's profile folder inside the prefix.
-    fn profile(&self) -> Result<PathBuf> {
-        let users = self.prefix.join("drive_c/users");
-        std::fs::read_dir(&users)
-            .with_context(|| format!("{} (has Wine started in this prefix?)", users.display()))?
-            .flatten()
-            .map(|e| e.path())
-            .find(|p| p.join("AppData/Local").is_dir())
-            .context("no user profile in the Wine prefix")
-    }
-
-    fn reg(&self, args: &[&str]) -> Option<String> {
-        let output = self
-            .command("reg")
-            .args(args)
-            .stderr(Stdio::null())
-            .output()
-            .ok()?;
-        output
-            .status
-            .success()
-            .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
-    }
-
-    fn reg_exists(&self, key: &str) -> bool {
-        self.reg(&["query", key]).is_some()
-    }
-
-    /// The default value of `key`, as `reg query KEY /ve` prints it.
-    fn reg_default(&self, key: &str) -> Option<String> {
-        let out = self.reg(&["query", key, "/ve"])?;
-        out.lines()
-            .find_map(|line| line.split_once("REG_SZ"))
-            .map(|(_, value)| value.trim().to_owned())
-    }
+/// Builds the installer for `exe`, then installs, runs and uninstalls it in the Wine prefix
+/// under `target/cross`.
+pub fn smoke_test(wine: &Path, exe: &Path, target: &str, packing: Packing) -> Result<()> {
+    let prefix = root().join("target/cross/wine-prefix");
+    std::fs::create_dir_all(&prefix)?;
+    let wine = Wine {
+        wine,
+        prefix: prefix.clone(),
+    };
+    crate::wine::install_shim(&wine, target)?;
+    // The installer, built from this build, installed, run (`serve` and `doctor` against each
+    // other from the installed folder) and uninstalled in the prefix.
+    let setup = build(exe, &root().join("target/cross/installer"), packing)?;
+    let result = test_under_wine(&wine, &setup, target);
+    crate::wine::stop_wineserver(wine.wine, &prefix);
+    result
 }
 
 /// What a per-user install puts in place, in one prefix.

@@ -115,7 +115,7 @@ pub fn windows(args: &[String]) -> Result<()> {
             } else {
                 crate::installer::Packing::Test
             };
-            let result = crate::wine::smoke_test(&wine, &exe, WINDOWS_TARGET, packing);
+            let result = crate::installer::smoke_test(&wine, &exe, WINDOWS_TARGET, packing);
             println!(
                 "\ncargo xtask windows: {:.0} s in all",
                 started.elapsed().as_secs_f64()

@@ -1,5 +1,6 @@
-//! Runs the Windows build under Wine: the installer is built and tested in a prefix
-//! (`installer.rs`), and the installed program's headless subcommands run against each other:
+//! Runs the Windows build under Wine: a prefix and the commands run in it (the installer's
+//! walk in `installer.rs` uses them), and the installed program's headless subcommands run
+//! against each other:
 //! the Windows `domain-desk serve` answers the Windows `domain-desk doctor` and plain HTTP
 //! from Linux.
 //!
@@ -25,30 +26,66 @@ pub fn find_wine() -> Option<PathBuf> {
     crate::session::find_on_path("wine64").or_else(|| crate::session::find_on_path("wine"))
 }
 
-pub fn smoke_test(
-    wine: &Path,
-    exe: &Path,
-    target: &str,
-    packing: crate::installer::Packing,
-) -> Result<()> {
-    let prefix = root().join("target/cross/wine-prefix");
-    std::fs::create_dir_all(&prefix)?;
-    let wine = crate::installer::Wine {
-        wine,
-        prefix: prefix.clone(),
-    };
-    install_shim(&wine, target)?;
-    // The installer, built from this build, installed, run (`serve` and `doctor` against each
-    // other from the installed folder) and uninstalled in the prefix.
-    let setup = crate::installer::build(exe, &root().join("target/cross/installer"), packing)?;
-    let result = crate::installer::test_under_wine(&wine, &setup, target);
-    stop_wineserver(wine.wine, &prefix);
-    result
+/// A Wine prefix and the commands run in it.
+pub struct Wine<'a> {
+    pub wine: &'a Path,
+    pub prefix: PathBuf,
+}
+
+impl Wine<'_> {
+    pub fn command(&self, program: impl AsRef<std::ffi::OsStr>) -> Command {
+        // Wine in a session of its own: it must not signal or take over the terminal and
+        // process group of whoever runs this task.
+        let mut cmd = Command::new("setsid");
+        cmd.arg(self.wine)
+            .arg(program)
+            .stdin(Stdio::null())
+            .env("WINEPREFIX", &self.prefix)
+            .env("WINEDEBUG", "-all")
+            .env_remove("DISPLAY");
+        cmd
+    }
+
+    /// The current user's profile folder inside the prefix.
+    pub fn profile(&self) -> Result<PathBuf> {
+        let users = self.prefix.join("drive_c/users");
+        std::fs::read_dir(&users)
+            .with_context(|| format!("{} (has Wine started in this prefix?)", users.display()))?
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.join("AppData/Local").is_dir())
+            .context("no user profile in the Wine prefix")
+    }
+
+    pub fn reg(&self, args: &[&str]) -> Option<String> {
+        let output = self
+            .command("reg")
+            .args(args)
+            .stderr(Stdio::null())
+            .output()
+            .ok()?;
+        output
+            .status
+            .success()
+            .then(|| String::from_utf8_lossy(&output.stdout).into_owned())
+    }
+
+    pub fn reg_exists(&self, key: &str) -> bool {
+        self.reg(&["query", key]).is_some()
+    }
+
+    /// The default value of `key`, as `reg query KEY /ve` prints it.
+    pub fn reg_default(&self, key: &str) -> Option<String> {
+        let out = self.reg(&["query", key, "/ve"])?;
+        out.lines()
+            .find_map(|line| line.split_once("REG_SZ"))
+            .map(|(_, value)| value.trim().to_owned())
+    }
 }
 
 /// Builds the stand-in `bcryptprimitives.dll` and puts it in the prefix's system folder,
 /// where every program in the prefix finds it (the installer ships nothing for Wine).
-fn install_shim(wine: &crate::installer::Wine<'_>, target: &str) -> Result<()> {
+pub fn install_shim(wine: &Wine<'_>, target: &str) -> Result<()> {
     // Wine creates its prefix on first use; `wineboot` makes that happen now.
     let _ = Command::new("setsid")
         .arg(wine.wine)
@@ -86,7 +123,7 @@ fn install_shim(wine: &crate::installer::Wine<'_>, target: &str) -> Result<()> {
 
 /// Starts `exe serve` in the prefix, reaches it from Linux, and runs `exe doctor` against its
 /// DNS server.
-pub fn serve_and_doctor(wine: &crate::installer::Wine<'_>, exe: &Path) -> Result<()> {
+pub fn serve_and_doctor(wine: &Wine<'_>, exe: &Path) -> Result<()> {
     let wine_cmd = |args: &[&str]| {
         let mut cmd = wine.command(exe);
         cmd.args(args);
@@ -177,7 +214,7 @@ pub fn wait_for_wineserver(wine: &Path, prefix: &Path) {
 }
 
 /// Wine leaves a `wineserver` behind for a few seconds; end it now so nothing outlives the task.
-fn stop_wineserver(wine: &Path, prefix: &Path) {
+pub fn stop_wineserver(wine: &Path, prefix: &Path) {
     let server = wine.with_file_name("wineserver");
     let server = if server.is_file() {
         server
