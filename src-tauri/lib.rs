@@ -18,6 +18,7 @@ pub mod links;
 pub mod logs;
 pub mod paths;
 pub mod renewal;
+pub mod renewal_watch;
 pub mod secrets;
 pub mod settings;
 pub mod state;

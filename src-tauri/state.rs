@@ -119,23 +119,9 @@ pub struct AppState {
     /// One request queue per API key for the whole app: switching accounts back and forth
     /// reuses a key's queue, so its budget is never counted twice.
     clients: domain_desk_client::ClientPool,
-    /// Counts the changes the user made (a domain added, verified or removed, a DNS record
-    /// edited), so the renewal watch checks again after each.
-    changes: std::sync::atomic::AtomicU64,
 }
 
 impl AppState {
-    /// The user changed something the renewal watch should look at again.
-    pub fn user_changed(&self) {
-        self.changes
-            .fetch_add(1, std::sync::atomic::Ordering::SeqCst);
-    }
-
-    /// How many changes the user has made so far (see [`Self::user_changed`]).
-    pub fn changes(&self) -> u64 {
-        self.changes.load(std::sync::atomic::Ordering::SeqCst)
-    }
-
     pub fn clients(&self) -> &domain_desk_client::ClientPool {
         &self.clients
     }

@@ -1296,69 +1296,86 @@ async fn refresh_until(app: &App, css: &str, what: &str, accept: impl Fn(&str) -
     .await
 }
 
-/// The renewal watch in the demo at 600×: a live domain whose parent zone gains a CAA
-/// record naming another CA is marked in its row and explained in its detail panel (with the
-/// date and the fix) weeks before its renewal, with one desktop notification; when the
+/// The renewal watch in the demo at 600×, on the demo's own story: `app.example.co.uk` on the
+/// Business account starts live, and a seeded event three platform days later adds a CAA
+/// record naming another CA at `example.co.uk`. Signed in to the Pro account, the watch (which
+/// covers every account kept here) tells of it with one desktop notification naming the
+/// account and a notice under the account switcher; in the Business account the row and the
+/// detail panel explain it with the date and the fix, weeks before the renewal. When the
 /// renewal date comes the platform's renewal fails as predicted (the certificate shows the
-/// CAA refusal and still serves); deleting the CAA record is a fix the watch announces and
-/// the platform's next attempt renews the certificate.
+/// CAA refusal and still serves); deleting the CAA record is a fix the watch announces and the
+/// platform's next attempt renews the certificate.
 #[tokio::test]
 #[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
 async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renews() {
+    const APP: &str = "app.example.co.uk";
+    const WARNING: &str = "Renewal of app.example.co.uk will fail · Offline demo · Business";
     let notifications = NotificationServer::start();
     let app = App::launch("renewal_watch").await;
     start_demo(&app).await;
     app.choose("#clock-speed", "600").await;
     app.wait_contains("#toasts", "Demo clock: 600×").await;
-    open_project(&app, PRO_SITE, "Pro site").await;
 
-    // www.example.com already has the right CNAME in the demo zone: live in a few seconds.
-    fill_add_dialog(&app, WWW).await;
-    submit_add_dialog(&app, WWW).await;
-    app.click("#add-verify-now").await;
-    app.wait_attr_for(&row(WWW), "data-status", "live", Duration::from_secs(60))
-        .await;
-    app.wait_text_for(
-        "#renewal-state",
-        "“Will renew”",
-        Duration::from_secs(30),
-        |t| t == "Will renew",
+    // The seeded event: three platform days on, someone names another CA at example.co.uk.
+    app.script(
+        "return window.__TAURI__.core.invoke('clock_advance', { seconds: 3 * 86400 + 600 });",
     )
     .await;
-    let expiry_before = app.text("#detail-certificate").await;
 
-    // Later, someone names another CA at the zone's apex (a Demo DNS action).
-    app.click("#demo-dns-button").await;
-    assert_eq!(app.value("#dns-zone").await, "example.com");
-    app.type_into("#dns-new-name", "@").await;
-    app.choose_label("#dns-new-type", "CAA").await;
-    app.type_into("#dns-new-value", "0 issue \"other-ca.example\"")
+    // Still in the Pro account: the notification and the switcher name the Business account.
+    let warned = notifications.wait_for(&app, WARNING).await;
+    assert!(
+        warned.body.contains("Offline demo · Business")
+            && warned.body.contains("now allows only other-ca.example"),
+        "the notification: {warned:?}"
+    );
+    app.wait_contains(
+        "#account-renewal-notice",
+        "Offline demo · Business: app.example.co.uk",
+    )
+    .await;
+    assert!(
+        app.text("#account-select")
+            .await
+            .contains("⚠ renewal fails"),
+        "the Business account is marked in the switcher"
+    );
+    app.screenshot("renewal-00-other-account").await;
+    notifications.screenshot("renewal-00-other-account-notification");
+
+    // Switch from the notice: the row and the panel say the renewal will fail, and why.
+    app.click(r#"#account-renewal-notice [data-switch="offline-demo:business"]"#)
         .await;
-    app.click("#dns-add").await;
-    let caa = r#"#dns-records tr[data-name="@"][data-type="CAA"]"#;
-    app.wait_contains(caa, "other-ca.example").await;
-    app.click("#demo-dns-close").await;
-
-    // The watch checks after the change: the row and the panel say the renewal will fail.
+    app.wait_contains("#account-plan", "Business plan").await;
+    app.wait_gone("#account-renewal-notice").await;
+    open_project(
+        &app,
+        r#"[data-testid="project-business-site"]"#,
+        "Business site",
+    )
+    .await;
     app.wait_attr_for(
-        &row(WWW),
+        &row(APP),
         "data-renewal",
         "at_risk",
         Duration::from_secs(30),
     )
     .await;
-    let row_text = app.text(&row(WWW)).await;
+    let row_text = app.text(&row(APP)).await;
     assert!(
         row_text.contains("Renewal fails"),
         "the row's Renewal indicator: {row_text}"
     );
-    assert_eq!(app.text("#renewal-state").await, "Will fail");
+    app.click(&row(APP)).await;
+    app.wait_text("#renewal-state", "“Will fail”", |t| t == "Will fail")
+        .await;
+    let expiry_before = app.text("#detail-certificate").await;
     let problem = app.text("#renewal-problem").await;
     assert!(
-        problem.contains("www.example.com's certificate expires on")
+        problem.contains("app.example.co.uk's certificate expires on")
             && problem.contains("the platform renews it from")
             && problem.contains(
-                "that renewal will fail: the CAA record at example.com now allows only other-ca.example"
+                "that renewal will fail: the CAA record at example.co.uk now allows only other-ca.example"
             ),
         "the dated warning: {problem}"
     );
@@ -1367,35 +1384,28 @@ async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renew
         fix.contains("0 issue \"letsencrypt.org\""),
         "the fix: {fix}"
     );
-    let warned = notifications
-        .wait_for(&app, "Renewal of www.example.com will fail")
-        .await;
-    assert!(
-        warned.body.contains("now allows only other-ca.example"),
-        "the notification: {warned:?}"
-    );
     app.script("document.getElementById('detail-renewal').scrollIntoView({ block: 'center' }); return true;")
         .await;
     app.screenshot("renewal-01-warning").await;
     notifications.screenshot("renewal-01-warning-notification");
 
-    // The renewal date arrives (61 days on): the platform's renewal fails as predicted, and
-    // the old certificate still serves.
-    app.script("return window.__TAURI__.core.invoke('clock_advance', { seconds: 61 * 86400 });")
+    // The renewal date arrives (60 days after issuance): the platform's renewal fails as
+    // predicted, and the old certificate still serves.
+    app.script("return window.__TAURI__.core.invoke('clock_advance', { seconds: 58 * 86400 });")
         .await;
     refresh_until(
         &app,
         "#detail-certificate",
         "the platform's CAA refusal",
-        |t| t.contains("CAA records at example.com forbid"),
+        |t| t.contains("CAA records at example.co.uk forbid"),
     )
     .await;
     assert_eq!(
-        app.try_attr(&row(WWW), "data-status").await.as_deref(),
+        app.try_attr(&row(APP), "data-status").await.as_deref(),
         Some("live")
     );
     app.wait_attr_for(
-        &row(WWW),
+        &row(APP),
         "data-renewal",
         "at_risk",
         Duration::from_secs(30),
@@ -1405,7 +1415,7 @@ async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renew
     let warnings = notifications
         .shown()
         .into_iter()
-        .filter(|shown| shown.summary == "Renewal of www.example.com will fail")
+        .filter(|shown| shown.summary == WARNING)
         .count();
     assert_eq!(
         warnings,
@@ -1415,14 +1425,20 @@ async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renew
     );
 
     // The fix: delete the CAA record. The watch says so, and the next attempt renews.
+    let caa = r#"#dns-records tr[data-name="@"][data-type="CAA"]"#;
     app.click("#demo-dns-button").await;
+    app.choose("#dns-zone", "example.co.uk").await;
+    app.wait_contains(caa, "other-ca.example").await;
     app.click(&format!("{caa} .dns-delete")).await;
     app.wait_gone(caa).await;
     app.click("#demo-dns-close").await;
     notifications
-        .wait_for(&app, "Renewal of www.example.com fixed")
+        .wait_for(
+            &app,
+            "Renewal of app.example.co.uk fixed · Offline demo · Business",
+        )
         .await;
-    app.wait_attr_for(&row(WWW), "data-renewal", "ready", Duration::from_secs(30))
+    app.wait_attr_for(&row(APP), "data-renewal", "ready", Duration::from_secs(30))
         .await;
     let renewed = refresh_until(&app, "#detail-certificate", "a renewed certificate", |t| {
         !t.contains("forbid") && t.contains("Issued")

@@ -7,6 +7,7 @@ use tauri::{AppHandle, Runtime, State};
 
 use crate::Result;
 use crate::accounts::Accounts;
+use crate::commands::renewal::RenewalWatchState;
 use crate::state::AppState;
 
 #[tauri::command]
@@ -22,52 +23,50 @@ pub async fn demo_dns_records(state: State<'_, AppState>, zone: String) -> Resul
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn demo_dns_add(
     state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
     zone: String,
     record: NewZoneRecord,
 ) -> Result<ZoneRecord> {
-    let done = state
-        .session()
-        .await?
-        .local()?
-        .add_record(&zone, &record)
-        .await?;
-    // The renewal watch checks again after a change the user made.
-    state.user_changed();
+    let session = state.session().await?;
+    let done = session.local()?.add_record(&zone, &record).await?;
+    // The renewal watch checks again after a change the user made (in DNS: it lists nothing).
+    renewal.changed(&session.account_id, None);
     Ok(done)
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
-pub async fn demo_dns_delete(state: State<'_, AppState>, zone: String, id: String) -> Result<()> {
-    state
-        .session()
-        .await?
-        .local()?
-        .delete_record(&zone, &id)
-        .await?;
-    // The renewal watch checks again after a change the user made.
-    state.user_changed();
+#[tracing::instrument(skip(state, renewal), err(Debug))]
+pub async fn demo_dns_delete(
+    state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
+    zone: String,
+    id: String,
+) -> Result<()> {
+    let session = state.session().await?;
+    session.local()?.delete_record(&zone, &id).await?;
+    // The renewal watch checks again after a change the user made (in DNS: it lists nothing).
+    renewal.changed(&session.account_id, None);
     Ok(())
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn demo_dns_signatures(
     state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
     zone: String,
     signatures: ZoneSignatures,
 ) -> Result<ZoneDnssec> {
-    let done = state
-        .session()
-        .await?
+    let session = state.session().await?;
+    let done = session
         .local()?
         .set_zone_signatures(&zone, signatures)
         .await?;
-    // The renewal watch checks again after a change the user made.
-    state.user_changed();
+    // The renewal watch checks again after a change the user made (in DNS: it lists nothing).
+    renewal.changed(&session.account_id, None);
     Ok(done)
 }
 

@@ -9,6 +9,7 @@ use domain_desk_client::Client;
 use serde::Serialize;
 use tauri::State;
 
+use crate::commands::renewal::RenewalWatchState;
 use crate::state::AppState;
 use crate::{Error, Result};
 
@@ -21,16 +22,21 @@ fn class(client: &Client, background: Option<bool>) -> Client {
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn domains_list(
     state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
     project_id: String,
     background: Option<bool>,
 ) -> Result<Vec<Domain>> {
     let session = state.session().await?;
-    Ok(class(&session.client, background)
+    let asked = renewal.list_asked();
+    let domains = class(&session.client, background)
         .domains(&project_id)
-        .await?)
+        .await?;
+    // The renewal watch takes this list rather than asking for its own.
+    renewal.listed(&session.account_id, &project_id, asked, &domains);
+    Ok(domains)
 }
 
 #[tauri::command]
@@ -72,9 +78,10 @@ pub async fn domain_add(
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn domain_verify(
     state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
     project_id: String,
     hostname: String,
     background: Option<bool>,
@@ -87,28 +94,28 @@ pub async fn domain_verify(
     // follow it. One that failed changed nothing the watch looks at, so it spends nothing of
     // the rate limit (a burst of Re-verify costs only its own requests).
     if done.status != domain_desk_api::DomainStatus::PendingVerification {
-        state.user_changed();
+        renewal.changed(&session.account_id, Some(&project_id));
     }
     Ok(done)
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn domain_remove(
     state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
     project_id: String,
     hostname: String,
 ) -> Result<Option<domain_desk_api::DanglingRecord>> {
+    let session = state.session().await?;
     // The record still pointing at the platform, if any: the window asks to delete it.
-    let done = state
-        .session()
-        .await?
+    let done = session
         .client
         .remove_domain_reporting(&project_id, &hostname)
         .await?
         .dangling_record;
     // The renewal watch checks again after a change the user made.
-    state.user_changed();
+    renewal.changed(&session.account_id, Some(&project_id));
     Ok(done)
 }
 
@@ -127,23 +134,25 @@ pub async fn domain_config_get(
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn domain_make_primary(
     state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
     project_id: String,
     hostname: String,
 ) -> Result<DomainConfig> {
     let session = state.session().await?;
     let done = session.client.make_primary(&project_id, &hostname).await?;
     // The renewal watch checks again after a change the user made.
-    state.user_changed();
+    renewal.changed(&session.account_id, Some(&project_id));
     Ok(done)
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn domain_redirect(
     state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
     project_id: String,
     hostname: String,
     to: Option<String>,
@@ -154,7 +163,7 @@ pub async fn domain_redirect(
         .redirect(&project_id, &hostname, to.as_deref())
         .await?;
     // The renewal watch checks again after a change the user made.
-    state.user_changed();
+    renewal.changed(&session.account_id, Some(&project_id));
     Ok(done)
 }
 

@@ -1,31 +1,34 @@
-//! The renewal watch in the window: a background task that checks, daily by the platform's
-//! clock and at once after a change the user made, whether each live domain of the signed-in
-//! account would renew with DNS as it is; one desktop notification per new problem and one
-//! when it is fixed; `renewal://changed` to the window after every check; and
-//! `renewal_state`, what the domains table and the detail panel show.
+//! The renewal watch in the window: a background task that, every tick, runs
+//! [`crate::renewal_watch::Watcher`] over every account kept on this computer (the signed-in
+//! one, the other demo accounts while the demo runs, and each connected account whose key is
+//! in the keyring), shows one desktop notification per new problem and one when it is fixed
+//! (naming the account), sends `renewal://changed` to the window when the results changed, and
+//! answers `renewal_state`, what the domains table, the detail panel and the account switcher
+//! show.
 //!
-//! The decisions (when a check is due, which results are news) are the doctor's
-//! `renewal::watch::RenewalWatch`, unit-tested with an injected clock; the check is
-//! `crate::renewal` over the doctor. This file only carries them out: it lists the account's
-//! domains through the client when the account changed, when the user changed something, when
-//! a check found news or a certificate entered its renewal window (the platform may have
-//! acted), and once a platform minute while a certificate is being issued (it goes live
-//! soon); otherwise it asks DNS only.
+//! Each account goes through its own key's request queue (the app's client pool). The
+//! decisions live in `renewal_watch` (Tauri-free, tested on the demo's clock); this file only
+//! gathers the accounts, carries the notices out and hands in what the window's commands
+//! report ([`RenewalWatchState::changed`], [`RenewalWatchState::listed`]).
 
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
 use std::time::Duration;
 
 use chrono::{DateTime, Utc};
-use domain_desk_api::{CertificateStatus, Domain};
-use domain_desk_doctor::renewal::watch::{Notice, RenewalWatch};
-use domain_desk_doctor::renewal::{LiveCertificate, Readiness, check_renewals, live_certificates};
+use domain_desk_api::Domain;
+use domain_desk_client::{ClientConfig, LocalControl};
+use domain_desk_doctor::renewal::Readiness;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, Runtime, State};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::Mutex;
 
-use crate::Result;
+use crate::account_rules::{key_destination, pacing_speed, plan_of};
+use crate::paths::AppPaths;
+use crate::renewal_watch::{Inbox, WatchedAccount, Watcher};
+use crate::settings::{self, AccountEntry, AccountMode};
 use crate::state::{AppState, Session};
+use crate::{Error, Result, secrets};
 
 /// The event that carries a check's results to the window.
 pub const RENEWAL_CHANGED: &str = "renewal://changed";
@@ -34,42 +37,65 @@ pub const RENEWAL_CHANGED: &str = "renewal://changed";
 /// due by the platform's clock, which in the demo runs 600 times faster).
 const TICK: Duration = Duration::from_secs(2);
 
-/// How often (platform time) the domains are listed again while a certificate is issuing.
-const ISSUING_RELIST: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
-
-/// What the window shows: the latest readiness of every live domain, and when the watch
-/// checked and checks next (platform time).
-#[derive(Debug, Clone, Default, Serialize)]
+/// What the window shows: the signed-in account's latest readiness of every live domain and
+/// when the watch checked and checks next (platform time), and for every other account kept
+/// here the domains whose renewal will fail.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
 pub struct RenewalView {
+    pub account_id: Option<String>,
     pub checked_at: Option<DateTime<Utc>>,
     pub next_check: Option<DateTime<Utc>>,
     pub domains: Vec<Readiness>,
+    pub accounts: Vec<AccountSummary>,
 }
 
-#[derive(Default)]
-struct Watched {
-    account_id: Option<String>,
-    watch: RenewalWatch,
-    /// The account's domains as last listed.
-    domains: Option<Vec<Domain>>,
-    /// The user's change count at the last check.
-    changes_seen: u64,
-    /// When the domains were last listed (platform time).
-    listed_at: Option<DateTime<Utc>>,
-    view: RenewalView,
+/// One account's renewal problems, for the account switcher.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct AccountSummary {
+    pub account_id: String,
+    pub account_label: String,
+    pub checked_at: Option<DateTime<Utc>>,
+    /// The hostnames whose renewal will fail.
+    pub at_risk: Vec<String>,
 }
 
 /// The watch, held as Tauri state.
 #[derive(Default)]
 pub struct RenewalWatchState {
-    watched: Mutex<Watched>,
+    inbox: Inbox,
+    /// Made at the first tick, with the data folder's memory.
+    watcher: Mutex<Option<Watcher>>,
+    /// The accounts other than the signed-in one, by entry id; `None` for one that cannot be
+    /// watched (no key in the keyring), so it is not asked again every tick.
+    others: Mutex<BTreeMap<String, Option<WatchedAccount>>>,
+    /// The demo's control plane, once a demo session was seen (the demo runs until exit).
+    demo: Mutex<Option<LocalControl>>,
+    view: Mutex<RenewalView>,
+}
+
+impl RenewalWatchState {
+    /// The user changed the domains of `project_id` (or with `None`, a DNS record) in
+    /// `account_id`: the watch checks again, and takes the window's next list of the project.
+    pub fn changed(&self, account_id: &str, project_id: Option<&str>) {
+        self.inbox.changed(account_id, project_id);
+    }
+
+    /// The change count before the window asks for a list (pass it to [`Self::listed`]).
+    pub fn list_asked(&self) -> u64 {
+        self.inbox.count()
+    }
+
+    /// The window listed a project's domains: the watch uses the list instead of asking again.
+    pub fn listed(&self, account_id: &str, project_id: &str, asked_at: u64, domains: &[Domain]) {
+        self.inbox.listed(account_id, project_id, asked_at, domains);
+    }
 }
 
 /// The latest results, for the window's first paint (later ones arrive as events).
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
 pub async fn renewal_state(state: State<'_, RenewalWatchState>) -> Result<RenewalView> {
-    Ok(state.watched.lock().await.view.clone())
+    Ok(state.view.lock().await.clone())
 }
 
 /// Starts the watch's task; it runs as long as the app.
@@ -88,97 +114,158 @@ async fn tick<R: Runtime>(app: &AppHandle<R>) -> Result<()> {
     let Some(session) = app.state::<AppState>().current().await else {
         return Ok(());
     };
-    let changes = app.state::<AppState>().changes();
-    let platform_now = platform_now(&session).await?;
-    let watch_state = app.state::<RenewalWatchState>();
-    let mut watched = watch_state.watched.lock().await;
-    if watched.account_id.as_deref() != Some(session.account_id.as_str()) {
-        *watched = Watched {
-            account_id: Some(session.account_id.clone()),
-            ..Watched::default()
-        };
+    let state = app.state::<RenewalWatchState>();
+    let entries = settings::accounts(app);
+    let accounts = accounts(app, &state, &session, entries.as_deref().unwrap_or(&[])).await;
+    let mut guard = state.watcher.lock().await;
+    let watcher =
+        guard.get_or_insert_with(|| Watcher::with_memory_in(&app.state::<AppPaths>().data_dir));
+    if let Ok(entries) = &entries {
+        let mut kept: BTreeSet<String> = entries.iter().map(|entry| entry.id.clone()).collect();
+        kept.insert(session.account_id.clone());
+        watcher.keep_only(&kept);
     }
-    if changes != watched.changes_seen {
-        watched.watch.changed();
-        // Something the user did may have changed the account's domains.
-        watched.domains = None;
-    }
-    // A certificate being issued goes live soon: list again (once a platform minute) until
-    // it has, so the new live domain is checked without waiting a day.
-    let issuing = watched.domains.as_ref().is_some_and(|domains| {
-        domains
-            .iter()
-            .any(|domain| domain.certificate.status == CertificateStatus::Issuing)
-    });
-    let listed_long_ago = watched
-        .listed_at
-        .is_none_or(|at| platform_now >= at + ISSUING_RELIST || platform_now < at);
-    if issuing && listed_long_ago {
-        watched.watch.changed();
-        watched.domains = None;
-    }
-    if !watched.watch.is_due(platform_now) {
-        return Ok(());
-    }
-    watched.changes_seen = changes;
-    // A certificate inside its renewal window may have been renewed since the list was read.
-    let renewing = |domains: &Vec<Domain>| {
-        domains.iter().any(|domain| {
-            LiveCertificate::of(domain).is_some_and(|live| live.renews_at() <= platform_now)
-        })
-    };
-    let domains = match watched.domains.take() {
-        Some(domains) if !renewing(&domains) => domains,
-        _ => {
-            watched.listed_at = Some(platform_now);
-            list_domains(&session).await?
-        }
-    };
-    let platform = crate::renewal::platform(session.local.as_ref(), &domains).await?;
-    let live = live_certificates(&domains);
-    let results = check_renewals(&live, &platform.options, platform.now).await?;
-    let notices = watched.watch.record(&results, platform.now);
-    // News may mean the platform acted (a renewal failed or passed): list again next time.
-    watched.domains = notices.is_empty().then_some(domains);
-    watched.view = RenewalView {
-        checked_at: Some(platform.now),
-        next_check: watched.watch.next_check(),
-        domains: watched.watch.latest().cloned().collect(),
-    };
-    let view = watched.view.clone();
-    drop(watched);
-    for notice in &notices {
-        let (title, body) = match notice {
-            Notice::Problem { title, body, .. } | Notice::Fixed { title, body, .. } => {
-                (title, body)
+    watcher.take_inbox(&state.inbox);
+    let mut notices = Vec::new();
+    for account in &accounts {
+        match watcher.tick(account).await {
+            Ok(news) => notices.extend(news),
+            Err(err) => {
+                tracing::warn!(account = %account.id, %err, "the renewal check of an account could not run");
             }
-        };
+        }
+    }
+    let current = watcher
+        .view(&session.account_id)
+        .cloned()
+        .unwrap_or_default();
+    let view = RenewalView {
+        account_id: Some(session.account_id.clone()),
+        checked_at: current.checked_at,
+        next_check: current.next_check,
+        domains: current.domains,
+        accounts: watcher
+            .views()
+            .map(|account| AccountSummary {
+                account_id: account.account_id.clone(),
+                account_label: account.account_label.clone(),
+                checked_at: account.checked_at,
+                at_risk: account.at_risk().into_iter().map(str::to_owned).collect(),
+            })
+            .collect(),
+    };
+    drop(guard);
+    for notice in &notices {
+        let (title, body) = notice.text();
         tracing::info!(%title, "renewal notice");
-        if let Err(err) = app.notification().builder().title(title).body(body).show() {
+        if let Err(err) = app
+            .notification()
+            .builder()
+            .title(&title)
+            .body(&body)
+            .show()
+        {
             tracing::warn!(%err, "could not show the renewal notice");
         }
     }
-    if let Err(err) = app.emit(RENEWAL_CHANGED, &view) {
-        tracing::warn!(%err, "could not tell the window about the renewal check");
+    let mut shown = state.view.lock().await;
+    if *shown != view {
+        shown.clone_from(&view);
+        drop(shown);
+        if let Err(err) = app.emit(RENEWAL_CHANGED, &view) {
+            tracing::warn!(%err, "could not tell the window about the renewal check");
+        }
     }
     Ok(())
 }
 
-/// The platform's now: the demo's clock, or this computer's.
-async fn platform_now(session: &Session) -> Result<DateTime<Utc>> {
-    Ok(match &session.local {
-        Some(local) => local.clock().await?.now,
-        None => Utc::now(),
-    })
+/// The accounts to watch: the session's first, then every other kept account that can be
+/// reached (the other demo accounts while the demo runs; connected ones with their key).
+async fn accounts<R: Runtime>(
+    app: &AppHandle<R>,
+    state: &RenewalWatchState,
+    session: &Session,
+    entries: &[AccountEntry],
+) -> Vec<WatchedAccount> {
+    if let Some(local) = &session.local {
+        *state.demo.lock().await = Some(local.clone());
+    }
+    let label = |id: &str, fallback: &str| {
+        entries
+            .iter()
+            .find(|entry| entry.id == id)
+            .map_or_else(|| fallback.to_owned(), |entry| entry.label.clone())
+    };
+    let mut accounts = vec![WatchedAccount {
+        id: session.account_id.clone(),
+        label: label(&session.account_id, &session.account.name),
+        client: session.client.clone(),
+        local: session.local.clone(),
+    }];
+    let demo = state.demo.lock().await.clone();
+    let mut others = state.others.lock().await;
+    for entry in entries {
+        if entry.id == session.account_id {
+            continue;
+        }
+        if !others.contains_key(&entry.id) {
+            let made = match other_account(app, entry, demo.as_ref()).await {
+                Ok(Some(account)) => Some(account),
+                // the demo is not running: ask again later
+                Ok(None) => continue,
+                Err(err) => {
+                    tracing::warn!(account = %entry.id, %err, "the renewal watch cannot watch this account");
+                    None
+                }
+            };
+            others.insert(entry.id.clone(), made);
+        }
+        if let Some(Some(account)) = others.get(&entry.id) {
+            accounts.push(WatchedAccount {
+                label: entry.label.clone(),
+                ..account.clone()
+            });
+        }
+    }
+    accounts
 }
 
-/// Every domain of the session's account, at background priority (the user's own requests
-/// go first).
-async fn list_domains(session: &Arc<Session>) -> Result<Vec<Domain>> {
-    let client = session.client.background();
-    let mut domains = Vec::new();
-    for project in client.projects().await? {
-        domains.extend(client.domains(&project.id).await?);
-    }
-    Ok(domains)
+/// A kept account other than the session's, with its key's own client; `None` for a demo
+/// account while the demo is not running.
+async fn other_account<R: Runtime>(
+    app: &AppHandle<R>,
+    entry: &AccountEntry,
+    demo: Option<&LocalControl>,
+) -> Result<Option<WatchedAccount>> {
+    let pool = app.state::<AppState>();
+    let (client, local) = match (entry.mode, plan_of(&entry.id)) {
+        (AccountMode::Demo, Some(plan)) => {
+            let Some(local) = demo else {
+                return Ok(None);
+            };
+            let info = local.info().await?;
+            let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
+                Error::DemoStart(format!("the service has no {} demo key", plan.as_str()))
+            })?;
+            let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
+            config.queue.platform_clock_speed = pacing_speed(local.clock().await?.speed);
+            (pool.clients().client(config)?, Some(local.clone()))
+        }
+        _ => {
+            // Before the key leaves the keyring: is this where it belongs?
+            key_destination(entry, None)?;
+            let key = secrets::load_key(&entry.id)?;
+            (
+                pool.clients()
+                    .client(ClientConfig::new(&entry.base_url, key))?,
+                None,
+            )
+        }
+    };
+    Ok(Some(WatchedAccount {
+        id: entry.id.clone(),
+        label: entry.label.clone(),
+        client,
+        local,
+    }))
 }

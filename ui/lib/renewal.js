@@ -4,7 +4,7 @@
 // parts (what a readiness looks like in a row or a panel) are exported for the tests.
 import { invoke, listen } from './tauri.js';
 
-let view = { checked_at: null, next_check: null, domains: [] };
+let view = { checked_at: null, next_check: null, domains: [], accounts: [] };
 const listeners = new Set();
 let started = false;
 
@@ -72,4 +72,28 @@ export function renewalSection(domain, readiness) {
     fixSteps: fix?.steps ?? [],
     platformError: renewing ? renewing.message : '',
   };
+}
+
+/**
+ * The other accounts kept on this computer whose renewals will fail, for the account
+ * switcher: `[{ accountId, label, hostnames }]`, the signed-in account left out (its own
+ * problems are on its rows).
+ */
+export function otherAccountsAtRisk(within, sessionAccountId) {
+  return (within?.accounts ?? [])
+    .filter((account) => account.account_id !== sessionAccountId && account.at_risk?.length)
+    .map((account) => ({
+      accountId: account.account_id,
+      label: account.account_label,
+      hostnames: account.at_risk,
+    }));
+}
+
+/** One line for the switcher's notice: who, which names, in the user's words. */
+export function accountRiskLine(risk) {
+  const names = risk.hostnames.length === 1
+    ? risk.hostnames[0]
+    : `${risk.hostnames.length} domains (${risk.hostnames.join(', ')})`;
+  const verb = risk.hostnames.length === 1 ? 'its renewal will fail' : 'their renewals will fail';
+  return `${risk.label}: ${names} — ${verb}`;
 }

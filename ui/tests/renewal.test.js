@@ -53,3 +53,23 @@ test('readiness is found by hostname', () => {
   assert.equal(renewalOf('www.example.com', view), null);
   assert.equal(renewalsByHostname(view).get('shop.example.com'), atRisk);
 });
+
+test('the account switcher names the other accounts whose renewals will fail', async () => {
+  const { otherAccountsAtRisk, accountRiskLine } = await import('../lib/renewal.js');
+  const view = {
+    domains: [],
+    accounts: [
+      { account_id: 'offline-demo:pro', account_label: 'Offline demo · Pro', at_risk: ['www.example.com'] },
+      { account_id: 'offline-demo:business', account_label: 'Offline demo · Business', at_risk: ['app.example.co.uk'] },
+      { account_id: 'offline-demo:free', account_label: 'Offline demo · Free', at_risk: [] },
+    ],
+  };
+  const risks = otherAccountsAtRisk(view, 'offline-demo:pro');
+  assert.deepEqual(risks, [{ accountId: 'offline-demo:business', label: 'Offline demo · Business', hostnames: ['app.example.co.uk'] }]);
+  assert.equal(accountRiskLine(risks[0]), 'Offline demo · Business: app.example.co.uk — its renewal will fail');
+  assert.equal(
+    accountRiskLine({ label: 'Shop', hostnames: ['a.example', 'b.example'] }),
+    'Shop: 2 domains (a.example, b.example) — their renewals will fail',
+  );
+  assert.deepEqual(otherAccountsAtRisk({ domains: [] }, 'x'), []);
+});
