@@ -54,7 +54,8 @@ export function renewalIndicator(readiness) {
 /** What the detail panel's Renewal section says; null for a domain that is not live. */
 export function renewalSection(domain, readiness) {
   if (!domain || domain.status !== 'live' || domain.certificate?.status !== 'issued') return null;
-  const renewsAt = readiness?.renews_at ?? domain.certificate?.renews_at ?? null;
+  // The platform's own date first: after a renewal it moves before the next check does.
+  const renewsAt = domain.certificate?.renews_at ?? readiness?.renews_at ?? null;
   const renewing = domain.certificate?.error ?? null;
   let state = 'Not checked yet';
   let tone = 'progress';

@@ -73,3 +73,8 @@ test('the account switcher names the other accounts whose renewals will fail', a
   );
   assert.deepEqual(otherAccountsAtRisk({ domains: [] }, 'x'), []);
 });
+
+test('after a renewal the panel dates the next one by the platform, not by the last check', () => {
+  const renewed = { ...live, certificate: { ...live.certificate, expires_at: '2027-04-26T10:00:00Z', renews_at: '2027-03-27T10:00:00Z' } };
+  assert.equal(renewalSection(renewed, atRisk).renewsAt, '2027-03-27T10:00:00Z');
+});
