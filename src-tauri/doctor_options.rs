@@ -168,8 +168,19 @@ mod tests {
         );
         assert_eq!(options.extra_roots_pem, info.ca_certificate_pem);
         assert!(info.ca_certificate_pem.is_some());
-        assert_eq!(options.attached_hostnames, Some(BTreeSet::new()));
-        assert_eq!(options.live_certificates, Some(Default::default()));
+        // the demo's seeded live domain, attached and live from the start
+        let seeded = domain_desk_service::world::renewal_demo::HOSTNAME.to_owned();
+        assert_eq!(
+            options.attached_hostnames,
+            Some(BTreeSet::from([seeded.clone()]))
+        );
+        assert_eq!(
+            options
+                .live_certificates
+                .as_ref()
+                .map(|live| live.keys().cloned().collect::<Vec<_>>()),
+            Some(vec![seeded])
+        );
         assert!(options.dnssec);
         assert_eq!(options.trust_anchor, info.dnssec_trust_anchor);
         assert!(options.trust_anchor.is_some());

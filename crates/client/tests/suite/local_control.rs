@@ -114,8 +114,9 @@ async fn a_service_that_does_not_answer_is_a_network_error() {
     }
 }
 
-/// The doctor's list of attached names: empty on a fresh service, then the one domain a demo
-/// project attaches; every call went through the pool's queue for that demo key.
+/// The doctor's list of attached names: the demo's seeded live domain on a fresh service, then
+/// the one domain a demo project attaches besides; every call went through the pool's queue
+/// for that demo key.
 #[tokio::test]
 async fn the_attached_hostnames_come_from_every_demo_account_through_the_pool() {
     use domain_desk_api::{AddDomain, Plan};
@@ -131,12 +132,14 @@ async fn the_attached_hostnames_come_from_every_demo_account_through_the_pool() 
     let control = LocalControl::new(&running.base_url()).expect("control");
     let info = control.info().await.unwrap();
     let pool = ClientPool::new();
-    assert!(
+    assert_eq!(
         control
             .attached_hostnames(&info, &pool)
             .await
             .unwrap()
-            .is_empty()
+            .into_iter()
+            .collect::<Vec<_>>(),
+        [domain_desk_service::world::renewal_demo::HOSTNAME]
     );
     assert_eq!(pool.len(), info.demo_keys.len(), "one queue per demo key");
 
@@ -159,7 +162,10 @@ async fn the_attached_hostnames_come_from_every_demo_account_through_the_pool() 
     let attached = control.attached_hostnames(&info, &pool).await.unwrap();
     assert_eq!(
         attached.into_iter().collect::<Vec<_>>(),
-        ["www.example.com"]
+        [
+            domain_desk_service::world::renewal_demo::HOSTNAME,
+            "www.example.com"
+        ]
     );
     assert_eq!(pool.len(), info.demo_keys.len(), "the same queues again");
 
