@@ -5,7 +5,8 @@ import { api } from './api.js';
 import { store, refreshDomains, loadProjects, refreshProject } from './app-state.js';
 import { upsertDomain, removeDomain } from './domain-list.js';
 import { errorText } from './errors.js';
-import { toast } from './toast.js';
+import { toast, resolveToast } from './toast.js';
+import { noteDangling, removeConfirmBody } from './dangling.js';
 import { redirectNotice, verificationFinding } from './domain-view.js';
 import { dialog } from './dialogs.js';
 
@@ -13,8 +14,14 @@ function projectId() {
   return store.get().project?.id;
 }
 
+/** A failure of an action on the open project: it belongs to that project (notices.js). */
 function fail(err) {
-  toast(errorText(err), 'error');
+  toast(errorText(err), 'error', { scope: 'project' });
+}
+
+/** True while `hostname` is in the open project and still waits for verification. */
+export function stillUnverified(hostname) {
+  return (state) => state.domains.some((d) => d.hostname === hostname && d.status === 'pending_verification');
 }
 
 export function findDomain(hostname) {
@@ -31,11 +38,17 @@ export async function verify(hostname, { fromMenu = false } = {}) {
   try {
     const domain = await api.verify(projectId(), hostname);
     store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
+    // A failure is said where the domain is shown (its reason). From the row's menu, where the
+    // panel may not show it, a notice says what the platform's check found and when; it stays
+    // until the domain is verified or gone (or the user leaves the project).
     if (domain.status === 'pending_verification') {
       if (fromMenu || store.get().selected !== domain.hostname) {
-        toast(`${domain.unicode_hostname} is not verified yet. ${verificationFinding(domain, store.get().now)}`, 'info');
+        toast(`${domain.unicode_hostname} is not verified yet. ${verificationFinding(domain, store.get().now)}`, 'info', { key: `verify:${hostname}`, scope: 'project', cause: stillUnverified(hostname) });
       }
-    } else toast(`${domain.unicode_hostname} verified; the certificate is being issued.`, 'ok');
+    } else {
+      resolveToast(`verify:${hostname}`);
+      toast(`${domain.unicode_hostname} verified; the certificate is being issued.`, 'ok', { scope: 'project' });
+    }
     return domain;
   } catch (err) {
     fail(err);
@@ -48,7 +61,7 @@ export async function setUpAutomatically(hostname) {
   try {
     const result = await api.domainConnectSetUp(projectId(), hostname);
     if (result.domain) store.set((s) => ({ domains: upsertDomain(s.domains, result.domain) }));
-    toast(result.message, result.outcome === 'applied' ? 'ok' : 'warning');
+    toast(result.message, result.outcome === 'applied' ? 'ok' : 'warning', { scope: 'project' });
     return result;
   } catch (err) {
     // No browser opened: the caller offers Copy link and Try again in place.
@@ -59,15 +72,12 @@ export async function setUpAutomatically(hostname) {
 }
 
 /**
- * What to say after a removal: when the name's record still points at the platform, which
- * record to delete, since a dangling CNAME lets whoever attaches the name next take it over.
+ * What to say after a removal: a confirmation that goes by itself. A record that still points
+ * at the platform is not in it: that warning stays in the removed domain's place
+ * (lib/dangling.js), since a dangling CNAME lets whoever attaches the name next take it over.
  */
-export function removedNotice(name, dangling) {
-  if (!dangling) return { message: `Removed ${name}.`, tone: 'ok' };
-  return {
-    message: `Removed ${name}. Its ${dangling.type} record ${dangling.fqdn} → ${dangling.value} still points at the platform: delete it at your DNS provider, or whoever adds ${name} to their project next takes it over.`,
-    tone: 'warning',
-  };
+export function removedNotice(name) {
+  return { message: `Removed ${name}.`, tone: 'ok' };
 }
 
 export async function remove(hostname) {
@@ -75,15 +85,17 @@ export async function remove(hostname) {
   const name = domain?.unicode_hostname ?? hostname;
   const ok = await confirmDialog({
     title: `Remove ${name}?`,
-    body: 'Traffic to this name stops at once, and redirects to it will point to the project’s current address. You can add it again later, but it must be verified again.',
+    body: removeConfirmBody(domain, name, store.get().session?.mode === 'demo'),
     confirm: 'Remove domain',
   });
   if (!ok) return false;
   try {
-    const dangling = await api.removeDomain(projectId(), hostname);
+    const project = projectId();
+    const dangling = await api.removeDomain(project, hostname);
+    noteDangling(project, hostname, name, dangling);
     store.set((s) => ({ domains: removeDomain(s.domains, hostname), selected: s.selected === hostname ? null : s.selected }));
-    const notice = removedNotice(name, dangling);
-    toast(notice.message, notice.tone);
+    const notice = removedNotice(name);
+    toast(notice.message, notice.tone, { scope: 'project' });
     refreshDomains().catch(() => {});
     refreshProject().catch(() => {});
     loadProjects().catch(() => {});
@@ -94,16 +106,34 @@ export async function remove(hostname) {
   }
 }
 
+/**
+ * Make primary, then the offer the change calls for: the old primary still serves the project
+ * as an alias; redirecting it to the new one keeps one address for visitors.
+ */
 export async function makePrimary(hostname) {
+  const old = store.get().domains.find((d) => d.role === 'primary' && d.hostname !== hostname);
   try {
     await api.makePrimary(projectId(), hostname);
     await refreshDomains();
     refreshProject().catch(() => {});
     loadProjects().catch(() => {});
-    toast(`${findDomain(hostname)?.unicode_hostname ?? hostname} is now the primary domain.`, 'ok');
+    const name = findDomain(hostname)?.unicode_hostname ?? hostname;
+    toast(`${name} is now the primary domain.`, 'ok', { scope: 'project' });
+    const offer = redirectOffer(old, name);
+    if (offer && findDomain(old.hostname) && (await confirmDialog(offer))) await setRedirect(old.hostname, hostname);
   } catch (err) {
     fail(err);
   }
+}
+
+/** The question after Make primary: redirect the old primary to the new one? null when there was none. */
+export function redirectOffer(old, name) {
+  if (!old) return null;
+  return {
+    title: `Redirect ${old.unicode_hostname} to ${name}?`,
+    body: `${old.unicode_hostname} was the primary domain and now serves the project as an alias. Redirect it to ${name} (301) so visitors and search engines use one address.`,
+    confirm: 'Redirect',
+  };
 }
 
 export async function setRedirect(hostname, to) {
@@ -123,9 +153,10 @@ export async function setRedirect(hostname, to) {
 export async function refreshList() {
   try {
     await refreshDomains();
+    resolveToast('refresh');
     return true;
   } catch (err) {
-    toast(`The domains could not be refreshed. ${errorText(err)}`, 'error');
+    toast(`The domains could not be refreshed. ${errorText(err)}`, 'error', { key: 'refresh', scope: 'project' });
     return false;
   }
 }
@@ -161,10 +192,10 @@ export async function saveDiagnostics(hostname) {
     const saved = await api.saveDiagnostics(hostname, domain?.dns_record?.value ?? null);
     if (!saved) return null; // the save dialog was closed
     const notice = diagnosticsNotice(name, saved);
-    toast(notice.message, notice.tone);
+    toast(notice.message, notice.tone, { scope: 'project' });
     return saved;
   } catch (err) {
-    toast(`The diagnostics of ${name} could not be saved. ${errorText(err)}`, 'error');
+    toast(`The diagnostics of ${name} could not be saved. ${errorText(err)}`, 'error', { scope: 'project' });
     return null;
   }
 }

@@ -21,6 +21,8 @@ const base = createStore({
   domains: [],
   /** The hostname whose details are shown. */
   selected: null,
+  /** The id of the open project while its domains are on their way (a loading state, not "no domains"). */
+  domainsLoading: null,
   queue: null,
   settings: { theme: 'system', polling: true },
   /** The platform's clock as last read (clock.js); this computer's until a reading comes. */
@@ -114,11 +116,17 @@ export function loadProject(id) {
 
 /** Opens `project`, with its answer from `loadProject` when it was asked for early. */
 export async function openProject(project, loading = null) {
-  store.set({ project, domains: [], selected: null });
+  store.set({ project, domains: [], selected: null, domainsLoading: project.id });
   // An early answer that failed is asked for again: it may have been asked before the list
   // said the project exists.
   const answer = loading ? loading.catch(() => loadProject(project.id)) : loadProject(project.id);
-  const [fresh, domains] = await answer;
+  let fresh;
+  let domains;
+  try {
+    [fresh, domains] = await answer;
+  } finally {
+    if (store.get().domainsLoading === project.id) store.set({ domainsLoading: null });
+  }
   mark('domains-answered');
   if (store.get().project?.id === project.id) store.set({ project: fresh, domains });
   api.saveSettings({ ...store.get().settings, last_project: project.id }).catch(() => {});

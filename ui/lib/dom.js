@@ -32,10 +32,31 @@ export async function copyText(text) {
   }
 }
 
-/** Opens a <dialog> modally and focuses its first field (or the element matching `focus`). */
+/**
+ * Opens a <dialog> modally and focuses its first field (or the element matching `focus`).
+ * Enter submits the dialog's form from any field, a select too (a browser submits a form on
+ * Enter only from a text field).
+ */
 export function openDialog(dialog, focus) {
+  if (!dialog.dataset.enterSubmits) {
+    dialog.dataset.enterSubmits = 'true';
+    dialog.addEventListener('keydown', (e) => {
+      if (submitsOnEnter(e)) {
+        e.preventDefault();
+        e.target.form.requestSubmit();
+      }
+    });
+  }
   if (!dialog.open) dialog.showModal();
   const target = (focus && dialog.querySelector(focus))
     ?? dialog.querySelector('input:not([type=hidden]):not([disabled]), select, textarea, button:not([disabled])');
   target?.focus();
+}
+
+/** True for an Enter on a select (or a radio or checkbox) inside a form: it submits the form. */
+export function submitsOnEnter(e) {
+  if (e.key !== 'Enter' || e.shiftKey || e.ctrlKey || e.altKey || e.metaKey || e.isComposing) return false;
+  const t = e.target;
+  if (!t?.form) return false;
+  return t.tagName === 'SELECT' || (t.tagName === 'INPUT' && (t.type === 'radio' || t.type === 'checkbox'));
 }

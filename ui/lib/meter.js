@@ -1,5 +1,5 @@
-// The rate-limit meter's words: how much of the binding window is left, when it resets, a
-// countdown while the queue is paused after a 429 or a ban, and the queued work per class.
+// The rate-limit meter's words: how much of the binding window is left, when it refills, until
+// when the queue is paused after a 429 or a ban, and the work waiting.
 //
 // Input is the queue's state as the `queue://changed` event and the `rate_limit_state` command
 // carry it:
@@ -28,33 +28,58 @@ export function fraction(state) {
 }
 
 /**
- * {level: "unknown"|"ok"|"low"|"empty"|"paused"|"banned", budget, reset, pause, queued, label}.
- * `label` is one sentence for screen readers and tooltips.
+ * A time of day on the computer's clock: the API budget's windows run on real time (the demo's
+ * fast clock moves the platform's dates, not the minutes of a rate limit). Seconds only when
+ * the moment is less than a minute away, where they matter.
  */
-export function meterView(state, nowMs) {
+export function timeOfDay(ms, nowMs) {
+  const d = new Date(ms);
+  const two = (n) => String(n).padStart(2, '0');
+  const hm = `${two(d.getHours())}:${two(d.getMinutes())}`;
+  return ms - nowMs < 60_000 ? `${hm}:${two(d.getSeconds())}` : hm;
+}
+
+function instant(iso) {
+  if (!iso) return null;
+  const t = typeof iso === 'number' ? iso * 1000 : Date.parse(iso);
+  return Number.isNaN(t) ? null : t;
+}
+
+/**
+ * {level: "unknown"|"ok"|"low"|"empty"|"paused"|"banned", budget, reset, pause, queued, held,
+ * label, fraction, resetAt}. The words are plain and change only when a figure that matters
+ * changes — the remaining count, the window, a pause starting or ending, the work waiting —
+ * never every second: times are times of day ("Paused until 12:41"), not countdowns.
+ * `label` is one sentence for screen readers and tooltips; `resetAt` (ms) is when the window
+ * refills.
+ */
+export function meterView(state, nowMs, { timeText = timeOfDay } = {}) {
   if (!state || state.limit == null) {
     const queued = queuedText(state?.queued);
-    return { level: 'unknown', budget: 'Budget unknown until the first request', reset: '', pause: '', queued, held: '', label: 'Rate limit not known yet.', fraction: 1 };
+    return { level: 'unknown', budget: 'Budget unknown until the first request', reset: '', pause: '', queued, held: '', label: ['Rate limit not known yet', queued].filter(Boolean).join('; ') + '.', fraction: 1, resetAt: null };
   }
   const window = state.window === 'day' ? 'today' : 'this minute';
+  const resetAt = instant(state.reset);
   const resetIn = secondsUntil(state.reset, nowMs);
   // Once the binding window has reset, its whole limit is back (as far as the other window
   // allows) even though no request has told the queue yet.
   const refilled = resetIn <= 0 && state.reset != null;
   const otherRemaining = state.window === 'day' ? state.minute?.remaining : state.day?.remaining;
   const remaining = refilled ? Math.min(state.limit, otherRemaining ?? state.limit) : state.remaining;
-  const budget = `${remaining} of ${state.limit} left ${window}`;
-  const reset = resetIn > 0 ? `resets in ${duration(resetIn)}` : '';
+  const budget = `${remaining} of ${state.limit} requests left ${window}`;
+  const reset = resetIn > 0 && remaining < state.limit ? `refills at ${timeText(resetAt, nowMs)}` : '';
   const bannedFor = secondsUntil(state.banned_until, nowMs);
   const pausedFor = secondsUntil(state.paused_until, nowMs);
+  const waiting = waitingCount(state.queued);
+  const waitingText = waiting ? ` — ${waiting} ${waiting === 1 ? 'request' : 'requests'} waiting` : '';
   let level;
   let pause = '';
   if (bannedFor > 0) {
     level = 'banned';
-    pause = `Key banned after repeated requests while limited — requests resume in ${duration(bannedFor)}`;
+    pause = `Paused until ${timeText(instant(state.banned_until), nowMs)}: the platform refused the key for asking while limited${waitingText}`;
   } else if (pausedFor > 0) {
     level = 'paused';
-    pause = `Paused after a 429 — retrying in ${duration(pausedFor)}`;
+    pause = `Paused until ${timeText(instant(state.paused_until), nowMs)}${waitingText}`;
   } else if (remaining <= 0) {
     level = 'empty';
   } else if (remaining / state.limit < 0.1) {
@@ -62,10 +87,15 @@ export function meterView(state, nowMs) {
   } else {
     level = 'ok';
   }
-  const queued = queuedText(state.queued);
+  // While paused, the pause says what waits.
+  const queued = pause ? '' : queuedText(state.queued);
   const held = heldText(state.held_back, nowMs);
   const label = [budget, reset, pause, queued, held].filter(Boolean).join('; ') + '.';
-  return { level, budget, reset, pause, queued, held, label, fraction: fraction({ limit: state.limit, remaining }) };
+  return { level, budget, reset, pause, queued, held, label, fraction: fraction({ limit: state.limit, remaining }), resetAt: reset ? resetAt : null };
+}
+
+function waitingCount(queued) {
+  return (queued?.interactive ?? 0) + (queued?.background ?? 0) + (queued?.bulk ?? 0);
 }
 
 /**
@@ -86,12 +116,27 @@ export function heldText(held, nowMs) {
   return `${requests} of today's requests kept for your clicks (${why}${until})${blocking}`;
 }
 
-/** "Nothing queued", "3 queued: 1 interactive, 2 background" (bulk named only when there is some). */
+/** "" when nothing waits; "3 requests waiting: 1 yours, 2 in the background" (bulk named only when there is some). */
 export function queuedText(queued) {
   const interactive = queued?.interactive ?? 0;
   const background = queued?.background ?? 0;
   const bulk = queued?.bulk ?? 0;
   const total = interactive + background + bulk;
-  if (total === 0) return 'Nothing queued';
-  return `${total} queued: ${interactive} interactive, ${background} background${bulk ? `, ${bulk} bulk` : ''}`;
+  if (total === 0) return '';
+  const parts = [interactive ? `${interactive} yours` : '', background ? `${background} in the background` : '', bulk ? `${bulk} from the import` : ''].filter(Boolean);
+  return `${total} ${total === 1 ? 'request' : 'requests'} waiting: ${parts.join(', ')}`;
+}
+
+/**
+ * The Domains table's note when it shows no rows. While the project's domains are on their
+ * way it says so — with why it waits, when the queue is paused — and never "No custom domains
+ * yet", which is only true once the platform has answered.
+ */
+export function emptyText({ total, loading, queue, now, timeText = timeOfDay }) {
+  if (total > 0) return 'No domain matches the filter.';
+  if (!loading) return 'No custom domains yet. The project is served at its default address.';
+  const view = meterView(queue, now, { timeText });
+  if (view.pause) return `Loading domains… ${view.pause}.`;
+  const waiting = waitingCount(queue?.queued);
+  return waiting > 1 ? `Loading domains… ${waiting} requests waiting.` : 'Loading domains…';
 }

@@ -1,5 +1,6 @@
 // Checks a record typed into the Demo DNS panel before it is sent, with the words a DNS
 // provider would use. The local service checks again (and refuses CNAME conflicts).
+import { duration } from './format.js';
 
 export const RECORD_TYPES = ['A', 'AAAA', 'CNAME', 'ALIAS', 'CAA', 'TXT'];
 
@@ -53,4 +54,16 @@ export function signaturesNotice(zone, signatures) {
   return signatures === 'expired'
     ? `${zone}: its DNSSEC signatures have expired, so validating resolvers answer SERVFAIL for its names. Diagnose shows the problem and its fix.`
     : `${zone}: DNSSEC signatures are valid again.`;
+}
+
+/**
+ * What Demo DNS says about timing: how long the platform's resolver takes to see a change
+ * (the demo's propagation delay, on the demo's clock), so a Verify right after an edit that
+ * still fails is expected, not a mystery.
+ */
+export function propagationText(seconds) {
+  const intro = 'This panel plays your DNS provider for the demo zones.';
+  if (!Number.isFinite(seconds) || seconds < 0) return `${intro} The platform sees a change after the demo’s propagation delay.`;
+  if (seconds === 0) return `${intro} The platform’s resolver sees a change at once.`;
+  return `${intro} The platform’s resolver sees a change ${duration(seconds)} after you make it (on the demo’s clock): a Verify sooner still finds the old records.`;
 }

@@ -90,3 +90,18 @@ test('news newer than the last tick moves the screen’s now with it; older news
   store.set({ domains: [{ hostname: 'shop.example.com', verification: { checked_at: '2026-11-26T10:00:00Z' } }] });
   assert.equal(store.get().now, moved);
 });
+
+test('while a project’s domains are on their way the store says so, and not after, even when they fail', async () => {
+  let release;
+  const held = new Promise((resolve) => { release = resolve; });
+  backend({ project_get: () => PROJECT, domains_list: () => held });
+  const opening = openProject(PROJECT);
+  assert.equal(store.get().domainsLoading, PROJECT.id, 'loading, not "no domains"');
+  assert.deepEqual(store.get().domains, []);
+  release(DOMAINS);
+  await opening;
+  assert.equal(store.get().domainsLoading, null);
+  backend({ project_get: () => PROJECT, domains_list: () => { throw { kind: 'network', message: 'gone' }; } });
+  await assert.rejects(openProject(PROJECT));
+  assert.equal(store.get().domainsLoading, null, 'a failed load is not loading forever');
+});

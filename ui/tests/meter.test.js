@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { meterView, queuedText, fraction, heldText } from '../lib/meter.js';
+import { meterView, queuedText, fraction, heldText, timeOfDay, emptyText } from '../lib/meter.js';
 
 const NOW = Date.parse('2026-11-21T12:00:00Z');
 const nowS = NOW / 1000;
@@ -9,44 +9,77 @@ test('before any request the budget is unknown', () => {
   assert.equal(meterView(null, NOW).level, 'unknown');
 });
 
-test('remaining of limit for the binding window, with time to reset', () => {
-  const v = meterView({ limit: 300, remaining: 287, reset: nowS + 42, window: 'minute', queued: { interactive: 0, background: 0 } }, NOW);
-  assert.equal(v.budget, '287 of 300 left this minute');
-  assert.equal(v.reset, 'resets in 42 s');
+// Times of day in UTC here, so the tests do not depend on the machine's time zone.
+const utc = (ms, nowMs) => new Date(ms).toISOString().slice(11, ms - nowMs < 60_000 ? 19 : 16);
+const view = (state, now = NOW) => meterView(state, now, { timeText: utc });
+
+test('remaining of limit for the binding window in plain words, with when it refills', () => {
+  const v = view({ limit: 300, remaining: 287, reset: nowS + 42, window: 'minute', queued: { interactive: 0, background: 0 } });
+  assert.equal(v.budget, '287 of 300 requests left this minute');
+  assert.equal(v.reset, 'refills at 12:00:42');
+  assert.equal(v.resetAt, NOW + 42_000);
   assert.equal(v.level, 'ok');
-  assert.equal(v.queued, 'Nothing queued');
-  const day = meterView({ limit: 1000, remaining: 50, reset: nowS + 7200, window: 'day' }, NOW);
-  assert.equal(day.budget, '50 of 1000 left today');
+  assert.equal(v.queued, '', 'nothing waiting is not worth a word');
+  const day = view({ limit: 1000, remaining: 50, reset: nowS + 7200, window: 'day' });
+  assert.equal(day.budget, '50 of 1000 requests left today');
+  assert.equal(day.reset, 'refills at 14:00');
   assert.equal(day.level, 'low');
+  assert.equal(view({ limit: 60, remaining: 60, reset: nowS + 42, window: 'minute' }).reset, '', 'a full window has nothing to refill');
 });
 
-test('a 429 pause counts down', () => {
-  const state = { limit: 60, remaining: 0, reset: nowS + 12, window: 'minute', paused_until: new Date(NOW + 12_000).toISOString(), queued: { interactive: 1, background: 4 } };
-  const v = meterView(state, NOW);
+test('the words change only when a figure that matters changes, not every second', () => {
+  const state = { limit: 60, remaining: 58, reset: nowS + 50, window: 'minute', queued: { interactive: 0, background: 3 } };
+  const seen = new Set();
+  for (let s = 0; s < 50; s++) {
+    const v = view(state, NOW + s * 1000);
+    seen.add([v.budget, v.reset, v.pause, v.queued, v.held].join('|'));
+  }
+  assert.equal(seen.size, 1, `one text over the 50 s: ${[...seen].join(' / ')}`);
+  const paused = { ...state, remaining: 0, paused_until: new Date(NOW + 40_000).toISOString() };
+  const pauses = new Set();
+  for (let s = 0; s < 40; s++) pauses.add(view(paused, NOW + s * 1000).pause);
+  assert.deepEqual([...pauses], ['Paused until 12:00:40 — 3 requests waiting']);
+  // At the reset the window is full again without a request: that does change the words.
+  assert.equal(view(state, NOW + 51_000).budget, '60 of 60 requests left this minute');
+});
+
+test('a 429 pause says until when and what waits', () => {
+  const state = { limit: 60, remaining: 0, reset: nowS + 12, window: 'minute', paused_until: new Date(NOW + 12_000).toISOString(), queued: { interactive: 1, background: 2 } };
+  const v = view(state);
   assert.equal(v.level, 'paused');
-  assert.equal(v.pause, 'Paused after a 429 — retrying in 12 s');
-  assert.equal(meterView(state, NOW + 5_000).pause, 'Paused after a 429 — retrying in 7 s');
+  assert.equal(v.pause, 'Paused until 12:00:12 — 3 requests waiting');
+  assert.equal(v.queued, '', 'the pause already says what waits');
+  const long = view({ ...state, paused_until: new Date(NOW + 41 * 60_000).toISOString() });
+  assert.equal(long.pause, 'Paused until 12:41 — 3 requests waiting');
   // After the reset the minute's budget is back, as far as the day window allows.
-  const after = meterView({ ...state, day: { limit: 1000, remaining: 40 } }, NOW + 13_000);
+  const after = view({ ...state, day: { limit: 1000, remaining: 40 } }, NOW + 13_000);
   assert.equal(after.level, 'ok');
-  assert.equal(after.budget, '40 of 60 left this minute');
+  assert.equal(after.budget, '40 of 60 requests left this minute');
   assert.equal(after.reset, '');
-  assert.equal(meterView({ ...state, paused_until: null }, NOW).level, 'empty');
-  assert.equal(v.queued, '5 queued: 1 interactive, 4 background');
-  assert.match(v.label, /^0 of 60 left this minute; resets in 12 s; Paused after a 429/);
+  const empty = view({ ...state, paused_until: null });
+  assert.equal(empty.level, 'empty', 'an exhausted budget is its own level (drawn red)');
+  assert.equal(empty.queued, '3 requests waiting: 1 yours, 2 in the background');
+  assert.match(v.label, /^0 of 60 requests left this minute; refills at 12:00:12; Paused until 12:00:12/);
 });
 
 test('a ban wins over a pause', () => {
-  const v = meterView({ limit: 60, remaining: 0, reset: nowS + 30, banned_until: new Date(NOW + 900_000).toISOString(), paused_until: new Date(NOW + 5000).toISOString() }, NOW);
+  const v = view({ limit: 60, remaining: 0, reset: nowS + 30, banned_until: new Date(NOW + 900_000).toISOString(), paused_until: new Date(NOW + 5000).toISOString() });
   assert.equal(v.level, 'banned');
-  assert.match(v.pause, /15 min/);
+  assert.equal(v.pause, 'Paused until 12:15: the platform refused the key for asking while limited');
 });
 
-test('fraction is clamped', () => {
+test('fraction is clamped; the work waiting in plain words', () => {
   assert.equal(fraction({ limit: 10, remaining: 20 }), 1);
   assert.equal(fraction({ limit: 10, remaining: 5 }), 0.5);
-  assert.equal(queuedText(undefined), 'Nothing queued');
-  assert.equal(queuedText({ interactive: 0, background: 1, bulk: 2 }), '3 queued: 0 interactive, 1 background, 2 bulk');
+  assert.equal(queuedText(undefined), '');
+  assert.equal(queuedText({ interactive: 1, background: 0 }), '1 request waiting: 1 yours');
+  assert.equal(queuedText({ interactive: 0, background: 1, bulk: 2 }), '3 requests waiting: 1 in the background, 2 from the import');
+});
+
+test('a time of day shows seconds only when the moment is less than a minute away', () => {
+  const at = new Date(2026, 10, 21, 12, 41, 7).getTime();
+  assert.equal(timeOfDay(at, at - 30_000), '12:41:07');
+  assert.equal(timeOfDay(at, at - 5 * 60_000), '12:41');
 });
 
 test('the day reserve says what it holds back and why, and nothing when it is off', () => {
@@ -54,7 +87,7 @@ test('the day reserve says what it holds back and why, and nothing when it is of
   assert.equal(meterView(base, NOW).held, '');
   assert.equal(meterView({ ...base, held_back: null }, NOW).held, '');
   const recent = { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 240_000).toISOString(), blocking: true };
-  const v = meterView({ ...base, held_back: recent }, NOW);
+  const v = view({ ...base, held_back: recent });
   assert.equal(v.held, "50 of today's requests kept for your clicks (you used the app recently; for 4 min more) — background work waits for the next day");
   assert.match(v.label, /kept for your clicks/);
   assert.equal(
@@ -63,4 +96,13 @@ test('the day reserve says what it holds back and why, and nothing when it is of
   );
   // Values are numbers from the queue; anything else shows nothing rather than markup.
   assert.equal(heldText({ requests: '<img src=x>', reason: 'interactive_recent' }, NOW), '');
+});
+
+test('a project whose domains are on their way is loading, never "No custom domains yet"', () => {
+  const paused = { limit: 60, remaining: 0, reset: nowS + 20, window: 'minute', paused_until: new Date(NOW + 20_000).toISOString(), queued: { interactive: 3, background: 0 } };
+  assert.equal(emptyText({ total: 0, loading: true, queue: paused, now: NOW, timeText: utc }), 'Loading domains… Paused until 12:00:20 — 3 requests waiting.');
+  assert.equal(emptyText({ total: 0, loading: true, queue: null, now: NOW }), 'Loading domains…');
+  assert.equal(emptyText({ total: 0, loading: true, queue: { limit: 60, remaining: 50, queued: { interactive: 1, background: 4 } }, now: NOW }), 'Loading domains… 5 requests waiting.');
+  assert.equal(emptyText({ total: 0, loading: false, queue: paused, now: NOW }), 'No custom domains yet. The project is served at its default address.');
+  assert.equal(emptyText({ total: 3, loading: false, queue: null, now: NOW }), 'No domain matches the filter.');
 });

@@ -1,6 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { checkZoneRecord, signaturesNotice } from '../lib/zone-record.js';
+import { propagationText } from '../lib/zone-record.js';
 
 test('names are made relative to the zone, @ for the apex', () => {
   assert.equal(checkZoneRecord({ name: 'Shop.example.com', type: 'cname', value: 'x.platform.test' }, 'example.com').record.name, 'shop');
@@ -33,4 +34,10 @@ test('the DNSSEC switch says what expired signatures do, and when they are mende
   assert.match(broken, /expired/);
   assert.match(broken, /SERVFAIL/);
   assert.equal(signaturesNotice('example.com', 'valid'), 'example.com: DNSSEC signatures are valid again.');
+});
+
+test('Demo DNS says how long the platform’s resolver takes to see a change', () => {
+  assert.match(propagationText(60), /sees a change 1 min after you make it \(on the demo’s clock\)/);
+  assert.match(propagationText(0), /at once/);
+  assert.match(propagationText(undefined), /after the demo’s propagation delay/);
 });

@@ -37,7 +37,7 @@ export class AccountSwitcher extends HTMLElement {
       await startSession(next, null);
     } catch (err) {
       if (select) select.value = session.account_id;
-      toast(errorText(err), 'error');
+      toast(errorText(err), 'error', { scope: 'account' });
     }
   }
 

@@ -229,6 +229,8 @@ export class AddDomain extends HTMLElement {
       this.dialog.close();
       await actions.verify(domain.hostname);
     });
-    this.body.querySelector('#add-done').focus();
+    // The value is what the user copies first: its Copy button has the focus, then Tab walks
+    // to TTL, Done and Verify now.
+    this.body.querySelector('#add-record-value + .copy-button')?.focus();
   }
 }

@@ -9,11 +9,34 @@ import { refreshList } from '../../lib/actions.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 import { progressText, progressShare, summaryView } from '../../lib/bulk.js';
+import { addBlockedReason } from '../../lib/project.js';
 
 export class BulkPanel extends HTMLElement {
   connectedCallback() {
     this.running = false;
     this.draw();
+    this.unsubscribe = store.subscribe((_s, changed) => {
+      if (changed.includes('session') || changed.includes('project') || changed.includes('domains')) this.drawBlocked();
+    });
+    this.drawBlocked();
+  }
+
+  disconnectedCallback() {
+    this.unsubscribe?.();
+  }
+
+  /**
+   * Import is unavailable when Add is (a Free account, a project never deployed, the plan's
+   * limit reached), for the same reason, which the Domains section already shows.
+   */
+  drawBlocked() {
+    const { session, project, domains } = store.get();
+    const reason = addBlockedReason(session, project, domains.length);
+    const button = this.querySelector('#import-button');
+    button.disabled = this.running || Boolean(reason);
+    button.title = reason ?? 'Add every row of a CSV (hostname, redirect_to) or JSON lines file';
+    if (reason) button.setAttribute('aria-describedby', 'add-domain-reason');
+    else button.removeAttribute('aria-describedby');
   }
 
   draw() {
@@ -89,7 +112,7 @@ export class BulkPanel extends HTMLElement {
       toast(errorText(err), 'error');
     } finally {
       this.running = false;
-      this.querySelector('#import-button').disabled = false;
+      this.drawBlocked();
     }
   }
 

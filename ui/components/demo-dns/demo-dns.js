@@ -4,9 +4,10 @@ import { html } from '../../lib/html.js';
 import { render, openDialog } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store } from '../../lib/app-state.js';
-import { RECORD_TYPES, checkZoneRecord, signaturesNotice, zoneFor } from '../../lib/zone-record.js';
+import { RECORD_TYPES, checkZoneRecord, signaturesNotice, zoneFor, propagationText } from '../../lib/zone-record.js';
 import { describeError, errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
+import { recordDeleted } from '../../lib/dangling.js';
 
 export class DemoDns extends HTMLElement {
   connectedCallback() {
@@ -15,7 +16,7 @@ export class DemoDns extends HTMLElement {
         <h3 id="demo-dns-title">Demo DNS</h3>
         <button type="button" id="demo-dns-close" aria-label="Close Demo DNS">Close</button>
       </div>
-      <p class="muted">This panel plays your DNS provider for the demo zones. The platform sees a change after the demo’s propagation delay.</p>
+      <p class="muted" id="dns-propagation"></p>
       <div class="zone-bar">
         <label for="dns-zone">Zone</label>
         <select id="dns-zone"></select>
@@ -44,9 +45,12 @@ export class DemoDns extends HTMLElement {
         <button type="submit" id="dns-add" class="primary">Add record</button>
       </form>
       <p id="dns-error" class="error" role="alert" hidden></p>
+      <p id="dns-undo-bar" class="undo-bar" role="status" hidden><span id="dns-undo-text"></span> <button type="button" id="dns-undo">Undo</button></p>
     </dialog>`);
     this.dialog = this.querySelector('dialog');
     this.querySelector('#demo-dns-close').addEventListener('click', () => this.dialog.close());
+    this.querySelector('#dns-undo').addEventListener('click', () => this.undo());
+    this.dialog.addEventListener('close', () => this.offerUndo(null));
     this.querySelector('#dns-zone').addEventListener('change', () => this.loadRecords());
     this.querySelector('#dns-signatures').addEventListener('change', (e) => this.setSignatures(e.target.value));
     this.querySelector('#dns-add-form').addEventListener('submit', (e) => {
@@ -59,11 +63,12 @@ export class DemoDns extends HTMLElement {
     });
     this.querySelector('#dns-records').addEventListener('click', (e) => {
       const button = e.target.closest('.dns-delete');
-      if (button) this.remove(button.dataset.recordId, button.dataset.label);
+      if (button) this.remove(button.dataset.recordId);
     });
   }
 
   async open(zone) {
+    this.querySelector('#dns-propagation').textContent = propagationText(store.get().session?.propagation_delay_seconds);
     openDialog(this.dialog, '#dns-zone');
     this.error('');
     try {
@@ -93,6 +98,7 @@ export class DemoDns extends HTMLElement {
       const list = await api.zoneRecords(zone);
       if (zone !== this.zone()) return;
       this.showSignatures(list.signatures);
+      this.records = list.records;
       render(body, list.records.length === 0
         ? html`<tr><td colspan="5" class="muted">No records in ${zone}.</td></tr>`
         : html`${list.records.map((r) => html`<tr data-record-id="${r.id}" data-name="${r.name}" data-type="${r.type}">
@@ -120,8 +126,12 @@ export class DemoDns extends HTMLElement {
     try {
       await api.addZoneRecord(zone, checked.record);
       this.error('');
+      this.offerUndo(null);
       this.querySelector('#dns-new-name').value = '';
       this.querySelector('#dns-new-value').value = '';
+      // The next record starts from the usual type again, not the one just added.
+      const type = this.querySelector('#dns-new-type');
+      type.value = type.options[0]?.value ?? '';
       toast(`Added ${checked.record.type} ${checked.record.name} in ${zone}.`, 'ok');
       this.changed(zone);
       await this.loadRecords();
@@ -132,12 +142,51 @@ export class DemoDns extends HTMLElement {
     }
   }
 
-  async remove(id, label) {
+  /**
+   * Deletes a record at once and offers Undo in its place (the panel's own bar, not a notice
+   * that outlives the panel). Messages about the record go with it: the panel's error line,
+   * and the warning a removed domain left about this record (lib/dangling.js).
+   */
+  async remove(id) {
+    const zone = this.zone();
+    const record = this.records?.find((r) => String(r.id) === String(id));
     try {
-      await api.deleteZoneRecord(this.zone(), id);
-      toast(`Deleted ${label}.`, 'ok');
-      this.changed(this.zone());
+      await api.deleteZoneRecord(zone, id);
+      this.error('');
+      if (record) {
+        recordDeleted({ type: record.type, fqdn: record.name === '@' ? zone : `${record.name}.${zone}` });
+        this.offerUndo({ zone, record });
+      }
+      this.changed(zone);
       await this.loadRecords();
+      this.querySelector(record ? '#dns-undo' : '#dns-new-name').focus();
+    } catch (err) {
+      this.error(errorText(err));
+    }
+  }
+
+  /** Shows (or, with null, takes away) the Undo of the last deletion. */
+  offerUndo(deleted) {
+    this.deleted = deleted;
+    const bar = this.querySelector('#dns-undo-bar');
+    bar.hidden = !deleted;
+    if (deleted) {
+      const { record, zone } = deleted;
+      this.querySelector('#dns-undo-text').textContent = `Deleted ${record.type} ${record.name} → ${record.value} from ${zone}.`;
+    }
+  }
+
+  /** Puts the deleted record back as it was. */
+  async undo() {
+    const deleted = this.deleted;
+    if (!deleted) return;
+    const { zone, record } = deleted;
+    try {
+      await api.addZoneRecord(zone, { name: record.name, type: record.type, value: record.value, ttl: record.ttl });
+      this.offerUndo(null);
+      toast(`Restored ${record.type} ${record.name} in ${zone}.`, 'ok');
+      this.changed(zone);
+      if (this.zone() === zone) await this.loadRecords();
       this.querySelector('#dns-new-name').focus();
     } catch (err) {
       this.error(errorText(err));

@@ -56,6 +56,8 @@ export class DomainDetail extends HTMLElement {
         <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
         <button type="button" id="detail-diagnose">Diagnose</button>
         <button type="button" id="detail-save-diagnostics" title="Runs the doctor and saves every DNS answer and certificate it sees, for support">Save diagnostics…</button>
+        <button type="button" id="detail-make-primary" ${domain.role === 'primary' ? html`disabled title="This is the primary domain"` : ''}>Make primary</button>
+        <button type="button" id="detail-redirect">Redirect…</button>
         <button type="button" id="detail-remove" class="danger">Remove…</button>
         <button type="button" id="detail-auto" hidden>Set up automatically</button>
       </div>
@@ -99,6 +101,8 @@ export class DomainDetail extends HTMLElement {
     });
     this.querySelector('#detail-remove').addEventListener('click', () => actions.remove(domain.hostname));
     this.querySelector('#detail-open-demo-dns')?.addEventListener('click', () => document.getElementById('demo-dns-host')?.open());
+    this.querySelector('#detail-make-primary').addEventListener('click', () => actions.makePrimary(domain.hostname));
+    this.querySelector('#detail-redirect').addEventListener('click', () => actions.redirectDialog(domain.hostname));
     wireCopyButtons(this);
     this.offerAutomaticSetUp(domain);
     this.lookAtDns(false);

@@ -1,8 +1,10 @@
 // The Domains table: hostname (Unicode), role, status with its reason, certificate expiry and
 // last check, and a menu per row. Only the rows in view exist in the page (lib/virtual.js),
-// so thousands of domains scroll and filter smoothly. Keyboard: arrows, Page Up/Down,
-// Home/End move between rows; Enter shows the details; the context-menu key or Shift+F10
-// opens the row's menu.
+// so thousands of domains scroll and filter smoothly. Keyboard (the WAI-ARIA grid pattern):
+// the table is one Tab stop (the active row; the rows' ⋯ buttons are not Tab stops), arrows,
+// Page Up/Down and Home/End move between rows, Enter shows the details, the context-menu key
+// or Shift+F10 opens the row's menu. The active row follows its domain when the list sorts
+// again (after a Verify changes a status), and keeps the focus it had.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
@@ -11,6 +13,8 @@ import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../li
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
+import { gridKey, MENU_KEYS_HINT } from '../../lib/grid-keys.js';
+import { emptyText } from '../../lib/meter.js';
 
 const ROW_HEIGHT = 56;
 
@@ -78,6 +82,7 @@ export class DomainsTable extends HTMLElement {
       // detail panel's.
       if (changed.includes('domains') || changed.includes('now')) this.load(state.domains);
       else if (changed.includes('selected')) this.paint(true);
+      if (changed.includes('domainsLoading') || (state.domainsLoading && changed.includes('queue'))) this.drawEmpty();
     });
     this.load(store.get().domains);
     // A renewal check's results mark the rows whose renewal will fail.
@@ -116,7 +121,7 @@ export class DomainsTable extends HTMLElement {
     const from = narrows(this.filteredBy, this.query) ? this.order : this.sorted;
     this.order = this.query ? filterOrder(this.rows, from, this.query) : this.sorted;
     this.filteredBy = this.query;
-    this.active = Math.min(this.active, Math.max(0, this.order.length - 1));
+    this.followActive();
     const total = this.rows.length;
     const shown = this.order.length;
     // Only what changed is written: writing the same text or attribute again still makes
@@ -124,12 +129,22 @@ export class DomainsTable extends HTMLElement {
     setText(this.querySelector('#domain-count'), total === 0 ? '' : shown === total ? `${total} domain${total === 1 ? '' : 's'}` : `${shown} of ${total} domains`);
     this.querySelectorAll('.sort').forEach((b) => setAttribute(b, 'aria-pressed', String(b.dataset.sort === this.sort)));
     setAttribute(this.querySelector('#domains-grid'), 'aria-rowcount', String(shown + 1));
-    const empty = this.querySelector('#domains-empty');
-    if (empty.hidden !== shown > 0) empty.hidden = shown > 0;
-    setText(empty, total === 0 ? 'No custom domains yet. The project is served at its default address.' : 'No domain matches the filter.');
+    this.drawEmpty();
     const height = `${shown * ROW_HEIGHT}px`;
     if (this.spacer.style.height !== height) this.spacer.style.height = height;
     this.paint(true);
+  }
+
+  /**
+   * The note in place of rows: loading (with the requests waiting before it, when the queue
+   * is paused or busy), none yet, or none matching the filter.
+   */
+  drawEmpty() {
+    const empty = this.querySelector('#domains-empty');
+    const shown = this.order.length;
+    if (empty.hidden !== shown > 0) empty.hidden = shown > 0;
+    const { domainsLoading, queue } = store.get();
+    setText(empty, emptyText({ total: this.rows.length, loading: Boolean(domainsLoading), queue, now: Date.now() }));
   }
 
   /**
@@ -255,7 +270,7 @@ export class DomainsTable extends HTMLElement {
         <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
         <span role="gridcell" class="expires" title="${row.expiresTitle}">${expiresText(row)}</span>
         <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
-        <span role="gridcell" class="actions"><button type="button" class="row-menu-button" aria-haspopup="menu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
+        <span role="gridcell" class="actions"><button type="button" class="row-menu-button" tabindex="-1" aria-haspopup="menu" aria-keyshortcuts="Shift+F10 ContextMenu" title="${MENU_KEYS_HINT}" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
       </div>`;
   }
 
@@ -307,6 +322,31 @@ export class DomainsTable extends HTMLElement {
     setAttribute(button, 'data-testid', `row-menu-${row.hostname}`);
   }
 
+  /**
+   * Keeps the active row on the same domain when the order changes (a status changed by Verify
+   * sorts the row elsewhere): its new index, scrolled into view, and the focus when a row had it.
+   */
+  followActive() {
+    const last = Math.max(0, this.order.length - 1);
+    const index = this.activeHost == null ? -1 : this.order.findIndex((ri) => this.rows[ri].hostname === this.activeHost);
+    const moved = index >= 0 && index !== this.active;
+    this.active = index >= 0 ? index : Math.min(this.active, last);
+    if (!moved) return;
+    const hadFocus = this.window.contains(document.activeElement) && !this.menu.contains(document.activeElement);
+    const menuOpen = !this.menu.hidden;
+    this.viewport.scrollTop = scrollToReveal({ index: this.active, scrollTop: this.viewport.scrollTop, viewportHeight: this.viewport.clientHeight, rowHeight: ROW_HEIGHT });
+    if (hadFocus && !menuOpen) {
+      queueMicrotask(() => this.window.querySelector(`[data-index="${this.active}"]`)?.focus({ preventScroll: true }));
+    }
+  }
+
+  /** Makes shown row `index` the active one (the grid's one Tab stop). */
+  setActive(index) {
+    this.active = index;
+    const ri = this.order[index];
+    this.activeHost = ri == null ? null : this.rows[ri].hostname;
+  }
+
   rowOf(target) {
     return target.closest?.('.vt-row[data-hostname]');
   }
@@ -314,17 +354,18 @@ export class DomainsTable extends HTMLElement {
   onClick(e) {
     const row = this.rowOf(e.target);
     if (!row) return;
-    this.active = Number(row.dataset.index);
+    this.setActive(Number(row.dataset.index));
     if (e.target.closest('.row-menu-button')) {
       this.openMenu(row.dataset.hostname, e.target.closest('.row-menu-button'));
       return;
     }
     store.set({ selected: row.dataset.hostname });
+    revealDetails();
   }
 
   focusRow(index) {
     if (this.order.length === 0) return;
-    this.active = Math.max(0, Math.min(this.order.length - 1, index));
+    this.setActive(Math.max(0, Math.min(this.order.length - 1, index)));
     this.viewport.scrollTop = scrollToReveal({ index: this.active, scrollTop: this.viewport.scrollTop, viewportHeight: this.viewport.clientHeight, rowHeight: ROW_HEIGHT });
     this.paint(true);
     this.window.querySelector(`[data-index="${this.active}"]`)?.focus({ preventScroll: true });
@@ -335,17 +376,15 @@ export class DomainsTable extends HTMLElement {
     if (!row) return;
     const index = Number(row.dataset.index);
     const page = Math.max(1, Math.floor(this.viewport.clientHeight / ROW_HEIGHT) - 1);
-    const moves = { ArrowDown: index + 1, ArrowUp: index - 1, PageDown: index + page, PageUp: index - page, Home: 0, End: this.order.length - 1 };
-    if (e.key in moves && e.target === row) {
-      e.preventDefault();
-      this.focusRow(moves[e.key]);
-    } else if (e.key === 'Enter' && e.target === row) {
-      e.preventDefault();
+    const action = gridKey(e, index, this.order.length, page);
+    if (!action || (e.target !== row && !action.menu)) return;
+    e.preventDefault();
+    if (action.menu) this.openMenu(row.dataset.hostname, row.querySelector('.row-menu-button'));
+    else if (action.open) {
+      this.setActive(index);
       store.set({ selected: row.dataset.hostname });
-    } else if (e.key === 'ContextMenu' || (e.key === 'F10' && e.shiftKey)) {
-      e.preventDefault();
-      this.openMenu(row.dataset.hostname, row.querySelector('.row-menu-button'));
-    }
+      revealDetails();
+    } else this.focusRow(action.move);
   }
 
   openMenu(hostname, anchor) {
@@ -369,9 +408,13 @@ export class DomainsTable extends HTMLElement {
     this.menu.querySelector('button:not([disabled])')?.focus();
   }
 
+  /** Closes the menu; the focus goes back to its domain's row (the grid's Tab stop), not the ⋯ button. */
   closeMenu(restoreFocus = true) {
     this.menu.hidden = true;
-    if (restoreFocus) this.menuAnchor?.focus();
+    if (!restoreFocus) return;
+    const index = this.order.findIndex((ri) => this.rows[ri].hostname === this.menuHost);
+    if (index >= 0) this.focusRow(index);
+    else this.menuAnchor?.focus();
   }
 
   onMenuKey(e) {
@@ -421,6 +464,15 @@ function withRenewal(row, renewals) {
 function expiresText(row) {
   const expires = row.expires || '—';
   return row.renewal.label ? `${row.renewal.label} · ${expires}` : expires;
+}
+
+/**
+ * Brings the selected domain's details into view: in a small window the main area scrolls and
+ * the panel could sit below its fold (the panel is sticky and no taller than the main area,
+ * so "nearest" shows it whole).
+ */
+function revealDetails() {
+  requestAnimationFrame(() => document.getElementById('domain-detail')?.scrollIntoView({ block: 'nearest' }));
 }
 
 /** A value as the `html` template prints it: nothing for null, undefined and false. */

@@ -18,7 +18,7 @@ export class ProjectList extends HTMLElement {
       if (changed.includes('projects') || changed.includes('session')) this.draw();
     });
     this.draw();
-    if (!store.get().projects) loadProjects().catch((err) => toast(errorText(err), 'error'));
+    if (!store.get().projects) loadProjects().catch((err) => toast(errorText(err), 'error', { scope: 'account' }));
   }
 
   disconnectedCallback() {
@@ -49,11 +49,11 @@ export class ProjectList extends HTMLElement {
               </tr>`)}</tbody>
             </table>`}
       </section>`);
-    this.querySelector('#projects-refresh').addEventListener('click', () => loadProjects().catch((err) => toast(errorText(err), 'error')));
+    this.querySelector('#projects-refresh').addEventListener('click', () => loadProjects().catch((err) => toast(errorText(err), 'error', { scope: 'account' })));
     this.querySelectorAll('.project-open').forEach((button) => button.addEventListener('click', () => {
       const project = store.get().projects.find((p) => p.id === button.dataset.projectId);
       store.set({ route: 'project' });
-      openProject(project).catch((err) => toast(errorText(err), 'error'));
+      openProject(project).catch((err) => toast(errorText(err), 'error', { scope: 'account' }));
     }));
   }
 }

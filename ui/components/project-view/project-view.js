@@ -10,6 +10,7 @@ import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget } f
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
+import { dangling, danglingIn, danglingText, forgetDangling } from '../../lib/dangling.js';
 
 /** How often a stopped demo clock is read again, in real milliseconds. */
 const STOPPED_CLOCK_LOOK_MS = 5_000;
@@ -25,11 +26,23 @@ export class ProjectView extends HTMLElement {
       if (changed.includes('domains')) {
         this.watch(state.domains);
         this.drawAddState();
+        this.drawDangling();
       }
       if (changed.includes('clock')) this.arm();
+      if (changed.includes('project')) this.drawDangling();
     });
     this.onRecheck = (e) => this.recheck(e.detail?.hostnames ?? null, e.detail?.after ?? 0);
     document.addEventListener('dd-recheck', this.onRecheck);
+    this.unsubscribeDangling = dangling.subscribe(() => this.drawDangling());
+    // Ctrl+N: Add domain, from anywhere in the project's view (not from an open dialog).
+    this.onShortcut = (e) => {
+      if (!isAddShortcut(e) || document.querySelector('dialog[open]')) return;
+      const button = this.querySelector('#add-domain-button');
+      if (!button || button.disabled) return;
+      e.preventDefault();
+      button.click();
+    };
+    document.addEventListener('keydown', this.onShortcut);
     this.draw();
     this.watch(store.get().domains);
   }
@@ -37,6 +50,8 @@ export class ProjectView extends HTMLElement {
   disconnectedCallback() {
     this.unsubscribe?.();
     document.removeEventListener('dd-recheck', this.onRecheck);
+    this.unsubscribeDangling?.();
+    document.removeEventListener('keydown', this.onShortcut);
     clearTimeout(this.timer);
     api.reportWatch([]).catch(() => {});
     store.set({ nextChecks: {} });
@@ -52,11 +67,13 @@ export class ProjectView extends HTMLElement {
       <section class="domains" aria-labelledby="domains-title">
         <div class="section-head">
           <h3 id="domains-title">Domains</h3>
-          <button type="button" id="add-domain-button" class="primary">Add domain</button>
+          <button type="button" id="add-domain-button" class="primary" aria-keyshortcuts="Control+N" title="Add domain (Ctrl+N)">Add domain</button>
           <button type="button" id="domains-refresh">Refresh</button>
+          <span id="domains-refreshed" class="muted small" role="status"></span>
         </div>
         <p id="add-domain-reason" class="blocked" hidden></p>
         <dd-bulk-panel id="bulk-panel"></dd-bulk-panel>
+        <div id="dangling-records"></div>
         <div class="domains-layout">
           <dd-domains-table id="domains-table"></dd-domains-table>
           <dd-domain-detail id="domain-detail"></dd-domain-detail>
@@ -64,8 +81,49 @@ export class ProjectView extends HTMLElement {
       </section>`);
     this.querySelector('#back-to-projects').addEventListener('click', () => store.set({ route: 'projects', project: null, domains: [], selected: null }));
     this.querySelector('#add-domain-button').addEventListener('click', () => document.getElementById('add-domain-host').open());
-    this.querySelector('#domains-refresh').addEventListener('click', () => refreshList());
+    this.querySelector('#domains-refresh').addEventListener('click', () => this.refresh());
+    this.querySelector('#dangling-records').addEventListener('click', (e) => {
+      const button = e.target.closest('button[data-hostname]');
+      if (!button) return;
+      if (button.dataset.do === 'dns') document.getElementById('demo-dns-host')?.open(button.dataset.zone || undefined);
+      else forgetDangling(store.get().project?.id, button.dataset.hostname);
+    });
     this.drawHeader();
+    this.drawDangling();
+  }
+
+  /** Refresh: the button says it works, and the note after it what it found. */
+  async refresh() {
+    const button = this.querySelector('#domains-refresh');
+    const note = this.querySelector('#domains-refreshed');
+    const before = store.get().domains;
+    button.disabled = true;
+    button.textContent = 'Refreshing…';
+    note.textContent = '';
+    const ok = await refreshList();
+    if (!this.isConnected) return;
+    button.disabled = false;
+    button.textContent = 'Refresh';
+    note.textContent = ok ? refreshedText(before, store.get().domains) : '';
+  }
+
+  /**
+   * A removed domain's record that still points at the platform, in the place the domain had:
+   * it stays until dismissed, the name is added again, or the record is deleted.
+   */
+  drawDangling() {
+    const box = this.querySelector('#dangling-records');
+    if (!box) return;
+    const { project, domains, session } = store.get();
+    const demo = session?.mode === 'demo';
+    const items = danglingIn(dangling.get().items, project?.id, domains);
+    render(box, html`${items.map((d) => html`<div class="dangling warn-box" role="alert" data-hostname="${d.hostname}">
+      <p>${danglingText(d, demo)}</p>
+      <div class="dangling-actions">
+        ${demo ? html`<button type="button" data-do="dns" data-hostname="${d.hostname}" data-zone="${zoneOf(d)}">Open Demo DNS</button>` : ''}
+        <button type="button" data-do="dismiss" data-hostname="${d.hostname}" aria-label="Dismiss the warning about ${d.name}">Dismiss</button>
+      </div>
+    </div>`)}`);
   }
 
   drawHeader() {
@@ -219,4 +277,27 @@ export class ProjectView extends HTMLElement {
     await Promise.allSettled(sent);
     if (changed) refreshProject().catch(() => {});
   }
+}
+
+/** The zone a dangling record lives in: its full name without its relative name. */
+function zoneOf(entry) {
+  const { fqdn, name } = entry.record;
+  if (name === '@') return fqdn;
+  return fqdn.startsWith(`${name}.`) ? fqdn.slice(name.length + 1) : '';
+}
+
+/** Ctrl+N (Cmd+N on a Mac): the Add domain shortcut. */
+export function isAddShortcut(e) {
+  return Boolean((e.ctrlKey || e.metaKey) && !e.altKey && !e.shiftKey && e.key?.toLowerCase() === 'n');
+}
+
+/** What a Refresh found: "Up to date: 28 domains, none changed", "2 of 28 changed", "1 new". */
+export function refreshedText(before, after) {
+  const old = new Map(before.map((d) => [d.hostname, JSON.stringify(d)]));
+  const added = after.filter((d) => !old.has(d.hostname)).length;
+  const changed = after.filter((d) => old.has(d.hostname) && old.get(d.hostname) !== JSON.stringify(d)).length;
+  const gone = before.filter((d) => !after.some((a) => a.hostname === d.hostname)).length;
+  const count = `${after.length} domain${after.length === 1 ? '' : 's'}`;
+  const news = [changed ? `${changed} changed` : '', added ? `${added} new` : '', gone ? `${gone} gone` : ''].filter(Boolean);
+  return news.length ? `Refreshed: ${count}, ${news.join(', ')}.` : `Up to date: ${count}, none changed.`;
 }

@@ -1,6 +1,6 @@
-// The rate-limit meter, always visible: remaining of limit for the binding window, time to
-// reset, a countdown while paused after a 429 (or banned), queued work per class, and what the
-// day reserve holds back for interactive work and why.
+// The rate-limit meter, always visible: remaining of limit for the binding window, when it
+// refills, until when the queue is paused after a 429 (or a ban), the work waiting, and what
+// the day reserve holds back for interactive work and why. Its words are lib/meter.js's.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { store } from '../../lib/app-state.js';
@@ -29,16 +29,31 @@ export class RateMeter extends HTMLElement {
     clearInterval(this.ticker);
   }
 
+  /**
+   * Draws the meter from the queue's state. Called every second (a window that refills at its
+   * reset changes the figures without a request), but only what changed is written, so a
+   * screen reader hears a pause start or end, not a tick.
+   */
   draw() {
     const view = meterView(store.get().queue, Date.now());
     const meter = this.querySelector('#meter');
-    meter.dataset.level = view.level;
-    meter.title = view.label;
+    setAttr(meter, 'data-level', view.level);
+    setAttr(meter, 'title', view.label);
     this.querySelector('#meter-fill').style.width = `${Math.round(view.fraction * 100)}%`;
-    this.querySelector('#meter-budget').textContent = view.budget;
-    this.querySelector('#meter-reset').textContent = view.reset;
-    this.querySelector('#meter-pause').textContent = view.pause;
-    this.querySelector('#meter-queued').textContent = view.queued;
-    this.querySelector('#meter-held').textContent = view.held;
+    setText(this.querySelector('#meter-budget'), view.budget);
+    const reset = this.querySelector('#meter-reset');
+    setText(reset, view.reset);
+    setAttr(reset, 'data-at', view.resetAt == null ? '' : String(view.resetAt));
+    setText(this.querySelector('#meter-pause'), view.pause);
+    setText(this.querySelector('#meter-queued'), view.queued);
+    setText(this.querySelector('#meter-held'), view.held);
   }
+}
+
+function setText(element, text) {
+  if (element.textContent !== text) element.textContent = text;
+}
+
+function setAttr(element, name, value) {
+  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
 }
