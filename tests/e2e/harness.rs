@@ -155,21 +155,51 @@ pub fn app_binary() -> PathBuf {
 
 /// Saves the window as `target/e2e/<name>.png`, once the page has painted its latest state
 /// (two animation frames: the one pending and the one after it).
+///
+/// WebKitGTK runs animation frames, and WebDriver's screenshot waits for one, only when
+/// something on the page changed: a page at rest (the first-run page, whose meter writes
+/// nothing while no figure changes) would hold the test forever. So a 1 px mark in the
+/// bottom-right corner, nearly transparent, changes every 50 ms while the picture is taken,
+/// and is removed after it.
 pub async fn screenshot(client: &Client, name: &str) {
-    // A page that draws no frame (its window hidden, a loaded machine) must not hold the test
-    // forever: after a few seconds the picture is taken as it is.
-    let _ = tokio::time::timeout(
-        Duration::from_secs(3),
-        client.execute_async(
-            "const done = arguments[arguments.length - 1];
-             requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
-            Vec::new(),
-        ),
-    )
+    let taken = tokio::time::timeout(Duration::from_secs(60), async {
+        client
+            .execute_async(
+                "const done = arguments[arguments.length - 1];
+                 const mark = document.createElement('div');
+                 mark.id = 'e2e-frame-mark';
+                 mark.setAttribute('aria-hidden', 'true');
+                 mark.style.cssText = 'position:fixed;right:0;bottom:0;width:1px;height:1px;' +
+                   'pointer-events:none;z-index:2147483647;opacity:.02;background:#000';
+                 document.documentElement.append(mark);
+                 let on = false;
+                 window.__e2eFrameMark = setInterval(() => {
+                   on = !on;
+                   mark.style.background = on ? '#fff' : '#000';
+                 }, 50);
+                 requestAnimationFrame(() => requestAnimationFrame(() => done(true)));",
+                Vec::new(),
+            )
+            .await
+            .expect("an animation frame before the screenshot");
+        let png = client.screenshot().await.expect("screenshot");
+        client
+            .execute(
+                "clearInterval(window.__e2eFrameMark);
+                 document.getElementById('e2e-frame-mark')?.remove();
+                 return true;",
+                Vec::new(),
+            )
+            .await
+            .expect("remove the frame mark");
+        png
+    })
     .await;
+    let Ok(png) = taken else {
+        panic!("the window drew no frame for the screenshot {name} within 60 s");
+    };
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("target/e2e");
     std::fs::create_dir_all(&dir).expect("target/e2e");
-    let png = client.screenshot().await.expect("screenshot");
     std::fs::write(dir.join(format!("{name}.png")), png).expect("write screenshot");
 }
 
