@@ -230,7 +230,7 @@ export class AddDomain extends HTMLElement {
       await actions.verify(domain.hostname);
     });
     // The value is what the user copies first: its Copy button has the focus, then Tab walks
-    // to TTL, Done and Verify now.
-    this.body.querySelector('#add-record-value + .copy-button')?.focus();
+    // to Done and Verify now.
+    this.body.querySelector('#add-record-value')?.closest('.rec-field')?.querySelector('.copy-button')?.focus();
   }
 }
