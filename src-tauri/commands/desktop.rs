@@ -11,10 +11,16 @@ use crate::desktop::{LinkOutcome, PendingLink, Watch};
 use crate::updates::{self, Installed, UpdateNotice};
 use crate::{Error, Result};
 
-/// The link received last and not shown yet.
+/// The link received last and not shown yet. Taking it is logged, so that "I opened the link
+/// and nothing happened" can be told apart from "the window never heard of it" (the
+/// `opening a link` line).
 #[tauri::command]
 pub fn link_take(pending: State<'_, PendingLink>) -> Option<LinkOutcome> {
-    pending.take()
+    let taken = pending.take();
+    if let Some(LinkOutcome::Open { link }) = &taken {
+        tracing::info!(?link, "the window took a link to show");
+    }
+    taken
 }
 
 /// The hostnames the window is watching; closing the window while there are some keeps the

@@ -145,19 +145,32 @@ async fn a_second_launch_hands_its_link_to_the_first_window_and_writes_nothing()
     app.close().await;
 }
 
-/// What the `.deb` installs for links: a desktop entry for the scheme (Tauri's bundler writes
-/// `MimeType=x-scheme-handler/domain-desk`), made the default handler as the system does.
+/// What the `.deb` and `.rpm` install for links: the packages' desktop entry, rendered from
+/// the same template the bundler fills (`src-tauri/linux/domain-desk.desktop`: its `Exec` line
+/// must pass the link, `%u`), pointed at the binary under test and made the default handler
+/// as the system does. `cargo xtask deb-check` does the same with the real package installed.
 fn register_desktop_entry(home: &Path) {
     let applications = home.join("data/applications");
     std::fs::create_dir_all(&applications).expect("applications folder");
-    std::fs::write(
-        applications.join("domain-desk.desktop"),
-        format!(
-            "[Desktop Entry]\nType=Application\nName=Domain Desk\nExec={} %u\nMimeType=x-scheme-handler/domain-desk;\nTerminal=false\n",
-            harness::app_binary().display()
-        ),
+    let template = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/linux/domain-desk.desktop"),
     )
-    .expect("the desktop entry");
+    .expect("the packages' desktop entry template");
+    let binary = harness::app_binary().display().to_string();
+    let entry: String = template
+        .lines()
+        .filter(|line| !line.starts_with("{{#if") && !line.starts_with("{{/if"))
+        .map(|line| {
+            line.replace("{{exec}}", &binary)
+                .replace("{{name}}", "Domain Desk")
+                .replace("{{icon}}", "domain-desk")
+                .replace("{{categories}}", "Development;")
+                .replace("{{comment}}", "Attach custom domains to hosted projects")
+                .replace("{{mime_type}}", "x-scheme-handler/domain-desk")
+                + "\n"
+        })
+        .collect();
+    std::fs::write(applications.join("domain-desk.desktop"), entry).expect("the desktop entry");
     let status = Command::new("xdg-mime")
         .args([
             "default",
@@ -187,14 +200,17 @@ async fn xdg_open_of_a_link_shows_that_domain_in_the_running_window() {
     app.click("#back-to-projects").await;
     app.find(PRO_SITE).await;
 
+    // First as GNOME opens links (`gio open`, GLib's launcher, which passes the link only
+    // where the entry's Exec line asks for it with %u), then with plain `xdg-open`, which
+    // appends it whatever the Exec line says.
     let link = format!("domain-desk://project/{project_id}/domain/{WWW}");
-    let status = Command::new("xdg-open")
-        .arg(&link)
+    let status = Command::new("gio")
+        .args(["open", &link])
         .envs(harness::xdg_env(app.home()))
         .stdout(Stdio::null())
         .status()
-        .expect("xdg-open (apt-get install xdg-utils)");
-    assert!(status.success(), "xdg-open {link}: {status}");
+        .expect("gio (apt-get install libglib2.0-bin)");
+    assert!(status.success(), "gio open {link}: {status}");
     app.wait_contains("#project-title", "Pro site — settings")
         .await;
     app.wait_contains("#domain-detail", WWW).await;

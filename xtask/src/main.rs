@@ -39,7 +39,8 @@ commands:
   fuzz         only the fuzz targets (cargo-fuzz, a short bounded run of each)
   icons        regenerate every icon from icons/app-icon.svg
   bundle       release build and Linux packages (.deb, .rpm)
-  deb-check    install the .deb on a fresh Debian tree (debootstrap) and start it there
+  deb-check    install the .deb on a fresh Debian tree (debootstrap), start it there, and
+               open a domain-desk:// link in the running window with xdg-open
   windows      cross-build the workspace for Windows (MinGW), build the installer, and
                under Wine install it, run info, serve and doctor from the installed folder,
                and uninstall it (--release: the app alone, as shipped)

@@ -38,8 +38,10 @@ const TEST: &[&str] = &[
     "webkit2gtk-driver",
     // The notification server the end-to-end walk reads the desktop notifications from.
     "dunst",
-    // xdg-open and xdg-mime: opening domain-desk:// links as the desktop does.
+    // xdg-open and xdg-mime: opening domain-desk:// links as the desktop does; gio (GLib's
+    // launcher, what GNOME opens links with) honours the desktop entry's %u.
     "xdg-utils",
+    "libglib2.0-bin",
     "imagemagick",
     "xdotool",
     "dnsutils",
