@@ -1395,6 +1395,14 @@ async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renew
     );
     app.screenshot("renewal-00-other-account").await;
     notifications.screenshot("renewal-00-other-account-notification");
+    // The other account's problem has a strip of its own: the header keeps to one line.
+    let bar = app
+        .script("return document.querySelector('.app-bar').getBoundingClientRect().height;")
+        .await;
+    assert!(
+        bar.as_f64().is_some_and(|height| height <= 50.0),
+        "the header keeps to one line beside the strip: {bar} px"
+    );
 
     // Switch from the notice: the row and the panel say the renewal will fail, and why.
     app.click(r#"#account-renewal-notice [data-switch="offline-demo:business"]"#)

@@ -15,6 +15,7 @@ import { DemoControls } from './components/demo-controls/demo-controls.js';
 import { DemoDns } from './components/demo-dns/demo-dns.js';
 import { AboutDialog } from './components/about-dialog/about-dialog.js';
 import { AccountSwitcher } from './components/account-switcher/account-switcher.js';
+import { AccountRisks } from './components/account-risks/account-risks.js';
 import { Toasts } from './components/toasts/toasts.js';
 import { BulkPanel } from './components/bulk-panel/bulk-panel.js';
 import { RenewalSection } from './components/renewal-section/renewal-section.js';
@@ -35,6 +36,7 @@ const ELEMENTS = {
   'dd-rate-meter': RateMeter,
   'dd-demo-controls': DemoControls,
   'dd-account-switcher': AccountSwitcher,
+  'dd-account-risks': AccountRisks,
   'dd-first-run': FirstRun,
   'dd-project-list': ProjectList,
   'dd-bulk-panel': BulkPanel,

@@ -89,7 +89,7 @@ export function meterView(state, nowMs, { timeText = timeOfDay } = {}) {
   }
   // While paused, the pause says what waits.
   const queued = pause ? '' : queuedText(state.queued);
-  const held = heldText(state.held_back, nowMs);
+  const held = heldText(state.held_back, nowMs, timeText);
   const label = [budget, reset, pause, queued, held].filter(Boolean).join('; ') + '.';
   return { level, budget, reset, pause, queued, held, label, fraction: fraction({ limit: state.limit, remaining }), resetAt: reset ? resetAt : null };
 }
@@ -100,18 +100,18 @@ function waitingCount(queued) {
 
 /**
  * What the day reserve holds back and why: "" when background work may use the whole day.
- * "50 of today's requests kept for your clicks (you used the app recently; for 4 min
- * more)", with "— background work waits for the next day" while it is what stops that work.
- * Shown with textContent by the meter.
+ * "50 of today's requests kept for your clicks (you used the app recently; until 12:45)",
+ * with "— background work waits for the next day" while it is what stops that work. A time
+ * of day, not a countdown, so the words stay still. Shown with textContent by the meter.
  */
-export function heldText(held, nowMs) {
+export function heldText(held, nowMs, timeText = timeOfDay) {
   const requests = Number(held?.requests);
   if (!held || !Number.isFinite(requests) || requests <= 0) return '';
   const why = held.reason === 'interactive_waiting'
     ? 'your requests are waiting'
     : 'you used the app recently';
   const left = secondsUntil(held.until, nowMs);
-  const until = held.reason === 'interactive_recent' && left > 0 ? `; for ${duration(left)} more` : '';
+  const until = held.reason === 'interactive_recent' && left > 0 ? `; until ${timeText(instant(held.until), nowMs)}` : '';
   const blocking = held.blocking ? ' — background work waits for the next day' : '';
   return `${requests} of today's requests kept for your clicks (${why}${until})${blocking}`;
 }

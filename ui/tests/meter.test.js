@@ -88,7 +88,9 @@ test('the day reserve says what it holds back and why, and nothing when it is of
   assert.equal(meterView({ ...base, held_back: null }, NOW).held, '');
   const recent = { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 240_000).toISOString(), blocking: true };
   const v = view({ ...base, held_back: recent });
-  assert.equal(v.held, "50 of today's requests kept for your clicks (you used the app recently; for 4 min more) — background work waits for the next day");
+  assert.equal(v.held, `50 of today's requests kept for your clicks (you used the app recently; until ${timeOfDay(NOW + 240_000, NOW)}) — background work waits for the next day`);
+  // The words stay still while the reserve lasts: a time of day, not a countdown.
+  assert.equal(view({ ...base, held_back: recent }, NOW + 61_000).held, v.held);
   assert.match(v.label, /kept for your clicks/);
   assert.equal(
     heldText({ requests: 50, reason: 'interactive_waiting', until: null, blocking: false }, NOW),

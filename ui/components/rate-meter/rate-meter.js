@@ -46,7 +46,9 @@ export class RateMeter extends HTMLElement {
     setAttr(reset, 'data-at', view.resetAt == null ? '' : String(view.resetAt));
     setText(this.querySelector('#meter-pause'), view.pause);
     setText(this.querySelector('#meter-queued'), view.queued);
-    setText(this.querySelector('#meter-held'), view.held);
+    const held = this.querySelector('#meter-held');
+    setText(held, view.held);
+    if (held.title !== view.held) held.title = view.held;
   }
 }
 

@@ -32,7 +32,7 @@ export class RenewalSection extends HTMLElement {
       <dl class="facts">
         <dt>Next renewal</dt><dd id="renewal-next">${section.renewsAt ? dateTime(section.renewsAt) : 'not known'}</dd>
         <dt>Readiness</dt><dd><span class="badge tone-${section.tone}" id="renewal-state">${section.state}</span></dd>
-        <dt>Last checked</dt><dd id="renewal-checked">${section.checkedAt ? dateTime(section.checkedAt) : 'not yet'}</dd>
+        <dt>Readiness checked</dt><dd id="renewal-checked">${section.checkedAt ? dateTime(section.checkedAt) : 'not yet'}</dd>
         ${section.platformError ? html`<dt>Platform says</dt><dd>${section.platformError}</dd>` : ''}
       </dl>
       ${section.problem ? html`<p class="renewal-problem" id="renewal-problem" role="alert">${section.problem}</p>` : ''}
