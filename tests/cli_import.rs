@@ -745,3 +745,60 @@ fn the_progress_line_fits_an_80_column_terminal() {
     );
     assert!(redraws.last().unwrap().contains("120/120"), "{text}");
 }
+
+/// A file of 30 rows with 4 that cannot be imported (not a hostname, a wildcard, a duplicate,
+/// a line without one): without `--skip-invalid` nothing is sent and the 4 are named; with it
+/// the 26 valid rows are added and the 4 go to the retry file, each under why.
+#[test]
+fn skip_invalid_imports_the_valid_rows_and_keeps_the_rest_for_later() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let project = project(&served, "business", "mixed");
+    let mut text = String::from("hostname,redirect_to\n");
+    for i in 0..26 {
+        text.push_str(&format!("host{i}.mixed.example.com,\n"));
+        match i {
+            5 => text.push_str("not a host,\n"),
+            10 => text.push_str("*.mixed.example.com,\n"),
+            15 => text.push_str("host3.mixed.example.com,\n"),
+            20 => text.push_str(",host1.mixed.example.com\n"),
+            _ => {}
+        }
+    }
+    let file = dir.path().join("mixed.csv");
+    std::fs::write(&file, text).unwrap();
+    let retry = dir.path().join("mixed.csv.failed.csv");
+    let file_arg = file.to_str().unwrap();
+    let import = ["domains", "import", file_arg, "--project", &project];
+
+    let refused = run(&mut cli(&served, dir.path(), "business", &import));
+    let said = String::from_utf8_lossy(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{said}");
+    assert!(said.contains("4 line(s) cannot be imported"), "{said}");
+    assert!(domains(&served, "business", &project).is_empty());
+
+    let mut skipping = import.to_vec();
+    skipping.push("--skip-invalid");
+    let done = run(&mut cli(&served, dir.path(), "business", &skipping));
+    let shown = String::from_utf8_lossy(&done.stdout);
+    assert_eq!(
+        done.status.code(),
+        Some(0),
+        "{shown}{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    assert!(shown.contains("added 26"), "{shown}");
+    assert!(shown.contains("left out 4 invalid row(s)"), "{shown}");
+    assert_eq!(domains(&served, "business", &project).len(), 26);
+    let left = std::fs::read_to_string(&retry).expect("the retry file");
+    assert_eq!(
+        left.lines().filter(|l| l.starts_with("# line ")).count(),
+        4,
+        "{left}"
+    );
+    assert!(left.contains("\nnot a host,\n"), "{left}");
+    assert!(
+        left.contains("# as written: ,host1.mixed.example.com"),
+        "{left}"
+    );
+}

@@ -26,6 +26,11 @@ pub struct ImportArgs {
     /// Check the file against the project and say what would be sent, without sending.
     #[arg(long)]
     pub dry_run: bool,
+    /// Import the valid rows even when others cannot be imported as written; those are
+    /// listed and written to the retry file (FILE.failed.csv) under a comment saying why.
+    /// Without it, one invalid row refuses the whole file.
+    #[arg(long)]
+    pub skip_invalid: bool,
 }
 
 #[derive(Debug, clap::Args)]
@@ -37,7 +42,8 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
 }
 
-fn read_rows(args: &ImportArgs) -> Result<Vec<rows::Row>, Failure> {
+/// The rows that could be read, and the lines that could not.
+fn read_rows(args: &ImportArgs) -> Result<(Vec<rows::Row>, Vec<rows::RowProblem>), Failure> {
     let stdin = args.file.as_os_str() == "-";
     let text = if stdin {
         std::io::read_to_string(std::io::stdin())
@@ -50,10 +56,7 @@ fn read_rows(args: &ImportArgs) -> Result<Vec<rows::Row>, Failure> {
         Some(_) => Format::Csv,
         None => Format::detect((!stdin).then_some(args.file.as_path()), &text),
     };
-    rows::parse(&text, format).map_err(|problems| {
-        let refusal = plan::Refusal::Rows { problems };
-        Failure::usage(refusal.to_string())
-    })
+    Ok(rows::read(&text, format))
 }
 
 pub async fn import(
@@ -63,10 +66,23 @@ pub async fn import(
     json: bool,
     no_wait: bool,
 ) -> Outcome {
-    let rows = read_rows(&args)?;
+    let (rows, unreadable) = read_rows(&args)?;
     let client = &connection.client;
     let existing = client.domains(&project.id).await?;
-    let plan = plan::plan(&rows, &connection.account, project, &existing).map_err(|refusal| {
+    let invalid = if args.skip_invalid {
+        plan::Invalid::Skip
+    } else {
+        plan::Invalid::Refuse
+    };
+    let plan = plan::plan_with(
+        &rows,
+        &unreadable,
+        &connection.account,
+        project,
+        &existing,
+        invalid,
+    )
+    .map_err(|refusal| {
         let status = match refusal {
             plan::Refusal::Rows { .. } => super::output::USAGE,
             _ => super::output::CHECK_FAILED,
@@ -82,10 +98,11 @@ pub async fn import(
             return print_json(&plan);
         }
         println!(
-            "{} row(s) to add, {} already in {}; nothing sent (--dry-run).",
+            "{} row(s) to add, {} already in {}, {} invalid left out; nothing sent (--dry-run).",
             to_send,
             plan.already_present.len(),
-            inert(&project.name)
+            inert(&project.name),
+            plan.skipped.len()
         );
         return Ok(());
     }
@@ -263,7 +280,7 @@ fn write_failed_rows(
             rows::retry_path(&args.file)
         }
     });
-    let written = rows::write_retry_file(&path, &summary.rows_to_retry())
+    let written = rows::write_retry_file(&path, &summary.rows_to_retry(), &summary.skipped)
         .map_err(|err| Failure::check(format!("cannot write {}: {err}", path.display())))?;
     Ok((path, written))
 }
@@ -294,6 +311,15 @@ fn print_summary(summary: &Summary, failed_file: &std::path::Path, written: rows
             inert(&row.hostname),
             inert(row.differs.as_deref().unwrap_or_default())
         );
+    }
+    if !summary.skipped.is_empty() {
+        println!(
+            "left out {} invalid row(s) (--skip-invalid):",
+            summary.skipped.len()
+        );
+    }
+    for problem in &summary.skipped {
+        println!("  {}", inert(&problem.to_string()));
     }
     for row in &summary.refused {
         println!(

@@ -78,7 +78,8 @@ pub async fn domains_import<R: Runtime>(
     let text = std::fs::read_to_string(&file)
         .map_err(|err| Error::InvalidInput(format!("Cannot read {}: {err}", file.display())))?;
     let rows = rows::parse(&text, Format::detect(Some(&file), &text)).map_err(|problems| {
-        Error::InvalidInput(domain_desk_bulk::Refusal::Rows { problems }.to_string())
+        let valid = 0;
+        Error::InvalidInput(domain_desk_bulk::Refusal::Rows { problems, valid }.to_string())
     })?;
     let (cancel, cancelled) = oneshot::channel();
     {
@@ -115,10 +116,11 @@ pub async fn domains_import<R: Runtime>(
     })?;
     // No rows left: a retry file an earlier run left beside the file goes too.
     let path = rows::retry_path(&file);
-    let retry_file = match rows::write_retry_file(&path, &summary.rows_to_retry())? {
-        rows::RetryFile::Written => Some(path.display().to_string()),
-        rows::RetryFile::Removed | rows::RetryFile::Absent => None,
-    };
+    let retry_file =
+        match rows::write_retry_file(&path, &summary.rows_to_retry(), &summary.skipped)? {
+            rows::RetryFile::Written => Some(path.display().to_string()),
+            rows::RetryFile::Removed | rows::RetryFile::Absent => None,
+        };
     Ok(Some(ImportResult {
         file: file.display().to_string(),
         summary,

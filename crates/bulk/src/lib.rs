@@ -29,7 +29,7 @@ use domain_desk_client::Client;
 
 pub use error::{Error, Result};
 pub use export::{ExportFormat, export};
-pub use plan::{ImportPlan, Refusal};
+pub use plan::{ImportPlan, Invalid, Refusal};
 pub use run::{Progress, RunOptions, Summary};
 
 /// Reads the account and the project's domains, checks `rows` against them ([`plan::plan`]),
@@ -46,5 +46,28 @@ pub async fn import(
     let project = client.project(project_id).await?;
     let existing = client.domains(project_id).await?;
     let plan = plan::plan(rows, &account, &project, &existing).map_err(Error::Refused)?;
+    Ok(run::run(client, project_id, plan, options, progress, stop).await)
+}
+
+/// As [`import`], with the file's unreadable lines (`unreadable`, from [`rows::read`]) among
+/// the invalid rows, and `invalid` saying whether they refuse the file ([`Error::Refused`]
+/// with every problem and how many rows are valid) or are left out and listed in the
+/// summary's `skipped`.
+#[allow(clippy::too_many_arguments)]
+pub async fn import_with(
+    client: &Client,
+    project_id: &str,
+    rows: &[rows::Row],
+    unreadable: &[rows::RowProblem],
+    invalid: Invalid,
+    options: RunOptions,
+    progress: impl FnMut(&Progress),
+    stop: impl Future<Output = ()>,
+) -> Result<Summary> {
+    let account = client.account().await?;
+    let project = client.project(project_id).await?;
+    let existing = client.domains(project_id).await?;
+    let plan = plan::plan_with(rows, unreadable, &account, &project, &existing, invalid)
+        .map_err(Error::Refused)?;
     Ok(run::run(client, project_id, plan, options, progress, stop).await)
 }

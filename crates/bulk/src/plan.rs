@@ -54,14 +54,32 @@ pub struct PresentRow {
 pub struct ImportPlan {
     pub to_send: Vec<PlannedRow>,
     pub already_present: Vec<PresentRow>,
+    /// Rows left out because they cannot be imported as written ([`Invalid::Skip`]); empty
+    /// otherwise.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub skipped: Vec<RowProblem>,
+}
+
+/// What an import does with rows that cannot be imported as written.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Invalid {
+    /// Refuse the whole file, sending nothing ([`Refusal::Rows`]).
+    #[default]
+    Refuse,
+    /// Leave them out and import the valid rows; they are listed in [`ImportPlan::skipped`].
+    Skip,
 }
 
 /// Why an import is refused before anything is sent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Refusal {
-    /// Lines that cannot be imported as written.
-    Rows { problems: Vec<RowProblem> },
+    /// Lines that cannot be imported as written; `valid` rows could be imported without them
+    /// ([`Invalid::Skip`]).
+    Rows {
+        problems: Vec<RowProblem>,
+        valid: u64,
+    },
     /// The account's plan has no custom domains.
     NoCustomDomains { plan: String },
     /// The rows would take the project past its plan's domains.
@@ -76,7 +94,7 @@ pub enum Refusal {
 impl fmt::Display for Refusal {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            Refusal::Rows { problems } => {
+            Refusal::Rows { problems, .. } => {
                 write!(f, "{} line(s) cannot be imported:", problems.len())?;
                 for problem in problems {
                     write!(f, "\n  {problem}")?;
@@ -124,12 +142,40 @@ pub fn idempotency_key(
     format!("import-{hex}")
 }
 
-/// Checks `rows` against the project as it is now; see the module documentation.
+fn row_problem(row: &Row, message: String) -> RowProblem {
+    RowProblem {
+        line: row.line,
+        hostname: Some(row.hostname.clone()),
+        redirect_to: row.redirect_to.clone(),
+        value: row.hostname.clone(),
+        message,
+    }
+}
+
+/// Checks `rows` against the project as it is now; see the module documentation. Any invalid
+/// row refuses the whole file.
 pub fn plan(
     rows: &[Row],
     account: &Account,
     project: &Project,
     existing: &[Domain],
+) -> Result<ImportPlan, Refusal> {
+    plan_with(rows, &[], account, project, existing, Invalid::Refuse)
+}
+
+/// As [`plan`], with the lines of the file that could not be read (`unreadable`, from
+/// [`crate::rows::read`]) counted among the invalid rows, and `invalid` saying whether invalid
+/// rows refuse the file or are left out.
+/// Left out, a row takes nothing with it but the rows that depend on it: a redirect to a
+/// hostname whose own row is invalid is itself invalid ("neither a domain of the project nor
+/// a row of this file").
+pub fn plan_with(
+    rows: &[Row],
+    unreadable: &[RowProblem],
+    account: &Account,
+    project: &Project,
+    existing: &[Domain],
+    invalid: Invalid,
 ) -> Result<ImportPlan, Refusal> {
     if !account.plan.allows_custom_domains() {
         return Err(Refusal::NoCustomDomains {
@@ -138,16 +184,12 @@ pub fn plan(
     }
     let existing_by_name: HashMap<&str, &Domain> =
         existing.iter().map(|d| (d.hostname.as_str(), d)).collect();
-    let mut problems = Vec::new();
+    let mut problems = unreadable.to_vec();
     let mut first_line: HashMap<String, u64> = HashMap::new();
     // (row, ascii hostname, ascii redirect target)
     let mut checked: Vec<(&Row, String, Option<String>)> = Vec::new();
     for row in rows {
-        let problem = |message: String| RowProblem {
-            line: row.line,
-            hostname: Some(row.hostname.clone()),
-            message,
-        };
+        let problem = |message: String| row_problem(row, message);
         let hostname = match Hostname::parse(&row.hostname) {
             Ok(h) => h.as_str().to_owned(),
             Err(err) => {
@@ -189,7 +231,7 @@ pub fn plan(
         .iter()
         .map(|(_, h, to)| (h.as_str(), to.is_some()))
         .collect();
-    for (row, hostname, redirect_to) in &checked {
+    for (row, _, redirect_to) in &checked {
         let Some(to) = redirect_to else { continue };
         if *to == project.default_address {
             continue;
@@ -201,29 +243,34 @@ pub fn plan(
             (Some(domain), _) => domain.role == DomainRole::Redirect,
             (None, Some(redirects)) => *redirects,
             (None, None) => {
-                problems.push(RowProblem {
-                    line: row.line,
-                    hostname: Some(hostname.clone()),
-                    message: format!(
+                problems.push(row_problem(
+                    row,
+                    format!(
                         "redirects to {to}, which is neither a domain of the project nor a row of this file"
                     ),
-                });
+                ));
                 continue;
             }
         };
         if redirects {
-            problems.push(RowProblem {
-                line: row.line,
-                hostname: Some(hostname.clone()),
-                message: format!(
+            problems.push(row_problem(
+                row,
+                format!(
                     "redirects to {to}, which redirects itself; point it at the domain {to} leads to (no chains)"
                 ),
-            });
+            ));
         }
     }
+    problems.sort_by_key(|p| p.line);
     if !problems.is_empty() {
-        problems.sort_by_key(|p| p.line);
-        return Err(Refusal::Rows { problems });
+        let bad: std::collections::HashSet<u64> = problems.iter().map(|p| p.line).collect();
+        checked.retain(|(row, _, _)| !bad.contains(&row.line));
+        if invalid == Invalid::Refuse {
+            return Err(Refusal::Rows {
+                problems,
+                valid: checked.len() as u64,
+            });
+        }
     }
 
     let mut to_send = Vec::new();
@@ -268,6 +315,7 @@ pub fn plan(
     Ok(ImportPlan {
         to_send,
         already_present,
+        skipped: problems,
     })
 }
 
@@ -304,7 +352,9 @@ mod tests {
 
     fn problems(result: Result<ImportPlan, Refusal>) -> Vec<String> {
         match result {
-            Err(Refusal::Rows { problems }) => problems.iter().map(ToString::to_string).collect(),
+            Err(Refusal::Rows { problems, .. }) => {
+                problems.iter().map(ToString::to_string).collect()
+            }
             other => panic!("expected row problems, got {other:?}"),
         }
     }
@@ -352,6 +402,61 @@ mod tests {
         );
         assert!(shown[4].contains("nowhere.example.com, which is neither"));
         assert!(shown[5].contains("no chains"));
+    }
+
+    /// Refused, the file's problems come with how many rows are valid; left out, the valid
+    /// rows are planned and the invalid ones (unreadable lines too) listed, a redirect to an
+    /// invalid row among them.
+    #[test]
+    fn invalid_rows_refuse_the_file_or_are_left_out() {
+        let rows = [
+            row(1, "a.example.com", None),
+            row(2, "not a host", None),
+            row(3, "b.example.com", Some("not a host")),
+            row(5, "c.example.com", Some("a.example.com")),
+            row(6, "a.example.com", None),
+        ];
+        let unreadable = [RowProblem {
+            line: 4,
+            hostname: None,
+            redirect_to: None,
+            value: "x,y,z".into(),
+            message: "3 columns".into(),
+        }];
+        let refused = plan_with(
+            &rows,
+            &unreadable,
+            &account(Plan::Pro),
+            &project(),
+            &[],
+            Invalid::Refuse,
+        );
+        match refused {
+            Err(Refusal::Rows { problems, valid }) => {
+                assert_eq!(
+                    problems.iter().map(|p| p.line).collect::<Vec<_>>(),
+                    vec![2, 3, 4, 6]
+                );
+                assert_eq!(valid, 2);
+                assert_eq!(problems[2].value, "x,y,z");
+            }
+            other => panic!("{other:?}"),
+        }
+        let plan = plan_with(
+            &rows,
+            &unreadable,
+            &account(Plan::Pro),
+            &project(),
+            &[],
+            Invalid::Skip,
+        )
+        .unwrap();
+        let sent: Vec<&str> = plan.to_send.iter().map(|r| r.hostname.as_str()).collect();
+        assert_eq!(sent, vec!["a.example.com", "c.example.com"]);
+        assert_eq!(
+            plan.skipped.iter().map(|p| p.line).collect::<Vec<_>>(),
+            vec![2, 3, 4, 6]
+        );
     }
 
     #[test]

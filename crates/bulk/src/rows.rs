@@ -44,12 +44,18 @@ pub struct Row {
     pub redirect_to: Option<String>,
 }
 
-/// What is wrong with one line; nothing is sent while any exists.
+/// What is wrong with one line. Nothing is sent while any exists, unless the import is told
+/// to leave the invalid rows out ([`crate::plan::Invalid::Skip`]).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct RowProblem {
     pub line: u64,
     /// The hostname as written, when the line got that far.
     pub hostname: Option<String>,
+    /// The redirect as written, when the line has one.
+    pub redirect_to: Option<String>,
+    /// What the line says, for a table of problems: the hostname, or the line itself when it
+    /// has none.
+    pub value: String,
     pub message: String,
 }
 
@@ -64,6 +70,17 @@ impl fmt::Display for RowProblem {
 
 /// Every row of `text`, or every line that could not be read.
 pub fn parse(text: &str, format: Format) -> Result<Vec<Row>, Vec<RowProblem>> {
+    let (rows, problems) = read(text, format);
+    if problems.is_empty() {
+        Ok(rows)
+    } else {
+        Err(problems)
+    }
+}
+
+/// The rows of `text` that could be read, and the lines that could not: an import that leaves
+/// the invalid rows out goes on with the first and reports the second.
+pub fn read(text: &str, format: Format) -> (Vec<Row>, Vec<RowProblem>) {
     let text = strip_bom(text);
     match format {
         Format::Csv => parse_csv(text),
@@ -82,7 +99,7 @@ fn non_empty(field: Option<&str>) -> Option<String> {
         .map(str::to_owned)
 }
 
-fn parse_csv(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
+fn parse_csv(text: &str) -> (Vec<Row>, Vec<RowProblem>) {
     let mut rows = Vec::new();
     let mut problems = Vec::new();
     let mut first = true;
@@ -105,6 +122,8 @@ fn parse_csv(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
                 problems.push(RowProblem {
                     line,
                     hostname: None,
+                    redirect_to: None,
+                    value: raw.trim().to_owned(),
                     message: format!("not a CSV row: {err}"),
                 });
                 continue;
@@ -129,7 +148,9 @@ fn parse_csv(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
             None if record.len() > 2 => {
                 problems.push(RowProblem {
                     line,
+                    value: hostname.clone().unwrap_or_else(|| raw.trim().to_owned()),
                     hostname,
+                    redirect_to: None,
                     message: format!(
                         "{} columns; the columns are hostname and (optionally) redirect_to",
                         record.len()
@@ -143,6 +164,8 @@ fn parse_csv(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
             problems.push(RowProblem {
                 line,
                 hostname: None,
+                redirect_to: redirect_column.and_then(|c| non_empty(record.get(c))),
+                value: raw.trim().to_owned(),
                 message: "the hostname is empty".into(),
             });
             continue;
@@ -153,11 +176,7 @@ fn parse_csv(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
             redirect_to: redirect_column.and_then(|c| non_empty(record.get(c))),
         });
     }
-    if problems.is_empty() {
-        Ok(rows)
-    } else {
-        Err(problems)
-    }
+    (rows, problems)
 }
 
 #[derive(Deserialize)]
@@ -168,7 +187,7 @@ struct JsonRow {
     redirect_to: Option<String>,
 }
 
-fn parse_json_lines(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
+fn parse_json_lines(text: &str) -> (Vec<Row>, Vec<RowProblem>) {
     let mut rows = Vec::new();
     let mut problems = Vec::new();
     for (index, raw) in text.lines().enumerate() {
@@ -187,23 +206,23 @@ fn parse_json_lines(text: &str) -> Result<Vec<Row>, Vec<RowProblem>> {
                 None => problems.push(RowProblem {
                     line,
                     hostname: None,
+                    redirect_to: non_empty(row.redirect_to.as_deref()),
+                    value: raw.to_owned(),
                     message: "the hostname is empty".into(),
                 }),
             },
             Err(err) => problems.push(RowProblem {
                 line,
                 hostname: None,
+                redirect_to: None,
+                value: raw.to_owned(),
                 message: format!(
                     "not a JSON object with \"hostname\" and optional \"redirect_to\": {err}"
                 ),
             }),
         }
     }
-    if problems.is_empty() {
-        Ok(rows)
-    } else {
-        Err(problems)
-    }
+    (rows, problems)
 }
 
 /// Where the rows to import again go, beside the imported file: `FILE.failed.csv`.
@@ -226,11 +245,37 @@ pub enum RetryFile {
 }
 
 /// Makes the retry file at `path` say what the run that just ended left to do: `rows` in the
-/// import format, or no file at all when there are none, so a file left by an earlier,
-/// interrupted run never lists rows that are now done.
-pub fn write_retry_file(path: &Path, rows: &[Row]) -> std::io::Result<RetryFile> {
-    if !rows.is_empty() {
-        std::fs::write(path, to_csv(rows))?;
+/// import format, then the rows left out as invalid (`skipped`), each under a comment line
+/// saying what is wrong (a line without a hostname is only the comment, with the line as it
+/// was), or no file at all when there are none, so a file left by an earlier, interrupted run
+/// never lists rows that are now done.
+pub fn write_retry_file(
+    path: &Path,
+    rows: &[Row],
+    skipped: &[RowProblem],
+) -> std::io::Result<RetryFile> {
+    if !rows.is_empty() || !skipped.is_empty() {
+        let mut text = to_csv(rows);
+        for problem in skipped {
+            let comment = format!("line {}: {}", problem.line, problem.message);
+            text.push_str(&format!("# {}\n", comment.replace(['\n', '\r'], " ")));
+            match &problem.hostname {
+                Some(hostname) => {
+                    let row = Row {
+                        line: problem.line,
+                        hostname: hostname.clone(),
+                        redirect_to: problem.redirect_to.clone(),
+                    };
+                    let written = to_csv(std::slice::from_ref(&row));
+                    text.push_str(written.split_once('\n').map_or("", |(_, r)| r));
+                }
+                None => text.push_str(&format!(
+                    "# as written: {}\n",
+                    problem.value.replace(['\n', '\r'], " ")
+                )),
+            }
+        }
+        std::fs::write(path, text)?;
         return Ok(RetryFile::Written);
     }
     match std::fs::remove_file(path) {
@@ -269,15 +314,61 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let path = retry_path(&dir.path().join("domains.csv"));
         let left = parse("a.example.com\nb.example.com\n", Format::Csv).unwrap();
-        assert_eq!(write_retry_file(&path, &left).unwrap(), RetryFile::Written);
+        assert_eq!(
+            write_retry_file(&path, &left, &[]).unwrap(),
+            RetryFile::Written
+        );
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,
             "hostname,redirect_to\na.example.com,\nb.example.com,\n"
         );
-        assert_eq!(write_retry_file(&path, &[]).unwrap(), RetryFile::Removed);
+        assert_eq!(
+            write_retry_file(&path, &[], &[]).unwrap(),
+            RetryFile::Removed
+        );
         assert!(!path.exists());
-        assert_eq!(write_retry_file(&path, &[]).unwrap(), RetryFile::Absent);
+        assert_eq!(
+            write_retry_file(&path, &[], &[]).unwrap(),
+            RetryFile::Absent
+        );
+    }
+
+    /// Rows left out as invalid go to the retry file under a comment saying why; a line
+    /// without a hostname only as a comment; the file reads back as the rows it can.
+    #[test]
+    fn the_retry_file_lists_the_rows_left_out_with_why() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = retry_path(&dir.path().join("domains.csv"));
+        let (rows, problems) = read(
+            "ok.example.com\nnot a host,x.example.com\n,y\n",
+            Format::Csv,
+        );
+        assert_eq!(rows.len(), 2);
+        let skipped = vec![
+            RowProblem {
+                line: 2,
+                hostname: Some("not a host".into()),
+                redirect_to: Some("x.example.com".into()),
+                value: "not a host".into(),
+                message: "not a valid hostname".into(),
+            },
+            problems[0].clone(),
+        ];
+        assert_eq!(
+            write_retry_file(&path, &[], &skipped).unwrap(),
+            RetryFile::Written
+        );
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert_eq!(
+            text,
+            "hostname,redirect_to\n# line 2: not a valid hostname\nnot a host,x.example.com\n# line 3: the hostname is empty\n# as written: ,y\n"
+        );
+        let again = parse(&text, Format::Csv).unwrap();
+        assert_eq!(
+            hosts(&again),
+            vec![(3, "not a host", Some("x.example.com"))]
+        );
     }
 
     fn hosts(rows: &[Row]) -> Vec<(u64, &str, Option<&str>)> {

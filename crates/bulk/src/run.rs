@@ -128,6 +128,9 @@ pub struct Summary {
     pub stopped: bool,
     /// 429 answers the queue met during the run (ideally none).
     pub rate_limited: u64,
+    /// Rows left out before sending because they cannot be imported as written
+    /// ([`crate::plan::Invalid::Skip`]).
+    pub skipped: Vec<crate::rows::RowProblem>,
 }
 
 impl Summary {
@@ -185,6 +188,7 @@ pub async fn run(
     let started = Instant::now();
     let mut summary = Summary {
         already_present: plan.already_present,
+        skipped: plan.skipped,
         ..Summary::default()
     };
     let rate_limited_before = client.state().borrow().rate_limited_total;

@@ -99,6 +99,7 @@ async fn a_rerun_after_a_lost_answer_acts_on_no_row_twice_and_says_what_was_done
     // A row sent again under its key (the project read was before the earlier run's
     // answer landed) is replayed, not created twice.
     let plan = domain_desk_bulk::ImportPlan {
+        skipped: Vec::new(),
         to_send: vec![plan::PlannedRow {
             line: 2,
             hostname: "b.example.com".into(),
@@ -417,6 +418,7 @@ async fn run_against(
         })
         .collect();
     let plan = domain_desk_bulk::ImportPlan {
+        skipped: Vec::new(),
         to_send,
         already_present: Vec::new(),
     };
