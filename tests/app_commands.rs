@@ -825,6 +825,19 @@ fn import_and_export_run_through_the_windows_commands() {
         json!({"projectId": project_id, "path": bad, "onProgress": "__CHANNEL__:9"}),
     );
     assert!(err["message"].as_str().unwrap().contains("line 1"), "{err}");
+    // A line that cannot be read and a row the plan refuses: named together, in one refusal.
+    std::fs::write(&bad, "a,b,c\n*.example.com\nok.example.com\n").unwrap();
+    let err = harness.err(
+        "domains_import",
+        json!({"projectId": project_id, "path": bad, "onProgress": "__CHANNEL__:9"}),
+    );
+    let message = err["message"].as_str().unwrap();
+    assert!(
+        message.contains("2 line(s) cannot be imported")
+            && message.contains("line 1: a: 3 columns")
+            && message.contains("line 2: *.example.com"),
+        "{err}"
+    );
 
     let out = dir.path().join("domains.zone");
     let written = harness.ok(

@@ -77,10 +77,8 @@ pub async fn domains_import<R: Runtime>(
     };
     let text = std::fs::read_to_string(&file)
         .map_err(|err| Error::InvalidInput(format!("Cannot read {}: {err}", file.display())))?;
-    let rows = rows::parse(&text, Format::detect(Some(&file), &text)).map_err(|problems| {
-        let valid = 0;
-        Error::InvalidInput(domain_desk_bulk::Refusal::Rows { problems, valid }.to_string())
-    })?;
+    // Unreadable lines and rows the plan refuses are reported together, in one refusal.
+    let (rows, unreadable) = rows::read(&text, Format::detect(Some(&file), &text));
     let (cancel, cancelled) = oneshot::channel();
     {
         let mut slot = running.0.lock().await;
@@ -93,10 +91,12 @@ pub async fn domains_import<R: Runtime>(
         Some(local) => local.clock().await.map(|c| c.speed).unwrap_or(1.0),
         None => 1.0,
     };
-    let outcome = domain_desk_bulk::import(
+    let outcome = domain_desk_bulk::import_with(
         &session.client,
         &project_id,
         &rows,
+        &unreadable,
+        domain_desk_bulk::Invalid::Refuse,
         RunOptions {
             clock_speed: if clock_speed > 0.0 { clock_speed } else { 1.0 },
             ..RunOptions::default()
