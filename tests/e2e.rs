@@ -1675,19 +1675,46 @@ async fn keyboard_journey_and_small_windows() {
         "added, copied and verified in {presses} key presses"
     );
 
-    // The rows are one Tab stop: from the last column header, Tab lands on a row and the next
-    // Tab leaves the table; arrows move between rows; Enter opens the details; Shift+F10 the
-    // menu.
-    app.script("document.querySelector('.sort[data-sort=\"status\"]').focus(); return true;")
+    // The table is one Tab stop: from the filter, Tab lands on a row (the column headers are
+    // inside the grid, not Tab stops: Up from the first row, Left and Right between them, Down
+    // back), and the next Tab leaves the table; arrows move between rows; Enter opens the
+    // details; Shift+F10 the menu.
+    app.script("document.querySelector('#domain-filter').focus(); return true;")
         .await;
     let mut free = 0;
     key(&app, &Key::Tab, &mut free).await;
     let first = app
         .script("return document.activeElement.dataset.hostname ?? null;")
         .await;
+    assert!(first.is_string(), "Tab from the filter lands on a row");
+    key(&app, &Key::Home, &mut free).await;
+    key(&app, &Key::Up, &mut free).await;
+    let header = app
+        .script("const e = document.activeElement; return e.classList.contains('sort') ? e.dataset.sort : null;")
+        .await;
     assert!(
-        first.is_string(),
-        "Tab from the last column header lands on a row"
+        header.is_string(),
+        "Up from the first row reaches the column headers: {header}"
+    );
+    let across = if header == serde_json::json!("hostname") {
+        Key::Right
+    } else {
+        Key::Left
+    };
+    key(&app, &across, &mut free).await;
+    let next = app
+        .script("return document.activeElement.dataset.sort ?? null;")
+        .await;
+    assert!(
+        next.is_string() && next != header,
+        "an arrow moves along the headers: {header} → {next}"
+    );
+    key(&app, &Key::Down, &mut free).await;
+    assert_eq!(
+        app.script("return document.activeElement.dataset.index ?? null;")
+            .await,
+        serde_json::json!("0"),
+        "Down from the headers: back to the first row"
     );
     key(&app, &Key::Down, &mut free).await;
     key(&app, &Key::Down, &mut free).await;

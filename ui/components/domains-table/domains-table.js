@@ -13,7 +13,7 @@ import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../li
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
-import { gridKey, MENU_KEYS_HINT } from '../../lib/grid-keys.js';
+import { gridKey, headerKey, MENU_KEYS_HINT } from '../../lib/grid-keys.js';
 import { emptyText } from '../../lib/meter.js';
 
 const ROW_HEIGHT = 56;
@@ -35,9 +35,9 @@ export class DomainsTable extends HTMLElement {
       <div class="vt" role="grid" aria-label="Domains" aria-readonly="true" id="domains-grid">
         <div class="vt-head" role="rowgroup">
           <div class="vt-row vt-header" role="row">
-            <span role="columnheader"><button type="button" class="sort" data-sort="hostname">Hostname</button></span>
-            <span role="columnheader"><button type="button" class="sort" data-sort="role">Role</button></span>
-            <span role="columnheader"><button type="button" class="sort" data-sort="status">Status</button></span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="hostname" tabindex="-1" title="Sort by hostname (Up from the first row; Left and Right between columns)">Hostname</button></span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="role" tabindex="-1" title="Sort by role (Up from the first row; Left and Right between columns)">Role</button></span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="status" tabindex="-1" title="Sort by status (Up from the first row; Left and Right between columns)">Status</button></span>
             <span role="columnheader" title="Certificate expires">Cert. expires</span>
             <span role="columnheader">Last checked</span>
             <span role="columnheader"><span class="visually-hidden">Actions</span></span>
@@ -68,6 +68,7 @@ export class DomainsTable extends HTMLElement {
       this.sort = b.dataset.sort;
       this.reorder();
     }));
+    this.querySelector('.vt-header').addEventListener('keydown', (e) => this.onHeaderKey(e));
     this.viewport.addEventListener('scroll', () => this.schedule());
     this.window.addEventListener('click', (e) => this.onClick(e));
     this.window.addEventListener('keydown', (e) => this.onKey(e));
@@ -380,11 +381,27 @@ export class DomainsTable extends HTMLElement {
     if (!action || (e.target !== row && !action.menu)) return;
     e.preventDefault();
     if (action.menu) this.openMenu(row.dataset.hostname, row.querySelector('.row-menu-button'));
-    else if (action.open) {
+    else if (action.header) {
+      const sorts = [...this.querySelectorAll('.sort')];
+      (sorts.find((b) => b.dataset.sort === this.sort) ?? sorts[0])?.focus();
+    } else if (action.open) {
       this.setActive(index);
       store.set({ selected: row.dataset.hostname });
       revealDetails();
     } else this.focusRow(action.move);
+  }
+
+  /** Keys on a column header: Left/Right between the sort buttons, Down back to the rows. */
+  onHeaderKey(e) {
+    const sorts = [...this.querySelectorAll('.sort')];
+    const index = sorts.indexOf(e.target);
+    if (index < 0) return;
+    const action = headerKey(e, index, sorts.length);
+    if (!action) return;
+    e.preventDefault();
+    if (action.rows) {
+      if (this.order.length) this.focusRow(Math.min(this.active ?? 0, this.order.length - 1));
+    } else sorts[action.column].focus();
   }
 
   openMenu(hostname, anchor) {
