@@ -50,6 +50,16 @@ pub enum Error {
     Doctor(#[from] domain_desk_doctor::Error),
     #[error("the update could not be installed: {0}")]
     Update(String),
+    /// An import refused before anything was sent because rows of `file` cannot be imported
+    /// as written: every problem (line, what the line says, why) and how many rows are
+    /// valid, for the bulk panel's table and its "Import the N valid rows". The values come
+    /// from the user's file, never from the keyring.
+    #[error("{}", domain_desk_bulk::plan::Refusal::Rows { problems: problems.clone(), valid: *valid })]
+    ImportRefused {
+        file: String,
+        problems: Vec<domain_desk_bulk::rows::RowProblem>,
+        valid: u64,
+    },
 }
 
 impl From<domain_desk_client::Error> for Error {
@@ -91,6 +101,7 @@ impl Error {
             Error::Notification(_) => "notification".into(),
             Error::Doctor(_) => "doctor".into(),
             Error::Update(_) => "update".into(),
+            Error::ImportRefused { .. } => "import_refused".into(),
         }
     }
 }
@@ -121,7 +132,18 @@ impl Serialize for Error {
         use serde::ser::SerializeStruct;
         let challenge = self.ownership_challenge();
         let url = self.url_to_open();
-        let fields = 2 + usize::from(challenge.is_some()) + usize::from(url.is_some());
+        let refusal = match self {
+            Error::ImportRefused {
+                file,
+                problems,
+                valid,
+            } => Some(serde_json::json!({"file": file, "problems": problems, "valid": valid})),
+            _ => None,
+        };
+        let fields = 2
+            + usize::from(challenge.is_some())
+            + usize::from(url.is_some())
+            + usize::from(refusal.is_some());
         let mut s = serializer.serialize_struct("Error", fields)?;
         s.serialize_field("kind", &self.kind())?;
         s.serialize_field("message", &self.to_string())?;
@@ -130,6 +152,9 @@ impl Serialize for Error {
         }
         if let Some(url) = url {
             s.serialize_field("url", url)?;
+        }
+        if let Some(refusal) = refusal {
+            s.serialize_field("refusal", &refusal)?;
         }
         s.end()
     }

@@ -859,6 +859,99 @@ fn import_and_export_run_through_the_windows_commands() {
 }
 
 #[test]
+fn the_windows_import_names_each_invalid_row_and_can_import_the_valid_ones() {
+    let harness = Harness::new();
+    harness.ok("demo_start", json!({}));
+    let project = harness.project_with_deploy(Some("succeeded"));
+    let project_id = project["id"].as_str().unwrap();
+    let before = harness
+        .ok("domains_list", json!({"projectId": project_id}))
+        .as_array()
+        .map(Vec::len)
+        .unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    // 30 rows, 4 of them bad: not a host (line 8), a wildcard (line 14), a duplicate
+    // (line 20), no hostname (line 26).
+    let mut text = String::from("hostname,redirect_to\n");
+    for i in 0..26 {
+        text.push_str(&format!("host{i}.window.example.com,\n"));
+        match i {
+            5 => text.push_str("not a host,\n"),
+            10 => text.push_str("*.window.example.com,\n"),
+            15 => text.push_str("host3.window.example.com,\n"),
+            20 => text.push_str(",host1.window.example.com\n"),
+            _ => {}
+        }
+    }
+    let file = dir.path().join("mixed.csv");
+    std::fs::write(&file, text).unwrap();
+    let retry = dir.path().join("mixed.csv.failed.csv");
+
+    let err = harness.err(
+        "domains_import",
+        json!({"projectId": project_id, "path": file, "onProgress": "__CHANNEL__:7"}),
+    );
+    assert_eq!(err["kind"], "import_refused", "{err}");
+    assert!(
+        err["message"]
+            .as_str()
+            .unwrap()
+            .contains("4 line(s) cannot be imported"),
+        "{err}"
+    );
+    let refusal = &err["refusal"];
+    assert_eq!(refusal["valid"], 26, "{err}");
+    assert_eq!(refusal["file"], file.display().to_string());
+    let problems = refusal["problems"].as_array().unwrap();
+    let lines: Vec<_> = problems
+        .iter()
+        .map(|p| p["line"].as_u64().unwrap())
+        .collect();
+    assert_eq!(lines, [8, 14, 20, 26], "{err}");
+    let values: Vec<_> = problems
+        .iter()
+        .map(|p| p["value"].as_str().unwrap())
+        .collect();
+    assert_eq!(values[0], "not a host");
+    assert_eq!(values[1], "*.window.example.com");
+    assert_eq!(values[2], "host3.window.example.com");
+    assert!(
+        problems
+            .iter()
+            .all(|p| !p["message"].as_str().unwrap().is_empty()),
+        "{err}"
+    );
+    let listed = |h: &Harness| {
+        h.ok("domains_list", json!({"projectId": project_id}))
+            .as_array()
+            .map(Vec::len)
+            .unwrap()
+    };
+    assert_eq!(listed(&harness), before, "nothing is sent on a refusal");
+    assert!(!retry.exists());
+
+    let result = harness.ok(
+        "domains_import",
+        json!({"projectId": project_id, "path": file, "skipInvalid": true, "onProgress": "__CHANNEL__:8"}),
+    );
+    assert_eq!(
+        result["summary"]["created"].as_array().unwrap().len(),
+        26,
+        "{result}"
+    );
+    assert_eq!(result["summary"]["skipped"].as_array().unwrap().len(), 4);
+    assert_eq!(result["retry_file"], retry.display().to_string());
+    assert_eq!(listed(&harness), before + 26);
+    let left = std::fs::read_to_string(&retry).expect("the retry file");
+    assert_eq!(
+        left.lines().filter(|l| l.starts_with("# line ")).count(),
+        4,
+        "{left}"
+    );
+    assert!(left.contains("*.window.example.com"), "{left}");
+}
+
+#[test]
 fn set_up_automatically_is_offered_for_the_demos_own_dns_provider_only() {
     let harness = Harness::new();
     harness.ok("demo_start", json!({}));

@@ -57,6 +57,11 @@ pub(crate) async fn pick<R: Runtime>(
 }
 
 /// Imports a file into the project; `None` when the user closed the file dialog.
+///
+/// Rows that cannot be imported as written refuse the file ([`Error::ImportRefused`], every
+/// problem and the count of valid rows) unless `skip_invalid`: then the valid rows are
+/// imported and the others go to the retry file beside it, as `domains import --skip-invalid`
+/// does.
 #[tauri::command]
 #[tracing::instrument(skip(app, state, running, on_progress), err(Debug))]
 pub async fn domains_import<R: Runtime>(
@@ -65,6 +70,7 @@ pub async fn domains_import<R: Runtime>(
     running: State<'_, RunningImport>,
     project_id: String,
     path: Option<String>,
+    skip_invalid: Option<bool>,
     on_progress: Channel<Progress>,
 ) -> Result<Option<ImportResult>> {
     let session = state.session().await?;
@@ -96,7 +102,11 @@ pub async fn domains_import<R: Runtime>(
         &project_id,
         &rows,
         &unreadable,
-        domain_desk_bulk::Invalid::Refuse,
+        if skip_invalid.unwrap_or(false) {
+            domain_desk_bulk::Invalid::Skip
+        } else {
+            domain_desk_bulk::Invalid::Refuse
+        },
         RunOptions {
             clock_speed: if clock_speed > 0.0 { clock_speed } else { 1.0 },
             ..RunOptions::default()
@@ -112,6 +122,14 @@ pub async fn domains_import<R: Runtime>(
     running.0.lock().await.take();
     let summary = outcome.map_err(|err| match err {
         domain_desk_bulk::Error::Client(err) => Error::Api(err),
+        domain_desk_bulk::Error::Refused(domain_desk_bulk::plan::Refusal::Rows {
+            problems,
+            valid,
+        }) => Error::ImportRefused {
+            file: file.display().to_string(),
+            problems,
+            valid,
+        },
         other => Error::InvalidInput(other.to_string()),
     })?;
     // No rows left: a retry file an earlier run left beside the file goes too.
