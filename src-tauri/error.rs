@@ -57,6 +57,8 @@ pub enum Error {
     #[error("{}", domain_desk_bulk::plan::Refusal::Rows { problems: problems.clone(), valid: *valid })]
     ImportRefused {
         file: String,
+        /// Where importing the valid rows would write the others.
+        retry_file: String,
         problems: Vec<domain_desk_bulk::rows::RowProblem>,
         valid: u64,
     },
@@ -135,9 +137,15 @@ impl Serialize for Error {
         let refusal = match self {
             Error::ImportRefused {
                 file,
+                retry_file,
                 problems,
                 valid,
-            } => Some(serde_json::json!({"file": file, "problems": problems, "valid": valid})),
+            } => Some(serde_json::json!({
+                "file": file,
+                "retry_file": retry_file,
+                "problems": problems,
+                "valid": valid,
+            })),
             _ => None,
         };
         let fields = 2

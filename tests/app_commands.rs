@@ -902,6 +902,7 @@ fn the_windows_import_names_each_invalid_row_and_can_import_the_valid_ones() {
     let refusal = &err["refusal"];
     assert_eq!(refusal["valid"], 26, "{err}");
     assert_eq!(refusal["file"], file.display().to_string());
+    assert_eq!(refusal["retry_file"], retry.display().to_string());
     let problems = refusal["problems"].as_array().unwrap();
     let lines: Vec<_> = problems
         .iter()

@@ -127,6 +127,7 @@ pub async fn domains_import<R: Runtime>(
             valid,
         }) => Error::ImportRefused {
             file: file.display().to_string(),
+            retry_file: rows::retry_path(&file).display().to_string(),
             problems,
             valid,
         },

@@ -21,7 +21,10 @@ export const api = {
   makePrimary: (projectId, hostname) => invoke('domain_make_primary', { projectId, hostname }),
   setRedirect: (projectId, hostname, to) => invoke('domain_redirect', { projectId, hostname, to }),
   // Import… and Export…: the file is picked by the system's dialog on the Rust side.
-  importDomains: (projectId, onProgress) => invoke('domains_import', { projectId, path: null, onProgress: channel(onProgress) }),
+  // `path` null opens the system's file dialog; `skipInvalid` imports the valid rows and
+  // writes the invalid ones to the retry file (otherwise they refuse the file: `import_refused`).
+  importDomains: (projectId, onProgress, { path = null, skipInvalid = false } = {}) =>
+    invoke('domains_import', { projectId, path, skipInvalid, onProgress: channel(onProgress) }),
   cancelImport: () => invoke('domains_import_cancel'),
   exportDomains: (projectId, format) => invoke('domains_export', { projectId, format, path: null }),
   // Set up automatically (Domain Connect): whether the provider offers it, then the flow.

@@ -1,6 +1,8 @@
 // Import… and Export… for the project's domains: the file comes from the system's dialog (on
 // the Rust side), progress arrives on a channel, Cancel withdraws the rows not yet sent, and
-// the summary stays until dismissed.
+// the summary stays until dismissed. A file with invalid rows is refused with a table of them
+// (Line, Value, Problem) that stays until the next import, another file or Close — not a
+// notice — and offers to import the valid rows, the others going to the retry file.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
@@ -8,7 +10,7 @@ import { store } from '../../lib/app-state.js';
 import { refreshList } from '../../lib/actions.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
-import { progressText, progressShare, summaryView } from '../../lib/bulk.js';
+import { progressText, progressShare, summaryView, refusalOf, refusalMarkup } from '../../lib/bulk.js';
 import { addBlockedReason } from '../../lib/project.js';
 
 export class BulkPanel extends HTMLElement {
@@ -52,7 +54,8 @@ export class BulkPanel extends HTMLElement {
         </label>
         <button type="button" id="export-button">Export…</button>
       </div>
-      <div id="bulk-status" class="bulk-status" role="status" aria-live="polite" hidden></div>`);
+      <div id="bulk-status" class="bulk-status" role="status" aria-live="polite" hidden></div>
+      <div id="bulk-refusal" class="bulk-status" hidden></div>`);
     this.querySelector('#import-button').addEventListener('click', () => this.import());
     this.querySelector('#export-button').addEventListener('click', () => this.export());
   }
@@ -62,6 +65,7 @@ export class BulkPanel extends HTMLElement {
   }
 
   showProgress(progress) {
+    const hadFocus = this.clearRefusal();
     const status = this.status();
     status.hidden = false;
     const bar = this.querySelector('#bulk-progress');
@@ -78,6 +82,8 @@ export class BulkPanel extends HTMLElement {
     this.querySelector('#import-cancel').addEventListener('click', () => {
       api.cancelImport().catch((err) => toast(errorText(err), 'error'));
     });
+    // "Import the N valid rows" pressed: the keyboard goes on to Cancel, not to the page.
+    if (hadFocus) this.querySelector('#import-cancel').focus();
   }
 
   showSummary(result) {
@@ -94,23 +100,61 @@ export class BulkPanel extends HTMLElement {
     this.querySelector('#import-dismiss').addEventListener('click', () => { status.hidden = true; });
   }
 
-  async import() {
+  /** The refused file's rows, until the next import, another file or Close. */
+  showRefusal(refusal) {
+    const box = this.querySelector('#bulk-refusal');
+    render(box, refusalMarkup(refusal));
+    box.hidden = false;
+    this.querySelector('#import-valid')?.addEventListener('click', () => this.import({ path: refusal.file, skipInvalid: true }));
+    this.querySelector('#import-refusal-close').addEventListener('click', () => {
+      this.clearRefusal();
+      this.querySelector('#import-button').focus();
+    });
+    // The keyboard lands on the headline; Tab goes on to the button.
+    this.querySelector('#import-refusal-title').focus();
+  }
+
+  /** Removes the refusal; true when the keyboard's focus was in it. */
+  clearRefusal() {
+    const box = this.querySelector('#bulk-refusal');
+    const hadFocus = box.contains(document.activeElement);
+    box.hidden = true;
+    box.replaceChildren();
+    return hadFocus;
+  }
+
+  /**
+   * Imports a file: from the system's dialog, or with `path` (the refused file again) and
+   * `skipInvalid` (its valid rows only). A dialog closed without a file leaves a refusal shown.
+   */
+  async import({ path = null, skipInvalid = false } = {}) {
     const project = store.get().project;
     if (!project || this.running) return;
     this.running = true;
     this.querySelector('#import-button').disabled = true;
+    const valid = this.querySelector('#import-valid');
+    if (valid) valid.disabled = true;
     try {
-      const result = await api.importDomains(project.id, (progress) => this.showProgress(progress));
+      const result = await api.importDomains(project.id, (progress) => this.showProgress(progress), { path, skipInvalid });
       if (result) {
+        const hadFocus = this.clearRefusal() || this.status().contains(document.activeElement);
         this.showSummary(result);
+        if (hadFocus) this.querySelector('#import-dismiss').focus();
         refreshList().catch(() => {});
       } else {
         this.status().hidden = true;
       }
     } catch (err) {
       this.status().hidden = true;
-      toast(errorText(err), 'error');
+      const refusal = refusalOf(err);
+      if (refusal) {
+        this.showRefusal(refusal);
+      } else {
+        this.clearRefusal();
+        toast(errorText(err), 'error');
+      }
     } finally {
+      if (valid?.isConnected) valid.disabled = false;
       this.running = false;
       this.drawBlocked();
     }
