@@ -1826,3 +1826,96 @@ async fn keyboard_journey_and_small_windows() {
     app.screenshot("34-high-contrast").await;
     app.close().await;
 }
+
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn bulk_import_names_the_invalid_rows_and_imports_the_valid_ones() {
+    let app = App::launch("bulk_import").await;
+    start_demo(&app).await;
+    open_project(&app, PRO_SITE, "Pro site").await;
+    // 30 rows, 4 of them bad; one of those is markup, which must show as text.
+    let dir = tempfile::tempdir().expect("a folder for the file");
+    let mut text = String::from("hostname,redirect_to\n");
+    for i in 0..26 {
+        text.push_str(&format!("bulk{i}.example.com,\n"));
+        match i {
+            5 => text.push_str("<img src=x onerror=window.__injected=1>,\n"),
+            10 => text.push_str("*.example.com,\n"),
+            15 => text.push_str("bulk3.example.com,\n"),
+            20 => text.push_str(",bulk1.example.com\n"),
+            _ => {}
+        }
+    }
+    let file = dir.path().join("mixed.csv");
+    std::fs::write(&file, text).expect("writing the file");
+    let retry = dir.path().join("mixed.csv.failed.csv");
+
+    // The system's file dialog is native: the panel is given the file as the dialog would.
+    app.script(&format!(
+        "document.querySelector('dd-bulk-panel').import({{ path: {} }}); return true;",
+        serde_json::json!(file.display().to_string())
+    ))
+    .await;
+    app.wait_contains(
+        "#import-refusal-title",
+        "Nothing was imported: 4 rows of mixed.csv cannot be imported as written.",
+    )
+    .await;
+    let table = app
+        .script(
+            "return [...document.querySelectorAll('#import-refusal tbody tr')]
+               .map((tr) => [...tr.cells].map((td) => td.textContent));",
+        )
+        .await;
+    let rows = table.as_array().expect("the table's rows");
+    assert_eq!(rows.len(), 4, "{table}");
+    let lines: Vec<_> = rows.iter().map(|r| r[0].as_str().unwrap()).collect();
+    assert_eq!(lines, ["8", "14", "20", "26"], "{table}");
+    assert_eq!(
+        rows[0][1], "<img src=x onerror=window.__injected=1>",
+        "the markup is shown as text: {table}"
+    );
+    let injected = app
+        .script("return [document.querySelectorAll('dd-bulk-panel img').length, window.__injected ?? null];")
+        .await;
+    assert_eq!(
+        injected,
+        serde_json::json!([0, null]),
+        "nothing of the file ran"
+    );
+    assert_eq!(app.text("#import-valid").await, "Import the 26 valid rows");
+    let said = app.text("#import-refusal").await;
+    assert!(
+        said.contains(&retry.display().to_string()),
+        "it says where the other rows go: {said}"
+    );
+    assert_eq!(focused(&app).await, "import-refusal-title");
+    app.screenshot("bulk-refused").await;
+
+    // A table in the panel, not a notice that goes.
+    let notices = app.text("#toasts").await;
+    assert!(!notices.contains("cannot be imported"), "{notices}");
+
+    // Keyboard: Tab reaches the button, Enter imports the valid rows.
+    let mut presses = 0;
+    key(&app, &Key::Tab, &mut presses).await;
+    assert_eq!(focused(&app).await, "import-valid");
+    key(&app, &Key::Enter, &mut presses).await;
+    let summary = app
+        .wait_contains(
+            "#import-summary",
+            "26 added, 0 already there, 4 left out as invalid",
+        )
+        .await;
+    assert!(summary.contains("Line 8: <img"), "{summary}");
+    assert!(summary.contains(&retry.display().to_string()), "{summary}");
+    assert!(!app.exists("#import-refusal table").await);
+    let left = std::fs::read_to_string(&retry).expect("the retry file");
+    assert_eq!(
+        left.lines().filter(|l| l.starts_with("# line ")).count(),
+        4,
+        "{left}"
+    );
+    app.screenshot("bulk-imported-valid").await;
+    app.close().await;
+}
