@@ -266,7 +266,7 @@ export class DomainsTable extends HTMLElement {
     const selected = store.get().selected;
     const row = this.rows[this.order[i]];
     return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" data-renewal="${row.renewal.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${String(row.hostname === selected)}">
-        <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${row.unicode}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
+        <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${breakableHostname(row.unicode)}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
         <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.role}</span>
         <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
         <span role="gridcell" class="expires" title="${row.expiresTitle}">${expiresText(row)}</span>
@@ -295,7 +295,7 @@ export class DomainsTable extends HTMLElement {
     const [host, role, status, expires, checked, actions] = element.children;
     setAttribute(host, 'title', row.hostname);
     const [name, ascii] = host.children;
-    setText(name, row.unicode);
+    if (name.textContent !== row.unicode) render(name, breakableHostname(row.unicode));
     if (row.unicode === row.hostname) {
       ascii?.remove();
     } else if (ascii) {
@@ -498,6 +498,15 @@ function shown(value) {
 }
 
 /** Sets an element's text only when it differs. */
+/**
+ * A hostname with a line-break opportunity after each dot (`<wbr>`), so a narrow column wraps
+ * it between labels ("site02.example." / "net") rather than inside one. Its text is the name.
+ */
+function breakableHostname(name) {
+  const labels = String(name).split('.');
+  return html`${labels.map((label, i) => (i < labels.length - 1 ? html`${label}.<wbr>` : html`${label}`))}`;
+}
+
 function setText(element, text) {
   if (element.textContent !== text) element.textContent = text;
 }
