@@ -198,23 +198,16 @@ pub fn serve_and_doctor(wine: &Wine<'_>, exe: &Path) -> Result<()> {
 
 /// Waits until the prefix's programs have ended (`wineserver -w`).
 pub fn wait_for_wineserver(wine: &Path, prefix: &Path) {
-    let server = wine.with_file_name("wineserver");
-    let server = if server.is_file() {
-        server
-    } else {
-        PathBuf::from("wineserver")
-    };
-    let _ = Command::new(server)
-        .arg("-w")
-        .env("WINEPREFIX", prefix)
-        .stdin(Stdio::null())
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status();
+    wineserver(wine, prefix, "-w");
 }
 
 /// Wine leaves a `wineserver` behind for a few seconds; end it now so nothing outlives the task.
 pub fn stop_wineserver(wine: &Path, prefix: &Path) {
+    wineserver(wine, prefix, "-k");
+}
+
+/// Runs the prefix's `wineserver` (beside `wine`, else on the PATH) with `flag`, quietly.
+fn wineserver(wine: &Path, prefix: &Path, flag: &str) {
     let server = wine.with_file_name("wineserver");
     let server = if server.is_file() {
         server
@@ -222,7 +215,7 @@ pub fn stop_wineserver(wine: &Path, prefix: &Path) {
         PathBuf::from("wineserver")
     };
     let _ = Command::new(server)
-        .arg("-k")
+        .arg(flag)
         .env("WINEPREFIX", prefix)
         .stdin(Stdio::null())
         .stdout(Stdio::null())

@@ -42,11 +42,17 @@ pub async fn import(
     progress: impl FnMut(&Progress),
     stop: impl Future<Output = ()>,
 ) -> Result<Summary> {
-    let account = client.account().await?;
-    let project = client.project(project_id).await?;
-    let existing = client.domains(project_id).await?;
-    let plan = plan::plan(rows, &account, &project, &existing).map_err(Error::Refused)?;
-    Ok(run::run(client, project_id, plan, options, progress, stop).await)
+    import_with(
+        client,
+        project_id,
+        rows,
+        &[],
+        Invalid::Refuse,
+        options,
+        progress,
+        stop,
+    )
+    .await
 }
 
 /// As [`import`], with the file's unreadable lines (`unreadable`, from [`rows::read`]) among
