@@ -292,15 +292,38 @@ struct Schemathesis {
     python_path: Option<PathBuf>,
 }
 
-/// Starts schemathesis's command line with a deeper recursion limit than Python's 1,000.
-/// Hypothesis parses source files to describe lambdas, and deep in a run that parse can reach
-/// the limit; Debian 12's Python 3.11 then raises `SystemError: AST constructor recursion depth
-/// mismatch` (CPython gh-106905) instead of the `RecursionError` Hypothesis catches, and the
-/// run ends in a "Runtime Error" of the tool, not a finding about the API (seen once in CI,
-/// 2026-11-26, in the Free key's pass). With room to spare the parse never reaches the limit.
-const SCHEMATHESIS_LAUNCH: &str = "import sys; sys.setrecursionlimit(20000); \
-    from schemathesis.cli import schemathesis; sys.argv[0] = 'schemathesis'; \
-    sys.exit(schemathesis())";
+/// Starts schemathesis's command line with Python's `ast.parse` made one-at-a-time.
+///
+/// Hypothesis parses source files to describe lambdas, and schemathesis runs two workers
+/// (threads). Python 3.11 keeps the AST converter's recursion depth in state shared by every
+/// thread (CPython gh-106905, fixed in 3.12); when the interpreter switches threads in the
+/// middle of one parse (a garbage collection running Python code, say), the other thread's
+/// parse moves the same counter and the first one ends in `SystemError: AST constructor
+/// recursion depth mismatch`. The run then ends in a "Runtime Error" of the tool, not a
+/// finding about the API: seen twice in CI on 2026-11-26 in the Free key's pass, with every
+/// generated case passing. A lock around `ast.parse` keeps two parses from overlapping; the
+/// test `the_launch_keeps_two_threads_from_parsing_at_once` makes the race happen on purpose.
+/// The deeper recursion limit is for one deep parse on its own.
+fn schemathesis_launch() -> String {
+    format!("{SERIAL_AST_PARSE}{SCHEMATHESIS_CLI}")
+}
+
+/// schemathesis's command line with room for one deep parse (Python source).
+const SCHEMATHESIS_CLI: &str = "import sys
+sys.setrecursionlimit(20000)
+from schemathesis.cli import schemathesis
+sys.argv[0] = 'schemathesis'
+sys.exit(schemathesis())
+";
+
+/// Replaces `ast.parse` with the same function behind one lock (Python source).
+const SERIAL_AST_PARSE: &str = "import ast, threading
+_parse, _parse_lock = ast.parse, threading.RLock()
+def _serial_parse(*args, **kwargs):
+    with _parse_lock:
+        return _parse(*args, **kwargs)
+ast.parse = _serial_parse
+";
 
 impl Schemathesis {
     fn command(&self) -> Command {
@@ -308,7 +331,7 @@ impl Schemathesis {
         if let Some(path) = &self.python_path {
             cmd.env("PYTHONPATH", path);
         }
-        cmd.args(["-c", SCHEMATHESIS_LAUNCH]);
+        cmd.arg("-c").arg(schemathesis_launch());
         // No telemetry, no colour codes in CI logs, no cache of examples between runs.
         cmd.env("SCHEMATHESIS_TELEMETRY", "false")
             .env("NO_COLOR", "1");
@@ -609,5 +632,45 @@ mod tests {
         ];
         let err = check_inputs_run(&short, 300_000).unwrap_err().to_string();
         assert!(err.contains("`hostname` ran 120431"), "{err}");
+    }
+
+    /// Four threads parse while every garbage collection hands the interpreter to another
+    /// thread, which is what makes Python 3.11's shared recursion counter go wrong. Without
+    /// [`SERIAL_AST_PARSE`] this fails on Python 3.11 (it prints the `SystemError`); on 3.12
+    /// and later, where CPython fixed the counter, it passes either way.
+    #[test]
+    fn the_launch_keeps_two_threads_from_parsing_at_once() {
+        const RACE: &str = "import ast, gc, threading, time
+gc.callbacks.append(lambda phase, info: time.sleep(0))
+source = 'x = ' + '(' * 50 + 'lambda a: a + 1' + ')' * 50 + '\\n' + '\\n'.join(
+    f'def f{i}(a, b=[1, 2, {{3: 4}}]):\\n    return [a for a in range({i}) if a]'
+    for i in range(100))
+errors = []
+def work():
+    for _ in range(100):
+        try:
+            ast.parse(source)
+        except SystemError as error:
+            errors.append(str(error))
+            return
+threads = [threading.Thread(target=work) for _ in range(4)]
+for thread in threads: thread.start()
+for thread in threads: thread.join()
+if errors:
+    raise SystemExit('parse failed: ' + errors[0])
+";
+        let python = if cfg!(windows) { "python" } else { "python3" };
+        let Ok(output) = Command::new(python)
+            .args(["-c", &format!("{SERIAL_AST_PARSE}{RACE}")])
+            .output()
+        else {
+            eprintln!("no {python} here: the launch's Python is not checked");
+            return;
+        };
+        assert!(
+            output.status.success(),
+            "{}",
+            String::from_utf8_lossy(&output.stderr)
+        );
     }
 }
