@@ -20,7 +20,7 @@ pub fn status_to_sql(status: DeployStatus) -> &'static str {
     }
 }
 
-fn status_from_sql(text: &str) -> Result<DeployStatus> {
+pub(crate) fn status_from_sql(text: &str) -> Result<DeployStatus> {
     match text {
         "succeeded" => Ok(DeployStatus::Succeeded),
         "failed" => Ok(DeployStatus::Failed),

@@ -151,28 +151,35 @@ fn write_domain(out: &mut Vec<u8>, row: &rusqlite::Row<'_>) -> Result<After> {
 }
 
 /// A text column that may be NULL, read in place.
-fn optional<'row>(row: &'row rusqlite::Row<'_>, column: usize) -> Result<Option<&'row str>> {
+pub(super) fn optional<'row>(
+    row: &'row rusqlite::Row<'_>,
+    column: usize,
+) -> Result<Option<&'row str>> {
     match row.get_ref(column)? {
         ValueRef::Null => Ok(None),
         ValueRef::Text(bytes) => std::str::from_utf8(bytes)
             .map(Some)
-            .map_err(|_| Error::Corrupt(format!("domain column {column} is not UTF-8"))),
+            .map_err(|_| Error::Corrupt(format!("column {column} is not UTF-8"))),
         other => Err(Error::Corrupt(format!(
-            "domain column {column} holds {:?}, not text",
+            "column {column} holds {:?}, not text",
             other.data_type()
         ))),
     }
 }
 
-fn required<'row>(row: &'row rusqlite::Row<'_>, column: usize, what: &str) -> Result<&'row str> {
-    optional(row, column)?.ok_or_else(|| Error::Corrupt(format!("domain without {what}")))
+pub(super) fn required<'row>(
+    row: &'row rusqlite::Row<'_>,
+    column: usize,
+    what: &str,
+) -> Result<&'row str> {
+    optional(row, column)?.ok_or_else(|| Error::Corrupt(format!("a row without {what}")))
 }
 
-fn string(out: &mut Vec<u8>, text: &str) -> Result<()> {
+pub(super) fn string(out: &mut Vec<u8>, text: &str) -> Result<()> {
     value(out, text)
 }
 
-fn value<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<()> {
+pub(super) fn value<T: Serialize + ?Sized>(out: &mut Vec<u8>, value: &T) -> Result<()> {
     serde_json::to_writer(&mut *out, value)?;
     Ok(())
 }
@@ -204,7 +211,7 @@ fn optional_timestamp(out: &mut Vec<u8>, stored: Option<&str>) -> Result<()> {
 /// sub-second digits (`2026-01-02T03:04:05.120000Z`), the contract shows only the non-zero ones
 /// in groups of three (`…05.12Z` is `…05.120Z`, a whole second has none). Anything not in the
 /// stored shape is parsed and written by `chrono` itself.
-fn timestamp(out: &mut Vec<u8>, stored: &str) -> Result<()> {
+pub(super) fn timestamp(out: &mut Vec<u8>, stored: &str) -> Result<()> {
     match fixed_width_seconds(stored) {
         Some(fraction) => {
             let kept = if fraction == b"000000" {

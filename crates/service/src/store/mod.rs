@@ -3,19 +3,21 @@
 //! One writer connection and a small pool of readers over the same database. Every change is
 //! one transaction on the writer, committed (WAL and `synchronous=FULL` for a file, so it is on
 //! disk) before the handler answers, which is what makes kill -9 lose nothing acknowledged.
-//! Readers see the last committed state and never wait for the writer (WAL). No SQLite call
-//! runs on an async worker, so neither a slow fsync nor a long query stalls them: writes run
-//! on the writer's own thread, which takes them one after another from a queue, and reads on
-//! tokio's blocking pool; statements are prepared once per connection (`prepare_cached`). The
-//! schema is versioned from the start (see [`migrations`]).
+//! Readers see the last committed state and never wait for the writer (WAL). No SQLite call on
+//! a file runs on an async worker, so neither a slow fsync nor a long query stalls them: writes
+//! run on the writer's own thread, which takes them one after another from a queue, and reads
+//! on tokio's blocking pool; statements are prepared once per connection (`prepare_cached`).
+//! The schema is versioned from the start (see [`migrations`]).
 //!
 //! `--memory` uses SQLite's in-memory `memdb` VFS under a private name, with the same pool of
-//! readers. It has no WAL: a reader is refused while a write transaction is open, and a commit
+//! readers. It has no WAL: a reader is refused while a write transaction commits, and a commit
 //! waits for the readers under way. Both are over in microseconds in memory, so every
 //! connection waits for a lock by yielding and retrying ([`wait_for_lock`]), not with SQLite's
 //! default busy handler, which sleeps a millisecond and more (reads used to go through the
 //! writer's thread for that reason, one at a time: a fifth of bare axum's rate, p99 up to 20
-//! ms under load).
+//! ms under load). Nothing there waits on a disk, so its reads run where they are asked for,
+//! on the calling task's thread: handing each to the blocking pool (a thread woken, then the
+//! task woken back) cost more than the read itself on two cores.
 
 pub mod accounts;
 pub mod bans;
@@ -27,6 +29,7 @@ pub mod idempotency;
 pub mod migrations;
 pub mod ownership;
 pub mod page;
+pub mod project_json;
 pub mod projects;
 pub mod seed;
 pub mod time;
@@ -61,6 +64,9 @@ struct Inner {
     /// Counts committed write transactions: a cache that saw generation `n` is current while
     /// it is still `n`.
     generation: AtomicU64,
+    /// Reads run on the calling task's thread (the in-memory store: nothing there waits on a
+    /// disk) rather than on tokio's blocking pool.
+    reads_in_place: bool,
 }
 
 impl std::fmt::Debug for Store {
@@ -130,7 +136,13 @@ impl Store {
                 "the database refused WAL mode (got {mode})"
             )));
         }
-        let store = Self::configure(&location, writer, "PRAGMA synchronous = FULL;", READERS)?;
+        let store = Self::configure(
+            &location,
+            writer,
+            "PRAGMA synchronous = FULL;",
+            READERS,
+            false,
+        )?;
         restrict_files(path);
         Ok(store)
     }
@@ -148,6 +160,7 @@ impl Store {
             writer,
             "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY;",
             READERS,
+            true,
         )
     }
 
@@ -156,6 +169,7 @@ impl Store {
         mut writer: Connection,
         durability: &str,
         reader_count: usize,
+        reads_in_place: bool,
     ) -> Result<Self> {
         writer.execute_batch(durability)?;
         writer.execute_batch("PRAGMA foreign_keys = ON;")?;
@@ -181,6 +195,7 @@ impl Store {
                 readers: Mutex::new(readers),
                 reader_permits: Arc::new(Semaphore::new(reader_count)),
                 generation: AtomicU64::new(0),
+                reads_in_place,
             }),
         })
     }
@@ -190,8 +205,9 @@ impl Store {
         self.inner.generation.load(Ordering::Acquire)
     }
 
-    /// Runs `work` on a reader connection on the blocking pool; it sees the last committed
-    /// state and cannot write.
+    /// Runs `work` on a reader connection; it sees the last committed state and cannot write.
+    /// A file database reads on tokio's blocking pool (a read may wait on the disk); the
+    /// in-memory one reads right here, on the calling task's thread.
     pub async fn read<T, F>(&self, work: F) -> Result<T>
     where
         T: Send + 'static,
@@ -204,6 +220,10 @@ impl Store {
             .acquire_owned()
             .await
             .map_err(|_| Error::Internal("the reader pool is closed".into()))?;
+        if self.inner.reads_in_place {
+            let _permit = permit;
+            return self.with_reader(work);
+        }
         let store = self.clone();
         tokio::task::spawn_blocking(move || {
             let _permit = permit;
@@ -455,6 +475,30 @@ mod tests {
         );
     }
 
+    /// The thread `store.read` runs its work on.
+    async fn read_thread(store: &Store) -> std::thread::ThreadId {
+        store
+            .read(|_| Ok(std::thread::current().id()))
+            .await
+            .unwrap()
+    }
+
+    #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+    async fn memory_reads_run_in_place_and_file_reads_on_the_blocking_pool() {
+        let memory = Store::open_in_memory().unwrap();
+        let here =
+            tokio::spawn(async move { (std::thread::current().id(), read_thread(&memory).await) });
+        let (caller, reader) = here.await.unwrap();
+        assert_eq!(caller, reader, "an in-memory read left the calling thread");
+
+        let dir = tempfile::tempdir().unwrap();
+        let file = Store::open(&dir.path().join("state.db")).unwrap();
+        let elsewhere =
+            tokio::spawn(async move { (std::thread::current().id(), read_thread(&file).await) });
+        let (caller, reader) = elsewhere.await.unwrap();
+        assert_ne!(caller, reader, "a file read ran on an async worker");
+    }
+
     #[tokio::test]
     async fn a_write_that_panics_is_rolled_back_and_the_writer_takes_the_next() {
         let store = Store::open_in_memory().unwrap();
@@ -479,7 +523,6 @@ mod tests {
             .await
             .expect("the writer's thread survived the panic");
         assert_eq!(scratch_rows(&store), 1);
-        // reads in memory go through the same thread
         let rows = store
             .read(|conn| {
                 Ok(conn.query_row("SELECT n FROM scratch", [], |row| row.get::<_, i64>(0))?)
