@@ -199,6 +199,16 @@ pub const MIGRATIONS: &[Migration] = &[
         END;
     "#,
     },
+    Migration {
+        version: 7,
+        name: "remembered answers without an index of their age",
+        // Expired answers are found in insertion order (`idempotency::purge`): the index was
+        // one more B-tree every keyed POST inserted into, and every forgotten answer deleted
+        // from, on the single writer.
+        sql: r#"
+        DROP INDEX idempotency_by_age;
+    "#,
+    },
 ];
 
 /// Migration 2: the demo zones with their record history, the local CA, the certificates.
