@@ -89,7 +89,10 @@ fn write_project(out: &mut Vec<u8>, row: &rusqlite::Row<'_>) -> Result<After> {
         (Some(primary), true) => primary,
         _ => default_address,
     };
-    string(out, &format!("https://{url_host}"))?;
+    // `"https://` and the host as JSON without its opening quote: no string built for it
+    let host_at = out.len();
+    string(out, url_host)?;
+    out.splice(host_at..=host_at, b"\"https://".iter().copied());
     out.extend_from_slice(b",\"last_deploy\":");
     match (optional(row, 6)?, optional(row, 7)?, optional(row, 8)?) {
         (Some(deploy), Some(status), Some(at)) => {
@@ -264,6 +267,23 @@ mod tests {
         }
         let empty = page_of_account(&store(), "acc", &request(10, None)).unwrap();
         assert_eq!((empty.items.0.as_slice(), empty.next), (&b"[]"[..], None));
+    }
+
+    #[test]
+    fn a_page_is_read_from_the_project_index_alone() {
+        let conn = store();
+        let plan: Vec<String> = conn
+            .prepare(&format!("EXPLAIN QUERY PLAN {PAGE_OF_ACCOUNT}"))
+            .unwrap()
+            .query_map(rusqlite::params!["acc", "", "", 101], |row| row.get(3))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert!(
+            plan.iter()
+                .any(|step| step.starts_with("SEARCH p USING COVERING INDEX")),
+            "{plan:#?}"
+        );
     }
 
     #[test]
