@@ -168,6 +168,9 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
     let adnshost_installed = which("adnshost");
     let mut times = Vec::with_capacity(BATCH_RUNS);
     let mut cpu = Vec::with_capacity(BATCH_RUNS);
+    // what each run cost its thread besides CPU time: sleeps, and fresh pages of memory
+    let mut switches = Vec::with_capacity(BATCH_RUNS);
+    let mut faults = Vec::with_capacity(BATCH_RUNS);
     // one list of runs per setting of ADNS_IN_FLIGHT
     let mut adns_settings: Vec<Vec<AdnsRun>> = ADNS_IN_FLIGHT.iter().map(|_| Vec::new()).collect();
     let mut first = None;
@@ -176,9 +179,13 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
     for _ in 0..BATCH_RUNS {
         let started = Instant::now();
         let cpu_before = thread_cpu()?;
+        let usage_before = ThreadUsage::now();
         let (report, questions) = diagnose_logged(&names, &options).await?;
         times.push(started.elapsed());
         cpu.push(thread_cpu()?.saturating_sub(cpu_before));
+        let usage = ThreadUsage::now().since(&usage_before);
+        switches.push(usage.sleeps);
+        faults.push(usage.page_faults);
         match &first {
             None => {
                 adns_input = adnshost_input(&questions);
@@ -261,6 +268,13 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
         per_question(cpu[cpu.len() / 2]),
         per_question(cpu[0]),
         per_question(cpu[cpu.len() - 1]),
+    );
+    switches.sort_unstable();
+    faults.sort_unstable();
+    println!(
+        "doctor-thread: per run (medians) its thread slept {} times waiting for answers and took {} fresh pages of memory",
+        switches[switches.len() / 2],
+        faults[faults.len() / 2],
     );
 
     // The analysis alone: the same run replayed from its capture, every answer from memory,
@@ -756,6 +770,37 @@ fn thread_cpu() -> Result<Duration, Failure> {
         .ok_or("schedstat is empty")?
         .parse()?;
     Ok(Duration::from_nanos(nanos))
+}
+
+/// What the calling thread has cost the kernel so far, besides CPU time.
+struct ThreadUsage {
+    /// Voluntary context switches: times it waited (for an answer, here).
+    sleeps: i64,
+    /// Minor page faults: pages of memory touched for the first time.
+    page_faults: i64,
+}
+
+impl ThreadUsage {
+    fn now() -> Self {
+        use nix::sys::resource::{UsageWho, getrusage};
+        getrusage(UsageWho::RUSAGE_THREAD).map_or(
+            Self {
+                sleeps: 0,
+                page_faults: 0,
+            },
+            |usage| Self {
+                sleeps: usage.voluntary_context_switches(),
+                page_faults: usage.minor_page_faults(),
+            },
+        )
+    }
+
+    fn since(&self, before: &Self) -> Self {
+        Self {
+            sleeps: self.sleeps - before.sleeps,
+            page_faults: self.page_faults - before.page_faults,
+        }
+    }
 }
 
 /// The CPU time (user and system) of every child process waited for so far.
