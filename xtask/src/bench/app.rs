@@ -284,7 +284,6 @@ fn measure(
         false,
     )?;
     open_project(&setup, "bench-empty", &project_ids[0])?;
-    open_project(&setup, "bench-empty", &project_ids[0])?;
     setup.close()?;
 
     // 2. a launch straight into the empty project; then open the big one for the next launch
