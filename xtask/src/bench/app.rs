@@ -253,7 +253,13 @@ struct Measured {
     frames_load: String,
     /// RSS and PSS after the scrolling and typing rounds, and the processes they were read on.
     after: (u64, u64, Vec<String>),
+    /// PSS once the window has then rested for [`AT_REST`], over the same processes.
+    at_rest_pss: u64,
 }
+
+/// How long the window rests after the rounds before its memory is read once more: what of
+/// the rounds' growth is garbage the web process has not yet collected, and what it keeps.
+const AT_REST: Duration = Duration::from_secs(20);
 
 /// Signs the window in, launches into the empty project once and into the big one
 /// `BENCH_APP_LAUNCHES` times, then measures frames and memory in the last launch.
@@ -324,6 +330,9 @@ fn measure(
     let frames_load = load_now();
     // memory again after the scrolling and typing rounds, over the same processes
     let (after_rss, after_pss, after_names) = app_memory(ancestor, &comm_of(binary))?;
+    println!("\n==> the window at rest for {} s", AT_REST.as_secs());
+    std::thread::sleep(AT_REST);
+    let (_, at_rest_pss, _) = app_memory(ancestor, &comm_of(binary))?;
     webdriver.close()?;
     Ok(Measured {
         empty,
@@ -333,6 +342,7 @@ fn measure(
         frames,
         frames_load,
         after: (after_rss, after_pss, after_names),
+        at_rest_pss,
     })
 }
 
@@ -346,6 +356,7 @@ fn report(table: &mut Table, measured: &Measured) {
         frames,
         frames_load,
         after: (after_rss, after_pss, after_names),
+        at_rest_pss,
     } = measured;
     let (after_rss, after_pss) = (*after_rss, *after_pss);
     let launches = every_launch.len();
@@ -409,12 +420,14 @@ fn report(table: &mut Table, measured: &Measured) {
         "app: memory",
         "5,000 domains, after the scrolling and typing rounds",
         format!(
-            "{:.0} MB RSS / {:.0} MB PSS over {} processes ({}); at paint {:.0} MB PSS",
+            "{:.0} MB RSS / {:.0} MB PSS over {} processes ({}); at paint {:.0} MB PSS; {:.0} MB PSS after {} s more at rest",
             mb(after_rss),
             mb(after_pss),
             after_names.len(),
             after_names.join(", "),
-            mb(big.pss_kib)
+            mb(big.pss_kib),
+            mb(*at_rest_pss),
+            AT_REST.as_secs()
         ),
         String::new(),
     );
