@@ -50,8 +50,25 @@ pub fn page_of_project(
         after_name,
         request.limit + 1
     ])?;
-    let limit = request.limit as usize;
-    let mut out = Vec::with_capacity(2 + limit.min(1_000) * BYTES_PER_DOMAIN);
+    let (out, next) = write_page(&mut rows, request.limit, BYTES_PER_DOMAIN, write_domain)?;
+    Ok(Page {
+        items: DomainsJson(out),
+        next,
+    })
+}
+
+/// A page as a JSON array: the first `limit` of `rows`, each written by `write_row` (which
+/// returns where the next page would start if its row ended this one), with room made for
+/// about `bytes_per_row` a row; and the next page's start when more rows follow (the query
+/// asks for one more than `limit` to know).
+pub(crate) fn write_page(
+    rows: &mut rusqlite::Rows<'_>,
+    limit: u32,
+    bytes_per_row: usize,
+    mut write_row: impl FnMut(&mut Vec<u8>, &rusqlite::Row<'_>) -> Result<After>,
+) -> Result<(Vec<u8>, Option<After>)> {
+    let limit = limit as usize;
+    let mut out = Vec::with_capacity(2 + limit.min(1_000) * bytes_per_row);
     out.push(b'[');
     let mut written = 0;
     let mut last: Option<After> = None;
@@ -64,14 +81,11 @@ pub fn page_of_project(
         if written > 0 {
             out.push(b',');
         }
-        last = Some(write_domain(&mut out, row)?);
+        last = Some(write_row(&mut out, row)?);
         written += 1;
     }
     out.push(b']');
-    Ok(Page {
-        items: DomainsJson(out),
-        next: if more { last } else { None },
-    })
+    Ok((out, if more { last } else { None }))
 }
 
 /// Writes one row (columns in [`COLUMNS`] order) as a `Domain` object; returns where the next

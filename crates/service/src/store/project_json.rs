@@ -12,7 +12,7 @@
 use domain_desk_api::DomainStatus;
 use rusqlite::Connection;
 
-use super::domain_json::{optional, required, string, timestamp, value};
+use super::domain_json::{optional, required, string, timestamp, value, write_page};
 use super::page::{self, After, Page, PageRequest};
 use super::projects::PAGE_OF_ACCOUNT;
 use super::{deploys, domains};
@@ -40,27 +40,10 @@ pub fn page_of_account(
         after_id,
         request.limit + 1
     ])?;
-    let limit = request.limit as usize;
-    let mut out = Vec::with_capacity(2 + limit.min(1_000) * BYTES_PER_PROJECT);
-    out.push(b'[');
-    let mut written = 0;
-    let mut last: Option<After> = None;
-    let mut more = false;
-    while let Some(row) = rows.next()? {
-        if written == limit {
-            more = true;
-            break;
-        }
-        if written > 0 {
-            out.push(b',');
-        }
-        last = Some(write_project(&mut out, row)?);
-        written += 1;
-    }
-    out.push(b']');
+    let (out, next) = write_page(&mut rows, request.limit, BYTES_PER_PROJECT, write_project)?;
     Ok(Page {
         items: ProjectsJson(out),
-        next: if more { last } else { None },
+        next,
     })
 }
 

@@ -85,19 +85,7 @@ pub async fn list_domains(
             domain_json::page_of_project(conn, &project.id, request)
         })
         .await?;
-    let mut body = domains.0;
-    body.splice(0..0, b"{\"domains\":".iter().copied());
-    body.extend_from_slice(b",\"next_cursor\":");
-    serde_json::to_writer(&mut body, &next_cursor)?;
-    body.push(b'}');
-    Ok((
-        [(
-            axum::http::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response())
+    super::list_response("domains", domains.0, next_cursor.as_deref())
 }
 
 /// Resolves a redirect target: the project's default address, or a domain of this project

@@ -1,8 +1,8 @@
 //! Projects: list, create, get. Another account's project answers `404` like an unknown one.
 
 use axum::extract::State;
-use axum::http::{HeaderValue, StatusCode};
-use axum::response::{IntoResponse, Response};
+use axum::http::StatusCode;
+use axum::response::Response;
 use axum::{Extension, Json};
 use domain_desk_api::{CreateProject, Project, ProjectList};
 
@@ -47,19 +47,7 @@ pub async fn list_projects(
             project_json::page_of_account(conn, &owner, request)
         })
         .await?;
-    let mut body = projects.0;
-    body.splice(0..0, b"{\"projects\":".iter().copied());
-    body.extend_from_slice(b",\"next_cursor\":");
-    serde_json::to_writer(&mut body, &next_cursor)?;
-    body.push(b'}');
-    Ok((
-        [(
-            axum::http::header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body,
-    )
-        .into_response())
+    super::list_response("projects", projects.0, next_cursor.as_deref())
 }
 
 pub(crate) fn validate_name(name: &str) -> Result<String> {
