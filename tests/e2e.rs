@@ -1775,6 +1775,38 @@ async fn keyboard_journey_and_small_windows() {
     );
     assert_notices_cover_nothing(&app).await;
 
+    // Scrolling reuses the rows that leave the range for those that come into it: after a
+    // scroll down the list and back, some row element shows another domain than before, and
+    // every row in the page is still what drawing it afresh makes, in order, at its place.
+    let scrolled = app
+        .script_async(
+            "const done = arguments[0];
+             const table = document.getElementById('domains-table');
+             const viewport = document.getElementById('domains-viewport');
+             const rows = () => [...table.querySelectorAll('.vt-window .vt-row')];
+             for (const row of rows()) row.firstHost = row.dataset.hostname;
+             const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+             const placed = () => rows().every((row, i, all) => row.style.top === `${Number(row.dataset.index) * 56}px`
+               && (i === 0 || Number(row.dataset.index) === Number(all[i - 1].dataset.index) + 1));
+             (async () => {
+               let misplaced = 0;
+               for (const step of [...Array(10).fill(112), ...Array(10).fill(-112)]) {
+                 viewport.scrollTop += step;
+                 await frames();
+                 if (!placed()) misplaced += 1;
+               }
+               done({ reused: rows().filter((row) => row.firstHost !== undefined && row.firstHost !== row.dataset.hostname).length,
+                      misplaced, rows: rows().length });
+             })();",
+        )
+        .await;
+    assert!(
+        scrolled["reused"].as_u64().is_some_and(|n| n > 0) && scrolled["misplaced"] == 0,
+        "a scroll reuses the rows that left, each in order at its place: {scrolled}"
+    );
+    assert_rows_as_drawn_afresh(&app, "scrolled down and back").await;
+    app.screenshot("34-scrolled-down-and-back").await;
+
     resize(&app, 1400, 900).await;
     app.wait_attr("#detail-panel", "data-hostname", &host).await;
     assert_small_window_rules(&app, "1400×900").await;

@@ -227,20 +227,45 @@ export class DomainsTable extends HTMLElement {
     }
   }
 
-  /** From the rows of `from` to those of `to` (overlapping ranges), keeping the rows in both. */
+  /**
+   * From the rows of `from` to those of `to` (overlapping ranges), keeping the rows in both.
+   * The rows that left the range become the rows that came into it, patched in place
+   * (`patchRow`) and moved: a scroll makes no elements, so scrolling through thousands of
+   * rows leaves nothing behind for the web process to collect. The row holding the focus is
+   * not reused (it would carry the focus to another domain): it leaves the page, as before.
+   */
   scrollRange(from, to) {
+    const spare = [];
     for (const row of [...this.window.children]) {
       const index = Number(row.dataset.index);
-      if (index < to.start || index >= to.end) row.remove();
+      if (index >= to.start && index < to.end) continue;
+      if (row.contains(document.activeElement)) row.remove();
+      else spare.push(row);
     }
-    const made = (start, end) => {
+    const rowsFor = (start, end) => {
       const rows = [];
-      for (let i = start; i < end; i++) rows.push(this.rowHtml(i));
-      return this.makeRows(rows);
+      const markups = [];
+      for (let i = start; i < end; i++) {
+        const row = spare.pop();
+        if (!row) {
+          markups.push(this.rowHtml(i));
+          continue;
+        }
+        this.patchRow(row, i);
+        // Not built for a scroll: the next full drawing compares it, finds it unknown and
+        // patches the row again (which writes nothing when it is already right).
+        row.markup = undefined;
+        rows.push(row);
+      }
+      this.placeRows(rows);
+      return [...rows, ...this.makeRows(markups)];
     };
     // The page keeps the rows in order, as assistive technology reads them.
-    this.window.prepend(...made(to.start, Math.min(from.start, to.end)));
-    this.window.append(...made(Math.max(from.end, to.start), to.end));
+    const before = rowsFor(to.start, Math.min(from.start, to.end));
+    const after = rowsFor(Math.max(from.end, to.start), to.end);
+    for (const row of spare) row.remove();
+    this.window.prepend(...before);
+    this.window.append(...after);
   }
 
   /**
@@ -497,7 +522,6 @@ function shown(value) {
   return value === null || value === undefined || value === false ? '' : String(value);
 }
 
-/** Sets an element's text only when it differs. */
 /**
  * A hostname with a line-break opportunity after each dot (`<wbr>`), so a narrow column wraps
  * it between labels ("site02.example." / "net") rather than inside one. Its text is the name.
@@ -507,8 +531,15 @@ function breakableHostname(name) {
   return html`${labels.map((label, i) => (i < labels.length - 1 ? html`${label}.<wbr>` : html`${label}`))}`;
 }
 
+/**
+ * Sets an element's text only when it differs; an element holding one text node keeps that
+ * node and changes its data, so a patched row makes no nodes for its changed text.
+ */
 function setText(element, text) {
-  if (element.textContent !== text) element.textContent = text;
+  if (element.textContent === text) return;
+  const only = element.firstChild;
+  if (text !== '' && only && only === element.lastChild && only.nodeType === Node.TEXT_NODE) only.data = text;
+  else element.textContent = text;
 }
 
 /** Sets an attribute only when it differs. */
