@@ -43,7 +43,15 @@ const APP_DOMAINS: usize = 5000;
 /// Frame times while scrolling through the 5,000 rows, while typing into a plain box (the
 /// floor) and while typing a filter, key by key, and deleting it again; an idle run first for
 /// the floor of the frames themselves.
-fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Result<FrameTimes> {
+///
+/// `memory_after_rounds` runs once the app's own rounds are over (scrolling, and typing into the
+/// filter and the box beside it), while the app's page is still the window's: the last rounds,
+/// the bare page's, replace the app's document, so a reading after them would not be the app's.
+fn frame_times<M>(
+    webdriver: &WebDriver,
+    display: &crate::session::Display,
+    memory_after_rounds: impl FnOnce() -> Result<M>,
+) -> Result<(FrameTimes, M)> {
     let idle = webdriver.script_with(IDLE_SCRIPT, true, json!([SCROLL_FRAMES / 2]))?;
     println!(
         "    idle: {} frames in {:.0} ms; page {}, focus {}",
@@ -96,6 +104,7 @@ fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Resu
         }
     }
     webdriver.script(FLOOR_BOX_REMOVE_SCRIPT, false)?;
+    let memory = memory_after_rounds()?;
     let floor = Typing::from_rounds(&floor).context("no frames while typing into the box")?;
     let typing = Typing::from_rounds(&filter).context("no frames while typing the filter")?;
     println!(
@@ -131,7 +140,7 @@ fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Resu
         }
         Err(why) => Err(why),
     };
-    Ok(FrameTimes {
+    let frames = FrameTimes {
         idle,
         scroll: Scroll {
             frames: scroll,
@@ -140,7 +149,8 @@ fn frame_times(webdriver: &WebDriver, display: &crate::session::Display) -> Resu
         webdriver_floor: floor,
         webdriver_filter: typing,
         through_x,
-    })
+    };
+    Ok((frames, memory))
 }
 
 /// What [`frame_times`] measured.
@@ -251,7 +261,8 @@ struct Measured {
     slowest_ms: f64,
     frames: FrameTimes,
     frames_load: String,
-    /// RSS and PSS after the scrolling and typing rounds, and the processes they were read on.
+    /// RSS and PSS after the app's scrolling and typing rounds, on the app's page (before the
+    /// bare page replaces it), and the processes they were read on.
     after: (u64, u64, Vec<String>),
     /// PSS once the window has then rested for [`AT_REST`], over the same processes.
     at_rest_pss: u64,
@@ -326,13 +337,18 @@ fn measure(
     let slowest_ms = big_launches.last().map_or(0.0, |l| l.domains_painted_ms);
     let big = big_launches.swap_remove(big_launches.len() / 2);
     println!("\n==> frame times: idle, scrolling, typing a filter");
-    let frames = frame_times(&webdriver, display)?;
+    // memory again after the app's scrolling and typing rounds, over the same processes, and
+    // once more after a rest, both on the app's page
+    let memory_after_rounds = || {
+        let after = app_memory(ancestor, &comm_of(binary))?;
+        println!("\n==> the window at rest for {} s", AT_REST.as_secs());
+        std::thread::sleep(AT_REST);
+        let (_, at_rest_pss, _) = app_memory(ancestor, &comm_of(binary))?;
+        Ok((after, at_rest_pss))
+    };
+    let (frames, ((after_rss, after_pss, after_names), at_rest_pss)) =
+        frame_times(&webdriver, display, memory_after_rounds)?;
     let frames_load = load_now();
-    // memory again after the scrolling and typing rounds, over the same processes
-    let (after_rss, after_pss, after_names) = app_memory(ancestor, &comm_of(binary))?;
-    println!("\n==> the window at rest for {} s", AT_REST.as_secs());
-    std::thread::sleep(AT_REST);
-    let (_, at_rest_pss, _) = app_memory(ancestor, &comm_of(binary))?;
     webdriver.close()?;
     Ok(Measured {
         empty,
