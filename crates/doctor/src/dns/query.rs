@@ -14,7 +14,7 @@ use tokio::net::{TcpStream, UdpSocket};
 
 use super::answer::{Answer, AnswerStatus};
 use super::presentation::{is_plain_byte, normalise_name, server_text};
-use super::udp::{Ticket, UdpSockets, local_address_for};
+use super::udp::{Failure, Ticket, UdpSockets, local_address_for};
 use super::wire::{self, Question, WireAnswer};
 
 /// An answer as it was read: by the wire reader, or decoded by hickory.
@@ -370,27 +370,32 @@ impl UdpChannel {
         }
     }
 
-    async fn send(&self, request: &[u8]) -> std::io::Result<usize> {
+    /// Sends `request` (on a shared socket: queues it, and a failure to send comes back
+    /// from [`receive`](Self::receive)).
+    async fn send(&self, request: &[u8]) -> std::io::Result<()> {
         match self {
-            Self::Own { socket, .. } => socket.send(request).await,
-            Self::Shared { ticket, .. } => ticket.send(request).await,
+            Self::Own { socket, .. } => socket.send(request).await.map(drop),
+            Self::Shared { ticket, .. } => {
+                ticket.send(request);
+                Ok(())
+            }
         }
     }
 
     /// The next datagram that may answer this question.
-    async fn receive(&mut self) -> Result<Vec<u8>, String> {
+    async fn receive(&mut self) -> Result<Vec<u8>, Failure> {
         match self {
             Self::Own { socket, buffer, .. } => {
                 let length = socket
                     .recv(buffer)
                     .await
-                    .map_err(|error| error.to_string())?;
+                    .map_err(|error| Failure::Socket(error.to_string()))?;
                 Ok(buffer[..length].to_vec())
             }
             Self::Shared { ticket, .. } => ticket
                 .next()
                 .await
-                .unwrap_or_else(|| Err("the socket closed".to_owned())),
+                .unwrap_or_else(|| Err(Failure::Socket("the socket closed".to_owned()))),
         }
     }
 
@@ -415,7 +420,10 @@ impl UdpChannel {
             loop {
                 let datagram = match tokio::time::timeout_at(deadline, self.receive()).await {
                     Err(_) => break,
-                    Ok(Err(error)) => {
+                    Ok(Err(Failure::Send(error))) => {
+                        return Err(UdpFailure::Io(format!("cannot send to {server}: {error}")));
+                    }
+                    Ok(Err(Failure::Socket(error))) => {
                         return Err(UdpFailure::Io(format!("{server} is unreachable: {error}")));
                     }
                     Ok(Ok(datagram)) => datagram,
