@@ -221,7 +221,81 @@ pub const MIGRATIONS: &[Migration] = &[
         DROP INDEX projects_in_list_order;
     "#,
     },
+    Migration {
+        version: 9,
+        name: "each project's primary domain and last deploy, kept on its row by triggers",
+        sql: PROJECT_SUMMARY,
+    },
 ];
+
+/// Migration 9. `GET /v1/projects` (what the app polls) looked up each listed project's
+/// primary domain and last deploy: four B-tree lookups a project (an index and a table each),
+/// most of the query's time when read from the database. The project's row now carries a copy
+/// of both (the primary domain's hostname and status, the last deploy's id, status and
+/// creation time), and the list's index carries the copy, so a page is one walk of one index.
+/// Triggers keep the copy on every path that inserts, deletes or changes a domain or a deploy,
+/// in the same transaction as the change, as the domain count of migration 6 is kept. They
+/// recompute rather than copy `NEW`: "primary" is whichever row has the role (by rowid, as the
+/// index of roles finds it), "last" the deploy with the highest rowid, whatever order rows
+/// come and go in. Writes that touch neither (an alias added, a redirect's status) pay only
+/// the triggers' `WHEN`.
+const PROJECT_SUMMARY: &str = r#"
+    ALTER TABLE projects ADD COLUMN primary_hostname TEXT;
+    ALTER TABLE projects ADD COLUMN primary_status TEXT;
+    ALTER TABLE projects ADD COLUMN last_deploy_id TEXT;
+    ALTER TABLE projects ADD COLUMN last_deploy_status TEXT;
+    ALTER TABLE projects ADD COLUMN last_deploy_at TEXT;
+    UPDATE projects SET (primary_hostname, primary_status) =
+        (SELECT hostname, status FROM domains
+         WHERE project_id = projects.id AND role = 'primary' ORDER BY rowid LIMIT 1);
+    UPDATE projects SET (last_deploy_id, last_deploy_status, last_deploy_at) =
+        (SELECT id, status, created_at FROM deploys
+         WHERE project_id = projects.id ORDER BY rowid DESC LIMIT 1);
+
+    CREATE TRIGGER primary_added AFTER INSERT ON domains WHEN NEW.role = 'primary' BEGIN
+        UPDATE projects SET (primary_hostname, primary_status) =
+            (SELECT hostname, status FROM domains
+             WHERE project_id = projects.id AND role = 'primary' ORDER BY rowid LIMIT 1)
+        WHERE id = NEW.project_id;
+    END;
+    CREATE TRIGGER primary_removed AFTER DELETE ON domains WHEN OLD.role = 'primary' BEGIN
+        UPDATE projects SET (primary_hostname, primary_status) =
+            (SELECT hostname, status FROM domains
+             WHERE project_id = projects.id AND role = 'primary' ORDER BY rowid LIMIT 1)
+        WHERE id = OLD.project_id;
+    END;
+    CREATE TRIGGER primary_changed AFTER UPDATE OF hostname, project_id, role, status ON domains
+        WHEN OLD.role = 'primary' OR NEW.role = 'primary' BEGIN
+        UPDATE projects SET (primary_hostname, primary_status) =
+            (SELECT hostname, status FROM domains
+             WHERE project_id = projects.id AND role = 'primary' ORDER BY rowid LIMIT 1)
+        WHERE id IN (OLD.project_id, NEW.project_id);
+    END;
+
+    CREATE TRIGGER last_deploy_added AFTER INSERT ON deploys BEGIN
+        UPDATE projects SET (last_deploy_id, last_deploy_status, last_deploy_at) =
+            (SELECT id, status, created_at FROM deploys
+             WHERE project_id = projects.id ORDER BY rowid DESC LIMIT 1)
+        WHERE id = NEW.project_id;
+    END;
+    CREATE TRIGGER last_deploy_removed AFTER DELETE ON deploys BEGIN
+        UPDATE projects SET (last_deploy_id, last_deploy_status, last_deploy_at) =
+            (SELECT id, status, created_at FROM deploys
+             WHERE project_id = projects.id ORDER BY rowid DESC LIMIT 1)
+        WHERE id = OLD.project_id;
+    END;
+    CREATE TRIGGER last_deploy_changed AFTER UPDATE OF id, project_id, status, created_at
+        ON deploys BEGIN
+        UPDATE projects SET (last_deploy_id, last_deploy_status, last_deploy_at) =
+            (SELECT id, status, created_at FROM deploys
+             WHERE project_id = projects.id ORDER BY rowid DESC LIMIT 1)
+        WHERE id IN (OLD.project_id, NEW.project_id);
+    END;
+
+    DROP INDEX projects_page;
+    CREATE INDEX projects_page ON projects(account_id, created_at, id, name, default_address,
+        primary_hostname, primary_status, last_deploy_id, last_deploy_status, last_deploy_at);
+"#;
 
 /// Migration 2: the demo zones with their record history, the local CA, the certificates.
 const WORLD_TABLES: &str = r#"
@@ -389,6 +463,162 @@ mod tests {
         conn.execute("DELETE FROM projects WHERE id = ?1", [&first])
             .unwrap();
         assert_eq!((count(&first), count(&second)), (0, 2));
+    }
+
+    /// What migration 9's copies on a project's row must read, computed from the tables as
+    /// the list did before it: `(id, primary hostname, its status, last deploy's id, status,
+    /// creation time)` for every project.
+    type Summary = (
+        String,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+        Option<String>,
+    );
+
+    fn summaries(conn: &Connection, sql: &str) -> Vec<Summary> {
+        conn.prepare(sql)
+            .unwrap()
+            .query_map([], |row| {
+                Ok((
+                    row.get(0)?,
+                    row.get(1)?,
+                    row.get(2)?,
+                    row.get(3)?,
+                    row.get(4)?,
+                    row.get(5)?,
+                ))
+            })
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap()
+    }
+
+    /// Asserts the copies agree with the tables, and returns them.
+    fn copies_agree(conn: &Connection) -> Vec<Summary> {
+        let joined = summaries(
+            conn,
+            "SELECT p.id, d.hostname, d.status, l.id, l.status, l.created_at
+             FROM projects p
+             LEFT JOIN domains d ON d.project_id = p.id AND d.role = 'primary'
+             LEFT JOIN deploys l ON l.rowid =
+                 (SELECT rowid FROM deploys WHERE project_id = p.id ORDER BY rowid DESC LIMIT 1)
+             ORDER BY p.id",
+        );
+        let copied = summaries(
+            conn,
+            "SELECT id, primary_hostname, primary_status,
+                    last_deploy_id, last_deploy_status, last_deploy_at
+             FROM projects ORDER BY id",
+        );
+        assert_eq!(copied, joined);
+        copied
+    }
+
+    #[test]
+    fn each_project_carries_its_primary_domain_and_last_deploy_from_the_upgrade_on() {
+        use std::collections::BTreeMap;
+
+        use crate::store::{deploys, domains, projects};
+        use domain_desk_api::{
+            Certificate, CertificateStatus, DeployStatus, DomainRole, DomainStatus, Hostname,
+        };
+        let now = chrono::Utc::now();
+        let add = |conn: &Connection, project: &str, name: &str, role: DomainRole| {
+            let hostname = Hostname::parse(name).unwrap();
+            let domain = domains::new_domain(&hostname, project, role, None, "t.example", now);
+            domains::insert(conn, &domain).unwrap();
+        };
+        let files = BTreeMap::from([("index.html".to_owned(), "hi".to_owned())]);
+        let deploy = |conn: &Connection, project: &str, status: DeployStatus| {
+            deploys::create(conn, project, status, &files, now)
+                .unwrap()
+                .id
+        };
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        migrate(&mut conn, &MIGRATIONS[..8]).unwrap();
+        conn.execute(
+            "INSERT INTO accounts (id, name, plan, per_minute, per_day, max_domains_per_project, created_at)
+             VALUES ('acc', 'a', 'pro', 1, 1, 50, '2026-01-01T00:00:00Z')",
+            [],
+        )
+        .unwrap();
+        let first = projects::create(&conn, "acc", "one", "p.example", now)
+            .unwrap()
+            .id;
+        let second = projects::create(&conn, "acc", "two", "p.example", now)
+            .unwrap()
+            .id;
+        add(&conn, &first, "a.example.com", DomainRole::Primary);
+        add(&conn, &first, "b.example.com", DomainRole::Alias);
+        deploy(&conn, &first, DeployStatus::Failed);
+        let kept = deploy(&conn, &first, DeployStatus::Succeeded);
+
+        // the upgrade copies what is there
+        migrate(&mut conn, MIGRATIONS).unwrap();
+        let copies = copies_agree(&conn);
+        let of = |copies: &[Summary], project: &str| {
+            copies
+                .iter()
+                .find(|summary| summary.0 == project)
+                .cloned()
+                .unwrap()
+        };
+        assert_eq!(
+            of(&copies, &first).1.as_deref(),
+            Some("a.example.com"),
+            "{copies:?}"
+        );
+        assert_eq!(of(&copies, &first).3, Some(kept));
+        assert_eq!(of(&copies, &second).1, None);
+
+        // then every write keeps them: a deploy, a primary added, made live, demoted, another
+        // promoted, moved to another project, removed; deploys trimmed and removed
+        let newest = deploy(&conn, &second, DeployStatus::Failed);
+        assert_eq!(of(&copies_agree(&conn), &second).3, Some(newest));
+        add(&conn, &second, "c.example.com", DomainRole::Alias);
+        assert_eq!(of(&copies_agree(&conn), &second).1, None);
+        add(&conn, &second, "d.example.com", DomainRole::Primary);
+        let issued = Certificate {
+            status: CertificateStatus::Issued,
+            started_at: Some(now),
+            issued_at: Some(now),
+            expires_at: Some(now),
+            error: None,
+            renews_at: None,
+        };
+        domains::set_certificate(&conn, "d.example.com", DomainStatus::Live, &issued).unwrap();
+        assert_eq!(of(&copies_agree(&conn), &second).2.as_deref(), Some("live"));
+        domains::set_role(&conn, "d.example.com", DomainRole::Alias, None).unwrap();
+        assert_eq!(of(&copies_agree(&conn), &second).1, None);
+        domains::set_role(&conn, "c.example.com", DomainRole::Primary, None).unwrap();
+        assert_eq!(
+            of(&copies_agree(&conn), &second).1.as_deref(),
+            Some("c.example.com")
+        );
+        assert!(domains::delete(&conn, "a.example.com").unwrap());
+        assert_eq!(of(&copies_agree(&conn), &first).1, None);
+        conn.execute(
+            "UPDATE domains SET project_id = ?1 WHERE hostname = 'c.example.com'",
+            [&first],
+        )
+        .unwrap();
+        let copies = copies_agree(&conn);
+        assert_eq!(
+            (of(&copies, &first).1.as_deref(), of(&copies, &second).1),
+            (Some("c.example.com"), None)
+        );
+        deploy(&conn, &first, DeployStatus::Succeeded);
+        assert_eq!(deploys::keep_newest(&conn, &first, 1).unwrap(), 2);
+        copies_agree(&conn);
+        conn.execute("DELETE FROM deploys WHERE project_id = ?1", [&first])
+            .unwrap();
+        assert_eq!(of(&copies_agree(&conn), &first).3, None);
+        conn.execute("DELETE FROM projects WHERE id = ?1", [&second])
+            .unwrap();
+        assert_eq!(copies_agree(&conn).len(), 1);
     }
 
     #[test]
