@@ -11,6 +11,7 @@ import { store, screenNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
 import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
+import { RowCache, sameSortKeys } from '../../lib/row-cache.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
 import { gridKey, headerKey, MENU_KEYS_HINT } from '../../lib/grid-keys.js';
@@ -99,13 +100,22 @@ export class DomainsTable extends HTMLElement {
     document.removeEventListener('mousedown', this.onOutside);
   }
 
+  /**
+   * The rows of `domains`: a row is made again only for a domain whose copy, clock, CA or
+   * renewal readiness changed (`RowCache`), and the rows are sorted again only when a sort key
+   * moved; they are always filtered again, as a changed status can change what matches.
+   */
   load(domains) {
     if (domains.length > 0) mark('rows-load');
-    const now = screenNow();
-    const caIdentity = store.get().session?.ca_identity ?? undefined;
-    const renewals = renewalsByHostname();
-    this.rows = domains.map((d) => withRenewal(domainRow(d, now, { caIdentity }), renewals));
-    this.reorder();
+    this.cache ??= new RowCache((d, now, caIdentity, readiness) => withRenewal(domainRow(d, now, { caIdentity }), readiness));
+    const previous = this.rows;
+    this.rows = this.cache.rows(domains, {
+      now: screenNow(),
+      caIdentity: store.get().session?.ca_identity ?? undefined,
+      renewals: renewalsByHostname(),
+    });
+    const resort = !sameSortKeys(previous, this.rows);
+    this.reorder({ resort, refilter: true });
   }
 
   /**
@@ -113,13 +123,9 @@ export class DomainsTable extends HTMLElement {
    * column change, `resort`), then filtered by the query — from the previous matches when the
    * query only grew.
    */
-  reorder({ resort = true } = {}) {
-    if (resort || !this.sorted) {
-      this.sorted = sortIndices(this.rows, [...this.rows.keys()], this.sort);
-      this.filteredBy = '';
-      this.order = this.sorted;
-    }
-    const from = narrows(this.filteredBy, this.query) ? this.order : this.sorted;
+  reorder({ resort = true, refilter = resort } = {}) {
+    if (resort || !this.sorted) this.sorted = sortIndices(this.rows, [...this.rows.keys()], this.sort);
+    const from = !refilter && this.order && narrows(this.filteredBy, this.query) ? this.order : this.sorted;
     this.order = this.query ? filterOrder(this.rows, from, this.query) : this.sorted;
     this.filteredBy = this.query;
     this.followActive();
@@ -496,8 +502,8 @@ export class DomainsTable extends HTMLElement {
 }
 
 /** The row with its Renewal indicator: the expiry cell names a renewal that will fail. */
-function withRenewal(row, renewals) {
-  row.renewal = renewalIndicator(renewals.get(row.hostname));
+function withRenewal(row, readiness) {
+  row.renewal = renewalIndicator(readiness);
   if (row.renewal.key === 'at_risk') row.expiresTitle = row.renewal.title;
   return row;
 }

@@ -1,0 +1,47 @@
+// The Domains table's rows, kept between updates. A background check changes one domain of
+// thousands: the store's list is then a new array in which every other domain is the same
+// object as before (`upsertDomain`). Deriving all rows again, and sorting them again, for
+// each such answer made the window's web process allocate (and later collect) megabytes per
+// answer and took frames from typing and scrolling; here a domain's row is made again only
+// when something it is made from changed, and the sort is kept when no row's sort key moved.
+
+/**
+ * Rows for domains, each remembered with what it was made from: the domain object, the
+ * screen's "now", the CA the session expects, and the domain's renewal readiness. A row
+ * whose inputs are all the same objects is the row made before.
+ */
+export class RowCache {
+  /** `make(domain, now, caIdentity, readiness)` makes a row. */
+  constructor(make) {
+    this.make = make;
+    this.made = new WeakMap();
+  }
+
+  /** The rows of `domains`, in order; `renewals` maps a hostname to its readiness. */
+  rows(domains, { now, caIdentity, renewals }) {
+    return domains.map((domain) => {
+      const readiness = renewals.get(domain.hostname);
+      const kept = this.made.get(domain);
+      if (kept && kept.now === now && kept.caIdentity === caIdentity && kept.readiness === readiness) return kept.row;
+      const row = this.make(domain, now, caIdentity, readiness);
+      this.made.set(domain, { row, now, caIdentity, readiness });
+      return row;
+    });
+  }
+}
+
+/**
+ * True when `after` sorts as `before` did by every column: as many rows, and at each place the
+ * same status, role and name (the keys `sortIndices` compares). The sorted order of `before`
+ * is then the sorted order of `after`.
+ */
+export function sameSortKeys(before, after) {
+  if (!before || before.length !== after.length) return false;
+  for (let i = 0; i < after.length; i++) {
+    const a = before[i];
+    const b = after[i];
+    if (a === b) continue;
+    if (a.status.key !== b.status.key || a.roleKey !== b.roleKey || a.unicode !== b.unicode) return false;
+  }
+  return true;
+}

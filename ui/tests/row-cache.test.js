@@ -1,0 +1,72 @@
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { RowCache, sameSortKeys } from '../lib/row-cache.js';
+import { domainRow } from '../lib/domain-view.js';
+import { upsertDomain } from '../lib/domain-list.js';
+import { sortIndices } from '../lib/virtual.js';
+import { domain } from './fixtures.js';
+
+const NOW = Date.parse('2026-11-21T12:00:00Z');
+
+function counting() {
+  const made = [];
+  const cache = new RowCache((d, now, caIdentity) => {
+    made.push(d.hostname);
+    return domainRow(d, now, { caIdentity });
+  });
+  return { cache, made };
+}
+
+const list = (n) => Array.from({ length: n }, (_, i) => domain({ hostname: `site-${i}.example.com`, unicode_hostname: `site-${i}.example.com` }));
+
+test('an answer for one domain makes that row again and keeps every other', () => {
+  const { cache, made } = counting();
+  const before = list(500);
+  const context = { now: NOW, caIdentity: 'ca', renewals: new Map() };
+  const first = cache.rows(before, context);
+  assert.equal(made.length, 500);
+  made.length = 0;
+  const changed = domain({ hostname: 'site-7.example.com', unicode_hostname: 'site-7.example.com', status: 'verified' });
+  const after = upsertDomain(before, changed);
+  const second = cache.rows(after, context);
+  assert.deepEqual(made, ['site-7.example.com']);
+  assert.equal(second[7].status.key, domainRow(changed, NOW).status.key);
+  second.forEach((row, i) => { if (i !== 7) assert.equal(row, first[i]); });
+});
+
+test('a new now, another CA or a new readiness makes the rows again', () => {
+  const { cache, made } = counting();
+  const domains = list(3);
+  const renewals = new Map();
+  cache.rows(domains, { now: NOW, caIdentity: 'ca', renewals });
+  made.length = 0;
+  cache.rows(domains, { now: NOW + 60_000, caIdentity: 'ca', renewals });
+  assert.equal(made.length, 3, 'a tick of the clock');
+  made.length = 0;
+  cache.rows(domains, { now: NOW + 60_000, caIdentity: 'other', renewals });
+  assert.equal(made.length, 3, 'another CA');
+  made.length = 0;
+  const readiness = new Map([['site-1.example.com', { state: 'at_risk' }]]);
+  cache.rows(domains, { now: NOW + 60_000, caIdentity: 'other', renewals: readiness });
+  assert.deepEqual(made, ['site-1.example.com'], 'a readiness for one name');
+});
+
+test('the sort is kept only while every row keeps its keys and place', () => {
+  const now = NOW;
+  const rows = list(50).map((d) => domainRow(d, now));
+  assert.equal(sameSortKeys(rows, rows.map((r) => ({ ...r, checked: 'just now' }))), true, 'a text beside the keys');
+  const status = rows.slice();
+  status[3] = domainRow(domain({ hostname: 'site-3.example.com', unicode_hostname: 'site-3.example.com', status: 'live' }), now);
+  assert.equal(sameSortKeys(rows, status), false, 'a status');
+  const role = rows.slice();
+  role[4] = { ...rows[4], roleKey: 'alias' };
+  assert.equal(sameSortKeys(rows, role), false, 'a role');
+  assert.equal(sameSortKeys(rows, [...rows].reverse()), false, 'another place');
+  assert.equal(sameSortKeys(rows, rows.slice(1)), false, 'one fewer');
+  assert.equal(sameSortKeys(undefined, rows), false, 'nothing before');
+  // Kept keys: sorting again gives the same order, by every column.
+  const texts = rows.map((r) => ({ ...r, checked: 'later' }));
+  for (const column of ['status', 'role', 'hostname']) {
+    assert.deepEqual(sortIndices(texts, [...texts.keys()], column), sortIndices(rows, [...rows.keys()], column));
+  }
+});
