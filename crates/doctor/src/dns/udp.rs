@@ -310,8 +310,8 @@ impl SharedSocket {
 
     /// Sends the first of `datagrams` (and as many after it as the kernel takes at once);
     /// how many were sent, never 0 when `Ok`.
+    #[cfg(target_os = "linux")]
     async fn send_some(&self, datagrams: &[(u16, &[u8])]) -> std::io::Result<usize> {
-        #[cfg(target_os = "linux")]
         loop {
             self.socket.writable().await?;
             match self.socket.try_io(tokio::io::Interest::WRITABLE, || {
@@ -321,11 +321,13 @@ impl SharedSocket {
                 result => return result,
             }
         }
-        #[cfg(not(target_os = "linux"))]
-        {
-            self.socket.send(datagrams[0].1).await?;
-            Ok(1)
-        }
+    }
+
+    /// As on Linux, a datagram at a time (no `sendmmsg`).
+    #[cfg(not(target_os = "linux"))]
+    async fn send_some(&self, datagrams: &[(u16, &[u8])]) -> std::io::Result<usize> {
+        self.socket.send(datagrams[0].1).await?;
+        Ok(1)
     }
 
     /// The datagram with `id` could not be sent: its question (if still waiting) hears it.
