@@ -39,6 +39,23 @@ export function awaitsPlatform(domain) {
   return pollClass(domain) !== 'none' && domain.certificate?.status !== 'failed';
 }
 
+/**
+ * The domains of `after` that are not the objects of `before`, when `after` is `before` with
+ * domains replaced in place (the same hostnames at the same places, as an answer for one
+ * domain leaves the list); null when the list changed otherwise (a domain added, removed or
+ * moved). Observing only these is observing them all: an unchanged copy is no news.
+ */
+export function replacedDomains(before, after) {
+  if (!before || before.length !== after.length) return null;
+  const replaced = [];
+  for (let i = 0; i < after.length; i++) {
+    if (before[i] === after[i]) continue;
+    if (before[i].hostname !== after[i].hostname) return null;
+    replaced.push(after[i]);
+  }
+  return replaced;
+}
+
 /** Re-verification of a domain waiting for DNS: every minute at first, hourly after a day. */
 export const VERIFY_SCHEDULE = Object.freeze([
   { upTo: 10 * 60_000, every: 60_000 },

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, verifyBudget, stateSignature, awaitsPlatform } from '../lib/poll-schedule.js';
+import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, verifyBudget, stateSignature, awaitsPlatform, replacedDomains } from '../lib/poll-schedule.js';
 import { domain } from './fixtures.js';
 
 test('the delay grows as the state ages', () => {
@@ -115,4 +115,31 @@ test('closing the window keeps watching what waits on DNS or a certificate, noth
   assert.equal(awaitsPlatform(domain({ status: 'verified', certificate: { status: 'issuing' } })), true);
   assert.equal(awaitsPlatform(domain({ status: 'live' })), false);
   assert.equal(awaitsPlatform(domain({ status: 'verified', certificate: { status: 'failed' } })), false);
+});
+
+test('an answer for one domain is the one domain to observe; any other change is the whole list', () => {
+  const list = Array.from({ length: 4 }, (_, i) => domain({ hostname: `site-${i}.example.com` }));
+  const answer = domain({ hostname: 'site-2.example.com', status: 'verified' });
+  const after = list.map((d, i) => (i === 2 ? answer : d));
+  assert.deepEqual(replacedDomains(list, after), [answer]);
+  assert.deepEqual(replacedDomains(list, list.slice()), []);
+  assert.equal(replacedDomains(null, list), null, 'nothing watched yet');
+  assert.equal(replacedDomains(list, list.slice(1)), null, 'one removed');
+  assert.equal(replacedDomains(list, [...list, answer]), null, 'one added');
+  assert.equal(replacedDomains(list, [list[1], list[0], list[2], list[3]]), null, 'moved');
+  assert.equal(replacedDomains(list, list.map((d, i) => (i === 0 ? domain({ hostname: 'other.example.com' }) : d))), null, 'another name in its place');
+});
+
+test('observing only the replaced domains plans the checks observing them all plans', () => {
+  let t = Date.parse('2026-11-21T12:00:00Z');
+  const now = () => t;
+  const list = Array.from({ length: 6 }, (_, i) => domain({ hostname: `site-${i}.example.com`, status: i % 2 ? 'verified' : 'pending_verification' }));
+  const all = new PollSchedule(now);
+  const some = new PollSchedule(now);
+  list.forEach((d) => { all.observe(d); some.observe(d); });
+  t += 90_000;
+  const after = list.map((d, i) => (i === 3 ? domain({ hostname: d.hostname, status: 'live' }) : i === 4 ? domain({ hostname: d.hostname, verification: { checked_at: '2026-11-21T12:01:00Z', error: null } }) : d));
+  after.forEach((d) => all.observe(d));
+  replacedDomains(list, after).forEach((d) => some.observe(d));
+  assert.deepEqual([...some.entries], [...all.entries]);
 });

@@ -6,7 +6,7 @@ import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow, screenNow, refreshClock } from '../../lib/app-state.js';
 import { upsertDomain } from '../../lib/domain-list.js';
-import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget } from '../../lib/poll-schedule.js';
+import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, replacedDomains } from '../../lib/poll-schedule.js';
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
@@ -20,6 +20,7 @@ export class ProjectView extends HTMLElement {
     // The watch runs on the platform's clock: "next check in 4 min" is in the minutes the
     // rest of the window shows, also when the demo's clock runs fast.
     this.schedule = new PollSchedule(platformNow);
+    this.watched = null;
     this.unsubscribe = store.subscribe((state, changed) => {
       if (changed.includes('project') || changed.includes('session')) this.drawHeader();
       else if (changed.includes('now')) this.drawDeploy();
@@ -173,15 +174,26 @@ export class ProjectView extends HTMLElement {
     else button.removeAttribute('aria-describedby');
   }
 
-  /** Puts every domain on the polling schedule and arms the timer for the next due poll. */
+  /**
+   * Puts every domain on the polling schedule and arms the timer for the next due poll. An
+   * answer for one domain of thousands observes that one (`replacedDomains`), and while a poll
+   * is under way, its answers arriving one by one, the timer is armed once, when it ends: with
+   * thousands of domains waiting, each answer used to walk, copy and publish them all.
+   */
   watch(domains) {
-    const seen = new Set();
-    for (const d of domains) {
-      seen.add(d.hostname);
-      this.schedule.observe(d);
+    const replaced = replacedDomains(this.watched, domains);
+    if (replaced) {
+      for (const d of replaced) this.schedule.observe(d);
+    } else {
+      const seen = new Set();
+      for (const d of domains) {
+        seen.add(d.hostname);
+        this.schedule.observe(d);
+      }
+      for (const hostname of [...this.schedule.entries.keys()]) if (!seen.has(hostname)) this.schedule.forget(hostname);
     }
-    for (const hostname of [...this.schedule.entries.keys()]) if (!seen.has(hostname)) this.schedule.forget(hostname);
-    this.arm();
+    this.watched = domains;
+    if (!this.polling) this.arm();
   }
 
   arm() {
