@@ -5,7 +5,7 @@ import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow, screenNow, refreshClock } from '../../lib/app-state.js';
-import { upsertDomain } from '../../lib/domain-list.js';
+import { upsertDomains } from '../../lib/domain-list.js';
 import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, replacedDomains } from '../../lib/poll-schedule.js';
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
@@ -257,12 +257,17 @@ export class ProjectView extends HTMLElement {
     const read = plan.read;
     for (const hostname of plan.verify) this.schedule.polled(hostname);
     for (const hostname of read.kind === 'list' ? this.schedule.due() : read.hostnames ?? []) this.schedule.polled(hostname);
+    // The answers reach the list together, at most every APPLY_EVERY_MS: a poll may re-verify
+    // hundreds of domains, and each change of a list of thousands makes every view of it work
+    // over the whole list.
+    const answers = new Answers(project.id, APPLY_EVERY_MS);
     try {
       for (const hostname of plan.verify) {
         const domain = await api.verify(project.id, hostname, true);
         if (store.get().project?.id !== project.id) return;
-        store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
+        answers.take(domain);
       }
+      answers.apply();
       if (read.kind === 'list') {
         const domains = await api.domains(project.id, true);
         if (store.get().project?.id === project.id) store.set({ domains });
@@ -270,13 +275,14 @@ export class ProjectView extends HTMLElement {
         for (const hostname of read.hostnames) {
           const domain = await api.domain(project.id, hostname, true);
           if (store.get().project?.id !== project.id) return;
-          store.set((s) => ({ domains: upsertDomain(s.domains, domain) }));
+          answers.take(domain);
         }
       }
     } catch {
       // A failed background check is tried again a minute later; the meter shows why (429, ban).
       for (const hostname of [...plan.verify, ...(read.hostnames ?? [])]) this.schedule.postpone(hostname, 60_000);
     }
+    answers.apply();
     this.watch(store.get().domains);
     let changed = false;
     const sent = [];
@@ -288,6 +294,37 @@ export class ProjectView extends HTMLElement {
     }
     await Promise.allSettled(sent);
     if (changed) refreshProject().catch(() => {});
+  }
+}
+
+/** How long a poll's answers may wait to reach the list together. */
+const APPLY_EVERY_MS = 250;
+
+/**
+ * A poll's answers on their way to the store's list: taken one by one, applied together once
+ * `everyMs` has passed since the first waiting one (or when the poll says so), and dropped if
+ * the window has moved to another project meanwhile.
+ */
+class Answers {
+  constructor(projectId, everyMs) {
+    this.projectId = projectId;
+    this.everyMs = everyMs;
+    this.waiting = [];
+    this.timer = null;
+  }
+
+  take(domain) {
+    this.waiting.push(domain);
+    this.timer ??= setTimeout(() => this.apply(), this.everyMs);
+  }
+
+  apply() {
+    clearTimeout(this.timer);
+    this.timer = null;
+    const answers = this.waiting;
+    this.waiting = [];
+    if (answers.length === 0 || store.get().project?.id !== this.projectId) return;
+    store.set((s) => ({ domains: upsertDomains(s.domains, answers) }));
   }
 }
 
