@@ -408,9 +408,34 @@ mod tests {
         assert_eq!(kept, "yes");
     }
 
+    /// A database migrated through the first `steps` steps, with one account and two projects
+    /// in it (their ids), for the upgrade tests.
+    fn two_projects_after(
+        steps: usize,
+        now: chrono::DateTime<chrono::Utc>,
+    ) -> (Connection, String, String) {
+        use crate::store::projects;
+        let mut conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
+        migrate(&mut conn, &MIGRATIONS[..steps]).unwrap();
+        conn.execute(
+            "INSERT INTO accounts (id, name, plan, per_minute, per_day, max_domains_per_project, created_at)
+             VALUES ('acc', 'a', 'pro', 1, 1, 50, '2026-01-01T00:00:00Z')",
+            [],
+        )
+        .unwrap();
+        let first = projects::create(&conn, "acc", "one", "p.example", now)
+            .unwrap()
+            .id;
+        let second = projects::create(&conn, "acc", "two", "p.example", now)
+            .unwrap()
+            .id;
+        (conn, first, second)
+    }
+
     #[test]
     fn each_project_counts_its_domains_from_the_upgrade_on() {
-        use crate::store::{domains, projects};
+        use crate::store::domains;
         use domain_desk_api::{DomainRole, Hostname};
         let now = chrono::Utc::now();
         let add = |conn: &Connection, project: &str, name: &str| {
@@ -425,21 +450,7 @@ mod tests {
             );
             domains::insert(conn, &domain).unwrap();
         };
-        let mut conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
-        migrate(&mut conn, &MIGRATIONS[..5]).unwrap();
-        conn.execute(
-            "INSERT INTO accounts (id, name, plan, per_minute, per_day, max_domains_per_project, created_at)
-             VALUES ('acc', 'a', 'pro', 1, 1, 50, '2026-01-01T00:00:00Z')",
-            [],
-        )
-        .unwrap();
-        let first = projects::create(&conn, "acc", "one", "p.example", now)
-            .unwrap()
-            .id;
-        let second = projects::create(&conn, "acc", "two", "p.example", now)
-            .unwrap()
-            .id;
+        let (mut conn, first, second) = two_projects_after(5, now);
         for name in ["a.example.com", "b.example.com", "c.example.com"] {
             add(&conn, &first, name);
         }
@@ -520,7 +531,7 @@ mod tests {
     fn each_project_carries_its_primary_domain_and_last_deploy_from_the_upgrade_on() {
         use std::collections::BTreeMap;
 
-        use crate::store::{deploys, domains, projects};
+        use crate::store::{deploys, domains};
         use domain_desk_api::{
             Certificate, CertificateStatus, DeployStatus, DomainRole, DomainStatus, Hostname,
         };
@@ -536,21 +547,7 @@ mod tests {
                 .unwrap()
                 .id
         };
-        let mut conn = Connection::open_in_memory().unwrap();
-        conn.execute_batch("PRAGMA foreign_keys = ON").unwrap();
-        migrate(&mut conn, &MIGRATIONS[..8]).unwrap();
-        conn.execute(
-            "INSERT INTO accounts (id, name, plan, per_minute, per_day, max_domains_per_project, created_at)
-             VALUES ('acc', 'a', 'pro', 1, 1, 50, '2026-01-01T00:00:00Z')",
-            [],
-        )
-        .unwrap();
-        let first = projects::create(&conn, "acc", "one", "p.example", now)
-            .unwrap()
-            .id;
-        let second = projects::create(&conn, "acc", "two", "p.example", now)
-            .unwrap()
-            .id;
+        let (mut conn, first, second) = two_projects_after(8, now);
         add(&conn, &first, "a.example.com", DomainRole::Primary);
         add(&conn, &first, "b.example.com", DomainRole::Alias);
         deploy(&conn, &first, DeployStatus::Failed);
