@@ -7,7 +7,7 @@
 use std::sync::Arc;
 
 use domain_desk_api::Account;
-use domain_desk_client::{Client, LocalControl, QueueState};
+use domain_desk_client::{Client, LocalControl, QueueState, watch_paced};
 use serde::Serialize;
 use tauri::{Emitter, Runtime};
 use tokio::sync::RwLock;
@@ -17,6 +17,10 @@ use crate::{Error, Result};
 
 /// The event that carries the queue's state to the rate-limit meter.
 pub const QUEUE_CHANGED: &str = "queue://changed";
+
+/// The least time between two `queue://changed` events: four a second is as often as the meter
+/// can be read, where a busy queue changes state a hundred times a second.
+pub const QUEUE_EVENT_GAP: std::time::Duration = std::time::Duration::from_millis(250);
 
 #[derive(Debug)]
 pub struct Session {
@@ -79,20 +83,19 @@ impl Session {
         }
     }
 
-    /// Sends every change of the queue's state to the window as `queue://changed`.
+    /// Sends the queue's state to the window as `queue://changed` when it changes, at most
+    /// every [`QUEUE_EVENT_GAP`].
     pub fn forward_queue_events<R: Runtime>(&mut self, app: tauri::AppHandle<R>) {
-        let mut changes = self.client.state();
-        self.queue_events = Some(tauri::async_runtime::spawn(async move {
-            loop {
-                let state: QueueState = changes.borrow_and_update().clone();
-                if let Err(err) = app.emit(QUEUE_CHANGED, &state) {
+        let changes = self.client.state();
+        self.queue_events = Some(tauri::async_runtime::spawn(watch_paced(
+            changes,
+            QUEUE_EVENT_GAP,
+            move |state: &QueueState| {
+                if let Err(err) = app.emit(QUEUE_CHANGED, state) {
                     tracing::warn!(%err, "could not send the queue state to the window");
                 }
-                if changes.changed().await.is_err() {
-                    break;
-                }
-            }
-        }));
+            },
+        )));
     }
 
     pub fn dto(&self) -> SessionDto {

@@ -45,7 +45,9 @@ pub use local_control::LocalControl;
 pub use pool::ClientPool;
 pub use queue::JobId;
 pub use secret::ApiKey;
-pub use state::{HeldBack, HeldBackReason, Priority, QueueState, QueuedCounts, WindowState};
+pub use state::{
+    HeldBack, HeldBackReason, Priority, QueueState, QueuedCounts, WindowState, watch_paced,
+};
 pub use transport::{
     ApiRequest, DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, Transport, TransportError, WireResponse,
     is_loopback,

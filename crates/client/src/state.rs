@@ -102,3 +102,113 @@ pub enum HeldBackReason {
     /// Interactive work was asked for within `QueueConfig::interactive_recent`.
     InteractiveRecent,
 }
+
+/// Hands each new queue state to `send`, at most once every `gap`: the first change after a
+/// quiet spell at once, and the changes that come faster than that as their latest state when
+/// the gap is over. The meter shows a state, not a history, and a busy queue changes state two
+/// or three times a request: a window that was handed each one of them spent its time (and,
+/// in WebKit's web process, its memory) on states nobody could read.
+///
+/// Returns when the queue is gone.
+pub async fn watch_paced(
+    mut changes: tokio::sync::watch::Receiver<QueueState>,
+    gap: std::time::Duration,
+    mut send: impl FnMut(&QueueState),
+) {
+    loop {
+        send(&changes.borrow_and_update());
+        let sent = tokio::time::Instant::now();
+        if changes.changed().await.is_err() {
+            return;
+        }
+        tokio::time::sleep_until(sent + gap).await;
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::{Arc, Mutex};
+    use std::time::Duration;
+
+    use tokio::sync::watch;
+
+    use super::*;
+
+    fn state(in_flight: usize) -> QueueState {
+        QueueState {
+            in_flight,
+            ..QueueState::default()
+        }
+    }
+
+    /// What `watch_paced` has sent so far, as `in_flight` values.
+    fn sent_log() -> (Arc<Mutex<Vec<usize>>>, impl FnMut(&QueueState)) {
+        let log = Arc::new(Mutex::new(Vec::new()));
+        let sink = log.clone();
+        (log, move |s: &QueueState| {
+            sink.lock().unwrap().push(s.in_flight)
+        })
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_burst_of_changes_reaches_the_window_as_its_latest_state_once_the_gap_is_over() {
+        let (tx, rx) = watch::channel(state(0));
+        let (log, send) = sent_log();
+        let task = tokio::spawn(watch_paced(rx, Duration::from_millis(250), send));
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        assert_eq!(*log.lock().unwrap(), [0], "the current state at once");
+
+        // A quiet spell longer than the gap: the next change goes out at once.
+        tokio::time::sleep(Duration::from_secs(1)).await;
+        tx.send(state(1)).unwrap();
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        assert_eq!(*log.lock().unwrap(), [0, 1]);
+
+        // A hundred changes within the gap: nothing more until it is over, then the last one.
+        for n in 2..102 {
+            tx.send(state(n)).unwrap();
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        assert_eq!(*log.lock().unwrap(), [0, 1], "nothing sent within the gap");
+        tokio::time::sleep(Duration::from_millis(60)).await;
+        assert_eq!(
+            *log.lock().unwrap(),
+            [0, 1, 101],
+            "one send when the gap ended, with the latest"
+        );
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(
+            *log.lock().unwrap(),
+            [0, 1, 101],
+            "nothing new, nothing sent"
+        );
+
+        // Changes every 2 ms for a second: four or five sends, the last of them the last state.
+        log.lock().unwrap().clear();
+        for n in 1000..1500 {
+            tx.send(state(n)).unwrap();
+            tokio::time::sleep(Duration::from_millis(2)).await;
+        }
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        let sent = log.lock().unwrap().clone();
+        assert!((4..=6).contains(&sent.len()), "{sent:?}");
+        assert_eq!(sent.last(), Some(&1499));
+
+        drop(tx);
+        task.await.unwrap();
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_state_that_came_during_the_gap_is_never_lost() {
+        let (tx, rx) = watch::channel(state(0));
+        let (log, send) = sent_log();
+        let task = tokio::spawn(watch_paced(rx, Duration::from_millis(250), send));
+        tokio::time::sleep(Duration::from_millis(1)).await;
+        tx.send(state(7)).unwrap();
+        drop(tx);
+        // The queue is gone, but its last state still reached the window when the gap ended.
+        tokio::time::sleep(Duration::from_millis(300)).await;
+        assert_eq!(*log.lock().unwrap(), [0, 7]);
+        task.await.unwrap();
+    }
+}
