@@ -27,8 +27,14 @@ const base = createStore({
   settings: { theme: 'system', polling: true },
   /** The platform's clock as last read (clock.js); this computer's until a reading comes. */
   clock: WALL_CLOCK,
-  /** The screen's "now" in platform milliseconds: the last tick's. Everything drawn uses it. */
+  /** The screen's "now" in platform milliseconds: the last tick's, or news newer than it. Everything drawn uses it. */
   now: Date.now(),
+  /**
+   * The platform milliseconds of the last tick (or clock reading): what was drawn at an older
+   * tick is drawn again. News between two ticks moves `now` on for what it changes, not this:
+   * the rest of the screen is as old as a tick, as it always is between ticks.
+   */
+  tickedAt: Date.now(),
   /** When each watched domain is checked next: {hostname: {at: platform ms, kind}}. */
   nextChecks: {},
   /** Domain Desk's own latest look at a name's records: {hostname: {at, records}}. */
@@ -85,7 +91,8 @@ let lastReading = Date.now();
 function armTicker() {
   clearInterval(ticker);
   ticker = setInterval(() => {
-    store.set({ now: platformNow() });
+    const now = platformNow();
+    store.set({ now, tickedAt: now });
     if (store.get().session?.mode === 'demo' && Date.now() - lastReading > 30_000) {
       lastReading = Date.now();
       refreshClock().catch(() => {});
@@ -152,7 +159,8 @@ export async function refreshClock() {
     // The reading was taken somewhere between asking and answering: anchor it in the middle.
     clock = clockFromReading(reading, (asked + Date.now()) / 2);
   }
-  store.set({ clock, now: platformTime(clock, Date.now()) });
+  const now = platformTime(clock, Date.now());
+  store.set({ clock, now, tickedAt: now });
   armTicker();
 }
 

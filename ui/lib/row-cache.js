@@ -7,8 +7,11 @@
 
 /**
  * Rows for domains, each remembered with what it was made from: the domain object, the
- * screen's "now", the CA the session expects, and the domain's renewal readiness. A row
- * whose inputs are all the same objects is the row made before.
+ * clock's tick, the CA the session expects, and the domain's renewal readiness. A row whose
+ * inputs are all the same is the row made before. A row is made with the screen's `now`,
+ * which news can move on between two ticks (a poll's answers, a few times a second): only
+ * the rows of the domains that changed are made again then, as the others' texts are as old
+ * as the tick, as they are between any two ticks. A tick makes every row again.
  */
 export class RowCache {
   /** `make(domain, now, caIdentity, readiness)` makes a row. */
@@ -17,14 +20,17 @@ export class RowCache {
     this.made = new WeakMap();
   }
 
-  /** The rows of `domains`, in order; `renewals` maps a hostname to its readiness. */
-  rows(domains, { now, caIdentity, renewals }) {
+  /**
+   * The rows of `domains`, in order; `tick` is the platform time of the clock's last tick
+   * (`now` when not given), `renewals` maps a hostname to its readiness.
+   */
+  rows(domains, { now, tick = now, caIdentity, renewals }) {
     return domains.map((domain) => {
       const readiness = renewals.get(domain.hostname);
       const kept = this.made.get(domain);
-      if (kept && kept.now === now && kept.caIdentity === caIdentity && kept.readiness === readiness) return kept.row;
+      if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness) return kept.row;
       const row = this.make(domain, now, caIdentity, readiness);
-      this.made.set(domain, { row, now, caIdentity, readiness });
+      this.made.set(domain, { row, tick, caIdentity, readiness });
       return row;
     });
   }

@@ -34,7 +34,7 @@ test('an answer for one domain makes that row again and keeps every other', () =
   second.forEach((row, i) => { if (i !== 7) assert.equal(row, first[i]); });
 });
 
-test('a new now, another CA or a new readiness makes the rows again', () => {
+test('a tick, another CA or a new readiness makes the rows again', () => {
   const { cache, made } = counting();
   const domains = list(3);
   const renewals = new Map();
@@ -69,4 +69,23 @@ test('the sort is kept only while every row keeps its keys and place', () => {
   for (const column of ['status', 'role', 'hostname']) {
     assert.deepEqual(sortIndices(texts, [...texts.keys()], column), sortIndices(rows, [...rows.keys()], column));
   }
+});
+
+test('news that moves now between two ticks makes only its own rows again, with the new now', () => {
+  const { cache, made } = counting();
+  const before = list(500);
+  const first = cache.rows(before, { now: NOW, tick: NOW, caIdentity: 'ca', renewals: new Map() });
+  made.length = 0;
+  // A poll's answer, checked 20 s after the tick: the screen's now moves on with it.
+  const checkedAt = new Date(NOW + 20_000).toISOString();
+  const changed = domain({ hostname: 'site-9.example.com', unicode_hostname: 'site-9.example.com', verification: { checked_at: checkedAt } });
+  const after = upsertDomain(before, changed);
+  const second = cache.rows(after, { now: NOW + 20_000, tick: NOW, caIdentity: 'ca', renewals: new Map() });
+  assert.deepEqual(made, ['site-9.example.com']);
+  assert.deepEqual(second[9], domainRow(changed, NOW + 20_000, { caIdentity: 'ca' }), 'drawn with the moved now');
+  second.forEach((row, i) => { if (i !== 9) assert.equal(row, first[i]); });
+  // The next tick makes every row again.
+  made.length = 0;
+  cache.rows(after, { now: NOW + 30_000, tick: NOW + 30_000, caIdentity: 'ca', renewals: new Map() });
+  assert.equal(made.length, 500);
 });

@@ -23,8 +23,12 @@ export function providerLine(domain, provider) {
 
 export class DomainDetail extends HTMLElement {
   connectedCallback() {
-    this.unsubscribe = store.subscribe((_s, changed) => {
-      if (changed.includes('selected') || changed.includes('domains')) this.draw();
+    this.unsubscribe = store.subscribe((state, changed) => {
+      // A poll's answers change the list a few times a second while thousands of domains
+      // wait: the panel is drawn again only when its own domain's copy changed.
+      const redraw = changed.includes('selected')
+        || (changed.includes('domains') && (state.selected && actions.findDomain(state.selected)) !== this.drawn);
+      if (redraw) this.draw();
       else if (changed.some((c) => ['now', 'nextChecks', 'dnsNow'].includes(c))) this.drawState();
     });
     this.onDnsChanged = () => this.lookAtDns(true);
@@ -40,6 +44,7 @@ export class DomainDetail extends HTMLElement {
   draw() {
     const hostname = store.get().selected;
     const domain = hostname && actions.findDomain(hostname);
+    this.drawn = domain;
     if (!domain) {
       render(this, html`<aside class="detail empty" aria-label="Domain details"><p class="muted">Select a domain to see its DNS record, why it is not live yet, and what to do.</p></aside>`);
       return;

@@ -101,9 +101,10 @@ export class DomainsTable extends HTMLElement {
   }
 
   /**
-   * The rows of `domains`: a row is made again only for a domain whose copy, clock, CA or
-   * renewal readiness changed (`RowCache`), and the rows are sorted again only when a sort key
-   * moved; they are always filtered again, as a changed status can change what matches.
+   * The rows of `domains`: a row is made again only for a domain whose copy, CA or renewal
+   * readiness changed, or at the clock's tick (`RowCache`), and the rows are sorted again only
+   * when a sort key moved; they are always filtered again, as a changed status can change what
+   * matches.
    */
   load(domains) {
     if (domains.length > 0) mark('rows-load');
@@ -111,6 +112,7 @@ export class DomainsTable extends HTMLElement {
     const previous = this.rows;
     this.rows = this.cache.rows(domains, {
       now: screenNow(),
+      tick: store.get().tickedAt,
       caIdentity: store.get().session?.ca_identity ?? undefined,
       renewals: renewalsByHostname(),
     });
