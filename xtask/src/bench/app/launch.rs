@@ -7,7 +7,9 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use serde_json::json;
 
-use super::procfs::{app_memory, comm_of, load_now, mb, newest_start, uptime_seconds};
+use super::procfs::{
+    app_memory, comm_of, load_now, mb, newest_start, processes_below, uptime_seconds,
+};
 use super::webdriver::WebDriver;
 
 /// What one timed launch measured.
@@ -65,6 +67,7 @@ pub(super) fn timed_launch(
     label: &str,
     domains: usize,
 ) -> Result<(WebDriver, Launch)> {
+    wait_for_exit(ancestor, &comm_of(app))?;
     let launched = unix_millis();
     let boot_clock = uptime_seconds()?;
     let webdriver = WebDriver::launch(driver, app)?;
@@ -127,4 +130,22 @@ pub(super) fn unix_millis() -> f64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0.0, |since| since.as_secs_f64() * 1000.0)
+}
+
+/// Waits until the last launch's app process has gone. The app runs one instance at a time: a
+/// launch while the last one is still on its way out hands its arguments over to it, and
+/// opened no window when that one left without answering, so the WebDriver session waited
+/// for a window that never came.
+fn wait_for_exit(ancestor: u32, app_comm: &str) -> Result<()> {
+    let started = std::time::Instant::now();
+    while processes_below(ancestor)?
+        .iter()
+        .any(|(_, comm, _)| comm == app_comm)
+    {
+        if started.elapsed() > Duration::from_secs(30) {
+            anyhow::bail!("the last launch of the app was still running after 30 s");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(())
 }
