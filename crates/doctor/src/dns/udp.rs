@@ -23,6 +23,12 @@
 //! together (the answers that free them arrive together), so one call carries tens of them; a
 //! call each was the largest single part of the doctor's CPU, and each woke the server anew.
 //! A datagram that cannot be sent reaches its question as [`Failure::Send`].
+//!
+//! Answers are read the same way: when the socket is readable its task takes every datagram
+//! waiting, up to 32 a call with `recvmmsg` on Linux (one `recv` each elsewhere), and hands
+//! them out under one lock. The buffers they are read into are the run's, shared by its
+//! sockets (a socket's task holds one only while it reads), so a run with many servers does
+//! not hold two megabytes for each.
 
 use std::collections::hash_map::Entry;
 use std::collections::{HashMap, VecDeque};
@@ -55,6 +61,25 @@ pub enum Failure {
 /// Datagrams given to the kernel in one `sendmmsg` at most.
 const SENT_AT_ONCE: usize = 64;
 
+/// Datagrams taken from the kernel in one `recvmmsg` at most.
+#[cfg(target_os = "linux")]
+const RECEIVED_AT_ONCE: usize = 32;
+
+/// What the reader waits for: answers, or the error the kernel keeps for the socket (an ICMP
+/// "port unreachable", which the next read returns). (Tokio's `try_io` takes one interest
+/// only; `async_io` takes both, as its own `recv` does.)
+#[cfg(target_os = "linux")]
+const ANSWERS: tokio::io::Interest = tokio::io::Interest::READABLE.add(tokio::io::Interest::ERROR);
+
+/// The longest datagram UDP carries: a slot this long never cuts an answer short.
+const LONGEST_DATAGRAM: usize = 65_535;
+
+/// Receive buffers ([`RECEIVED_AT_ONCE`] slots of [`LONGEST_DATAGRAM`] each) shared by the
+/// run's sockets: a socket's task takes one while it reads and puts it back, so a run holds
+/// one for each thread reading at the same moment, not one for each socket.
+#[cfg(target_os = "linux")]
+type Buffers = Arc<Mutex<Vec<Vec<u8>>>>;
+
 /// The shared sockets of one run, one current socket per server. Cheap to share behind an
 /// `Arc`; dropping it retires every socket.
 #[derive(Default)]
@@ -62,6 +87,9 @@ pub struct UdpSockets {
     /// By server (a fast hash: the servers are the run's own few, and every question looks
     /// its server up).
     current: Mutex<HashMap<SocketAddr, Arc<SharedSocket>, foldhash::fast::RandomState>>,
+    /// The receive buffers of the run's sockets.
+    #[cfg(target_os = "linux")]
+    buffers: Buffers,
 }
 
 impl std::fmt::Debug for UdpSockets {
@@ -84,6 +112,12 @@ struct SharedSocket {
     outbox: Mutex<Outbox>,
     /// Woken when the outbox gets its first datagram since it was last sent.
     send_waiting: Notify,
+    /// The run's receive buffers.
+    #[cfg(target_os = "linux")]
+    buffers: Buffers,
+    /// Reads that returned datagrams (for the tests: a batch arrives in few).
+    #[cfg(test)]
+    reads: std::sync::atomic::AtomicUsize,
 }
 
 /// Datagrams to send, one after the other in one buffer (no allocation per datagram).
@@ -166,7 +200,11 @@ impl UdpSockets {
         loop {
             let socket = match current.entry(server) {
                 Entry::Occupied(entry) => Arc::clone(entry.get()),
-                Entry::Vacant(entry) => Arc::clone(entry.insert(SharedSocket::open(server)?)),
+                Entry::Vacant(entry) => Arc::clone(entry.insert(SharedSocket::open(
+                    server,
+                    #[cfg(target_os = "linux")]
+                    Arc::clone(&self.buffers),
+                )?)),
             };
             match socket.ticket() {
                 Some(ticket) => return Ok(ticket),
@@ -195,7 +233,10 @@ impl Drop for UdpSockets {
 impl SharedSocket {
     /// Binds a socket on an ephemeral port, connected to `server` (so the kernel drops
     /// datagrams from anyone else), and starts its reader.
-    fn open(server: SocketAddr) -> std::io::Result<Arc<Self>> {
+    fn open(
+        server: SocketAddr,
+        #[cfg(target_os = "linux")] buffers: Buffers,
+    ) -> std::io::Result<Arc<Self>> {
         let socket = std::net::UdpSocket::bind(local_address_for(server))?;
         socket.connect(server)?;
         socket.set_nonblocking(true)?;
@@ -207,6 +248,10 @@ impl SharedSocket {
             question_left: Notify::new(),
             outbox: Mutex::default(),
             send_waiting: Notify::new(),
+            #[cfg(target_os = "linux")]
+            buffers,
+            #[cfg(test)]
+            reads: std::sync::atomic::AtomicUsize::new(0),
         });
         tokio::spawn(read_answers(Arc::clone(&shared)));
         Ok(shared)
@@ -251,17 +296,51 @@ impl SharedSocket {
                 .is_empty()
     }
 
-    /// Hands a datagram to the question with its ID; anything else is dropped.
-    fn deliver(&self, datagram: &[u8]) {
-        let Some(id) = datagram
-            .get(..2)
-            .map(|id| u16::from_be_bytes([id[0], id[1]]))
-        else {
-            return;
+    /// Reads every datagram waiting on the socket, [`RECEIVED_AT_ONCE`] a `recvmmsg` at
+    /// most, and hands each to the question with its ID (anything else is dropped), until
+    /// the kernel has none left; returns that `WouldBlock`, or the socket's error (an ICMP
+    /// "port unreachable", say), which the caller hands to every waiting question.
+    #[cfg(target_os = "linux")]
+    fn receive_waiting(&self) -> std::io::Error {
+        let mut buffer = self
+            .buffers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .pop()
+            .unwrap_or_else(|| vec![0u8; RECEIVED_AT_ONCE * LONGEST_DATAGRAM]);
+        let mut lengths = Vec::with_capacity(RECEIVED_AT_ONCE);
+        let error = loop {
+            match receive_many(&self.socket, &mut buffer, &mut lengths) {
+                Ok(_) => {
+                    #[cfg(test)]
+                    self.reads.fetch_add(1, Ordering::Relaxed);
+                    let slots = buffer.chunks_exact(LONGEST_DATAGRAM);
+                    self.deliver(slots.zip(&lengths).map(|(slot, &length)| &slot[..length]));
+                }
+                Err(error) => break error,
+            }
         };
+        self.buffers
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .push(buffer);
+        error
+    }
+
+    /// Hands each datagram to the question with its ID, under one lock; anything else (too
+    /// short to carry an ID, an ID nobody waits for) is dropped.
+    fn deliver<'a>(&self, datagrams: impl Iterator<Item = &'a [u8]>) {
         let mut waiting = self.waiting.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(inbox) = waiting.get_mut(&id) {
-            inbox.push(Ok(datagram.to_vec()));
+        for datagram in datagrams {
+            let Some(id) = datagram
+                .get(..2)
+                .map(|id| u16::from_be_bytes([id[0], id[1]]))
+            else {
+                continue;
+            };
+            if let Some(inbox) = waiting.get_mut(&id) {
+                inbox.push(Ok(datagram.to_vec()));
+            }
         }
     }
 
@@ -365,6 +444,37 @@ fn send_many(socket: &UdpSocket, datagrams: &[(u16, &[u8])]) -> std::io::Result<
     Ok(sent.count())
 }
 
+/// The datagrams waiting on `socket` in one `recvmmsg`, one a slot of `buffer`
+/// ([`LONGEST_DATAGRAM`] each, so none is cut short), their lengths into `lengths`; how many.
+#[cfg(target_os = "linux")]
+fn receive_many(
+    socket: &UdpSocket,
+    buffer: &mut [u8],
+    lengths: &mut Vec<usize>,
+) -> std::io::Result<usize> {
+    use std::io::IoSliceMut;
+    use std::os::fd::AsRawFd;
+
+    use nix::sys::socket::{MsgFlags, MultiHeaders, recvmmsg};
+
+    let mut slots: Vec<[IoSliceMut<'_>; 1]> = buffer
+        .chunks_exact_mut(LONGEST_DATAGRAM)
+        .map(|slot| [IoSliceMut::new(slot)])
+        .collect();
+    // connected: the kernel only passes on the server's datagrams, so no address each
+    let mut headers = MultiHeaders::<()>::preallocate(slots.len(), None);
+    let received = recvmmsg(
+        socket.as_raw_fd(),
+        &mut headers,
+        slots.iter_mut(),
+        MsgFlags::empty(),
+        None,
+    )?;
+    lengths.clear();
+    lengths.extend(received.map(|message| message.bytes));
+    Ok(lengths.len())
+}
+
 /// Where a socket asking `server` binds: loopback for a loopback server (so nothing outside
 /// the machine can answer), else any address of the server's family; an ephemeral port.
 pub(crate) fn local_address_for(server: SocketAddr) -> SocketAddr {
@@ -379,19 +489,54 @@ pub(crate) fn local_address_for(server: SocketAddr) -> SocketAddr {
 /// The socket's task: sends what is queued and reads the answers, until the socket is retired
 /// and its last question has left.
 async fn read_answers(socket: Arc<SharedSocket>) {
-    let mut buffer = vec![0u8; 65_535];
     let mut spare = Outbox::default();
+    let mut reader = Reader::default();
     loop {
         if socket.is_done() {
             return;
         }
         tokio::select! {
             () = socket.send_waiting.notified() => socket.send_queued(&mut spare).await,
-            received = socket.socket.recv(&mut buffer) => match received {
-                Ok(length) => socket.deliver(&buffer[..length]),
-                Err(error) => socket.fail_all(&error),
-            },
+            () = reader.receive(&socket) => {}
             () = socket.question_left.notified() => {}
+        }
+    }
+}
+
+/// How a socket's task reads answers.
+#[derive(Default)]
+struct Reader {
+    /// Elsewhere than on Linux: the task's own buffer, which `recv` waits with.
+    #[cfg(not(target_os = "linux"))]
+    buffer: Vec<u8>,
+}
+
+impl Reader {
+    /// Hands out the answers as they arrive, every one waiting each time the socket is
+    /// readable; returns when the socket fails, once its error has reached every question.
+    #[cfg(target_os = "linux")]
+    async fn receive(&mut self, socket: &SharedSocket) {
+        // Tokio waits again when the reading ends in `WouldBlock`: the kernel had no more.
+        let failed = socket
+            .socket
+            .async_io::<()>(ANSWERS, || Err(socket.receive_waiting()))
+            .await;
+        if let Err(error) = failed {
+            socket.fail_all(&error);
+        }
+    }
+
+    /// As on Linux, a datagram at a time (no `recvmmsg`).
+    #[cfg(not(target_os = "linux"))]
+    async fn receive(&mut self, socket: &SharedSocket) {
+        self.buffer.resize(LONGEST_DATAGRAM, 0);
+        match socket.socket.recv(&mut self.buffer).await {
+            Ok(length) => {
+                #[cfg(test)]
+                socket.reads.fetch_add(1, Ordering::Relaxed);
+                socket.deliver(std::iter::once(&self.buffer[..length]));
+            }
+            Err(error) => socket.fail_all(&error),
         }
     }
 }
@@ -656,6 +801,61 @@ mod tests {
         assert!(matches!(heard, Some(Err(_))), "{heard:?}");
         let heard = tokio::time::timeout(wait, second.next()).await.unwrap();
         assert!(matches!(heard, Some(Err(_))), "{heard:?}");
+    }
+
+    /// Answers that arrived together are read together (a few reads, not one each) and each
+    /// reaches its own question whole, however long. Datagrams in the same batch that are too
+    /// short to carry an ID (empty, one byte) or carry an ID nobody waits for reach nobody and
+    /// stop nobody else's.
+    #[tokio::test]
+    async fn a_batch_of_answers_read_at_once_each_reaches_its_own_question() {
+        let server = UdpSocket::bind("127.0.0.1:0").await.unwrap();
+        let sockets = UdpSockets::new();
+        let count = 40;
+        let mut tickets: Vec<Ticket> = (0..count)
+            .map(|_| sockets.ticket(server.local_addr().unwrap()).unwrap())
+            .collect();
+        for ticket in &tickets {
+            ticket.send(&datagram(ticket.id(), b"question"));
+        }
+        let mut buffer = [0u8; 64];
+        let mut asker = None;
+        for _ in 0..count {
+            asker = Some(server.recv_from(&mut buffer).await.unwrap().1);
+        }
+        let asker = asker.unwrap();
+        let ids: std::collections::HashSet<u16> = tickets.iter().map(Ticket::id).collect();
+        let stranger = (0..=u16::MAX).find(|id| !ids.contains(id)).unwrap();
+        let answer = |n: usize, id: u16| match n {
+            // longer than any answer asked with EDNS: a slot holds the longest datagram
+            3 => datagram(id, &[b'x'; 60_000]),
+            _ => datagram(id, format!("answer {n}").as_bytes()),
+        };
+        // all of it sent before the socket's task runs again (no await in between)
+        let mut sent: usize = 0;
+        for (n, ticket) in tickets.iter().enumerate() {
+            let junk: &[u8] = match n % 4 {
+                0 => &[],
+                1 => &[7],
+                2 => &datagram(stranger, b"not yours"),
+                _ => &datagram(stranger, &[b'y'; 1_000]),
+            };
+            server.try_send_to(junk, asker).unwrap();
+            server.try_send_to(&answer(n, ticket.id()), asker).unwrap();
+            sent += 2;
+        }
+        let wait = std::time::Duration::from_secs(5);
+        for (n, ticket) in tickets.iter_mut().enumerate() {
+            let heard = tokio::time::timeout(wait, ticket.next()).await.unwrap();
+            assert_eq!(heard, Some(Ok(answer(n, ticket.id()))), "question {n}");
+        }
+        let reads = tickets[0].socket.reads.load(Ordering::Relaxed);
+        // many a read, as many as a read takes
+        #[cfg(target_os = "linux")]
+        assert!(
+            reads * 8 <= sent && reads <= sent.div_ceil(RECEIVED_AT_ONCE),
+            "{sent} datagrams took {reads} reads, {RECEIVED_AT_ONCE} at most a read"
+        );
     }
 
     /// A datagram the kernel refuses (too long for UDP) fails its own question only, as a
