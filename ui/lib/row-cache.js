@@ -11,7 +11,8 @@
  * inputs are all the same is the row made before. A row is made with the screen's `now`,
  * which news can move on between two ticks (a poll's answers, a few times a second): only
  * the rows of the domains that changed are made again then, as the others' texts are as old
- * as the tick, as they are between any two ticks. A tick makes every row again.
+ * as the tick, as they are between any two ticks. A tick makes every row again. The row of
+ * the selected domain is always made at `now`, as the details panel beside it is drawn.
  */
 export class RowCache {
   /** `make(domain, now, caIdentity, readiness)` makes a row. */
@@ -22,15 +23,17 @@ export class RowCache {
 
   /**
    * The rows of `domains`, in order; `tick` is the platform time of the clock's last tick
-   * (`now` when not given), `renewals` maps a hostname to its readiness.
+   * (`now` when not given), `renewals` maps a hostname to its readiness, `selected` is the
+   * hostname whose details are shown.
    */
-  rows(domains, { now, tick = now, caIdentity, renewals }) {
+  rows(domains, { now, tick = now, caIdentity, renewals, selected = null }) {
     return domains.map((domain) => {
       const readiness = renewals.get(domain.hostname);
       const kept = this.made.get(domain);
-      if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness) return kept.row;
+      if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness
+        && (kept.now === now || domain.hostname !== selected)) return kept.row;
       const row = this.make(domain, now, caIdentity, readiness);
-      this.made.set(domain, { row, tick, caIdentity, readiness });
+      this.made.set(domain, { row, now, tick, caIdentity, readiness });
       return row;
     });
   }

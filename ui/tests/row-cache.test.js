@@ -89,3 +89,20 @@ test('news that moves now between two ticks makes only its own rows again, with 
   cache.rows(after, { now: NOW + 30_000, tick: NOW + 30_000, caIdentity: 'ca', renewals: new Map() });
   assert.equal(made.length, 500);
 });
+
+test('the selected domain\'s row is always made at now, as the details panel beside it is drawn', () => {
+  const { cache, made } = counting();
+  const checkedAt = new Date(NOW - 20_000).toISOString();
+  const domains = list(20).map((d) => ({ ...d, verification: { ...d.verification, checked_at: checkedAt } }));
+  const first = cache.rows(domains, { now: NOW, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
+  made.length = 0;
+  // News for another domain moved now on: the selected row follows it, the others keep theirs.
+  const second = cache.rows(domains, { now: NOW + 50_000, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
+  assert.deepEqual(made, ['site-3.example.com']);
+  assert.deepEqual(second[3], domainRow(domains[3], NOW + 50_000, { caIdentity: 'ca' }));
+  assert.notEqual(second[3].checked, first[3].checked, 'checked 20 s before: just now, then 1 min ago');
+  second.forEach((row, i) => { if (i !== 3) assert.equal(row, first[i]); });
+  made.length = 0;
+  cache.rows(domains, { now: NOW + 50_000, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
+  assert.deepEqual(made, [], 'made once per now');
+});

@@ -83,6 +83,9 @@ export class DomainsTable extends HTMLElement {
       // A tick of the window's clock redraws the relative times from the same "now" as the
       // detail panel's.
       if (changed.includes('domains') || changed.includes('now')) this.load(state.domains);
+      // News since the tick drew its rows at a later now than the others': a newly selected
+      // row is made at that now too, as the details panel is.
+      else if (changed.includes('selected') && state.now !== state.tickedAt) this.load(state.domains);
       else if (changed.includes('selected')) this.paint(true);
       if (changed.includes('domainsLoading') || (state.domainsLoading && changed.includes('queue'))) this.drawEmpty();
     });
@@ -113,6 +116,7 @@ export class DomainsTable extends HTMLElement {
     this.rows = this.cache.rows(domains, {
       now: screenNow(),
       tick: store.get().tickedAt,
+      selected: store.get().selected,
       caIdentity: store.get().session?.ca_identity ?? undefined,
       renewals: renewalsByHostname(),
     });
