@@ -525,10 +525,20 @@ impl App {
     }
 
     /// Picks the option whose value is `value` in the select `css`.
+    ///
+    /// A select that the window draws again meanwhile (a dialog filling its list as its answer
+    /// comes) leaves the element found first stale: it is found again and tried for up to 10 s.
     pub async fn choose(&self, css: &str, value: &str) {
-        let element = self.wait_enabled(css).await;
-        if let Err(err) = element.select_by_value(value).await {
-            self.fail(format!("choosing {value} in {css}: {err}")).await;
+        let started = Instant::now();
+        loop {
+            let element = self.wait_enabled(css).await;
+            match element.select_by_value(value).await {
+                Ok(()) => return,
+                Err(err) if started.elapsed() > Duration::from_secs(10) => {
+                    self.fail(format!("choosing {value} in {css}: {err}")).await
+                }
+                Err(_) => tokio::time::sleep(POLL_EVERY).await,
+            }
         }
     }
 
