@@ -29,7 +29,8 @@ use sha2::{Digest, Sha256};
 
 use super::extract::read_body;
 use crate::http::state::AppState;
-use crate::store::idempotency::{self, StoredResponse, hex, key_hash};
+use crate::store::idempotency::{self, AnswerKey, Fingerprint, NewAnswer, key_hash};
+use crate::store::time::to_sql;
 use crate::{Error, Result};
 
 pub const REPLAYED: &str = "idempotent-replayed";
@@ -45,10 +46,11 @@ const PURGE_EVERY: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
 /// two checks ([`crate::HistoryLimits::IDEMPOTENCY_TRIM_EVERY`]), so a check catches up.
 const FORGET_BATCH: usize = 2 * crate::HistoryLimits::IDEMPOTENCY_TRIM_EVERY as usize;
 
-/// The `(API key hash, Idempotency-Key)` pairs whose first request is still running.
+/// The `(API key, Idempotency-Key)` pairs whose first request is still running, by the name
+/// their answer is remembered under.
 #[derive(Debug, Default)]
 pub struct InFlight {
-    running: Mutex<HashSet<(String, String)>>,
+    running: Mutex<HashSet<AnswerKey>>,
     /// When expired answers were last purged.
     last_purge: Mutex<Option<DateTime<Utc>>>,
     /// Keyed requests since the last purge: a frozen or slow clock must not let the table
@@ -61,7 +63,7 @@ pub struct InFlight {
 /// Holds a pair in [`InFlight`] until dropped (also when the request is cancelled).
 struct Running {
     in_flight: Arc<InFlight>,
-    pair: (String, String),
+    pair: AnswerKey,
 }
 
 impl Drop for Running {
@@ -75,12 +77,12 @@ impl Drop for Running {
 }
 
 impl InFlight {
-    fn start(self: &Arc<Self>, pair: (String, String)) -> Option<Running> {
+    fn start(self: &Arc<Self>, pair: AnswerKey) -> Option<Running> {
         let fresh = self
             .running
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert(pair.clone());
+            .insert(pair);
         fresh.then(|| Running {
             in_flight: self.clone(),
             pair,
@@ -123,10 +125,11 @@ impl InFlight {
 /// extensions by the gate for a `POST` with an `Idempotency-Key`.
 #[derive(Debug, Clone)]
 pub struct PendingAnswer {
-    key_hash: String,
-    idem_key: String,
-    fingerprint: String,
-    at: DateTime<Utc>,
+    key: AnswerKey,
+    fingerprint: Fingerprint,
+    /// When the request came, as the table stores it (formatted here, not on the writer's
+    /// thread).
+    at: String,
     not_before: DateTime<Utc>,
 }
 
@@ -134,8 +137,7 @@ impl PendingAnswer {
     /// The answer already remembered for this key, if any: `Ok(Some)` to replay it, or `422
     /// idempotency_key_reused` when it was given to a different request.
     fn earlier(&self, conn: &rusqlite::Connection) -> Result<Option<Answer>> {
-        let Some(stored) = idempotency::get(conn, &self.key_hash, &self.idem_key, self.not_before)?
-        else {
+        let Some(stored) = idempotency::get(conn, &self.key, self.not_before)? else {
             return Ok(None);
         };
         if stored.fingerprint != self.fingerprint {
@@ -276,13 +278,12 @@ fn remember(
 ) -> Result<()> {
     idempotency::put(
         tx,
-        &pending.key_hash,
-        &pending.idem_key,
-        &StoredResponse {
-            fingerprint: pending.fingerprint.clone(),
+        &pending.key,
+        &NewAnswer {
+            fingerprint: &pending.fingerprint,
             status: status.as_u16(),
-            body: body.to_vec(),
-            created_at: pending.at,
+            body,
+            created_at: &pending.at,
         },
     )
 }
@@ -296,7 +297,7 @@ fn json_response(status: StatusCode, body: Vec<u8>) -> Response {
     response
 }
 
-fn idempotency_key(req: &Request) -> Result<String> {
+fn idempotency_key(req: &Request) -> Result<&str> {
     let invalid = || {
         Error::validation(
             "Idempotency-Key",
@@ -313,21 +314,38 @@ fn idempotency_key(req: &Request) -> Result<String> {
     {
         return Err(invalid());
     }
-    Ok(value.to_owned())
+    Ok(value)
 }
 
-fn fingerprint(method: &str, path: &str, body: &[u8]) -> String {
-    let canonical = serde_json::from_slice::<serde_json::Value>(body)
-        .ok()
-        .and_then(|value| serde_json::to_vec(&value).ok())
-        .unwrap_or_else(|| body.to_vec());
+/// Feeds what is written to it to a SHA-256: the canonical body is hashed as it is written,
+/// not written to a buffer first.
+struct HashWriter(Sha256);
+
+impl std::io::Write for HashWriter {
+    fn write(&mut self, bytes: &[u8]) -> std::io::Result<usize> {
+        self.0.update(bytes);
+        Ok(bytes.len())
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        Ok(())
+    }
+}
+
+fn fingerprint(method: &str, path: &str, body: &[u8]) -> Fingerprint {
     let mut hasher = Sha256::new();
     hasher.update(method.as_bytes());
     hasher.update(b" ");
     hasher.update(path.as_bytes());
     hasher.update(b"\n");
-    hasher.update(&canonical);
-    hex(&hasher.finalize())
+    let mut writer = HashWriter(hasher);
+    // JSON is hashed as serde_json writes it back (keys sorted, no whitespace); anything else
+    // as it came. Writing to a hasher cannot fail, so a JSON body is never half hashed.
+    match serde_json::from_slice::<serde_json::Value>(body) {
+        Ok(value) if serde_json::to_writer(&mut writer, &value).is_ok() => {}
+        _ => writer.0.update(body),
+    }
+    writer.0.finalize().into()
 }
 
 pub async fn replay_or_run(state: &AppState, api_key: &str, req: Request, next: Next) -> Response {
@@ -351,14 +369,10 @@ fn in_use() -> Response {
 }
 
 async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Result<Response> {
-    let idem_key = idempotency_key(&req)?;
-    let hash = key_hash(api_key);
+    let answer_key = AnswerKey::new(&key_hash(api_key), idempotency_key(&req)?);
     // Claimed before the body is read: a copy that arrives while the first is still being
     // received is refused as surely as one that arrives while it acts.
-    let Some(_running) = state
-        .idempotency_in_flight()
-        .start((hash.clone(), idem_key.clone()))
-    else {
+    let Some(_running) = state.idempotency_in_flight().start(answer_key) else {
         return Ok(in_use());
     };
     let (parts, body) = req.into_parts();
@@ -401,10 +415,9 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
         });
     }
     let pending = PendingAnswer {
-        key_hash: hash,
-        idem_key,
+        key: answer_key,
         fingerprint: print,
-        at: now,
+        at: to_sql(now),
         not_before,
     };
     // The handler looks for an earlier answer inside the transaction of its change (one trip
@@ -457,15 +470,39 @@ mod tests {
     }
 
     #[test]
+    fn the_fingerprint_is_the_hash_answers_were_remembered_under_before() {
+        // until migration 10 the table kept the hex of this digest of a buffered copy
+        let body = br#"{ "name": "x", "files": {"b": 1, "a": [1, 2.5, "\u00e9"]} }"#;
+        let canonical =
+            serde_json::to_vec(&serde_json::from_slice::<serde_json::Value>(body).unwrap())
+                .unwrap();
+        let mut before = Sha256::new();
+        before.update(b"POST /v1/projects\n");
+        before.update(&canonical);
+        assert_eq!(
+            fingerprint("POST", "/v1/projects", body)[..],
+            before.finalize()[..]
+        );
+        // not JSON: the bytes as they came
+        let mut raw = Sha256::new();
+        raw.update(b"POST /v1/projects\nnot json");
+        assert_eq!(
+            fingerprint("POST", "/v1/projects", b"not json")[..],
+            raw.finalize()[..]
+        );
+    }
+
+    #[test]
     fn a_pair_runs_once_at_a_time() {
         let in_flight = Arc::new(InFlight::default());
-        let pair = ("hash".to_owned(), "key-1".to_owned());
-        let first = in_flight.start(pair.clone()).expect("first copy runs");
+        let pair = AnswerKey::new("hash", "key-1");
+        let first = in_flight.start(pair).expect("first copy runs");
+        assert!(in_flight.start(pair).is_none(), "second copy refused");
+        assert!(in_flight.start(AnswerKey::new("hash", "key-2")).is_some());
         assert!(
-            in_flight.start(pair.clone()).is_none(),
-            "second copy refused"
+            in_flight.start(AnswerKey::new("other", "key-1")).is_some(),
+            "keys are scoped per API key"
         );
-        assert!(in_flight.start(("hash".into(), "key-2".into())).is_some());
         drop(first);
         assert!(
             in_flight.start(pair).is_some(),

@@ -226,7 +226,39 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "each project's primary domain and last deploy, kept on its row by triggers",
         sql: PROJECT_SUMMARY,
     },
+    Migration {
+        version: 10,
+        name: "remembered answers named by 16 bytes, their fingerprint in 32",
+        sql: COMPACT_ANSWERS,
+    },
 ];
+
+/// Migration 10. A keyed `POST` looks its key up in the answers' unique index, inserts into it,
+/// and (past the bound) deletes from it, at random places, on the single writer. The index
+/// held the API key's hash in hex (64 bytes, the same in every entry of one key) and the
+/// client's key, 72–100 bytes an entry: at 100,000 answers several times the writer's page
+/// cache, so those random places were mostly pages read anew. Each answer is now named by
+/// [`crate::store::idempotency::AnswerKey`] (16 bytes of SHA-256 over both), so an entry is
+/// about 20 bytes, and the fingerprint is kept as its 32 bytes rather than 64 hex digits.
+/// Remembered answers are carried over under their new names (`idempotency_answer_key`,
+/// registered by [`migrate`]), in the same order, so purging by insertion order still holds.
+const COMPACT_ANSWERS: &str = r#"
+    CREATE TABLE idempotency_answers (
+        id          INTEGER PRIMARY KEY,
+        key         BLOB NOT NULL,
+        fingerprint BLOB NOT NULL,
+        status      INTEGER NOT NULL,
+        body        BLOB NOT NULL,
+        created_at  TEXT NOT NULL
+    );
+    INSERT INTO idempotency_answers (id, key, fingerprint, status, body, created_at)
+        SELECT id, idempotency_answer_key(key_hash, idem_key),
+               coalesce(unhex(fingerprint), CAST(fingerprint AS BLOB)), status, body, created_at
+        FROM idempotency ORDER BY id;
+    DROP TABLE idempotency;
+    ALTER TABLE idempotency_answers RENAME TO idempotency;
+    CREATE UNIQUE INDEX idempotency_by_key ON idempotency(key);
+"#;
 
 /// Migration 9. `GET /v1/projects` (what the app polls) looked up each listed project's
 /// primary domain and last deploy: four B-tree lookups a project (an index and a table each),
@@ -340,6 +372,8 @@ pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<()> {
             )));
         }
     }
+    // the Rust functions steps call
+    crate::store::idempotency::register_answer_key_function(conn)?;
     let current: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     let latest = migrations.len() as u32;
     if current > latest {
@@ -616,6 +650,108 @@ mod tests {
         conn.execute("DELETE FROM projects WHERE id = ?1", [&second])
             .unwrap();
         assert_eq!(copies_agree(&conn).len(), 1);
+    }
+
+    #[test]
+    fn remembered_answers_still_answer_after_the_upgrade_to_compact_names() {
+        use crate::store::idempotency::{self, AnswerKey};
+        use sha2::{Digest, Sha256};
+        let mut conn = Connection::open_in_memory().unwrap();
+        migrate(&mut conn, &MIGRATIONS[..9]).unwrap();
+        let alice = idempotency::key_hash("dd_live_alice");
+        let bob = idempotency::key_hash("dd_live_bob");
+        let print = Sha256::digest(b"POST /v1/projects\n{}");
+        // as version 9 stored them: the key's hash and the client's key in clear, the
+        // fingerprint in hex; the same client key under two API keys, one answer expired
+        let remembered = [
+            (
+                &alice,
+                "retry-1",
+                201,
+                "{\"id\":\"a\"}",
+                "2026-01-02T00:00:00.000000Z",
+            ),
+            (
+                &bob,
+                "retry-1",
+                422,
+                "{\"error\":{}}",
+                "2026-01-02T00:00:01.000000Z",
+            ),
+            (&alice, "old", 201, "{}", "2025-12-01T00:00:00.000000Z"),
+        ];
+        for (key_hash, idem_key, status, body, at) in remembered {
+            conn.execute(
+                "INSERT INTO idempotency (key_hash, idem_key, fingerprint, status, body, created_at)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                rusqlite::params![
+                    key_hash,
+                    idem_key,
+                    idempotency::hex(&print),
+                    status,
+                    body.as_bytes(),
+                    at
+                ],
+            )
+            .unwrap();
+        }
+        migrate(&mut conn, MIGRATIONS).unwrap();
+
+        let not_before = "2026-01-01T00:00:00Z".parse().unwrap();
+        for (key_hash, idem_key, status, body, at) in &remembered[..2] {
+            let stored = idempotency::get(&conn, &AnswerKey::new(key_hash, idem_key), not_before)
+                .unwrap()
+                .unwrap_or_else(|| panic!("{idem_key} of {key_hash} lost in the upgrade"));
+            assert_eq!(stored.status, *status);
+            assert_eq!(stored.body, body.as_bytes());
+            assert_eq!(stored.fingerprint[..], print[..]);
+            assert_eq!(
+                stored.created_at,
+                at.parse::<chrono::DateTime<chrono::Utc>>().unwrap()
+            );
+        }
+        assert!(
+            idempotency::get(&conn, &AnswerKey::new(&alice, "old"), not_before)
+                .unwrap()
+                .is_none(),
+            "still expired"
+        );
+        // insertion order kept: the oldest by insertion is forgotten first
+        assert_eq!(idempotency::keep_newest(&conn, 2, 10).unwrap(), 1);
+        let oldest = "2020-01-01T00:00:00Z".parse().unwrap();
+        assert!(
+            idempotency::get(&conn, &AnswerKey::new(&alice, "retry-1"), oldest)
+                .unwrap()
+                .is_none()
+        );
+        assert!(
+            idempotency::get(&conn, &AnswerKey::new(&alice, "old"), oldest)
+                .unwrap()
+                .is_some()
+        );
+        // the index holds the 16-byte name alone, and names are unique
+        let indexed: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_index_info('idempotency_by_key')")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(indexed, ["key"]);
+        let widths: Vec<i64> = conn
+            .prepare("SELECT length(key) FROM idempotency")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(widths, [16, 16]);
+        let duplicate = conn.execute(
+            "INSERT INTO idempotency (key, fingerprint, status, body, created_at)
+             SELECT key, fingerprint, status, body, created_at FROM idempotency LIMIT 1",
+            [],
+        );
+        assert!(duplicate.is_err(), "two answers under one name");
     }
 
     #[test]

@@ -128,14 +128,16 @@ async fn a_large_excess_is_forgotten_batch_after_batch_from_one_check() {
         .state
         .store()
         .write(move |tx| {
+            let created_at = domain_desk_service::store::time::to_sql(chrono::Utc::now());
             for n in 0..excess {
-                let answer = idempotency::StoredResponse {
-                    fingerprint: "f".to_owned(),
+                let answer = idempotency::NewAnswer {
+                    fingerprint: &[7; 32],
                     status: 201,
-                    body: b"{}".to_vec(),
-                    created_at: chrono::Utc::now(),
+                    body: b"{}",
+                    created_at: &created_at,
                 };
-                idempotency::put(tx, "earlier", &format!("earlier-{n}"), &answer)?;
+                let key = idempotency::AnswerKey::new("earlier", &format!("earlier-{n}"));
+                idempotency::put(tx, &key, &answer)?;
             }
             Ok(())
         })
