@@ -532,7 +532,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         let target_addresses: Vec<(String, String)> = target_a
             .records_of_type("A")
             .chain(target_aaaa.records_of_type("AAAA"))
-            .map(|record| (record.record_type.clone(), record.value.clone()))
+            .map(|record| (record.record_type.to_string(), record.value.clone()))
             .collect();
         for fix in findings
             .iter_mut()

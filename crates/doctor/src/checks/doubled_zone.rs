@@ -65,7 +65,7 @@ pub fn doubled_record_finding(
             action: ChangeAction::Remove,
             zone: zone.to_owned(),
             name: format!("{relative_name}.{zone}"),
-            record_type: record.record_type.clone(),
+            record_type: record.record_type.to_string(),
             value: record.value.clone(),
             ttl: Some(record.ttl),
         })

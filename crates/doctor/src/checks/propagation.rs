@@ -44,7 +44,7 @@ fn signature<'a>(
             } else {
                 Cow::Borrowed(record.value.as_str())
             };
-            (record.record_type.as_str(), value)
+            (&*record.record_type, value)
         })
         .collect();
     let has_cname = own.iter().any(|(record_type, _)| *record_type == "CNAME");
@@ -153,7 +153,7 @@ mod tests {
     fn record(name: &str, record_type: &str, value: &str) -> DnsRecord {
         DnsRecord {
             name: name.to_owned(),
-            record_type: record_type.to_owned(),
+            record_type: record_type.to_owned().into(),
             ttl: 300,
             value: value.to_owned(),
         }
@@ -163,7 +163,7 @@ mod tests {
         Answer {
             server: "192.0.2.53:53".to_owned(),
             question: "www.example.com".to_owned(),
-            question_type: question_type.to_owned(),
+            question_type: question_type.to_owned().into(),
             status: AnswerStatus::NoError,
             error: None,
             authoritative: false,

@@ -410,7 +410,7 @@ fn change(action: ChangeAction, kind: &NameKind, record: &DnsRecord) -> RecordCh
         action,
         zone: kind.zone.clone(),
         name: crate::checks::apex_or_subdomain::relative_name(&record.name, &kind.zone),
-        record_type: record.record_type.clone(),
+        record_type: record.record_type.to_string(),
         value: record.value.clone(),
         ttl: Some(record.ttl),
     }

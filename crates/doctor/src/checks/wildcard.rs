@@ -42,7 +42,7 @@ fn own_records(answer: &Answer, owner: &str) -> BTreeSet<(String, String)> {
         .filter(|record| record.name == owner)
         .map(|record| {
             (
-                record.record_type.clone(),
+                record.record_type.to_string(),
                 record.value.to_ascii_lowercase(),
             )
         })

@@ -1,6 +1,7 @@
 //! One server's answer to one question, kept in a serialisable form so that every finding can
 //! show its evidence: which server, which records, which TTLs.
 
+use std::borrow::Cow;
 use std::fmt;
 
 use domain_desk_api::caa::CaaRecord;
@@ -64,8 +65,9 @@ impl fmt::Display for AnswerStatus {
 pub struct DnsRecord {
     /// Owner name, lowercase, without the trailing dot.
     pub name: String,
+    /// The type's mnemonic: nearly always a static one, so no allocation for it per record.
     #[serde(rename = "type")]
-    pub record_type: String,
+    pub record_type: Cow<'static, str>,
     pub ttl: u32,
     /// An address, a hostname without the trailing dot, `0 issue "letsencrypt.org"`, text.
     pub value: String,
@@ -75,7 +77,7 @@ impl DnsRecord {
     pub fn from_record(record: &Record) -> Self {
         Self {
             name: name_text(record.name()),
-            record_type: <&'static str>::from(record.record_type()).to_owned(),
+            record_type: Cow::Borrowed(<&'static str>::from(record.record_type())),
             ttl: record.ttl(),
             value: present(record.data()),
         }
@@ -112,7 +114,7 @@ pub struct Answer {
     /// `address:port` of the server asked.
     pub server: String,
     pub question: String,
-    pub question_type: String,
+    pub question_type: Cow<'static, str>,
     pub status: AnswerStatus,
     /// What went wrong, for a person, when the status is not an answer.
     pub error: Option<String>,
@@ -130,7 +132,7 @@ impl Answer {
     pub(crate) fn failed(
         server: String,
         question: &str,
-        question_type: &str,
+        question_type: &'static str,
         status: AnswerStatus,
         error: String,
         elapsed_ms: u64,
@@ -138,7 +140,7 @@ impl Answer {
         Self {
             server,
             question: normalise_name(question),
-            question_type: question_type.to_owned(),
+            question_type: Cow::Borrowed(question_type),
             status,
             error: Some(error),
             authoritative: false,
@@ -152,7 +154,7 @@ impl Answer {
     pub(crate) fn from_message(
         server: String,
         question: &str,
-        question_type: &str,
+        question_type: &'static str,
         message: &Message,
         via_tcp: bool,
         elapsed_ms: u64,
@@ -181,7 +183,7 @@ impl Answer {
     pub(super) fn answered(
         server: String,
         question: String,
-        question_type: &str,
+        question_type: &'static str,
         response_code: ResponseCode,
         authoritative: bool,
         answers: Vec<DnsRecord>,
@@ -206,7 +208,7 @@ impl Answer {
         Self {
             server,
             question,
-            question_type: question_type.to_owned(),
+            question_type: Cow::Borrowed(question_type),
             status,
             error,
             authoritative,

@@ -127,7 +127,7 @@ impl QueryEngine {
             return Arc::new(Answer::failed(
                 key.server.to_string(),
                 &key.name,
-                &key.record_type.to_string(),
+                <&'static str>::from(key.record_type),
                 AnswerStatus::Failed,
                 "the doctor is shutting down".to_owned(),
                 0,

@@ -122,7 +122,7 @@ impl DnsSource for Replayer {
             Arc::new(Answer::failed(
                 question.server.to_string(),
                 &question.name,
-                &question.record_type.to_string(),
+                <&'static str>::from(question.record_type),
                 AnswerStatus::Failed,
                 "the capture holds no answer to this question".to_owned(),
                 0,

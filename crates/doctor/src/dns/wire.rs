@@ -49,7 +49,7 @@ impl Answer {
     pub(crate) fn from_wire(
         server: String,
         question: String,
-        question_type: &str,
+        question_type: &'static str,
         answer: WireAnswer,
         elapsed_ms: u64,
     ) -> Self {
@@ -235,7 +235,7 @@ fn read_record(datagram: &[u8], at: usize) -> Option<(DnsRecord, usize)> {
     };
     let record = DnsRecord {
         name,
-        record_type: type_name.to_owned(),
+        record_type: type_name.into(),
         ttl,
         value,
     };
