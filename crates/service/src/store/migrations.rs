@@ -238,7 +238,7 @@ pub const MIGRATIONS: &[Migration] = &[
 /// held the API key's hash in hex (64 bytes, the same in every entry of one key) and the
 /// client's key, 72–100 bytes an entry: at 100,000 answers several times the writer's page
 /// cache, so those random places were mostly pages read anew. Each answer is now named by
-/// [`crate::store::idempotency::AnswerKey`] (16 bytes of SHA-256 over both), so an entry is
+/// [`crate::store::answer_key::AnswerKey`] (16 bytes of SHA-256 over both), so an entry is
 /// about 20 bytes, and the fingerprint is kept as its 32 bytes rather than 64 hex digits.
 /// Remembered answers are carried over under their new names (`idempotency_answer_key`,
 /// registered by [`migrate`]), in the same order, so purging by insertion order still holds.
@@ -373,7 +373,7 @@ pub fn migrate(conn: &mut Connection, migrations: &[Migration]) -> Result<()> {
         }
     }
     // the Rust functions steps call
-    crate::store::idempotency::register_answer_key_function(conn)?;
+    crate::store::answer_key::register_answer_key_function(conn)?;
     let current: u32 = conn.query_row("PRAGMA user_version", [], |row| row.get(0))?;
     let latest = migrations.len() as u32;
     if current > latest {

@@ -20,6 +20,7 @@
 //! task woken back) cost more than the read itself on two cores.
 
 pub mod accounts;
+pub mod answer_key;
 pub mod bans;
 pub mod certificates;
 pub mod deploys;
