@@ -29,7 +29,7 @@ use sha2::{Digest, Sha256};
 
 use super::extract::read_body;
 use crate::http::state::AppState;
-use crate::store::idempotency::{self, AnswerKey, Fingerprint, NewAnswer, key_hash};
+use crate::store::idempotency::{self, AnswerIndex, AnswerKey, Fingerprint, NewAnswer, key_hash};
 use crate::store::time::to_sql;
 use crate::{Error, Result};
 
@@ -126,6 +126,8 @@ impl InFlight {
 #[derive(Debug, Clone)]
 pub struct PendingAnswer {
     key: AnswerKey,
+    /// Where the store's remembered answers are (the table has no index of names).
+    answers: Arc<AnswerIndex>,
     fingerprint: Fingerprint,
     /// When the request came, as the table stores it (formatted here, not on the writer's
     /// thread).
@@ -137,7 +139,8 @@ impl PendingAnswer {
     /// The answer already remembered for this key, if any: `Ok(Some)` to replay it, or `422
     /// idempotency_key_reused` when it was given to a different request.
     fn earlier(&self, conn: &rusqlite::Connection) -> Result<Option<Answer>> {
-        let Some(stored) = idempotency::get(conn, &self.key, self.not_before)? else {
+        let Some(stored) = idempotency::get(conn, &self.answers, &self.key, self.not_before)?
+        else {
             return Ok(None);
         };
         if stored.fingerprint != self.fingerprint {
@@ -278,6 +281,7 @@ fn remember(
 ) -> Result<()> {
     idempotency::put(
         tx,
+        &pending.answers,
         &pending.key,
         &NewAnswer {
             fingerprint: &pending.fingerprint,
@@ -391,13 +395,15 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
         let store = state.store().clone();
         let in_flight = in_flight.clone();
         let keep = history.idempotency_answers;
+        let answers = store.answers().clone();
         tokio::spawn(async move {
             // batch after batch, each its own trip to the writer, until one comes back short
             loop {
+                let answers = answers.clone();
                 let forgotten = store
                     .write(move |tx| {
-                        Ok(idempotency::purge(tx, not_before, FORGET_BATCH)?
-                            + idempotency::keep_newest(tx, keep, FORGET_BATCH)?)
+                        Ok(idempotency::purge(tx, &answers, not_before, FORGET_BATCH)?
+                            + idempotency::keep_newest(tx, &answers, keep, FORGET_BATCH)?)
                     })
                     .await;
                 match forgotten {
@@ -416,6 +422,7 @@ async fn run(state: &AppState, api_key: &str, req: Request, next: Next) -> Resul
     }
     let pending = PendingAnswer {
         key: answer_key,
+        answers: state.store().answers().clone(),
         fingerprint: print,
         at: to_sql(now),
         not_before,

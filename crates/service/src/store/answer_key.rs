@@ -33,6 +33,11 @@ impl AnswerKey {
         Self(key)
     }
 
+    /// The name as the answers' table stores it.
+    pub fn from_bytes(bytes: [u8; 16]) -> Self {
+        Self(bytes)
+    }
+
     pub fn as_bytes(&self) -> &[u8; 16] {
         &self.0
     }

@@ -231,7 +231,22 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "remembered answers named by 16 bytes, their fingerprint in 32",
         sql: COMPACT_ANSWERS,
     },
+    Migration {
+        version: 11,
+        name: "remembered answers found by an index in memory, not in the table",
+        sql: ANSWERS_WITHOUT_INDEX,
+    },
 ];
+
+/// Migration 11. A keyed `POST` inserted into the unique index of answers' names, at a random
+/// leaf, and (past the bound) deleted from it at another, on the single writer: pages found,
+/// read, journaled and written back that the same `POST` without a key does not touch. The
+/// service now finds an answer's row through [`crate::store::answer_index::AnswerIndex`], a
+/// map from name to row id built from this table when the store opens and changed with it,
+/// so the table needs no index: rows are only appended, and trimmed at the oldest end.
+const ANSWERS_WITHOUT_INDEX: &str = r#"
+    DROP INDEX idempotency_by_key;
+"#;
 
 /// Migration 10. A keyed `POST` looks its key up in the answers' unique index, inserts into it,
 /// and (past the bound) deletes from it, at random places, on the single writer. The index
@@ -695,13 +710,37 @@ mod tests {
             )
             .unwrap();
         }
+        migrate(&mut conn, &MIGRATIONS[..10]).unwrap();
+        // the index of names as version 10 kept it: the 16-byte name alone, names unique
+        let indexed: Vec<String> = conn
+            .prepare("SELECT name FROM pragma_index_info('idempotency_by_key')")
+            .unwrap()
+            .query_map([], |row| row.get(0))
+            .unwrap()
+            .collect::<rusqlite::Result<_>>()
+            .unwrap();
+        assert_eq!(indexed, ["key"]);
+        let duplicate = conn.execute(
+            "INSERT INTO idempotency (key, fingerprint, status, body, created_at)
+             SELECT key, fingerprint, status, body, created_at FROM idempotency LIMIT 1",
+            [],
+        );
+        assert!(duplicate.is_err(), "two answers under one name");
+        // from version 11 on, answers are found through the index in memory
         migrate(&mut conn, MIGRATIONS).unwrap();
+        let answers = idempotency::AnswerIndex::load(&conn).unwrap();
+        assert_eq!(answers.len(), 3);
 
         let not_before = "2026-01-01T00:00:00Z".parse().unwrap();
         for (key_hash, idem_key, status, body, at) in &remembered[..2] {
-            let stored = idempotency::get(&conn, &AnswerKey::new(key_hash, idem_key), not_before)
-                .unwrap()
-                .unwrap_or_else(|| panic!("{idem_key} of {key_hash} lost in the upgrade"));
+            let stored = idempotency::get(
+                &conn,
+                &answers,
+                &AnswerKey::new(key_hash, idem_key),
+                not_before,
+            )
+            .unwrap()
+            .unwrap_or_else(|| panic!("{idem_key} of {key_hash} lost in the upgrade"));
             assert_eq!(stored.status, *status);
             assert_eq!(stored.body, body.as_bytes());
             assert_eq!(stored.fingerprint[..], print[..]);
@@ -711,33 +750,33 @@ mod tests {
             );
         }
         assert!(
-            idempotency::get(&conn, &AnswerKey::new(&alice, "old"), not_before)
+            idempotency::get(&conn, &answers, &AnswerKey::new(&alice, "old"), not_before)
                 .unwrap()
                 .is_none(),
             "still expired"
         );
         // insertion order kept: the oldest by insertion is forgotten first
-        assert_eq!(idempotency::keep_newest(&conn, 2, 10).unwrap(), 1);
+        assert_eq!(idempotency::keep_newest(&conn, &answers, 2, 10).unwrap(), 1);
         let oldest = "2020-01-01T00:00:00Z".parse().unwrap();
         assert!(
-            idempotency::get(&conn, &AnswerKey::new(&alice, "retry-1"), oldest)
+            idempotency::get(&conn, &answers, &AnswerKey::new(&alice, "retry-1"), oldest)
                 .unwrap()
                 .is_none()
         );
         assert!(
-            idempotency::get(&conn, &AnswerKey::new(&alice, "old"), oldest)
+            idempotency::get(&conn, &answers, &AnswerKey::new(&alice, "old"), oldest)
                 .unwrap()
                 .is_some()
         );
-        // the index holds the 16-byte name alone, and names are unique
-        let indexed: Vec<String> = conn
-            .prepare("SELECT name FROM pragma_index_info('idempotency_by_key')")
-            .unwrap()
-            .query_map([], |row| row.get(0))
-            .unwrap()
-            .collect::<rusqlite::Result<_>>()
+        // every name is 16 bytes, and the table keeps no index to insert into and delete from
+        let indexes: i64 = conn
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND tbl_name = 'idempotency'",
+                [],
+                |row| row.get(0),
+            )
             .unwrap();
-        assert_eq!(indexed, ["key"]);
+        assert_eq!(indexes, 0);
         let widths: Vec<i64> = conn
             .prepare("SELECT length(key) FROM idempotency")
             .unwrap()
@@ -746,12 +785,6 @@ mod tests {
             .collect::<rusqlite::Result<_>>()
             .unwrap();
         assert_eq!(widths, [16, 16]);
-        let duplicate = conn.execute(
-            "INSERT INTO idempotency (key, fingerprint, status, body, created_at)
-             SELECT key, fingerprint, status, body, created_at FROM idempotency LIMIT 1",
-            [],
-        );
-        assert!(duplicate.is_err(), "two answers under one name");
     }
 
     #[test]

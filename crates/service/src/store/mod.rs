@@ -20,6 +20,7 @@
 //! task woken back) cost more than the read itself on two cores.
 
 pub mod accounts;
+pub mod answer_index;
 pub mod answer_key;
 pub mod bans;
 pub mod certificates;
@@ -43,6 +44,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::{Connection, OpenFlags, Transaction};
 use tokio::sync::Semaphore;
 
+use self::answer_index::AnswerIndex;
 use crate::{Error, Result};
 
 /// How many read-only connections serve reads side by side (file databases, in WAL mode).
@@ -68,6 +70,9 @@ struct Inner {
     /// Reads run on the calling task's thread (the in-memory store: nothing there waits on a
     /// disk) rather than on tokio's blocking pool.
     reads_in_place: bool,
+    /// Where each remembered answer's row is (the answers' table has no index): changed with
+    /// the table, by the transaction that changes it.
+    answers: Arc<AnswerIndex>,
 }
 
 impl std::fmt::Debug for Store {
@@ -177,6 +182,7 @@ impl Store {
         writer.busy_handler(Some(wait_for_lock))?;
         writer.set_prepared_statement_cache_capacity(64);
         migrations::migrate(&mut writer, migrations::MIGRATIONS)?;
+        let answers = Arc::new(AnswerIndex::load(&writer)?);
         let mut readers = Vec::with_capacity(reader_count);
         for _ in 0..reader_count {
             let reader = location.open()?;
@@ -197,8 +203,14 @@ impl Store {
                 reader_permits: Arc::new(Semaphore::new(reader_count)),
                 generation: AtomicU64::new(0),
                 reads_in_place,
+                answers,
             }),
         })
+    }
+
+    /// Where the remembered answers' rows are; see [`answer_index`].
+    pub fn answers(&self) -> &Arc<AnswerIndex> {
+        &self.inner.answers
     }
 
     /// The number of write transactions committed so far.
@@ -325,10 +337,31 @@ impl Store {
             .lock()
             .unwrap_or_else(PoisonError::into_inner);
         let tx = conn.transaction()?;
+        // The answers' index takes this transaction's changes only if it commits (when `work`
+        // fails, panics or the commit fails, the guard drops them).
+        let answers = AnswersSettle(&self.inner.answers);
         let value = work(&tx)?;
         tx.commit()?;
+        answers.committed();
         self.inner.generation.fetch_add(1, Ordering::AcqRel);
         Ok(value)
+    }
+}
+
+/// Settles the open write transaction's changes to the answers' index: applied by
+/// [`AnswersSettle::committed`], dropped if the guard goes without it.
+struct AnswersSettle<'a>(&'a AnswerIndex);
+
+impl AnswersSettle<'_> {
+    fn committed(self) {
+        self.0.commit();
+        std::mem::forget(self);
+    }
+}
+
+impl Drop for AnswersSettle<'_> {
+    fn drop(&mut self) {
+        self.0.roll_back();
     }
 }
 

@@ -124,6 +124,7 @@ async fn a_large_excess_is_forgotten_batch_after_batch_from_one_check() {
     let key = service.key(Plan::Enterprise).await;
     // more than two batches' worth already remembered (say, from a run with a larger bound)
     let excess = 1_300;
+    let answers = service.state.store().answers().clone();
     service
         .state
         .store()
@@ -137,7 +138,7 @@ async fn a_large_excess_is_forgotten_batch_after_batch_from_one_check() {
                     created_at: &created_at,
                 };
                 let key = idempotency::AnswerKey::new("earlier", &format!("earlier-{n}"));
-                idempotency::put(tx, &key, &answer)?;
+                idempotency::put(tx, &answers, &key, &answer)?;
             }
             Ok(())
         })
@@ -153,4 +154,14 @@ async fn a_large_excess_is_forgotten_batch_after_batch_from_one_check() {
         remembered <= bound + 1,
         "{remembered} answers remembered after one check, bound {bound}"
     );
+    // the index of answers in memory forgot the same rows (read on the writer's thread, where
+    // it changes with the table)
+    let answers = service.state.store().answers().clone();
+    let (rows, indexed) = service
+        .state
+        .store()
+        .write(move |tx| Ok((idempotency::count(tx)?, answers.len())))
+        .await
+        .unwrap();
+    assert_eq!(indexed, rows);
 }

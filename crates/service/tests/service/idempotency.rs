@@ -171,6 +171,34 @@ async fn a_replay_is_byte_identical_and_the_table_holds_no_api_key() {
 }
 
 #[tokio::test]
+async fn remembered_answers_are_found_again_after_a_restart() {
+    // the answers' index lives in memory: a restart must build it again from the file
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("state.sqlite3");
+    let (key, created, refused) = {
+        let service = TestService::with_file(&path);
+        let key = service.key(Plan::Pro).await;
+        let created = post_with_key(&service, &key, "before-restart", r#"{"name":"kept"}"#).await;
+        created.expect(201);
+        let refused = post_with_key(&service, &key, "refused-before", r#"{"name":""}"#).await;
+        refused.expect_error(422, "validation_failed");
+        (key, created, refused)
+    };
+    let service = TestService::with_file(&path);
+    let again = post_with_key(&service, &key, "before-restart", r#"{"name":"kept"}"#).await;
+    assert_eq!(again.raw, created.raw);
+    assert_eq!(again.header("idempotent-replayed"), Some("true"));
+    let refused_again = post_with_key(&service, &key, "refused-before", r#"{"name":""}"#).await;
+    assert_eq!(refused_again.raw, refused.raw);
+    assert_eq!(refused_again.header("idempotent-replayed"), Some("true"));
+    post_with_key(&service, &key, "before-restart", r#"{"name":"other"}"#)
+        .await
+        .expect_error(422, "idempotency_key_reused");
+    assert_eq!(count_named(&service, &key, "kept").await, 1);
+    assert_eq!(count_named(&service, &key, "other").await, 0);
+}
+
+#[tokio::test]
 async fn a_copy_sent_while_the_first_runs_gets_409_with_retry_after() {
     let service = std::sync::Arc::new(TestService::new());
     let key = service.key(Plan::Pro).await;
