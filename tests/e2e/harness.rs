@@ -250,10 +250,37 @@ impl App {
     ) -> App {
         let driver = Driver::start(home, env);
         let client = driver.session().await;
-        App {
+        let app = App {
             client,
             test,
             _driver: driver,
+        };
+        app.wait_for_the_window_code().await;
+        app
+    }
+
+    /// Waits until the window's code has run (`index.js` marks `dd:modules-loaded` in the same
+    /// task that defines the elements and wires the header's buttons). The page's HTML is
+    /// shown first: a click on the header's About button before then went nowhere, and the
+    /// first test of a cold run once failed so.
+    async fn wait_for_the_window_code(&self) {
+        let started = Instant::now();
+        loop {
+            let loaded = self
+                .client
+                .execute(
+                    "return performance.getEntriesByName('dd:modules-loaded').length > 0;",
+                    Vec::new(),
+                )
+                .await;
+            if matches!(loaded, Ok(serde_json::Value::Bool(true))) {
+                return;
+            }
+            if started.elapsed() > WAIT {
+                self.fail(format!("the window's code did not load: {loaded:?}"))
+                    .await;
+            }
+            tokio::time::sleep(Duration::from_millis(50)).await;
         }
     }
 
