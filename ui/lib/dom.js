@@ -1,5 +1,6 @@
 // Small DOM helpers shared by the components: rendering through the escaping template,
-// clipboard with a fallback, and focus handling for dialogs.
+// writes that skip a value already there, clipboard with a fallback, and focus handling for
+// dialogs.
 
 import { SafeHtml } from './html.js';
 
@@ -7,6 +8,32 @@ import { SafeHtml } from './html.js';
 export function render(element, markup) {
   if (!(markup instanceof SafeHtml)) throw new TypeError('render() takes html`` output only');
   element.innerHTML = markup.text;
+}
+
+// Writes that change the page only when the value differs: a text or attribute written again
+// with the value it has still makes WebKit lay the element out and draw it (the domains
+// table's keystrokes showed it), so views redrawn for each key or on a timer (the rate meter,
+// every second) write only what changed.
+
+/**
+ * Sets an element's text only when it differs; an element holding one text node keeps that
+ * node and changes its data, so a patched row makes no nodes for its changed text.
+ */
+export function setText(element, text) {
+  if (element.textContent === text) return;
+  const only = element.firstChild;
+  if (text !== '' && only && only === element.lastChild && only.nodeType === 3 /* Node.TEXT_NODE */) only.data = text;
+  else element.textContent = text;
+}
+
+/** Sets an attribute only when it differs. */
+export function setAttribute(element, name, value) {
+  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
+}
+
+/** Sets one inline style property (`width`, `--level`) only when it differs. */
+export function setStyle(element, property, value) {
+  if (element.style.getPropertyValue(property) !== value) element.style.setProperty(property, value);
 }
 
 /** Copies text; resolves true when it worked. */

@@ -6,7 +6,7 @@
 // or Shift+F10 opens the row's menu. The active row follows its domain when the list sorts
 // again (after a Verify changes a status), and keeps the focus it had.
 import { html } from '../../lib/html.js';
-import { render } from '../../lib/dom.js';
+import { render, setAttribute, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
 import { domainRow } from '../../lib/domain-view.js';
 import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
@@ -541,20 +541,4 @@ function shown(value) {
 function breakableHostname(name) {
   const labels = String(name).split('.');
   return html`${labels.map((label, i) => (i < labels.length - 1 ? html`${label}.<wbr>` : html`${label}`))}`;
-}
-
-/**
- * Sets an element's text only when it differs; an element holding one text node keeps that
- * node and changes its data, so a patched row makes no nodes for its changed text.
- */
-function setText(element, text) {
-  if (element.textContent === text) return;
-  const only = element.firstChild;
-  if (text !== '' && only && only === element.lastChild && only.nodeType === Node.TEXT_NODE) only.data = text;
-  else element.textContent = text;
-}
-
-/** Sets an attribute only when it differs. */
-function setAttribute(element, name, value) {
-  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
 }

@@ -2,7 +2,7 @@
 // refills, until when the queue is paused after a 429 (or a ban), the work waiting, and what
 // the day reserve holds back for interactive work and why. Its words are lib/meter.js's.
 import { html } from '../../lib/html.js';
-import { render } from '../../lib/dom.js';
+import { render, setAttribute, setStyle, setText } from '../../lib/dom.js';
 import { store } from '../../lib/app-state.js';
 import { meterView } from '../../lib/meter.js';
 
@@ -37,25 +37,17 @@ export class RateMeter extends HTMLElement {
   draw() {
     const view = meterView(store.get().queue, Date.now());
     const meter = this.querySelector('#meter');
-    setAttr(meter, 'data-level', view.level);
-    setAttr(meter, 'title', view.label);
-    this.querySelector('#meter-fill').style.width = `${Math.round(view.fraction * 100)}%`;
+    setAttribute(meter, 'data-level', view.level);
+    setAttribute(meter, 'title', view.label);
+    setStyle(this.querySelector('#meter-fill'), 'width', `${Math.round(view.fraction * 100)}%`);
     setText(this.querySelector('#meter-budget'), view.budget);
     const reset = this.querySelector('#meter-reset');
     setText(reset, view.reset);
-    setAttr(reset, 'data-at', view.resetAt == null ? '' : String(view.resetAt));
+    setAttribute(reset, 'data-at', view.resetAt == null ? '' : String(view.resetAt));
     setText(this.querySelector('#meter-pause'), view.pause);
     setText(this.querySelector('#meter-queued'), view.queued);
     const held = this.querySelector('#meter-held');
     setText(held, view.held);
     if (held.title !== view.held) held.title = view.held;
   }
-}
-
-function setText(element, text) {
-  if (element.textContent !== text) element.textContent = text;
-}
-
-function setAttr(element, name, value) {
-  if (element.getAttribute(name) !== value) element.setAttribute(name, value);
 }
