@@ -41,15 +41,33 @@ const base = createStore({
   dnsNow: {},
 });
 
-/** The latest platform time a list of domains reports (a check, a certificate's start or issue). */
-export function latestTime(domains) {
-  let latest = -Infinity;
-  for (const d of domains ?? []) {
+/**
+ * Each domain copy's latest time, read once: a copy is replaced, never changed, when news
+ * comes, and the list of thousands is looked over at every change of it (an answer applied,
+ * a poll's batch), where only the new copies have anything new.
+ */
+const latestOfCopy = new WeakMap();
+
+function latestOfDomain(d) {
+  let latest = latestOfCopy.get(d);
+  if (latest === undefined) {
+    latest = -Infinity;
     for (const iso of [d.verification?.checked_at, d.certificate?.started_at, d.certificate?.issued_at]) {
       if (!iso) continue;
       const t = Date.parse(iso);
       if (t > latest) latest = t;
     }
+    latestOfCopy.set(d, latest);
+  }
+  return latest;
+}
+
+/** The latest platform time a list of domains reports (a check, a certificate's start or issue). */
+export function latestTime(domains) {
+  let latest = -Infinity;
+  for (const d of domains ?? []) {
+    const t = latestOfDomain(d);
+    if (t > latest) latest = t;
   }
   return latest;
 }

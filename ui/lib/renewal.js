@@ -33,9 +33,20 @@ export function renewalOf(hostname, within = view) {
   return within.domains.find((ready) => ready.hostname === hostname) ?? null;
 }
 
-/** The latest readiness of every checked name, by hostname (one lookup per row). */
+/** Each view's map of readiness by hostname, made once: the table asks at every change of its list. */
+const byHostname = new WeakMap();
+
+/**
+ * The latest readiness of every checked name, by hostname (one lookup per row). A view is
+ * replaced, never changed, when a check reports, so its map is made once and kept with it.
+ */
 export function renewalsByHostname(within = view) {
-  return new Map(within.domains.map((ready) => [ready.hostname, ready]));
+  let map = byHostname.get(within);
+  if (!map) {
+    map = new Map(within.domains.map((ready) => [ready.hostname, ready]));
+    byHostname.set(within, map);
+  }
+  return map;
 }
 
 /** The row's Renewal indicator: a key for styling and tests, a short label, a title. */

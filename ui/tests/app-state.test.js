@@ -2,7 +2,7 @@
 // what happens when that early answer failed. A fake `__TAURI__` answers the commands.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { store, loadProject, openProject } from '../lib/app-state.js';
+import { store, loadProject, openProject, latestTime } from '../lib/app-state.js';
 
 const PROJECT = { id: 'prj_1', name: 'site' };
 const DOMAINS = [{ hostname: 'www.example.com' }];
@@ -89,6 +89,26 @@ test('news newer than the last tick moves the screen’s now with it; older news
   const moved = store.get().now;
   store.set({ domains: [{ hostname: 'shop.example.com', verification: { checked_at: '2026-11-26T10:00:00Z' } }] });
   assert.equal(store.get().now, moved);
+});
+
+test('the latest time of a list: each copy of a domain is read once, a new copy afresh', () => {
+  const checked = { hostname: 'shop.example.com', verification: { checked_at: '2026-11-26T10:24:15Z' } };
+  const issued = { hostname: 'www.example.com', certificate: { started_at: '2026-11-26T10:20:00Z', issued_at: '2026-11-26T10:31:00Z' } };
+  const parse = Date.parse;
+  let parsed = 0;
+  Date.parse = (iso) => { parsed += 1; return parse(iso); };
+  try {
+    assert.equal(latestTime([checked, issued, { hostname: 'new.example.com' }]), parse('2026-11-26T10:31:00Z'));
+    assert.equal(parsed, 3);
+    assert.equal(latestTime([checked, issued]), parse('2026-11-26T10:31:00Z'), 'the same copies: nothing read again');
+    assert.equal(parsed, 3);
+    const rechecked = { ...checked, verification: { checked_at: '2026-11-26T10:40:00Z' } };
+    assert.equal(latestTime([rechecked, issued]), parse('2026-11-26T10:40:00Z'), 'a new copy is read');
+    assert.equal(parsed, 4);
+    assert.equal(latestTime([]), -Infinity);
+  } finally {
+    Date.parse = parse;
+  }
 });
 
 test('while a project’s domains are on their way the store says so, and not after, even when they fail', async () => {

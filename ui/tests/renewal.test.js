@@ -54,6 +54,14 @@ test('readiness is found by hostname', () => {
   assert.equal(renewalsByHostname(view).get('shop.example.com'), atRisk);
 });
 
+test('a view\'s map by hostname is made once, and a new view gets its own', () => {
+  const view = { domains: [atRisk] };
+  assert.equal(renewalsByHostname(view), renewalsByHostname(view), 'the table asks at every change of its list');
+  const next = { domains: [] };
+  assert.equal(renewalsByHostname(next).get('shop.example.com'), undefined, 'a later check that no longer finds the name');
+  assert.equal(renewalsByHostname(view).get('shop.example.com'), atRisk);
+});
+
 test('the account switcher names the other accounts whose renewals will fail', async () => {
   const { otherAccountsAtRisk, accountRiskLine } = await import('../lib/renewal.js');
   const view = {
