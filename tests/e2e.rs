@@ -317,9 +317,29 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     assert_notices_cover_nothing(&app).await;
 
     // Verifying at once still fails: the platform sees DNS a minute late.
-    let verify = app.wait_enabled("#verify-button").await;
-    verify.click().await.expect("click Re-verify");
-    app.wait_replaced(&verify, "the domain's details").await;
+    // (The demo's clock is stopped here: the answer is the same copy, and the panel shows it
+    // by the button alone, "Checking…" and back.)
+    app.wait_enabled("#verify-button").await;
+    app.script(
+        "const button = document.getElementById('verify-button'); \
+         window.__checkAnswered = false; let checking = false; \
+         const watch = new MutationObserver(() => { \
+           if (button.textContent === 'Checking…') checking = true; \
+           else if (checking) { window.__checkAnswered = true; watch.disconnect(); } \
+         }); \
+         watch.observe(document.body, { subtree: true, childList: true, characterData: true }); \
+         return true;",
+    )
+    .await;
+    app.click("#verify-button").await;
+    let deadline = harness::Deadline::after(harness::WAIT);
+    while app.script("return window.__checkAnswered;").await != serde_json::json!(true) {
+        if deadline.passed() {
+            app.fail("Re-verify's answer should have come back within 20 s".to_owned())
+                .await;
+        }
+        harness::Deadline::next_look().await;
+    }
     app.wait_text("#verify-button", "“Re-verify” again", |t| {
         t == "Re-verify"
     })
@@ -654,6 +674,36 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     assert_one_clock(&app, SHOP, "after the failed check").await;
     assert_no_internals(&app, "the failed check").await;
     app.screenshot("one-truth-02-conflict").await;
+
+    // The re-verifies that find the same, and the clock's ticks, keep the panel's nodes: a
+    // selection in the advice survives them, and its live region is not built anew.
+    app.script(
+        "window.__panel = document.getElementById('detail-panel'); \
+         window.__reason = document.getElementById('domain-reason'); return true;",
+    )
+    .await;
+    // a re-verify by itself: a new copy of the domain, with a later check's time
+    let checked = app.try_attr("#detail-checked time", "datetime").await;
+    app.wait_attr_changed(
+        "#detail-checked time",
+        "datetime",
+        &checked,
+        "a re-verify by itself at 600×",
+        Duration::from_secs(30),
+    )
+    .await;
+    let kept = app
+        .script(
+            "return window.__panel === document.getElementById('detail-panel') \
+             && window.__reason === document.getElementById('domain-reason') \
+             && window.__reason.isConnected;",
+        )
+        .await;
+    assert_eq!(
+        kept,
+        serde_json::json!(true),
+        "news that changed nothing in the panel built it anew"
+    );
 
     // Delete the A record and add the CNAME in Demo DNS; then nothing is clicked.
     app.click("#detail-open-demo-dns").await;

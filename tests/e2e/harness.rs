@@ -444,14 +444,24 @@ impl App {
         }
     }
 
-    /// Waits until the page has replaced `element` (it is no longer in the document): a
-    /// redrawn panel is the sign that an answer arrived.
-    pub async fn wait_replaced(&self, element: &Element, what: &str) {
-        let deadline = Deadline::after(WAIT);
-        while element.tag_name().await.is_ok() {
+    /// Waits until `attribute` of `css` reads other than `from` (what it read before the step
+    /// that changes it): a later check's time in the details is the sign that an answer
+    /// arrived, whether or not it changed anything else in the panel.
+    pub async fn wait_attr_changed(
+        &self,
+        css: &str,
+        attribute: &str,
+        from: &Option<String>,
+        what: &str,
+        timeout: Duration,
+    ) {
+        let deadline = Deadline::after(timeout);
+        while self.try_attr(css, attribute).await == *from {
             if deadline.passed() {
-                self.fail(format!("{what} should have been redrawn within {WAIT:?}"))
-                    .await;
+                self.fail(format!(
+                    "{what} should have come within {timeout:?} ({css} [{attribute}] still {from:?})"
+                ))
+                .await;
             }
             Deadline::next_look().await;
         }

@@ -36,6 +36,21 @@ export function setStyle(element, property, value) {
   if (element.style.getPropertyValue(property) !== value) element.style.setProperty(property, value);
 }
 
+/** The markup each element last got from `renderChanged`. */
+const rendered = new WeakMap();
+
+/**
+ * Replaces an element's content with `markup` only when it differs from what this function
+ * last put there: a part of a view redrawn on every tick keeps its nodes, so a selection in
+ * it survives and a live region in it is not announced again for the same words.
+ */
+export function renderChanged(element, markup) {
+  if (!(markup instanceof SafeHtml)) throw new TypeError('renderChanged() takes html`` output only');
+  if (rendered.get(element) === markup.text) return;
+  rendered.set(element, markup.text);
+  element.innerHTML = markup.text;
+}
+
 /** Copies text; resolves true when it worked. */
 export async function copyText(text) {
   try {

@@ -2,7 +2,8 @@
 // not written again (WebKit lays out and draws an element again for a same-value write).
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { setAttribute, setStyle, setText } from '../lib/dom.js';
+import { renderChanged, setAttribute, setStyle, setText } from '../lib/dom.js';
+import { html } from '../lib/html.js';
 
 /** An element that counts the writes that reach it, as the page would see them. */
 function element({ text = '', attributes = {}, style = {} } = {}) {
@@ -56,4 +57,17 @@ test('a text is written when it changes: in its text node when there is one, and
     ['textContent', ''],
     ['textContent', 'Budget unknown'],
   ]);
+});
+
+test('a part drawn again on every tick keeps its nodes until its markup changes', () => {
+  const writes = [];
+  const line = { set innerHTML(markup) { writes.push(markup); } };
+  const checked = (when) => html`Last checked by the platform: <time datetime="2026-11-27T06:00:00Z">${when}</time>`;
+  renderChanged(line, checked('2 min ago'));
+  renderChanged(line, checked('2 min ago'));
+  renderChanged(line, checked('3 min ago'));
+  renderChanged(line, checked('3 min ago'));
+  assert.equal(writes.length, 2);
+  assert.match(writes[1], /3 min ago/);
+  assert.throws(() => renderChanged(line, '<b>raw</b>'), TypeError, 'escaped markup only, as render()');
 });

@@ -6,7 +6,7 @@
 // Every time here is drawn from the store's `now` (the platform's clock, one tick for the
 // whole window), and redrawn on each tick without touching the buttons.
 import { html } from '../../lib/html.js';
-import { render } from '../../lib/dom.js';
+import { render, renderChanged, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
 import { statusView, roleLabel, verifyLabel, recordPlan, verificationAdvice, dnsNowFromReport, statusKey, STATUS } from '../../lib/domain-view.js';
 import { dateTime, whenText, relativeTime } from '../../lib/format.js';
@@ -46,6 +46,7 @@ export class DomainDetail extends HTMLElement {
     const domain = hostname && actions.findDomain(hostname);
     this.drawn = domain;
     if (!domain) {
+      this.panelMarkup = null;
       render(this, html`<aside class="detail empty" aria-label="Domain details"><p class="muted">Select a domain to see its DNS record, why it is not live yet, and what to do.</p></aside>`);
       return;
     }
@@ -53,7 +54,7 @@ export class DomainDetail extends HTMLElement {
     const live = domain.status === 'live';
     const plan = recordPlan(domain);
     const cert = domain.certificate ?? {};
-    render(this, html`<aside class="detail" aria-labelledby="detail-title" id="detail-panel" data-hostname="${domain.hostname}">
+    const panel = html`<aside class="detail" aria-labelledby="detail-title" id="detail-panel" data-hostname="${domain.hostname}">
       <h4 id="detail-title">${domain.unicode_hostname}</h4>
       ${domain.unicode_hostname !== domain.hostname ? html`<p class="mono small muted">${domain.hostname}</p>` : ''}
       <div id="detail-state"></div>
@@ -84,7 +85,18 @@ export class DomainDetail extends HTMLElement {
         ${cert.error ? html`<dt>Problem</dt><dd>${cert.error.message}</dd>` : ''}
       </dl>
       <dd-renewal-section hostname="${domain.hostname}"></dd-renewal-section>
-    </aside>`);
+    </aside>`;
+    // A new copy that changes nothing in the panel (a re-verify finding the same, its check's
+    // time moved on) keeps the panel's nodes: its focus, a selection and its live region stay,
+    // and only the state is drawn again.
+    if (panel.text === this.panelMarkup && this.querySelector('#detail-panel')) {
+      this.drawState();
+      this.offerAutomaticSetUp(domain);
+      this.lookAtDns(false);
+      return;
+    }
+    this.panelMarkup = panel.text;
+    render(this, panel);
     this.drawState();
     const verifyButton = this.querySelector('#verify-button');
     verifyButton.addEventListener('click', async () => {
@@ -113,7 +125,12 @@ export class DomainDetail extends HTMLElement {
     this.lookAtDns(false);
   }
 
-  /** The status, what was found, what to do and when: redrawn on every tick of the clock. */
+  /**
+   * The status, what was found, what to do and when: drawn again on every tick of the clock
+   * and every poll, and each part written only when its words changed. The reason is a live
+   * region: it keeps its node and is announced when the reason changes, not at each tick; a
+   * selection in the advice (a record's value) survives the ticks.
+   */
   drawState() {
     const hostname = store.get().selected;
     const domain = hostname && actions.findDomain(hostname);
@@ -139,11 +156,19 @@ export class DomainDetail extends HTMLElement {
       : '';
     const checked = domain.verification?.checked_at;
     const nextText = next && !waiting ? `Next look ${relativeTime(new Date(next.at).toISOString(), now).replace('just now', 'now')}.` : '';
-    render(box, html`
-      <p><span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span></p>
-      <p id="domain-reason" class="reason-full" role="status">${status.reason}</p>
-      ${advice ? html`<p id="domain-advice" class="advice">${advice}</p>` : ''}
-      <p class="muted small">Last checked by the platform: <span id="detail-checked">${checked ? html`<time datetime="${checked}">${whenText(checked, now)}</time>` : 'never'}</span>${nextText ? html` · <span id="detail-next">${nextText}</span>` : ''}</p>`);
+    if (!box.querySelector('#domain-reason')) {
+      render(box, html`
+      <p id="detail-status-line"></p>
+      <p id="domain-reason" class="reason-full" role="status"></p>
+      <p id="domain-advice" class="advice" hidden></p>
+      <p class="muted small" id="detail-checked-line"></p>`);
+    }
+    renderChanged(box.querySelector('#detail-status-line'), html`<span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span>`);
+    setText(box.querySelector('#domain-reason'), status.reason);
+    const adviceText = box.querySelector('#domain-advice');
+    setText(adviceText, advice);
+    if (adviceText.hidden !== !advice) adviceText.hidden = !advice;
+    renderChanged(box.querySelector('#detail-checked-line'), html`Last checked by the platform: <span id="detail-checked">${checked ? html`<time datetime="${checked}">${whenText(checked, now)}</time>` : 'never'}</span>${nextText ? html` · <span id="detail-next">${nextText}</span>` : ''}`);
   }
 
   /**
