@@ -41,14 +41,16 @@ const rendered = new WeakMap();
 
 /**
  * Replaces an element's content with `markup` only when it differs from what this function
- * last put there: a part of a view redrawn on every tick keeps its nodes, so a selection in
- * it survives and a live region in it is not announced again for the same words.
+ * last put there, and says whether it did: a part of a view redrawn on every tick keeps its
+ * nodes, so a selection in it survives and a live region in it is not announced again for
+ * the same words. An element drawn this way is drawn only this way.
  */
 export function renderChanged(element, markup) {
   if (!(markup instanceof SafeHtml)) throw new TypeError('renderChanged() takes html`` output only');
-  if (rendered.get(element) === markup.text) return;
+  if (rendered.get(element) === markup.text) return false;
   rendered.set(element, markup.text);
   element.innerHTML = markup.text;
+  return true;
 }
 
 /** Copies text; resolves true when it worked. */

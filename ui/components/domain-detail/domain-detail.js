@@ -46,8 +46,7 @@ export class DomainDetail extends HTMLElement {
     const domain = hostname && actions.findDomain(hostname);
     this.drawn = domain;
     if (!domain) {
-      this.panelMarkup = null;
-      render(this, html`<aside class="detail empty" aria-label="Domain details"><p class="muted">Select a domain to see its DNS record, why it is not live yet, and what to do.</p></aside>`);
+      renderChanged(this, html`<aside class="detail empty" aria-label="Domain details"><p class="muted">Select a domain to see its DNS record, why it is not live yet, and what to do.</p></aside>`);
       return;
     }
     const { session } = store.get();
@@ -89,15 +88,14 @@ export class DomainDetail extends HTMLElement {
     // A new copy that changes nothing in the panel (a re-verify finding the same, its check's
     // time moved on) keeps the panel's nodes: its focus, a selection and its live region stay,
     // and only the state is drawn again.
-    if (panel.text === this.panelMarkup && this.querySelector('#detail-panel')) {
-      this.drawState();
-      this.offerAutomaticSetUp(domain);
-      this.lookAtDns(false);
-      return;
-    }
-    this.panelMarkup = panel.text;
-    render(this, panel);
+    if (renderChanged(this, panel)) this.wire(domain);
     this.drawState();
+    this.offerAutomaticSetUp(domain);
+    this.lookAtDns(false);
+  }
+
+  /** The panel's buttons, once each time the panel is drawn anew. */
+  wire(domain) {
     const verifyButton = this.querySelector('#verify-button');
     verifyButton.addEventListener('click', async () => {
       verifyButton.disabled = true;
@@ -121,8 +119,6 @@ export class DomainDetail extends HTMLElement {
     this.querySelector('#detail-make-primary').addEventListener('click', () => actions.makePrimary(domain.hostname));
     this.querySelector('#detail-redirect').addEventListener('click', () => actions.redirectDialog(domain.hostname));
     wireCopyButtons(this);
-    this.offerAutomaticSetUp(domain);
-    this.lookAtDns(false);
   }
 
   /**
