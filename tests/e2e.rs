@@ -704,6 +704,15 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
         serde_json::json!(true),
         "news that changed nothing in the panel built it anew"
     );
+    // Domain Desk's look at the DNS names the provider by the name the window gives it, and
+    // the name going into the line keeps the space before the Open Demo DNS button.
+    let provider = app
+        .wait_contains("#detail-provider", "At Demo DNS, the DNS provider of")
+        .await;
+    assert!(
+        provider.ends_with(&format!("{SHOP}: Open Demo DNS")),
+        "{provider:?}"
+    );
 
     // Delete the A record and add the CNAME in Demo DNS; then nothing is clicked.
     app.click("#detail-open-demo-dns").await;

@@ -68,7 +68,7 @@ export class DomainDetail extends HTMLElement {
       </div>
       <p id="detail-auto-note" class="muted small" hidden></p>
       <h5 id="detail-record-title">${live ? 'DNS record in place' : 'DNS record to create'}</h5>
-      <p class="muted small" id="detail-provider">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, store.get().dnsNow?.[domain.hostname]?.provider)}${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
+      <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, store.get().dnsNow?.[domain.hostname]?.provider)}</span>${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
       ${recordCard(domain, 'record', { live })}
       ${live ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
       <table class="plan" id="record-plan">
@@ -134,11 +134,11 @@ export class DomainDetail extends HTMLElement {
     if (!domain || !box || this.querySelector('#detail-panel')?.dataset.hostname !== hostname) return;
     const { session, nextChecks, dnsNow } = store.get();
     const now = screenNow();
-    const providerText = this.querySelector('#detail-provider');
+    // The provider's name, once the doctor's look at the DNS has found it, goes into the
+    // line's own node: the Open Demo DNS button beside it, and the space before it, stay.
     const provider = dnsNow?.[hostname]?.provider;
-    if (provider && providerText?.firstChild?.nodeType === Node.TEXT_NODE && domain.status !== 'live') {
-      providerText.firstChild.textContent = providerLine(domain, provider);
-    }
+    const providerText = this.querySelector('#detail-provider-line');
+    if (provider && providerText && domain.status !== 'live') setText(providerText, providerLine(domain, provider));
     const status = statusView(domain, now, { caIdentity: session?.ca_identity });
     const next = nextChecks?.[hostname];
     const waiting = statusKey(domain) === STATUS.WAITING;

@@ -31,7 +31,9 @@ pub use template::{PlannedRecord, Template};
 
 /// This DNS provider's identity in Domain Connect.
 pub const PROVIDER_ID: &str = "dns.local-platform.test";
-pub const PROVIDER_NAME: &str = "Local DNS provider";
+/// Its name for people: the one the window gives the demo's DNS (its Demo DNS button and
+/// dialog, and the doctor's table of providers), so the demo's provider has one name.
+pub const PROVIDER_NAME: &str = "Demo DNS";
 
 /// The platform's own templates, as bundled.
 const BUNDLED: &[&str] = &[
