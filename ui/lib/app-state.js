@@ -6,7 +6,7 @@ import { createStore } from './create-store.js';
 import { api } from './api.js';
 import { mark } from './perf.js';
 import { errorText } from './errors.js';
-import { WALL_CLOCK, clockFromReading, platformTime, tickEvery } from './clock.js';
+import { WALL_CLOCK, clockFromReading, nextTickDelay, platformTime } from './clock.js';
 
 const base = createStore({
   /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
@@ -102,20 +102,22 @@ export function screenNow() {
 let ticker = null;
 let lastReading = Date.now();
 /**
- * Moves the screen's "now" on, as often as its texts can change at the clock's speed, and
- * reads the demo's clock again every half minute: it can be set or sped up from outside the
- * window (`domain-desk serve`'s control plane).
+ * Moves the screen's "now" on, as often as its texts can change at the clock's speed and at
+ * each turn of the platform's minute (`nextTickDelay`), and reads the demo's clock again every
+ * half minute: it can be set or sped up from outside the window (`domain-desk serve`'s control
+ * plane).
  */
 function armTicker() {
-  clearInterval(ticker);
-  ticker = setInterval(() => {
+  clearTimeout(ticker);
+  ticker = setTimeout(() => {
     const now = platformNow();
     store.set({ now, tickedAt: now });
     if (store.get().session?.mode === 'demo' && Date.now() - lastReading > 30_000) {
       lastReading = Date.now();
       refreshClock().catch(() => {});
     }
-  }, tickEvery(store.get().clock));
+    armTicker();
+  }, nextTickDelay(store.get().clock, Date.now()));
   ticker.unref?.(); // under Node's test runner the ticker keeps nothing alive
 }
 armTicker();

@@ -40,3 +40,21 @@ export function wallDelayUntil(clock, platformMs, wallMs) {
   const speed = clock?.platformMs == null ? 1 : clock.speed;
   return speed > 0 ? left / speed : Infinity;
 }
+
+/**
+ * Wall-clock milliseconds from `wallMs` to the screen's next tick: the usual interval
+ * ([`tickEvery`]), or sooner when the platform's clock turns to a new minute before it, so
+ * the time of day on screen turns with the minute. Between ticks every text keeps the last
+ * tick's "now", and the clock's "8:55" would otherwise stay up to 15 s into 8:56 while the
+ * rate meter, which reads the seconds, already counts down to 8:57:00. When a platform minute
+ * lasts no longer than the interval (60× and faster) every tick is in a new minute anyway.
+ */
+export function nextTickDelay(clock, wallMs) {
+  const every = tickEvery(clock);
+  const speed = clock?.platformMs == null ? 1 : clock.speed;
+  if (!(speed > 0) || 60_000 / speed <= every) return every;
+  const intoMinute = ((platformTime(clock, wallMs) % 60_000) + 60_000) % 60_000;
+  // a few ms past the turn, so the tick's "now" is in the new minute
+  const toNextMinute = Math.ceil((60_000 - intoMinute) / speed) + 5;
+  return Math.min(every, toNextMinute);
+}
