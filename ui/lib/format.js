@@ -82,6 +82,16 @@ export function dateTime(iso, zone) {
 }
 
 /**
+ * The time of day of instant `ms` as every clock time in the window reads ("14:05"), with its
+ * seconds when asked ("14:05:30").
+ */
+export function timeOfDayText(ms, { seconds = false } = {}, zone) {
+  return seconds
+    ? formatter('time-seconds', { hour: '2-digit', minute: '2-digit', second: '2-digit' }, zone).format(ms)
+    : formatter('time', { hour: '2-digit', minute: '2-digit' }, zone).format(ms);
+}
+
+/**
  * The time of day when `iso` falls on the same day as `nowMs` ("14:05"), else with its date
  * ("28 Nov, 14:05"; with the year when that differs too).
  */

@@ -12,7 +12,8 @@
 // held_back is the part of the day that background and bulk work leave for your clicks while
 // you are using the app; it lapses a few minutes after the last click.
 
-import { duration } from './format.js';
+import { platformTime } from './clock.js';
+import { duration, timeOfDayText } from './format.js';
 
 function secondsUntil(iso, nowMs) {
   if (!iso) return 0;
@@ -37,6 +38,21 @@ export function timeOfDay(ms, nowMs) {
   const two = (n) => String(n).padStart(2, '0');
   const hm = `${two(d.getHours())}:${two(d.getMinutes())}`;
   return ms - nowMs < 60_000 ? `${hm}:${two(d.getSeconds())}` : hm;
+}
+
+/**
+ * The meter's times on the window's one clock, `clock` (the platform's; the demo's when it is
+ * set ahead or runs fast): the budget's windows run on this computer's clock, so a moment
+ * `ms` on it is shown as the time the platform's clock will read then, in the window's format,
+ * with seconds when that is less than a minute away. Beside the demo's clock set 5 minutes
+ * ahead, "refills at" then names the minute the clock on screen will show, not one 5 minutes
+ * before it.
+ */
+export function screenTimeOfDay(clock) {
+  return (ms, nowMs) => {
+    const at = platformTime(clock, ms);
+    return timeOfDayText(at, { seconds: at - platformTime(clock, nowMs) < 60_000 });
+  };
 }
 
 function instant(iso) {

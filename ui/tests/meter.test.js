@@ -108,3 +108,26 @@ test('a project whose domains are on their way is loading, never "No custom doma
   assert.equal(emptyText({ total: 0, loading: false, queue: paused, now: NOW }), 'No custom domains yet. The project is served at its default address.');
   assert.equal(emptyText({ total: 3, loading: false, queue: null, now: NOW }), 'No domain matches the filter.');
 });
+
+test("the meter's times are on the window's one clock: the demo's, when it is set ahead or runs fast", async () => {
+  const { configureTimes } = await import('../lib/format.js');
+  const { screenTimeOfDay } = await import('../lib/meter.js');
+  configureTimes({ locale: 'en-GB', timeZone: 'UTC' });
+  try {
+    const state = { limit: 300, remaining: 287, reset: nowS + 42, window: 'minute', queued: { interactive: 0, background: 0 } };
+    // this computer's clock: as the budget's own
+    const wall = { platformMs: null, wallMs: 0, speed: 1 };
+    assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(wall) }).reset, 'refills at 12:00:42');
+    // the demo's clock 5 minutes ahead: the refill is named on it, as the clock on screen reads
+    const ahead = { platformMs: NOW + 300_000, wallMs: NOW, speed: 1 };
+    assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(ahead) }).reset, 'refills at 12:05:42');
+    // at 600× the 42 s of real time are 7 hours of the demo's: its time of day, no seconds
+    const fast = { platformMs: NOW, wallMs: NOW, speed: 600 };
+    assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(fast) }).reset, 'refills at 19:00');
+    // a pause the same way
+    const paused = { ...state, paused_until: new Date(NOW + 20_000).toISOString() };
+    assert.equal(meterView(paused, NOW, { timeText: screenTimeOfDay(ahead) }).pause, 'Paused until 12:05:20');
+  } finally {
+    configureTimes();
+  }
+});

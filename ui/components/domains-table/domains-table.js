@@ -15,7 +15,7 @@ import { RowCache, sameSortKeys } from '../../lib/row-cache.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
 import { gridKey, headerKey, MENU_KEYS_HINT } from '../../lib/grid-keys.js';
-import { emptyText } from '../../lib/meter.js';
+import { emptyText, screenTimeOfDay } from '../../lib/meter.js';
 
 const ROW_HEIGHT = 56;
 
@@ -156,8 +156,8 @@ export class DomainsTable extends HTMLElement {
     const empty = this.querySelector('#domains-empty');
     const shown = this.order.length;
     if (empty.hidden !== shown > 0) empty.hidden = shown > 0;
-    const { domainsLoading, queue } = store.get();
-    setText(empty, emptyText({ total: this.rows.length, loading: Boolean(domainsLoading), queue, now: Date.now() }));
+    const { domainsLoading, queue, clock } = store.get();
+    setText(empty, emptyText({ total: this.rows.length, loading: Boolean(domainsLoading), queue, now: Date.now(), timeText: screenTimeOfDay(clock) }));
   }
 
   /**

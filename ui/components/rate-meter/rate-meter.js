@@ -4,7 +4,7 @@
 import { html } from '../../lib/html.js';
 import { render, setAttribute, setStyle, setText } from '../../lib/dom.js';
 import { store } from '../../lib/app-state.js';
-import { meterView } from '../../lib/meter.js';
+import { meterView, screenTimeOfDay } from '../../lib/meter.js';
 
 export class RateMeter extends HTMLElement {
   connectedCallback() {
@@ -35,7 +35,8 @@ export class RateMeter extends HTMLElement {
    * screen reader hears a pause start or end, not a tick.
    */
   draw() {
-    const view = meterView(store.get().queue, Date.now());
+    const { queue, clock } = store.get();
+    const view = meterView(queue, Date.now(), { timeText: screenTimeOfDay(clock) });
     const meter = this.querySelector('#meter');
     setAttribute(meter, 'data-level', view.level);
     setAttribute(meter, 'title', view.label);
