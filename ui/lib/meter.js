@@ -50,7 +50,9 @@ export function timeOfDay(ms, nowMs) {
  */
 export function screenTimeOfDay(clock) {
   return (ms, nowMs) => {
-    const at = platformTime(clock, ms);
+    // to the nearest second: the platform's clock is known from a reading anchored within its
+    // request's round trip, and a refill at 12:01:00 must not read 12:00:59
+    const at = Math.round(platformTime(clock, ms) / 1000) * 1000;
     return timeOfDayText(at, { seconds: at - platformTime(clock, nowMs) < 60_000 });
   };
 }

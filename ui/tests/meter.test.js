@@ -121,6 +121,10 @@ test("the meter's times are on the window's one clock: the demo's, when it is se
     // the demo's clock 5 minutes ahead: the refill is named on it, as the clock on screen reads
     const ahead = { platformMs: NOW + 300_000, wallMs: NOW, speed: 1 };
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(ahead) }).reset, 'refills at 12:05:42');
+    // the clock as read a fraction of a second off (the reading's round trip): still 12:05:42
+    const offBy = (ms) => ({ platformMs: NOW + 300_000 + ms, wallMs: NOW, speed: 1 });
+    assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(offBy(-400)) }).reset, 'refills at 12:05:42');
+    assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(offBy(400)) }).reset, 'refills at 12:05:42');
     // at 600× the 42 s of real time are 7 hours of the demo's: its time of day, no seconds
     const fast = { platformMs: NOW, wallMs: NOW, speed: 600 };
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(fast) }).reset, 'refills at 19:00');
