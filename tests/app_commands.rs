@@ -311,7 +311,12 @@ fn the_free_plan_cannot_add_domains_and_a_project_without_deploy_says_so() {
 fn the_demo_clock_can_be_sped_up() {
     let h = Harness::new();
     h.ok("demo_start", json!({}));
+    let asked = chrono::Utc::now().timestamp_millis();
     let before = h.ok("clock_get", json!({}));
+    let answered = chrono::Utc::now().timestamp_millis();
+    // when the reading was taken, on this computer's clock, for the window to anchor it
+    let read_at = before["read_at_ms"].as_i64().expect("read_at_ms");
+    assert!((asked..=answered).contains(&read_at), "{before}");
     let clock = h.ok("clock_set_speed", json!({"speed": 60.0}));
     assert_eq!(clock["speed"], 60.0);
     assert!(clock["now"].as_str().unwrap() >= before["now"].as_str().unwrap());

@@ -76,10 +76,30 @@ pub async fn demo_dns_add_zone(state: State<'_, AppState>, zone: String) -> Resu
     Ok(state.session().await?.local()?.add_zone(&zone).await?)
 }
 
+/// The demo clock as read, and when it was read on this computer's clock: the middle of the
+/// request to the local service, in milliseconds since the Unix epoch. The window anchors the
+/// reading there rather than in the middle of its own call to this command, which at start-up
+/// waits for the session for a second or more: anchored that way the clock was read up to
+/// half that late, and a refill at 09:19:00 was named 09:18:59.
+#[derive(Debug, serde::Serialize)]
+pub struct ClockReading {
+    #[serde(flatten)]
+    clock: ClockState,
+    read_at_ms: i64,
+}
+
 #[tauri::command]
 #[tracing::instrument(skip_all, err(Debug))]
-pub async fn clock_get(state: State<'_, AppState>) -> Result<ClockState> {
-    Ok(state.session().await?.local()?.clock().await?)
+pub async fn clock_get(state: State<'_, AppState>) -> Result<ClockReading> {
+    let session = state.session().await?;
+    let local = session.local()?;
+    let asked = chrono::Utc::now();
+    let clock = local.clock().await?;
+    let answered = chrono::Utc::now();
+    Ok(ClockReading {
+        clock,
+        read_at_ms: (asked + (answered - asked) / 2).timestamp_millis(),
+    })
 }
 
 /// Sets the demo clock's speed; the request queue is told, so its windows follow the clock.

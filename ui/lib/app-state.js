@@ -176,8 +176,9 @@ export async function refreshClock() {
   if (store.get().session?.mode === 'demo') {
     const asked = Date.now();
     const reading = await api.clock();
-    // The reading was taken somewhere between asking and answering: anchor it in the middle.
-    clock = clockFromReading(reading, (asked + Date.now()) / 2);
+    // Anchored where the reading was taken (`read_at_ms`, the middle of the request to the
+    // service, on this computer's clock); else in the middle of this call, which can wait.
+    clock = clockFromReading(reading, Number.isFinite(reading?.read_at_ms) ? reading.read_at_ms : (asked + Date.now()) / 2);
   }
   const now = platformTime(clock, Date.now());
   store.set({ clock, now, tickedAt: now });

@@ -2,7 +2,7 @@
 // what happens when that early answer failed. A fake `__TAURI__` answers the commands.
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { store, loadProject, openProject, latestTime } from '../lib/app-state.js';
+import { store, loadProject, openProject, latestTime, refreshClock } from '../lib/app-state.js';
 
 const PROJECT = { id: 'prj_1', name: 'site' };
 const DOMAINS = [{ hostname: 'www.example.com' }];
@@ -124,4 +124,21 @@ test('while a project’s domains are on their way the store says so, and not af
   backend({ project_get: () => PROJECT, domains_list: () => { throw { kind: 'network', message: 'gone' }; } });
   await assert.rejects(openProject(PROJECT));
   assert.equal(store.get().domainsLoading, null, 'a failed load is not loading forever');
+});
+
+test("the demo clock's reading is anchored where the service read it, not where the slow call ended", async () => {
+  const readAt = Date.now() - 1_500; // the service read its clock 1.5 s before the call returned
+  backend({
+    clock_get: async () => ({ now: new Date(readAt + 300_000).toISOString(), speed: 1, read_at_ms: readAt }),
+  });
+  const session = store.get().session;
+  store.set({ session: { mode: 'demo' } });
+  try {
+    await refreshClock();
+    const { clock } = store.get();
+    assert.equal(clock.wallMs, readAt);
+    assert.equal(clock.platformMs, readAt + 300_000);
+  } finally {
+    store.set({ session });
+  }
 });
