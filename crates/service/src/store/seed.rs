@@ -85,12 +85,15 @@ pub fn seed(conn: &Connection, platform_domain: &str, now: DateTime<Utc>) -> Res
         if let Some((_, key)) = keys.iter().find(|(p, _)| *p == plan) {
             accounts::insert_key(conn, key, &account.id, now)?;
         }
+        // A second apart, so the list (by creation time, then id) shows them in this order
+        // after every reset rather than in the order of their random ids.
+        let created = |nth: i64| now - chrono::Duration::seconds(2 - nth);
         let site = projects::create(
             conn,
             &account.id,
             &format!("{title} site"),
             platform_domain,
-            now,
+            created(0),
         )?;
         let files = BTreeMap::from([(
             "index.html".to_owned(),
@@ -102,14 +105,14 @@ pub fn seed(conn: &Connection, platform_domain: &str, now: DateTime<Utc>) -> Res
             &account.id,
             &format!("{title} draft"),
             platform_domain,
-            now,
+            created(1),
         )?;
         let broken = projects::create(
             conn,
             &account.id,
             &format!("{title} broken build"),
             platform_domain,
-            now,
+            created(2),
         )?;
         deploys::create(
             conn,
@@ -128,4 +131,24 @@ pub fn reset(conn: &Connection, platform_domain: &str, now: DateTime<Utc>) -> Re
         conn.execute(&format!("DELETE FROM {table}"), [])?;
     }
     seed(conn, platform_domain, now)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_accounts_projects_are_listed_in_the_same_order_after_every_seed() {
+        for _ in 0..5 {
+            let store = super::super::Store::open_in_memory().unwrap();
+            let names = store
+                .write_blocking(|tx| {
+                    seed(tx, "pages.test", DateTime::<Utc>::UNIX_EPOCH)?;
+                    let rows = projects::rows_of_account(tx, &account_id(Plan::Pro))?;
+                    Ok(rows.into_iter().map(|row| row.name).collect::<Vec<_>>())
+                })
+                .unwrap();
+            assert_eq!(names, ["Pro site", "Pro draft", "Pro broken build"]);
+        }
+    }
 }
