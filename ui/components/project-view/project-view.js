@@ -133,10 +133,10 @@ export class ProjectView extends HTMLElement {
     this.querySelector('#project-crumb').textContent = project.name;
     this.querySelector('#project-title').textContent = `${project.name} — settings`;
     render(this.querySelector('#project-facts'), html`
-      <dt>Plan</dt><dd>${planName(session?.account?.plan)}</dd>
-      <dt>Default address</dt><dd class="mono" id="project-default-address">${project.default_address}</dd>
-      <dt>Served at</dt><dd class="mono" id="project-url">${project.url}</dd>
-      <dt>Last deploy</dt><dd id="project-deploy">${deployText(project, screenNow())}</dd>`);
+      <div class="fact"><dt>Plan</dt><dd>${planName(session?.account?.plan)}</dd></div>
+      <div class="fact"><dt>Default address</dt><dd class="mono" id="project-default-address">${project.default_address}</dd></div>
+      <div class="fact"><dt>Served at</dt><dd class="mono" id="project-url">${project.url}</dd></div>
+      <div class="fact"><dt>Last deploy</dt><dd id="project-deploy">${deployText(project, screenNow())}</dd></div>`);
     this.drawAddState();
   }
 
