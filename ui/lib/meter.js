@@ -46,9 +46,12 @@ export function timeOfDay(ms, nowMs) {
  * `ms` on it is shown as the time the platform's clock will read then, in the window's format,
  * with seconds when that is less than a minute away. Beside the demo's clock set 5 minutes
  * ahead, "refills at" then names the minute the clock on screen will show, not one 5 minutes
- * before it.
+ * before it. A stopped clock names them on this computer's clock.
  */
 export function screenTimeOfDay(clock) {
+  // A stopped clock (the demo's, speed 0) never reaches a later time, while the budget still
+  // refills in real time: its moments are named on this computer's clock then.
+  if (clock?.platformMs != null && !(clock.speed > 0)) clock = null;
   return (ms, nowMs) => {
     // to the nearest second: the platform's clock is known from a reading anchored within its
     // request's round trip, and a refill at 12:01:00 must not read 12:00:59
