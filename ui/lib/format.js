@@ -82,6 +82,20 @@ export function dateTime(iso, zone) {
 }
 
 /**
+ * The day of instant `ms` ("3 Dec", with the year when that differs too) when it is not the
+ * day of `todayMs` on this computer, else "": the demo's clock, set ahead or run fast, says
+ * which day it has reached.
+ */
+export function dayUnlessToday(ms, todayMs, zone) {
+  const day = formatter('day', { year: 'numeric', month: 'numeric', day: 'numeric' }, zone);
+  if (day.format(ms) === day.format(todayMs)) return '';
+  const year = formatter('year', { year: 'numeric' }, zone);
+  return year.format(ms) === year.format(todayMs)
+    ? formatter('day-month', { day: 'numeric', month: 'short' }, zone).format(ms)
+    : formatter('date', { day: 'numeric', month: 'short', year: 'numeric' }, zone).format(ms);
+}
+
+/**
  * The time of day of instant `ms` as every clock time in the window reads ("14:05"), with its
  * seconds when asked ("14:05:30").
  */

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { duration, relativeTime, shortDate, dateTime, clockTime, whenText, configureTimes } from '../lib/format.js';
+import { duration, relativeTime, shortDate, dateTime, clockTime, whenText, configureTimes, dayUnlessToday, timeOfDayText } from '../lib/format.js';
 
 configureTimes({ locale: 'en-GB', timeZone: 'UTC' });
 
@@ -49,4 +49,18 @@ test('"when" is the relative time and the clock time from one now', () => {
   assert.equal(whenText('2026-11-26T22:22:00Z', now), '5 min ago (22:22)');
   assert.equal(whenText('2026-11-26T22:26:50Z', now), 'just now (22:26)');
   assert.equal(whenText(null, now), 'never');
+});
+
+test("the demo clock's day is named only when it is not today here", () => {
+  const today = Date.parse('2026-11-27T09:30:00Z');
+  assert.equal(dayUnlessToday(Date.parse('2026-11-27T23:59:00Z'), today), '');
+  assert.equal(dayUnlessToday(Date.parse('2026-12-03T10:21:00Z'), today), '3 Dec');
+  assert.equal(dayUnlessToday(Date.parse('2027-01-02T10:21:00Z'), today), '2 Jan 2027');
+  assert.equal(dayUnlessToday(Date.parse('2026-11-26T22:00:00Z'), today), '26 Nov');
+});
+
+test('a time of day reads as every clock time in the window, seconds when asked', () => {
+  const at = Date.parse('2026-11-27T09:17:00.400Z');
+  assert.equal(timeOfDayText(at), '09:17');
+  assert.equal(timeOfDayText(at, { seconds: true }), '09:17:00');
 });

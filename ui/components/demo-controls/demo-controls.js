@@ -1,9 +1,9 @@
 // Offline demo extras in the header: the Demo DNS panel, the clock's speed, and reset.
 import { html } from '../../lib/html.js';
-import { render } from '../../lib/dom.js';
+import { render, setAttribute, setText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, loadProjects, refreshDomains, refreshClock, screenNow } from '../../lib/app-state.js';
-import { clockTime } from '../../lib/format.js';
+import { clockTime, dayUnlessToday } from '../../lib/format.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
 import * as actions from '../../lib/actions.js';
@@ -40,6 +40,7 @@ export class DemoControls extends HTMLElement {
       <span class="demo-tag">Offline demo</span>
       <button type="button" id="demo-dns-button">Demo DNS</button>
       <label for="clock-speed" class="muted">Clock</label>
+      <span id="demo-clock-day" class="demo-day" hidden></span>
       <time id="demo-clock-now" class="demo-time" title="The demo platform’s time: every time in the window is on this clock"></time>
       <select id="clock-speed">${SPEEDS.map((s) => html`<option value="${s.value}">${s.label}</option>`)}</select>
       <button type="button" id="clock-skip" title="Move the demo clock 5 minutes ahead">+5 min</button>
@@ -78,7 +79,11 @@ export class DemoControls extends HTMLElement {
     }
   }
 
-  /** The demo platform's time of day, from the same tick as every other time on screen. */
+  /**
+   * The demo platform's time of day, from the same tick as every other time on screen, and its
+   * day when that is not today here (a clock set ahead or run fast reaches other days; the
+   * dates in the window are on it).
+   */
   drawTime() {
     const time = this.querySelector('#demo-clock-now');
     if (!time) return;
@@ -86,6 +91,11 @@ export class DemoControls extends HTMLElement {
     const text = clockTime(new Date(now).toISOString(), now);
     if (time.textContent !== text) time.textContent = text;
     time.dateTime = new Date(now).toISOString();
+    const day = dayUnlessToday(now, Date.now());
+    const dayNode = this.querySelector('#demo-clock-day');
+    setText(dayNode, day);
+    if (dayNode.hidden !== !day) dayNode.hidden = !day;
+    setAttribute(time, 'title', `The demo platform’s time${day ? `, on ${day}` : ''}: every time in the window is on this clock`);
   }
 
   async reset() {
