@@ -1,7 +1,7 @@
 // The projects of the signed-in account: name, plan, default address, primary domain and last
 // deploy. Opening one shows its settings with the Domains section.
 import { html } from '../../lib/html.js';
-import { render } from '../../lib/dom.js';
+import { render, setText } from '../../lib/dom.js';
 import { store, openProject, loadProjects, screenNow } from '../../lib/app-state.js';
 import { planName, deployText } from '../../lib/project.js';
 import { errorText } from '../../lib/errors.js';
@@ -16,6 +16,7 @@ export class ProjectList extends HTMLElement {
   connectedCallback() {
     this.unsubscribe = store.subscribe((_s, changed) => {
       if (changed.includes('projects') || changed.includes('session')) this.draw();
+      else if (changed.includes('now')) this.drawDeploys();
     });
     this.draw();
     if (!store.get().projects) loadProjects().catch((err) => toast(errorText(err), 'error', { scope: 'account' }));
@@ -45,7 +46,7 @@ export class ProjectList extends HTMLElement {
                 <td>${plan}</td>
                 <td class="mono">${p.default_address}</td>
                 <td class="mono">${p.primary_domain ?? '—'}</td>
-                <td class="${p.last_deploy?.status === 'succeeded' ? '' : 'warn'}">${deployText(p, now)}</td>
+                <td class="${p.last_deploy?.status === 'succeeded' ? '' : 'warn'} project-deploy" data-project-id="${p.id}">${deployText(p, now)}</td>
               </tr>`)}</tbody>
             </table>`}
       </section>`);
@@ -55,5 +56,19 @@ export class ProjectList extends HTMLElement {
       store.set({ route: 'project' });
       openProject(project).catch((err) => toast(errorText(err), 'error', { scope: 'account' }));
     }));
+  }
+
+  /**
+   * The last deploys' relative times ("Deployed 5 min ago") at the clock's tick, from the same
+   * now as every other time on screen: only their words are written, so the focus on a
+   * project's link stays where it is.
+   */
+  drawDeploys() {
+    const { projects } = store.get();
+    const now = screenNow();
+    for (const cell of this.querySelectorAll('.project-deploy')) {
+      const project = projects?.find((p) => p.id === cell.dataset.projectId);
+      if (project) setText(cell, deployText(project, now));
+    }
   }
 }
