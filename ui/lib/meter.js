@@ -13,7 +13,7 @@
 // you are using the app; it lapses a few minutes after the last click.
 
 import { platformTime } from './clock.js';
-import { duration, timeOfDayText } from './format.js';
+import { clockTime, duration, timeOfDayText } from './format.js';
 
 function secondsUntil(iso, nowMs) {
   if (!iso) return 0;
@@ -44,7 +44,8 @@ export function timeOfDay(ms, nowMs) {
  * The meter's times on the window's one clock, `clock` (the platform's; the demo's when it is
  * set ahead or runs fast): the budget's windows run on this computer's clock, so a moment
  * `ms` on it is shown as the time the platform's clock will read then, in the window's format,
- * with seconds when that is less than a minute away. Beside the demo's clock set 5 minutes
+ * with seconds when that is less than a minute away and with its day when that is another
+ * (the demo's fast clock reaches later days within real minutes). Beside the demo's clock set 5 minutes
  * ahead, "refills at" then names the minute the clock on screen will show, not one 5 minutes
  * before it. A stopped clock names them on this computer's clock.
  */
@@ -56,7 +57,10 @@ export function screenTimeOfDay(clock) {
     // to the nearest second: the platform's clock is known from a reading anchored within its
     // request's round trip, and a refill at 12:01:00 must not read 12:00:59
     const at = Math.round(platformTime(clock, ms) / 1000) * 1000;
-    return timeOfDayText(at, { seconds: at - platformTime(clock, nowMs) < 60_000 });
+    const now = platformTime(clock, nowMs);
+    if (at - now < 60_000) return timeOfDayText(at, { seconds: true });
+    // with its day when that is another one: five real minutes are two days at 600×
+    return clockTime(new Date(at).toISOString(), now);
   };
 }
 

@@ -128,6 +128,9 @@ test("the meter's times are on the window's one clock: the demo's, when it is se
     // at 600× the 42 s of real time are 7 hours of the demo's: its time of day, no seconds
     const fast = { platformMs: NOW, wallMs: NOW, speed: 600 };
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(fast) }).reset, 'refills at 19:00');
+    // five real minutes at 600× are 50 hours of the demo's: the day is named with the time
+    const later = { ...state, held_back: { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 300_000).toISOString(), blocking: false } };
+    assert.match(meterView(later, NOW, { timeText: screenTimeOfDay(fast) }).held, /until 23 Nov, 14:00\)$/);
     // a stopped demo clock never gets there: the refill, in real time, on this computer's clock
     const stopped = { platformMs: NOW + 300_000, wallMs: NOW, speed: 0 };
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(stopped) }).reset, 'refills at 12:00:42');
