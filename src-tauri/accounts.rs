@@ -156,8 +156,8 @@ impl Accounts {
         let local =
             LocalControl::new(&base_url).map_err(|err| Error::DemoStart(err.to_string()))?;
         let info = local.info().await?;
-        let speed = local.clock().await?.speed;
-        let session = demo_session(app, local, &info, plan, speed).await?;
+        let clock = local.clock().await?;
+        let session = demo_session(app, local, &info, plan, clock).await?;
         for listed in Plan::ALL {
             let title = match listed {
                 Plan::Free => "Free",
@@ -204,12 +204,30 @@ impl Accounts {
     ) -> Result<ClockState> {
         let current = app.state::<AppState>().session().await?;
         let clock = current.local()?.set_clock_speed(speed).await?;
-        current
-            .client
-            .set_platform_clock_speed(pacing_speed(clock.speed))
-            .await?;
+        follow_demo_clock(&current.client, &clock).await?;
         Ok(clock)
     }
+
+    /// Moves the demo clock forward, as if that much time had passed, and tells the running
+    /// request queue: a minute the clock moved past has refilled on the platform.
+    pub async fn advance_clock<R: Runtime>(
+        &self,
+        app: &tauri::AppHandle<R>,
+        seconds: f64,
+    ) -> Result<ClockState> {
+        let current = app.state::<AppState>().session().await?;
+        let clock = current.local()?.advance_clock(seconds).await?;
+        follow_demo_clock(&current.client, &clock).await?;
+        Ok(clock)
+    }
+}
+
+/// Tells `client`'s queue what the demo clock read after a change, so the budget the window
+/// shows refills when the platform's does.
+async fn follow_demo_clock(client: &Client, clock: &ClockState) -> Result<()> {
+    Ok(client
+        .follow_platform_clock(clock.now, pacing_speed(clock.speed))
+        .await?)
 }
 
 /// Starts a client for `base_url` and asks for the account, which proves the key works.
@@ -233,19 +251,17 @@ async fn demo_session<R: Runtime>(
     local: LocalControl,
     info: &LocalInfo,
     plan: Plan,
-    clock_speed: f64,
+    clock: ClockState,
 ) -> Result<Session> {
     let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
         Error::DemoStart(format!("the service has no {} demo key", plan.as_str()))
     })?;
     let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
-    config.queue.platform_clock_speed = pacing_speed(clock_speed);
+    config.queue.platform_clock_speed = pacing_speed(clock.speed);
     // The key's queue may already run (an earlier visit to this account): it keeps its
-    // budget and learns the current speed.
+    // budget and learns the clock as it is now.
     let client = app.state::<AppState>().clients().client(config)?;
-    client
-        .set_platform_clock_speed(pacing_speed(clock_speed))
-        .await?;
+    follow_demo_clock(&client, &clock).await?;
     let account = client.account().await?;
     let mut session = Session::new(
         account_id(plan),

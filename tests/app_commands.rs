@@ -327,6 +327,41 @@ fn the_demo_clock_can_be_sped_up() {
     assert_eq!(err["kind"], "invalid_input");
 }
 
+/// The meter's budget follows the demo's clock: moved past the minute, the minute has
+/// refilled on the platform and in the meter; sped up, the refill comes as much sooner.
+#[test]
+fn the_budget_refills_when_the_demo_clock_passes_its_minute() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    h.ok("projects_list", json!({}));
+    h.ok("projects_list", json!({}));
+    let used = h.ok("rate_limit_state", json!({}));
+    assert_eq!(used["window"], "minute", "{used}");
+    assert!(used["remaining"].as_u64().unwrap() < 300, "{used}");
+
+    h.ok("clock_advance", json!({"seconds": 120.0}));
+    let moved = h.ok("rate_limit_state", json!({}));
+    // Full again, less whatever the app itself sent since (its watches run in the background).
+    assert!(
+        moved["remaining"].as_u64().unwrap() > used["remaining"].as_u64().unwrap(),
+        "{used} then {moved}"
+    );
+
+    h.ok("projects_list", json!({}));
+    h.ok("clock_set_speed", json!({"speed": 600.0}));
+    let fast = h.ok("rate_limit_state", json!({}));
+    let now = chrono::Utc::now().timestamp();
+    // A platform minute is a tenth of a second at 600×: the refill is due at once, and the
+    // meter knows when.
+    let reset = fast["reset"]
+        .as_i64()
+        .unwrap_or_else(|| panic!("a reset: {fast}"));
+    assert!(
+        (now..=now + 1).contains(&reset),
+        "reset {reset}, now {now}: {fast}"
+    );
+}
+
 #[test]
 fn open_in_browser_refuses_demo_names_with_a_reason() {
     let h = Harness::new();

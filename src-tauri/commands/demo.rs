@@ -115,14 +115,13 @@ pub async fn clock_set_speed<R: Runtime>(
 
 /// Moves the demo clock forward, as if that much time had passed.
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
-pub async fn clock_advance(state: State<'_, AppState>, seconds: f64) -> Result<ClockState> {
-    Ok(state
-        .session()
-        .await?
-        .local()?
-        .advance_clock(seconds)
-        .await?)
+#[tracing::instrument(skip(app, accounts), err(Debug))]
+pub async fn clock_advance<R: Runtime>(
+    app: AppHandle<R>,
+    accounts: State<'_, Accounts>,
+    seconds: f64,
+) -> Result<ClockState> {
+    accounts.advance_clock(&app, seconds).await
 }
 
 #[tauri::command]

@@ -270,17 +270,39 @@ impl Budget {
         }
     }
 
-    /// The platform's clock now runs at `speed` (the local service's clock was changed).
-    /// Reset instants measured at the old speed no longer hold; they are forgotten until the
-    /// next answer, and until then each window is assumed to last a full length from now.
-    pub fn set_speed(&mut self, speed: f64) {
-        if !(speed.is_finite() && speed > 0.0) {
-            return;
+    /// The platform's clock was read after it changed (the local service's clock was sped
+    /// up, slowed down or moved forward): it read `platform_now_ms` (Unix milliseconds) no
+    /// later than the local instant `read_by`, and runs at `speed` from there. Each window's
+    /// reset, known on the platform's clock, is placed again on the local one from this
+    /// reading, so the budget keeps its count and learns when it refills; a window whose reset
+    /// the clock has already passed starts over full, as the platform's has. Measured from
+    /// `read_by`, the latest the reading can have been taken, a reset errs late, the safe side.
+    /// A window whose reset is not known yet is assumed to last a full length from then.
+    pub fn follow_platform_clock(&mut self, platform_now_ms: i64, read_by: Instant, speed: f64) {
+        if speed.is_finite() && speed > 0.0 {
+            self.speed = speed;
         }
-        self.speed = speed;
-        for window in [&mut self.minute, &mut self.day] {
-            window.reset_at = None;
-            window.reset_unix = None;
+        for kind in [RateWindow::Minute, RateWindow::Day] {
+            let length = self.window(kind).length_secs();
+            let full_window = self.to_local(Duration::from_secs(length.unsigned_abs()));
+            let window = self.window_mut(kind);
+            let Some(reset_unix) = window.reset_unix else {
+                if window.reset_at.is_some() {
+                    window.reset_at = Some(read_by + full_window);
+                }
+                continue;
+            };
+            let mut left_ms = reset_unix.saturating_mul(1000) - platform_now_ms;
+            if left_ms <= 0 {
+                let periods = (-left_ms).div_euclid(length * 1000) + 1;
+                window.reported = window.limit;
+                window.reset_unix = Some(reset_unix + length * periods);
+                left_ms += length * 1000 * periods;
+            }
+            let left = Duration::from_millis(left_ms.unsigned_abs())
+                .min(Duration::from_secs(length.unsigned_abs()));
+            let left_local = self.to_local(left);
+            self.window_mut(kind).reset_at = Some(read_by + left_local);
         }
     }
 
@@ -569,23 +591,65 @@ mod tests {
     }
 
     #[tokio::test(start_paused = true)]
-    async fn a_new_clock_speed_forgets_reset_instants() {
+    async fn a_faster_clock_moves_the_reset_nearer_and_keeps_the_count() {
+        let mut budget = pro();
+        let now = Instant::now();
+        // At real speed: 10 left, the minute resets at 1_000_060, 30 s from now.
+        exchange(&mut budget, observed(300, 10, 1_000_060, 30), now);
+        // Five seconds later the clock is sped up to 60×; it read 1_000_035 then.
+        let read_by = now + Duration::from_secs(5);
+        budget.follow_platform_clock(1_000_035_000, read_by, 60.0);
+        assert_eq!(budget.remaining(MINUTE), 10);
+        assert_eq!(budget.minute.reset_unix, Some(1_000_060));
+        // 25 platform seconds left: 25/60 of a second here.
+        assert_eq!(
+            budget.minute.reset_at,
+            Some(read_by + Duration::from_secs(25).div_f64(60.0))
+        );
+        // Slowed back to real speed a tenth of a second later, at 1_000_041.
+        let read_by = read_by + Duration::from_millis(100);
+        budget.follow_platform_clock(1_000_041_000, read_by, 1.0);
+        assert_eq!(
+            budget.minute.reset_at,
+            Some(read_by + Duration::from_secs(19))
+        );
+        // A speed that is not a speed changes nothing but the reading.
+        budget.follow_platform_clock(1_000_041_000, read_by, f64::NAN);
+        assert_eq!(
+            budget.to_local(Duration::from_secs(60)),
+            Duration::from_secs(60)
+        );
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_clock_moved_past_the_reset_refills_the_window() {
         let mut budget = pro();
         let now = Instant::now();
         exchange(&mut budget, observed(300, 10, 1_000_060, 30), now);
-        budget.set_speed(60.0);
-        assert_eq!(budget.minute.reset_at, None);
-        assert_eq!(budget.remaining(MINUTE), 10);
-        exchange(&mut budget, observed(300, 9, 1_000_060, 30), now);
+        // Moved forward five minutes and a bit: the platform is 35 s into a later minute.
+        budget.follow_platform_clock(1_000_335_000, now, 1.0);
+        assert_eq!(budget.remaining(MINUTE), 300);
+        assert_eq!(budget.minute.reset_unix, Some(1_000_360));
+        assert_eq!(budget.minute.reset_at, Some(now + Duration::from_secs(25)));
+        // Exactly on a minute's edge the window that starts there is the current one.
+        budget.follow_platform_clock(1_003_660_000, now, 1.0);
+        assert_eq!(budget.minute.reset_unix, Some(1_003_720));
+        assert_eq!(budget.minute.reset_at, Some(now + Duration::from_secs(60)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn a_reset_not_yet_reported_is_a_full_window_from_the_reading() {
+        let mut budget = pro();
+        let now = Instant::now();
+        budget.record_send(now);
+        assert_eq!(budget.day.reset_at, Some(now + Duration::from_secs(86_400)));
+        let read_by = now + Duration::from_secs(1);
+        budget.follow_platform_clock(1_000_000_000, read_by, 600.0);
         assert_eq!(
-            budget.minute.reset_at,
-            Some(now + Duration::from_millis(500))
+            budget.day.reset_at,
+            Some(read_by + Duration::from_secs(144))
         );
-        budget.set_speed(f64::NAN);
-        assert_eq!(
-            budget.to_local(Duration::from_secs(60)),
-            Duration::from_secs(1)
-        );
+        assert_eq!(budget.day.reset_unix, None);
     }
 
     #[tokio::test(start_paused = true)]

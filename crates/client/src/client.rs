@@ -9,6 +9,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::time::Duration;
 
 use bytes::Bytes;
+use chrono::{DateTime, Utc};
 use domain_desk_api::{
     Account, AddDomain, CreateDeploy, CreateProject, DANGLING_DNS_RECORD, DanglingRecord, Deploy,
     Domain, DomainConfig, DomainList, DomainRemoval, DomainRemovalList, ErrorBody, ErrorCode,
@@ -115,15 +116,20 @@ impl Client {
         self.queue.cancel_job(job).await
     }
 
-    /// Tells the queue that the platform's clock now runs at `speed` platform seconds per
-    /// local second (after the local service's clock was set; 1 for the real platform).
-    pub async fn set_platform_clock_speed(&self, speed: f64) -> Result<()> {
+    /// Tells the queue what the platform's clock read after it was changed (the local
+    /// service's clock was sped up, slowed down or moved forward): `now` on it, running at
+    /// `speed` platform seconds per local second from there (1 for the real platform). The
+    /// queue keeps its count and places each window's reset again on its own clock, so it
+    /// knows when the budget refills; a window the clock has moved past starts over full.
+    pub async fn follow_platform_clock(&self, now: DateTime<Utc>, speed: f64) -> Result<()> {
         if !(speed.is_finite() && speed > 0.0) {
             return Err(Error::InvalidInput(
                 "The clock speed must be a positive number.".into(),
             ));
         }
-        self.queue.set_platform_clock_speed(speed).await
+        self.queue
+            .follow_platform_clock(now.timestamp_millis(), speed)
+            .await
     }
 
     /// Both handles feed the same queue (the same key's scheduler).

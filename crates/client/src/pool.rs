@@ -81,8 +81,8 @@ impl ClientPool {
     }
 
     /// The client of `config`'s key on `config`'s platform, started on first use. A queue
-    /// that already runs keeps its settings; use [`Client::set_platform_clock_speed`] to
-    /// change the clock speed of a running one.
+    /// that already runs keeps its settings; use [`Client::follow_platform_clock`] when
+    /// the clock of a running one changes.
     pub fn client(&self, mut config: ClientConfig) -> Result<Client> {
         if config.data_dir.is_none() {
             config

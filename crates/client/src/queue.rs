@@ -73,8 +73,9 @@ enum Command {
     },
     /// Withdraw every queued request of the job; requests already on the wire finish.
     CancelJob(JobId),
-    /// The platform's clock speed changed (the local service's clock was set).
-    SetPlatformClockSpeed(f64),
+    /// The platform's clock was changed (the local service's clock was sped up, slowed down
+    /// or moved) and then read: Unix milliseconds on it, and its speed from there.
+    FollowPlatformClock { now_ms: i64, speed: f64 },
 }
 
 /// How often the whole queue is checked for callers that went away.
@@ -130,8 +131,9 @@ impl Handle {
         self.command(Command::CancelJob(job)).await
     }
 
-    pub async fn set_platform_clock_speed(&self, speed: f64) -> Result<()> {
-        self.command(Command::SetPlatformClockSpeed(speed)).await
+    pub async fn follow_platform_clock(&self, now_ms: i64, speed: f64) -> Result<()> {
+        self.command(Command::FollowPlatformClock { now_ms, speed })
+            .await
     }
 
     async fn command(&self, command: Command) -> Result<()> {
@@ -502,7 +504,11 @@ impl Scheduler {
                 reply,
             } => self.submit(request, priority, job, reply),
             Command::CancelJob(job) => self.cancel_job(job),
-            Command::SetPlatformClockSpeed(speed) => self.budget.set_speed(speed),
+            // Taken as read now, the latest it can have been read: resets err late.
+            Command::FollowPlatformClock { now_ms, speed } => {
+                self.budget
+                    .follow_platform_clock(now_ms, Instant::now(), speed);
+            }
         }
     }
 
