@@ -886,6 +886,23 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
     app.click("#add-done").await;
     app.wait_attr("#detail-status", "data-status", "waiting")
         .await;
+    // Opened again, the dialog asks for a new name: Enter on a role (which submits the form
+    // itself) adds nothing while no name is checked, as the disabled Add domain says.
+    app.click("#add-domain-button").await;
+    app.press("#add-role-alias", &Key::Enter).await;
+    // What is looked for is an answer that must not come: a refusal of the empty name would
+    // show within a round trip to the local service, and this watches for one many times that.
+    let watch = harness::Deadline::after(Duration::from_secs(2));
+    while !watch.passed() {
+        assert!(
+            !app.is_displayed("#add-domain-error").await,
+            "Enter with no name checked sent one: {:?}",
+            app.try_text("#add-domain-error").await
+        );
+        harness::Deadline::next_look().await;
+    }
+    assert!(!app.is_enabled("#add-submit").await);
+    app.click("#add-cancel").await;
     let offer = app
         .wait_contains("#detail-auto", "Set up automatically at")
         .await;
@@ -895,6 +912,17 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
         .expect("the button names the provider")
         .to_owned();
     app.screenshot("12-set-up-automatically").await;
+
+    // Checked again with the same finding, the panel keeps its nodes and the offer is made
+    // again for each new copy of the domain: one click must still open one page.
+    for _ in 0..3 {
+        app.click("#verify-button").await;
+        app.wait_text("#verify-button", "“Re-verify” again", |t| {
+            t == "Re-verify"
+        })
+        .await;
+        app.wait_enabled("#verify-button").await;
+    }
 
     // Cancel at the provider: the browser comes back to the app, which says nothing was written.
     app.click("#detail-auto").await;
@@ -918,6 +946,11 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
         t.starts_with("Set up automatically at")
     })
     .await;
+    assert_eq!(
+        opened.not_taken(),
+        Vec::<String>::new(),
+        "one click on “Set up automatically” opens one page"
+    );
     assert_eq!(
         app.try_attr("#detail-status", "data-status")
             .await

@@ -180,6 +180,11 @@ impl OpenedPages {
             .collect()
     }
 
+    /// The URLs the app opened that [`next`](Self::next) has not taken yet.
+    pub fn not_taken(&self) -> Vec<String> {
+        self.opened().split_off(self.taken.min(self.opened().len()))
+    }
+
     /// The next URL the app opened, once it has.
     pub async fn next(&mut self, app: &App) -> String {
         let deadline = Instant::now() + WAIT;

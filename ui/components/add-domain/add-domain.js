@@ -21,6 +21,11 @@ export class AddDomain extends HTMLElement {
   }
 
   open() {
+    // A fresh name to check: nothing from the last one (a valid name just added, a check
+    // still pending when the dialog closed) may submit this one.
+    this.valid = false;
+    clearTimeout(this.debounce);
+    this.seq = (this.seq ?? 0) + 1;
     const { domains } = store.get();
     const targets = domains.filter((d) => d.role !== 'redirect');
     render(this.body, html`
@@ -130,13 +135,16 @@ export class AddDomain extends HTMLElement {
   }
 
   async submit() {
-    if (!this.valid) return;
+    const submit = this.body.querySelector('#add-submit');
+    // Enter on a role submits the form itself, also while Add domain is disabled: a name not
+    // checked yet, one already being added, or one another account holds (Check and add is
+    // the way on then).
+    if (!this.valid || submit.disabled || submit.hidden) return;
     const project = store.get().project;
     const hostname = this.body.querySelector('#add-hostname').value.trim();
     const role = this.body.querySelector('input[name=role]:checked')?.value ?? 'alias';
     const redirectTo = role === 'redirect' ? this.body.querySelector('#add-redirect-to')?.value ?? null : null;
     const error = this.body.querySelector('#add-domain-error');
-    const submit = this.body.querySelector('#add-submit');
     submit.disabled = true;
     error.hidden = true;
     try {

@@ -220,6 +220,11 @@ export class DomainDetail extends HTMLElement {
         noteNow.querySelector('#detail-auto-retry').addEventListener('click', start);
       }
     };
+    // The panel keeps its nodes when a new copy of the domain draws it the same (a re-verify
+    // finding the same, every minute while it waits), and this runs again for each copy: one
+    // listener at a time, or one click would open the provider's page once for every copy.
+    button.removeEventListener('click', this.startAutomaticSetUp);
+    this.startAutomaticSetUp = start;
     button.addEventListener('click', start);
   }
 }
