@@ -5,7 +5,7 @@ import { domain } from './fixtures.js';
 
 // The element module defines a custom element class; Node has no HTMLElement.
 globalThis.HTMLElement ??= class {};
-const { refreshedText, isAddShortcut } = await import('../components/project-view/project-view.js');
+const { refreshedText, isAddShortcut, ProjectView } = await import('../components/project-view/project-view.js');
 
 test('Refresh says what it found: nothing new, or what changed', () => {
   const shop = domain();
@@ -21,4 +21,30 @@ test('Ctrl+N (or Cmd+N) opens Add domain; other keys do not', () => {
   assert.equal(isAddShortcut({ key: 'N', metaKey: true }), true);
   assert.equal(isAddShortcut({ key: 'n' }), false);
   assert.equal(isAddShortcut({ key: 'n', ctrlKey: true, shiftKey: true }), false);
+});
+
+test('one poll at a time: a poll started while one runs does nothing, and the first arms the next', async () => {
+  const view = new ProjectView();
+  let polls = 0;
+  let armed = 0;
+  let finish;
+  view.pollOnce = () => { polls += 1; return new Promise((resolve) => { finish = resolve; }); };
+  view.arm = () => { armed += 1; };
+  const first = view.poll();
+  await view.poll();
+  assert.equal(polls, 1);
+  assert.equal(armed, 0);
+  finish();
+  await first;
+  assert.equal(armed, 1);
+  assert.equal(view.polling, false);
+});
+
+test('a view no longer on the page arms nothing: a poll that ends after it left polls no more', () => {
+  const view = new ProjectView();
+  view.isConnected = false;
+  view.publish = () => assert.fail('published from a view that left the page');
+  view.reportWatch = () => assert.fail('reported from a view that left the page');
+  view.arm();
+  assert.equal(view.timer, undefined);
 });

@@ -198,6 +198,9 @@ export class ProjectView extends HTMLElement {
 
   arm() {
     clearTimeout(this.timer);
+    // A poll that was under way when the view left the page ends by arming again: the view
+    // gone, nothing is watched from it (a second view would poll beside it).
+    if (!this.isConnected) return;
     this.reportWatch();
     this.publish();
     if (store.get().settings.polling === false) return;
@@ -233,6 +236,10 @@ export class ProjectView extends HTMLElement {
   }
 
   async poll() {
+    // One poll at a time: a poll's fresh reading of the demo clock arms the timer again while
+    // it runs, and a second poll would verify the same domains and notify the same change.
+    // The poll under way arms the next one when it ends.
+    if (this.polling) return;
     this.polling = true;
     try {
       // The demo's clock may have been moved or sped up from outside the window: what is due
