@@ -57,6 +57,9 @@ export class DiagnosePanel extends HTMLElement {
   async run() {
     const body = this.querySelector('#diagnose-body');
     const hostname = this.hostname;
+    // Only the latest run speaks: an earlier one (another domain's, or this one's before Run
+    // again) that ends later, answer or failure, is dropped.
+    const run = (this.runs = (this.runs ?? 0) + 1);
     this.diagnosis = null;
     this.querySelector('#diagnose-copy').disabled = true;
     this.querySelector('#diagnose-export').disabled = true;
@@ -64,12 +67,13 @@ export class DiagnosePanel extends HTMLElement {
     render(body, html`<p class="muted" id="diagnose-running">Asking the DNS servers and the edge about ${hostname}…</p>`);
     try {
       const diagnosis = await api.diagnose(hostname, findDomain(hostname)?.dns_record?.value ?? null);
-      if (hostname !== this.hostname) return;
+      if (run !== this.runs) return;
       this.diagnosis = diagnosis;
       this.draw(hostOf(diagnosis), diagnosis.report);
       this.querySelector('#diagnose-copy').disabled = false;
       this.querySelector('#diagnose-export').disabled = false;
     } catch (err) {
+      if (run !== this.runs) return;
       render(body, html`<p class="error" id="diagnose-error" role="alert">${errorText(err)}</p>`);
     }
   }

@@ -29,7 +29,8 @@ export class ProjectView extends HTMLElement {
         this.drawAddState();
         this.drawDangling();
       }
-      if (changed.includes('clock')) this.arm();
+      // Watching turned off stops the timer; turned on, it starts again at once.
+      if (changed.includes('clock') || changed.includes('settings')) this.arm();
       if (changed.includes('project')) this.drawDangling();
     });
     this.onRecheck = (e) => this.recheck(e.detail?.hostnames ?? null, e.detail?.after ?? 0);
