@@ -201,10 +201,14 @@ export class DomainDetail extends HTMLElement {
     const button = this.querySelector('#detail-auto');
     if (!answer.offered || !button || this.querySelector('#detail-panel')?.dataset.hostname !== domain.hostname) return;
     button.hidden = false;
-    button.textContent = `Set up automatically at ${answer.provider}`;
     const note = this.querySelector('#detail-auto-note');
     note.hidden = false;
-    note.textContent = `${answer.provider} supports Domain Connect: it shows you the record in your browser and writes it when you approve.`;
+    // A set-up under way ("Waiting for your browser…") and the note that the browser could
+    // not be opened (with Copy link and Try again) stay when a new copy of the domain draws
+    // the panel again.
+    if (!button.disabled) button.textContent = `Set up automatically at ${answer.provider}`;
+    const offered = `${answer.provider} supports Domain Connect: it shows you the record in your browser and writes it when you approve.`;
+    if (!note.querySelector('#detail-browser-failed')) note.textContent = offered;
     const start = async () => {
       button.disabled = true;
       button.textContent = 'Waiting for your browser…';
@@ -212,6 +216,7 @@ export class DomainDetail extends HTMLElement {
       const again = this.querySelector('#detail-auto');
       if (again) { again.disabled = false; again.textContent = `Set up automatically at ${answer.provider}`; }
       const noteNow = this.querySelector('#detail-auto-note');
+      if (noteNow && result?.outcome !== 'browser_not_opened') noteNow.textContent = offered;
       if (result?.outcome === 'browser_not_opened' && noteNow) {
         render(noteNow, html`<span id="detail-browser-failed">The browser could not be opened. Open the link to ${answer.provider}’s consent page in a browser yourself, or try again.</span>
           <span class="inline-actions">${result.url ? html`<button type="button" id="detail-copy-link" class="copy-button" data-copy="${result.url}">Copy link</button>` : ''}
