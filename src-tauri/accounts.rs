@@ -222,9 +222,10 @@ impl Accounts {
     }
 }
 
-/// Tells `client`'s queue what the demo clock read after a change, so the budget the window
-/// shows refills when the platform's does.
-async fn follow_demo_clock(client: &Client, clock: &ClockState) -> Result<()> {
+/// Tells `client`'s queue what the demo clock read (after a change, or at any reading: the
+/// command line or the control plane may have changed it), so the budget the window shows
+/// refills when the platform's does.
+pub(crate) async fn follow_demo_clock(client: &Client, clock: &ClockState) -> Result<()> {
     Ok(client
         .follow_platform_clock(clock.now, pacing_speed(clock.speed))
         .await?)

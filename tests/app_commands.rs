@@ -362,6 +362,35 @@ fn the_budget_refills_when_the_demo_clock_passes_its_minute() {
     );
 }
 
+/// Changed from outside the window (the command line, the control plane), the demo's clock
+/// is followed at the window's next reading of it.
+#[test]
+fn the_budget_follows_a_clock_changed_from_outside_at_the_next_reading() {
+    let h = Harness::new();
+    let demo = h.ok("demo_start", json!({}));
+    let base_url = demo["base_url"].as_str().unwrap().to_owned();
+    h.ok("projects_list", json!({}));
+    let used = h.ok("rate_limit_state", json!({}));
+    assert!(used["remaining"].as_u64().unwrap() < 300, "{used}");
+    tokio::runtime::Runtime::new()
+        .expect("a runtime for one request")
+        .block_on(async {
+            reqwest::Client::new()
+                .post(format!("{base_url}/_local/clock/advance"))
+                .json(&json!({"seconds": 120.0}))
+                .send()
+                .await?
+                .error_for_status()
+        })
+        .expect("the clock moved from outside");
+    h.ok("clock_get", json!({}));
+    let after = h.ok("rate_limit_state", json!({}));
+    assert!(
+        after["remaining"].as_u64().unwrap() > used["remaining"].as_u64().unwrap(),
+        "{used} then {after}"
+    );
+}
+
 #[test]
 fn open_in_browser_refuses_demo_names_with_a_reason() {
     let h = Harness::new();

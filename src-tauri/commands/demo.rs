@@ -6,7 +6,7 @@ use domain_desk_api::local::{
 use tauri::{AppHandle, Runtime, State};
 
 use crate::Result;
-use crate::accounts::Accounts;
+use crate::accounts::{Accounts, follow_demo_clock};
 use crate::commands::renewal::RenewalWatchState;
 use crate::state::AppState;
 
@@ -96,6 +96,9 @@ pub async fn clock_get(state: State<'_, AppState>) -> Result<ClockReading> {
     let asked = chrono::Utc::now();
     let clock = local.clock().await?;
     let answered = chrono::Utc::now();
+    // The clock may have been changed from outside the window (the command line, the control
+    // plane): the queue follows every reading, not only the window's own changes.
+    follow_demo_clock(&session.client, &clock).await?;
     Ok(ClockReading {
         clock,
         read_at_ms: (asked + (answered - asked) / 2).timestamp_millis(),

@@ -178,6 +178,7 @@ pub(crate) fn observations(
             limit: trio.limit,
             remaining: trio.remaining,
             reset_unix: trio.reset,
+            answered_unix: server_now,
             until_reset: binding_left
                 .map(|t| Duration::from_secs(t.unsigned_abs()))
                 .or_else(|| until_reset(trio.reset, server_now, local_now)),
@@ -214,6 +215,7 @@ pub(crate) fn observations(
                     limit,
                     remaining,
                     reset_unix,
+                    answered_unix: server_now,
                     until_reset: Some(Duration::from_secs(left_secs)),
                 });
                 break;
@@ -236,6 +238,7 @@ pub(crate) fn observations(
                 limit: window.limit,
                 remaining: window.remaining,
                 reset_unix: window.reset,
+                answered_unix: server_now,
                 until_reset: seconds_left(kind)
                     .or_else(|| until_reset(window.reset, server_now, local_now)),
             });

@@ -93,6 +93,8 @@ pub(crate) struct Observation {
     pub limit: u64,
     pub remaining: u64,
     pub reset_unix: i64,
+    /// When the platform answered, on its clock (the response's `Date`, whole seconds).
+    pub answered_unix: Option<i64>,
     /// Time left until the reset on the platform's clock, measured from the response's
     /// `Date` (or given outright by the IETF `t` parameter). `None`: not trustworthy.
     pub until_reset: Option<Duration>,
@@ -107,6 +109,10 @@ pub(crate) struct Budget {
     speed: f64,
     /// Counted requests sent and not yet answered.
     in_flight: u64,
+    /// The second the platform's clock read when last followed
+    /// ([`Budget::follow_platform_clock`]): an answer dated before it was given before the
+    /// clock moved, and says nothing of the windows since.
+    followed_unix: Option<i64>,
 }
 
 impl Budget {
@@ -121,6 +127,7 @@ impl Budget {
             day: Window::new(RateWindow::Day, limits.per_day),
             speed,
             in_flight: 0,
+            followed_unix: None,
         }
     }
 
@@ -231,6 +238,13 @@ impl Budget {
 
     /// Folds in what a response said (after [`Budget::record_done`] for its request).
     pub fn observe(&mut self, observation: Observation, received: Instant) {
+        // Answered before the clock was moved on (a request on the wire while it moved): its
+        // window is one the clock has left, though it may look like the clock set back.
+        if let (Some(followed), Some(answered)) = (self.followed_unix, observation.answered_unix)
+            && answered < followed
+        {
+            return;
+        }
         let kind = observation
             .window
             .unwrap_or_else(|| self.identify(&observation));
@@ -282,6 +296,7 @@ impl Budget {
         if speed.is_finite() && speed > 0.0 {
             self.speed = speed;
         }
+        self.followed_unix = Some(platform_now_ms.div_euclid(1000));
         for kind in [RateWindow::Minute, RateWindow::Day] {
             let length = self.window(kind).length_secs();
             let full_window = self.to_local(Duration::from_secs(length.unsigned_abs()));
@@ -458,6 +473,7 @@ mod tests {
             limit,
             remaining,
             reset_unix,
+            answered_unix: None,
             until_reset: Some(Duration::from_secs(until_reset)),
         }
     }
@@ -635,6 +651,30 @@ mod tests {
         budget.follow_platform_clock(1_003_660_000, now, 1.0);
         assert_eq!(budget.minute.reset_unix, Some(1_003_720));
         assert_eq!(budget.minute.reset_at, Some(now + Duration::from_secs(60)));
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_answer_given_before_the_clock_moved_on_is_not_taken_for_a_clock_set_back() {
+        let mut budget = pro();
+        let now = Instant::now();
+        exchange(&mut budget, observed(300, 10, 1_000_060, 30), now);
+        budget.record_send(now);
+        // The clock moves on two minutes while that request is on the wire...
+        budget.follow_platform_clock(1_000_150_000, now, 1.0);
+        assert_eq!(budget.remaining(MINUTE), 299);
+        // ...and its answer, dated before the move, comes after it.
+        budget.record_done();
+        let mut stale = observed(300, 9, 1_000_060, 29);
+        stale.answered_unix = Some(1_000_031);
+        budget.observe(stale, now);
+        assert_eq!(budget.minute.reset_unix, Some(1_000_180));
+        assert_eq!(budget.remaining(MINUTE), 300);
+        // An answer dated after it is believed, also one that sets the clock back.
+        let mut back = observed(300, 42, 999_960, 20);
+        back.answered_unix = Some(1_000_150);
+        exchange(&mut budget, back, now);
+        assert_eq!(budget.minute.reset_unix, Some(999_960));
+        assert_eq!(budget.remaining(MINUTE), 42);
     }
 
     #[tokio::test(start_paused = true)]

@@ -74,8 +74,13 @@ enum Command {
     /// Withdraw every queued request of the job; requests already on the wire finish.
     CancelJob(JobId),
     /// The platform's clock was changed (the local service's clock was sped up, slowed down
-    /// or moved) and then read: Unix milliseconds on it, and its speed from there.
-    FollowPlatformClock { now_ms: i64, speed: f64 },
+    /// or moved) and then read: Unix milliseconds on it, and its speed from there. `done`
+    /// hears once the queue's published state shows it.
+    FollowPlatformClock {
+        now_ms: i64,
+        speed: f64,
+        done: oneshot::Sender<()>,
+    },
 }
 
 /// How often the whole queue is checked for callers that went away.
@@ -131,9 +136,16 @@ impl Handle {
         self.command(Command::CancelJob(job)).await
     }
 
+    /// Returns once the state the meter reads ([`Handle::state`]) shows the clock followed.
     pub async fn follow_platform_clock(&self, now_ms: i64, speed: f64) -> Result<()> {
-        self.command(Command::FollowPlatformClock { now_ms, speed })
-            .await
+        let (done, followed) = oneshot::channel();
+        self.command(Command::FollowPlatformClock {
+            now_ms,
+            speed,
+            done,
+        })
+        .await?;
+        followed.await.map_err(|_| Error::QueueClosed)
     }
 
     async fn command(&self, command: Command) -> Result<()> {
@@ -505,9 +517,16 @@ impl Scheduler {
             } => self.submit(request, priority, job, reply),
             Command::CancelJob(job) => self.cancel_job(job),
             // Taken as read now, the latest it can have been read: resets err late.
-            Command::FollowPlatformClock { now_ms, speed } => {
-                self.budget
-                    .follow_platform_clock(now_ms, Instant::now(), speed);
+            Command::FollowPlatformClock {
+                now_ms,
+                speed,
+                done,
+            } => {
+                let now = Instant::now();
+                self.budget.follow_platform_clock(now_ms, now, speed);
+                self.publish(now);
+                // The caller may have stopped waiting; the queue goes on either way.
+                let _ = done.send(());
             }
         }
     }
