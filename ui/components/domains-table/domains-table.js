@@ -8,7 +8,7 @@
 import { html } from '../../lib/html.js';
 import { render, setAttribute, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { domainRow } from '../../lib/domain-view.js';
+import { domainRow, verifyLabel } from '../../lib/domain-view.js';
 import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
 import { RowCache, sameSortKeys } from '../../lib/row-cache.js';
@@ -122,6 +122,7 @@ export class DomainsTable extends HTMLElement {
     });
     const resort = !sameSortKeys(previous, this.rows);
     this.reorder({ resort, refilter: true });
+    if (!this.menu.hidden) this.drawMenu();
   }
 
   /**
@@ -442,13 +443,10 @@ export class DomainsTable extends HTMLElement {
   }
 
   openMenu(hostname, anchor) {
-    const domain = actions.findDomain(hostname);
-    if (!domain) return;
+    if (!actions.findDomain(hostname)) return;
     this.menuHost = hostname;
     this.menuAnchor = anchor;
-    this.menu.querySelector('#menu-verify').textContent = domain.verification?.checked_at || domain.status !== 'pending_verification' ? 'Re-verify' : 'Verify';
-    this.menu.querySelector('#menu-make-primary').disabled = domain.role === 'primary';
-    this.menu.querySelector('#menu-open').disabled = domain.status !== 'live';
+    this.drawMenu();
     this.menu.hidden = false;
     const box = anchor.getBoundingClientRect();
     const host = this.getBoundingClientRect();
@@ -460,6 +458,22 @@ export class DomainsTable extends HTMLElement {
     this.menu.style.top = `${Math.max(0, top)}px`;
     this.menu.style.left = `${Math.max(0, box.right - host.left - this.menu.offsetWidth)}px`;
     this.menu.querySelector('button:not([disabled])')?.focus();
+  }
+
+  /**
+   * The menu's words and what it offers, from its domain's latest copy: also while it is
+   * open, as a poll's answer can make the domain live (Open in browser) or checked (Re-verify),
+   * with the same words as the details panel's buttons. A domain gone closes the menu.
+   */
+  drawMenu() {
+    const domain = actions.findDomain(this.menuHost);
+    if (!domain) {
+      if (!this.menu.hidden) this.closeMenu(false);
+      return;
+    }
+    setText(this.menu.querySelector('#menu-verify'), verifyLabel(domain));
+    this.menu.querySelector('#menu-make-primary').disabled = domain.role === 'primary';
+    this.menu.querySelector('#menu-open').disabled = domain.status !== 'live';
   }
 
   /** Closes the menu; the focus goes back to its domain's row (the grid's Tab stop), not the ⋯ button. */
