@@ -35,8 +35,8 @@ const base = createStore({
    * the rest of the screen is as old as a tick, as it always is between ticks.
    */
   tickedAt: Date.now(),
-  /** When each watched domain is checked next: {hostname: {at: platform ms, kind}}. */
-  nextChecks: {},
+  /** When each watched domain is checked next: `of(hostname)` is {at: platform ms, kind} or null. */
+  nextChecks: { of: () => null },
   /** Domain Desk's own latest look at a name's records: {hostname: {at, records}}. */
   dnsNow: {},
 });

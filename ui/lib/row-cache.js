@@ -12,7 +12,8 @@
  * which news can move on between two ticks (a poll's answers, a few times a second): only
  * the rows of the domains that changed are made again then, as the others' texts are as old
  * as the tick, as they are between any two ticks. A tick makes every row again. The row of
- * the selected domain is always made at `now`, as the details panel beside it is drawn.
+ * the selected domain is always made at `now`, as the details panel beside it is drawn. A row
+ * made again that reads as before is the row made before.
  */
 export class RowCache {
   /** `make(domain, now, caIdentity, readiness)` makes a row. */
@@ -32,11 +33,28 @@ export class RowCache {
       const kept = this.made.get(domain);
       if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness
         && (kept.now === now || domain.hostname !== selected)) return kept.row;
-      const row = this.make(domain, now, caIdentity, readiness);
+      const made = this.make(domain, now, caIdentity, readiness);
+      // At a tick most rows read as they did (a domain never checked, a live one): the row
+      // made before is kept, so the one just made is dropped young, and the rows that last
+      // from tick to tick are not replaced by thousands of copies at each one.
+      const row = kept && sameRow(kept.row, made) ? kept.row : made;
       this.made.set(domain, { row, now, tick, caIdentity, readiness });
       return row;
     });
   }
+}
+
+/** True when rows `a` and `b` hold the same values, their objects (status, renewal) too. */
+export function sameRow(a, b) {
+  return sameFields(a, b, 1);
+}
+
+function sameFields(a, b, depth) {
+  if (a === b) return true;
+  if (depth < 0 || typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  return keys.every((key) => Object.hasOwn(b, key) && sameFields(a[key], b[key], depth - 1));
 }
 
 /**

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { RowCache, sameSortKeys } from '../lib/row-cache.js';
+import { RowCache, sameRow, sameSortKeys } from '../lib/row-cache.js';
 import { domainRow } from '../lib/domain-view.js';
 import { upsertDomain } from '../lib/domain-list.js';
 import { sortIndices } from '../lib/virtual.js';
@@ -105,4 +105,28 @@ test('the selected domain\'s row is always made at now, as the details panel bes
   made.length = 0;
   cache.rows(domains, { now: NOW + 50_000, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
   assert.deepEqual(made, [], 'made once per now');
+});
+
+test('a row made again that reads as before is the row made before; one that reads otherwise is new', () => {
+  const cache = new RowCache((d, now) => domainRow(d, now));
+  const never = domain({ hostname: 'never.example.com', unicode_hostname: 'never.example.com' });
+  const checked = domain({
+    hostname: 'checked.example.com',
+    unicode_hostname: 'checked.example.com',
+    verification: { checked_at: new Date(NOW - 60_000).toISOString(), error: null },
+  });
+  const renewals = new Map();
+  const first = cache.rows([never, checked], { now: NOW, caIdentity: 'ca', renewals });
+  const later = cache.rows([never, checked], { now: NOW + 3_600_000, caIdentity: 'ca', renewals });
+  assert.equal(later[0], first[0], 'never checked: the same words an hour later');
+  assert.notEqual(later[1], first[1], '"1 min ago" is "1 h ago" an hour later');
+  assert.notEqual(later[1].checked, first[1].checked);
+});
+
+test('rows compare by every value, one level into their objects', () => {
+  const row = domainRow(domain(), NOW);
+  assert.equal(sameRow(row, { ...row, status: { ...row.status } }), true);
+  assert.equal(sameRow(row, { ...row, status: { ...row.status, reason: 'other' } }), false);
+  assert.equal(sameRow(row, { ...row, checked: 'just now!' }), false);
+  assert.equal(sameRow(row, { ...row, extra: 1 }), false);
 });

@@ -140,7 +140,7 @@ export class DomainDetail extends HTMLElement {
     const providerText = this.querySelector('#detail-provider-line');
     if (provider && providerText && domain.status !== 'live') setText(providerText, providerLine(domain, provider));
     const status = statusView(domain, now, { caIdentity: session?.ca_identity });
-    const next = nextChecks?.[hostname];
+    const next = nextChecks?.of?.(hostname);
     const waiting = statusKey(domain) === STATUS.WAITING;
     const advice = waiting
       ? verificationAdvice(domain, {

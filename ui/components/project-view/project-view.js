@@ -56,7 +56,7 @@ export class ProjectView extends HTMLElement {
     document.removeEventListener('keydown', this.onShortcut);
     clearTimeout(this.timer);
     api.reportWatch([]).catch(() => {});
-    store.set({ nextChecks: {} });
+    store.set({ nextChecks: { of: () => null } });
   }
 
   draw() {
@@ -213,13 +213,20 @@ export class ProjectView extends HTMLElement {
     this.timer = setTimeout(() => this.poll(), Number.isFinite(wait) ? Math.max(1_000, wait) : STOPPED_CLOCK_LOOK_MS);
   }
 
-  /** When each watched domain is checked next, for "next check in 4 min" in the window. */
+  /**
+   * When each watched domain is checked next, for "next check in 4 min" in the window:
+   * `nextChecks.of(hostname)` is `{at, kind}` or null. A lookup into the schedule rather than
+   * a copy of it: thousands of domains are watched, the details panel reads one of them, and
+   * this runs at every change of the list (each second while a poll's answers come in).
+   */
   publish() {
-    const nextChecks = {};
-    if (store.get().settings.polling !== false) {
-      for (const [hostname, entry] of this.schedule.entries) nextChecks[hostname] = { at: entry.due, kind: entry.kind };
-    }
-    store.set({ nextChecks });
+    const schedule = this.schedule;
+    const watching = store.get().settings.polling !== false;
+    const of = (hostname) => {
+      const at = watching ? schedule.dueAt(hostname) : null;
+      return at == null ? null : { at, kind: schedule.kindOf(hostname) };
+    };
+    store.set({ nextChecks: { of } });
   }
 
   /**
