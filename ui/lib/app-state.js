@@ -110,7 +110,10 @@ let lastReading = Date.now();
 function armTicker() {
   clearTimeout(ticker);
   ticker = setTimeout(() => {
-    const now = platformNow();
+    // Never behind news that moved "now" on (an answer from a clock moved ahead since it was
+    // read): the screen's times do not run backwards. A new reading of the clock
+    // (`refreshClock`) may take them back, when the clock was set back.
+    const now = Math.max(platformNow(), store.get().now);
     store.set({ now, tickedAt: now });
     if (store.get().session?.mode === 'demo' && Date.now() - lastReading > 30_000) {
       lastReading = Date.now();

@@ -107,7 +107,8 @@ export function verificationAdvice(domain, { nowMs, dnsNow = null, resolverDelay
   const error = domain.verification?.error;
   const record = domain.dns_record ?? {};
   const next = nextCheckAt != null
-    ? ` Checked again by itself ${relativeTime(new Date(nextCheckAt).toISOString(), nowMs).replace('just now', 'now')}, or press Re-verify.`
+    // A check already due (the poll that makes it is under way) reads "now", never "ago".
+    ? ` Checked again by itself ${relativeTime(new Date(Math.max(nextCheckAt, nowMs)).toISOString(), nowMs).replace('just now', 'now')}, or press Re-verify.`
     : ' Press Re-verify to check again.';
   if (!error) return '';
   const checkedAt = Date.parse(domain.verification?.checked_at ?? '');

@@ -151,3 +151,9 @@ test('the look at DNS now is read from the authoritative or named servers only',
   assert.equal(dnsNowFromReport(report, 'shop.example.com', 5).provider, 'Cloudflare');
   assert.equal(dnsNowFromReport(report, 'other.example.com', 5), null);
 });
+
+test('a check already due reads "now", never a time ago: the poll that makes it is under way', () => {
+  const d = conflicting();
+  assert.match(verificationAdvice(d, { nowMs: NOW, nextCheckAt: NOW - 20 * 60_000 }), /Checked again by itself now, or press Re-verify/);
+  assert.match(verificationAdvice(d, { nowMs: NOW, nextCheckAt: NOW + 2 * 60_000 }), /Checked again by itself in 2 min/);
+});

@@ -2,7 +2,7 @@
 // Rust side), the role is chosen (primary, alias or a redirect to another domain), then the
 // DNS record to create is shown with copy buttons and the warnings.
 import { html } from '../../lib/html.js';
-import { render, openDialog } from '../../lib/dom.js';
+import { render, openDialog, setText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, loadProjects } from '../../lib/app-state.js';
 import { upsertDomain } from '../../lib/domain-list.js';
@@ -20,12 +20,17 @@ export class AddDomain extends HTMLElement {
     this.body = this.querySelector('#add-domain-body');
   }
 
+  disconnectedCallback() {
+    this.stopExpiry?.();
+  }
+
   open() {
     // A fresh name to check: nothing from the last one (a valid name just added, a check
     // still pending when the dialog closed) may submit this one.
     this.valid = false;
     clearTimeout(this.debounce);
     this.seq = (this.seq ?? 0) + 1;
+    this.stopExpiry?.();
     const { domains } = store.get();
     const targets = domains.filter((d) => d.role !== 'redirect');
     render(this.body, html`
@@ -191,6 +196,16 @@ export class AddDomain extends HTMLElement {
         <div class="dialog-buttons"><button type="button" id="own-check" class="primary">Check and add</button></div>
       </div>`);
     box.hidden = false;
+    // "expires in 7 days (Dec 4, 12:00)" follows the clock while it is shown: the demo's
+    // runs the week out in minutes at 600×. It stops when the card is gone.
+    this.stopExpiry?.();
+    const stop = store.subscribe((_state, changed) => {
+      if (!changed.includes('now')) return;
+      const line = box.isConnected ? box.querySelector('#own-expiry') : null;
+      if (line) setText(line, challengeExpiry(c.expires_at, screenNow()));
+      else stop();
+    });
+    this.stopExpiry = stop;
     // Check and add is the one way on from here: the plain Add would only be refused again.
     this.body.querySelector('#add-submit').hidden = true;
     wireCopyButtons(box);

@@ -21,6 +21,7 @@ export class DemoControls extends HTMLElement {
     this.unsubscribe = store.subscribe((state, changed) => {
       if (changed.includes('session')) this.draw(state.session);
       else if (changed.includes('now')) this.drawTime();
+      if (changed.includes('clock')) this.drawSpeed();
     });
     this.draw(store.get().session);
   }
@@ -55,6 +56,8 @@ export class DemoControls extends HTMLElement {
         await refreshClock();
         toast(`Demo clock: ${select.selectedOptions[0].textContent}.`, 'ok');
       } catch (err) {
+        // The menu goes back to the speed the clock runs at.
+        this.drawSpeed();
         toast(errorText(err), 'error');
       }
     });
@@ -69,14 +72,19 @@ export class DemoControls extends HTMLElement {
         toast(errorText(err), 'error');
       }
     });
-    try {
-      const clock = await api.clock();
-      const known = SPEEDS.find((s) => s.value === clock.speed);
-      if (!known) select.append(new Option(`${clock.speed}×`, String(clock.speed)));
-      select.value = String(clock.speed);
-    } catch {
-      // The clock shows its default until the service answers.
-    }
+    this.drawSpeed();
+  }
+
+  /**
+   * The speed the clock was last read at: changed here, or from outside the window (the
+   * command line, the control plane), which the half-minute reading of the clock brings in.
+   */
+  drawSpeed() {
+    const select = this.querySelector('#clock-speed');
+    const { clock } = store.get();
+    if (!select || clock?.platformMs == null || select.value === String(clock.speed)) return;
+    if (![...select.options].some((o) => o.value === String(clock.speed))) select.append(new Option(`${clock.speed}×`, String(clock.speed)));
+    select.value = String(clock.speed);
   }
 
   /**

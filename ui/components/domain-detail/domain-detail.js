@@ -151,7 +151,8 @@ export class DomainDetail extends HTMLElement {
       })
       : '';
     const checked = domain.verification?.checked_at;
-    const nextText = next && !waiting ? `Next look ${relativeTime(new Date(next.at).toISOString(), now).replace('just now', 'now')}.` : '';
+    // A look already due (the poll that makes it is under way) reads "now", never "ago".
+    const nextText = next && !waiting ? `Next look ${relativeTime(new Date(Math.max(next.at, now)).toISOString(), now).replace('just now', 'now')}.` : '';
     if (!box.querySelector('#domain-reason')) {
       render(box, html`
       <p id="detail-status-line"></p>
@@ -181,7 +182,10 @@ export class DomainDetail extends HTMLElement {
     this.looked = key;
     try {
       const report = await api.dnsLook(hostname, domain.dns_record?.value ?? null);
-      const look = dnsNowFromReport(report, hostname, screenNow());
+      // When the look was made, on the platform's clock (the doctor's run reads it in the
+      // demo): the screen's "now" may be a tick old, ten minutes of a clock at 600×.
+      const lookedAt = Date.parse(report?.generated_at);
+      const look = dnsNowFromReport(report, hostname, Number.isNaN(lookedAt) ? screenNow() : lookedAt);
       if (look) store.set((s) => ({ dnsNow: { ...s.dnsNow, [hostname]: look } }));
     } catch {
       // Without a look the advice says what the platform found and what to do about it.
