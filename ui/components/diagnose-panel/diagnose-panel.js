@@ -111,7 +111,7 @@ export class DiagnosePanel extends HTMLElement {
         <thead><tr><th scope="col">Server</th><th scope="col">Answer</th><th scope="col">Cache expires</th><th scope="col">Compared</th></tr></thead>
         <tbody>${(host.views ?? []).map((v) => html`<tr><td title="${v.source.address}">${serverName(v.source)}</td>
           <td class="mono ${v.error || v.status !== 'no_error' ? 'error' : ''}">${answerText(v)}</td>
-          <td>${v.cache_expires_in_seconds != null ? `in ${v.cache_expires_in_seconds} s` : '—'}</td>
+          <td>${v.cache_expires_in_seconds != null ? `${v.cache_expires_in_seconds} s after ${clockTime(report.generated_at, screenNow())}` : '—'}</td>
           <td>${agreementText(v)}</td></tr>`)}</tbody>
       </table>
       ${caa ? html`<h4>CAA (who may issue certificates)</h4>
