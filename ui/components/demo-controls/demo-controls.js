@@ -103,7 +103,10 @@ export class DemoControls extends HTMLElement {
     const dayNode = this.querySelector('#demo-clock-day');
     setText(dayNode, day);
     if (dayNode.hidden !== !day) dayNode.hidden = !day;
-    setAttribute(time, 'title', `The demo platform’s time${day ? `, on ${day}` : ''}: every time in the window is on this clock`);
+    // Stopped, it never reaches the rate limit's refills, which the meter then names on this
+    // computer's clock (lib/meter.js): the title says so rather than "every time".
+    const stopped = store.get().clock?.speed === 0;
+    setAttribute(time, 'title', `The demo platform’s time${day ? `, on ${day}` : ''}${stopped ? ', stopped' : ''}: ${stopped ? 'every time in the window is on this clock but the rate limit’s, which are on this computer’s' : 'every time in the window is on this clock'}`);
   }
 
   async reset() {
