@@ -7,7 +7,7 @@ import { upsertDomain, removeDomain } from './domain-list.js';
 import { errorText } from './errors.js';
 import { toast, resolveToast } from './toast.js';
 import { noteDangling, removeConfirmBody } from './dangling.js';
-import { redirectNotice, verificationFinding } from './domain-view.js';
+import { redirectNotice, verificationFinding, verifiedNotice } from './domain-view.js';
 import { dialog } from './dialogs.js';
 
 function projectId() {
@@ -47,7 +47,8 @@ export async function verify(hostname, { fromMenu = false } = {}) {
       }
     } else {
       resolveToast(`verify:${hostname}`);
-      toast(`${domain.unicode_hostname} verified; the certificate is being issued.`, 'ok', { scope: 'project' });
+      const notice = verifiedNotice(domain, store.get().now, { caIdentity: store.get().session?.ca_identity });
+      toast(notice.message, notice.tone, { scope: 'project' });
     }
     return domain;
   } catch (err) {
@@ -154,6 +155,10 @@ export async function refreshList() {
   try {
     await refreshDomains();
     resolveToast('refresh');
+    // What the list brings can change the project too: a primary domain added by an import,
+    // or one that went live, changes its address ("Served at") and the projects' list.
+    refreshProject().catch(() => {});
+    loadProjects().catch(() => {});
     return true;
   } catch (err) {
     toast(`The domains could not be refreshed. ${errorText(err)}`, 'error', { key: 'refresh', scope: 'project' });

@@ -166,6 +166,24 @@ export function certificateReason(domain, caIdentity = 'letsencrypt.org') {
   }
 }
 
+/**
+ * The notice after a Verify that the platform did not leave waiting, as the row and the
+ * panel say it: `{message, tone}`. A live or verified domain stays so when a check fails (the
+ * platform keeps serving it), and the notice says what the check found rather than "verified".
+ */
+export function verifiedNotice(domain, nowMs, options = {}) {
+  const name = domain.unicode_hostname || domain.hostname;
+  const key = statusKey(domain);
+  if (domain.verification?.error) {
+    const finding = verificationFinding(domain, nowMs);
+    const found = finding.charAt(0).toLowerCase() + finding.slice(1);
+    return { message: `${name} is still ${key === STATUS.LIVE ? 'live' : 'verified'}, but ${found}`, tone: 'warning' };
+  }
+  if (key === STATUS.LIVE) return { message: `${name} is live; the platform’s check found its record in place.`, tone: 'ok' };
+  if (key === STATUS.CERT_FAILED) return { message: `${name} is verified, but its certificate failed. ${statusView(domain, nowMs, options).reason}`, tone: 'warning' };
+  return { message: `${name} verified; the certificate is being issued.`, tone: 'ok' };
+}
+
 /** Status badge text, tone (for colour and icon) and the reason line. */
 export function statusView(domain, nowMs, options = {}) {
   const key = statusKey(domain);
@@ -211,6 +229,9 @@ export function redirectNotice(domain, hostname, to) {
   if (domain?.status === 'live') return `${name} now redirects to ${to} (301).`;
   return `${name} will redirect to ${to} (301) once it is live.`;
 }
+
+/** Why Redirect is not offered on the primary domain (the row's menu and the details panel): the platform refuses it. */
+export const PRIMARY_CANNOT_REDIRECT = 'The primary domain cannot redirect: make another domain primary first';
 
 /** The verb of the verify button: Verify first, Re-verify once it has been checked. */
 export function verifyLabel(domain) {

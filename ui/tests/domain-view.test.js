@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, domainRow, verificationAdvice, dnsNowFromReport } from '../lib/domain-view.js';
+import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, domainRow, verificationAdvice, dnsNowFromReport, verifiedNotice } from '../lib/domain-view.js';
 import { configureTimes } from '../lib/format.js';
 import { domain } from './fixtures.js';
 
@@ -156,4 +156,19 @@ test('a check already due reads "now", never a time ago: the poll that makes it 
   const d = conflicting();
   assert.match(verificationAdvice(d, { nowMs: NOW, nextCheckAt: NOW - 20 * 60_000 }), /Checked again by itself now, or press Re-verify/);
   assert.match(verificationAdvice(d, { nowMs: NOW, nextCheckAt: NOW + 2 * 60_000 }), /Checked again by itself in 2 min/);
+});
+
+test('the notice after Verify says what the row says: live, issuing, a failed certificate, or a failed check on a domain that stays live', () => {
+  const checked = { checked_at: '2026-11-21T11:59:30Z', error: null };
+  const live = domain({ status: 'live', verification: checked });
+  assert.deepEqual(verifiedNotice(live, NOW), { message: 'shop.example.com is live; the platform’s check found its record in place.', tone: 'ok' });
+  const issuing = domain({ status: 'verified', verification: checked, certificate: { status: 'issuing' } });
+  assert.equal(verifiedNotice(issuing, NOW).message, 'shop.example.com verified; the certificate is being issued.');
+  const failed = domain({ status: 'verified', verification: checked, certificate: { status: 'failed', error: { code: 'caa_forbidden', message: 'x' } } });
+  assert.equal(verifiedNotice(failed, NOW).tone, 'warning');
+  assert.match(verifiedNotice(failed, NOW).message, /^shop\.example\.com is verified, but its certificate failed\. /);
+  const broken = domain({ status: 'live', verification: { checked_at: '2026-11-21T11:59:30Z', error: { code: 'record_missing', message: 'x', found: [] } } });
+  const notice = verifiedNotice(broken, NOW);
+  assert.equal(notice.tone, 'warning');
+  assert.match(notice.message, /^shop\.example\.com is still live, but the platform’s check at 11:59( [AP]M)? found no CNAME at “shop”\.$/);
 });

@@ -33,6 +33,9 @@ export class AddDomain extends HTMLElement {
     this.stopExpiry?.();
     const { domains } = store.get();
     const targets = domains.filter((d) => d.role !== 'redirect');
+    // The platform makes a new name primary when the project has none (its primary removed,
+    // say): the dialog preselects what the platform will do.
+    const hasPrimary = domains.some((d) => d.role === 'primary');
     render(this.body, html`
       <form id="add-domain-form" method="dialog" novalidate>
         <h3 id="add-domain-title">Add domain</h3>
@@ -41,8 +44,8 @@ export class AddDomain extends HTMLElement {
         <p id="add-hostname-message" class="field-message" aria-live="polite"></p>
         <fieldset class="roles">
           <legend>Use it as</legend>
-          <label><input type="radio" name="role" value="primary" id="add-role-primary" ${domains.length === 0 ? html`checked` : ''}> Primary — the project is served here</label>
-          <label><input type="radio" name="role" value="alias" id="add-role-alias" ${domains.length > 0 ? html`checked` : ''}> Alias — serves the project too</label>
+          <label><input type="radio" name="role" value="primary" id="add-role-primary" ${hasPrimary ? '' : html`checked`}> Primary — the project is served here</label>
+          <label><input type="radio" name="role" value="alias" id="add-role-alias" ${hasPrimary ? html`checked` : ''}> Alias — serves the project too</label>
           <label><input type="radio" name="role" value="redirect" id="add-role-redirect" ${targets.length === 0 ? html`disabled` : ''}> Redirect to…</label>
           ${targets.length === 0
             ? html`<p class="muted small">A redirect needs another domain of this project to point to.</p>`

@@ -2,7 +2,7 @@
 import { html } from '../../lib/html.js';
 import { render, setAttribute, setText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { store, loadProjects, refreshDomains, refreshClock, screenNow } from '../../lib/app-state.js';
+import { store, loadProjects, refreshDomains, refreshClock, refreshProject, screenNow } from '../../lib/app-state.js';
 import { clockTime, dayUnlessToday } from '../../lib/format.js';
 import { errorText } from '../../lib/errors.js';
 import { toast } from '../../lib/toast.js';
@@ -67,6 +67,8 @@ export class DemoControls extends HTMLElement {
         await api.advanceClock(300);
         await refreshClock();
         await refreshDomains(true);
+        // A domain the move made live can change the project's address ("Served at").
+        refreshProject().catch(() => {});
         toast('The demo clock moved 5 minutes ahead.', 'ok');
       } catch (err) {
         toast(errorText(err), 'error');

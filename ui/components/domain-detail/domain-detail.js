@@ -8,7 +8,7 @@
 import { html } from '../../lib/html.js';
 import { render, renderChanged, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { statusView, roleLabel, verifyLabel, recordPlan, verificationAdvice, dnsNowFromReport, statusKey, STATUS } from '../../lib/domain-view.js';
+import { statusView, roleLabel, verifyLabel, recordPlan, verificationAdvice, dnsNowFromReport, statusKey, STATUS, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
 import { dateTime, whenText, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
@@ -62,13 +62,13 @@ export class DomainDetail extends HTMLElement {
         <button type="button" id="detail-diagnose">Diagnose</button>
         <button type="button" id="detail-save-diagnostics" title="Runs the doctor and saves every DNS answer and certificate it sees, for support">Save diagnostics…</button>
         <button type="button" id="detail-make-primary" ${domain.role === 'primary' ? html`disabled title="This is the primary domain"` : ''}>Make primary</button>
-        <button type="button" id="detail-redirect">Redirect…</button>
+        <button type="button" id="detail-redirect" ${domain.role === 'primary' ? html`disabled title="${PRIMARY_CANNOT_REDIRECT}"` : ''}>Redirect…</button>
         <button type="button" id="detail-remove" class="danger">Remove…</button>
         <button type="button" id="detail-auto" hidden>Set up automatically</button>
       </div>
       <p id="detail-auto-note" class="muted small" hidden></p>
       <h5 id="detail-record-title">${live ? 'DNS record in place' : 'DNS record to create'}</h5>
-      <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, store.get().dnsNow?.[domain.hostname]?.provider)}</span>${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
+      <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, null)}</span>${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
       ${recordCard(domain, 'record', { live })}
       ${live ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
       <table class="plan" id="record-plan">

@@ -8,7 +8,7 @@
 import { html } from '../../lib/html.js';
 import { render, setAttribute, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { domainRow, verifyLabel } from '../../lib/domain-view.js';
+import { domainRow, verifyLabel, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
 import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
 import { RowCache, sameSortKeys } from '../../lib/row-cache.js';
@@ -73,6 +73,13 @@ export class DomainsTable extends HTMLElement {
     this.viewport.addEventListener('scroll', () => this.schedule());
     this.window.addEventListener('click', (e) => this.onClick(e));
     this.window.addEventListener('keydown', (e) => this.onKey(e));
+    // A row reached with Tab (or focused any other way) is the active one: the active row
+    // follows its domain when the list re-sorts, so the focus stays on that domain, not on
+    // whichever domain comes to that place.
+    this.window.addEventListener('focusin', (e) => {
+      const row = this.rowOf(e.target);
+      if (row?.dataset.index != null) this.setActive(Number(row.dataset.index));
+    });
     this.menu.addEventListener('click', (e) => this.onMenu(e));
     this.menu.addEventListener('keydown', (e) => this.onMenuKey(e));
     this.onOutside = (e) => { if (!this.menu.hidden && !this.menu.contains(e.target)) this.closeMenu(false); };
@@ -373,6 +380,9 @@ export class DomainsTable extends HTMLElement {
     if (!moved) return;
     const hadFocus = this.window.contains(document.activeElement) && !this.menu.contains(document.activeElement);
     const menuOpen = !this.menu.hidden;
+    // Followed into view only while the user is on it (its row focused, its menu open): a
+    // re-sort must not pull the table away from where the wheel took it.
+    if (!hadFocus && !menuOpen) return;
     this.viewport.scrollTop = scrollToReveal({ index: this.active, scrollTop: this.viewport.scrollTop, viewportHeight: this.viewport.clientHeight, rowHeight: ROW_HEIGHT });
     if (hadFocus && !menuOpen) {
       queueMicrotask(() => this.window.querySelector(`[data-index="${this.active}"]`)?.focus({ preventScroll: true }));
@@ -473,6 +483,10 @@ export class DomainsTable extends HTMLElement {
     }
     setText(this.menu.querySelector('#menu-verify'), verifyLabel(domain));
     this.menu.querySelector('#menu-make-primary').disabled = domain.role === 'primary';
+    // As the details panel's Redirect…: the platform refuses a redirect from the primary.
+    const redirect = this.menu.querySelector('#menu-redirect');
+    redirect.disabled = domain.role === 'primary';
+    setAttribute(redirect, 'title', redirect.disabled ? PRIMARY_CANNOT_REDIRECT : '');
     this.menu.querySelector('#menu-open').disabled = domain.status !== 'live';
   }
 

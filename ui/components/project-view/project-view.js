@@ -2,7 +2,7 @@
 // domain, Add domain (or why it is not possible), and the background polling that keeps the
 // statuses live.
 import { html } from '../../lib/html.js';
-import { render } from '../../lib/dom.js';
+import { render, renderChanged } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow, screenNow, refreshClock } from '../../lib/app-state.js';
 import { upsertDomains } from '../../lib/domain-list.js';
@@ -119,7 +119,10 @@ export class ProjectView extends HTMLElement {
     const { project, domains, session } = store.get();
     const demo = session?.mode === 'demo';
     const items = danglingIn(dangling.get().items, project?.id, domains);
-    render(box, html`${items.map((d) => html`<div class="dangling warn-box" role="alert" data-hostname="${d.hostname}">
+    // Drawn at every change of the list (each second while a poll's answers come in): only
+    // when the warnings change, so an alert is not announced again and a focused Dismiss
+    // keeps the focus.
+    renderChanged(box, html`${items.map((d) => html`<div class="dangling warn-box" role="alert" data-hostname="${d.hostname}">
       <p>${danglingText(d, demo)}</p>
       <div class="dangling-actions">
         ${demo ? html`<button type="button" data-do="dns" data-hostname="${d.hostname}" data-zone="${zoneOf(d)}">Open Demo DNS</button>` : ''}
@@ -133,7 +136,9 @@ export class ProjectView extends HTMLElement {
     if (!project) return;
     this.querySelector('#project-crumb').textContent = project.name;
     this.querySelector('#project-title').textContent = `${project.name} — settings`;
-    render(this.querySelector('#project-facts'), html`
+    // A project read again with the same facts (after a poll) leaves them, and a selection in
+    // them, as they are.
+    renderChanged(this.querySelector('#project-facts'), html`
       <div class="fact"><dt>Plan</dt><dd>${planName(session?.account?.plan)}</dd></div>
       <div class="fact"><dt>Default address</dt><dd class="mono" id="project-default-address">${project.default_address}</dd></div>
       <div class="fact"><dt>Served at</dt><dd class="mono" id="project-url">${project.url}</dd></div>

@@ -4,6 +4,7 @@
 // changes. It sits below the main area in the page's flow, never over it, so a notice cannot
 // hide a button or a row.
 import { html } from '../../lib/html.js';
+import { setAttribute, setText } from '../../lib/dom.js';
 import { Notices } from '../../lib/notices.js';
 import { store } from '../../lib/app-state.js';
 
@@ -45,27 +46,46 @@ export class Toasts extends HTMLElement {
     this.notices.add(message, tone, { key, cause, scope: scopeOf(scope, store.get()) });
   }
 
-  /** Keeps one element per notice, so a screen reader reads a new notice once. */
+  /**
+   * Keeps one element per notice, so a screen reader reads a new notice once: each is written
+   * only where it changed and moved only when out of its place, so a notice that stays is not
+   * announced again and its focused Dismiss keeps the focus while others come and go.
+   */
   draw(list, hidden = 0) {
     const shown = new Set(list.map((n) => String(n.id)));
+    if (hidden > 0) shown.add('more');
     for (const item of [...this.children]) if (!shown.has(item.dataset.id)) item.remove();
+    let previous = null;
+    if (hidden > 0) {
+      let more = this.querySelector('[data-id="more"]');
+      if (!more) {
+        more = document.createElement('p');
+        more.className = 'toast-more muted';
+        more.dataset.id = 'more';
+      }
+      setText(more, `${hidden} older ${hidden === 1 ? 'notice waits' : 'notices wait'} — dismiss one to see it`);
+      previous = this.place(more, previous);
+    }
     for (const notice of list) {
       const item = this.querySelector(`[data-id="${notice.id}"]`) ?? this.create(notice);
-      item.className = `toast toast-${notice.tone}`;
-      item.querySelector('.toast-text').textContent = notice.message;
+      setAttribute(item, 'class', `toast toast-${notice.tone}`);
+      setText(item.querySelector('.toast-text'), notice.message);
       const count = item.querySelector('.toast-count');
-      count.hidden = notice.count < 2;
-      count.textContent = `×${notice.count}`;
-      count.title = `${notice.count} times`;
-      this.append(item);
+      if (count.hidden !== notice.count < 2) count.hidden = notice.count < 2;
+      setText(count, `×${notice.count}`);
+      setAttribute(count, 'title', `${notice.count} times`);
+      previous = this.place(item, previous);
     }
-    if (hidden > 0) {
-      const more = document.createElement('p');
-      more.className = 'toast-more muted';
-      more.dataset.id = 'more';
-      more.textContent = `${hidden} older ${hidden === 1 ? "notice waits" : "notices wait"} — dismiss one to see it`;
-      this.prepend(more);
+  }
+
+  /** Puts `item` right after `previous` (first when null), moving it only when it is elsewhere. */
+  place(item, previous) {
+    const spot = previous ? previous.nextElementSibling : this.firstElementChild;
+    if (spot !== item) {
+      if (previous) previous.after(item);
+      else this.prepend(item);
     }
+    return item;
   }
 
   create(notice) {
