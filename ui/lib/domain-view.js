@@ -195,7 +195,9 @@ export function statusView(domain, nowMs, options = {}) {
     case STATUS.ISSUING: {
       const since = domain.certificate?.started_at;
       reason = since
-        ? `Certificate requested ${relativeTime(since, nowMs, { past: true })}; this usually takes a couple of minutes. Browsers may warn until it is issued.`
+        // A time of day, not "3 min ago": the reason is a live region, and a relative time
+        // would be announced again at every tick.
+        ? `Certificate requested at ${clockTime(since, nowMs)}; this usually takes a couple of minutes. Browsers may warn until it is issued.`
         : 'The certificate is being requested; browsers may warn until it is issued.';
       break;
     }

@@ -61,7 +61,7 @@ test('verified domains are issuing, then failed with the CAA cause, then live', 
   const v = statusView(issuing, NOW);
   assert.equal(v.label, 'Verified — issuing certificate');
   assert.equal(v.tone, 'progress');
-  assert.match(v.reason, /2 min ago/);
+  assert.match(v.reason, /requested at 11:58/);
 
   const failed = domain({ status: 'verified', certificate: { status: 'failed', started_at: null, issued_at: null, expires_at: null, error: { code: 'caa_forbids_issuance', message: 'x' } } });
   const f = statusView(failed, NOW, { caIdentity: 'letsencrypt.org' });
@@ -171,4 +171,11 @@ test('the notice after Verify says what the row says: live, issuing, a failed ce
   const notice = verifiedNotice(broken, NOW);
   assert.equal(notice.tone, 'warning');
   assert.match(notice.message, /^shop\.example\.com is still live, but the platform’s check at 11:59( [AP]M)? found no CNAME at “shop”\.$/);
+});
+
+test('a certificate being issued says when it was requested as a time of day, the same at every tick', () => {
+  const issuing = domain({ status: 'verified', certificate: { status: 'issuing', started_at: '2026-11-21T11:57:00Z' } });
+  const reason = statusView(issuing, NOW).reason;
+  assert.match(reason, /^Certificate requested at 11:57( [AP]M)?; this usually takes a couple of minutes\./);
+  assert.equal(statusView(issuing, NOW + 60_000).reason, reason);
 });
