@@ -458,6 +458,12 @@ export class DomainsTable extends HTMLElement {
     this.menuAnchor = anchor;
     this.drawMenu();
     this.menu.hidden = false;
+    this.placeMenu(anchor);
+    this.menu.querySelector('button:not([disabled])')?.focus();
+  }
+
+  /** Puts the menu beside `anchor` (its row's ⋯ button), below it or, near the bottom, above. */
+  placeMenu(anchor) {
     const box = anchor.getBoundingClientRect();
     const host = this.getBoundingClientRect();
     const menuHeight = this.menu.offsetHeight;
@@ -467,7 +473,6 @@ export class DomainsTable extends HTMLElement {
     const top = box.bottom + menuHeight > limit ? box.top - host.top - menuHeight - 4 : below;
     this.menu.style.top = `${Math.max(0, top)}px`;
     this.menu.style.left = `${Math.max(0, box.right - host.left - this.menu.offsetWidth)}px`;
-    this.menu.querySelector('button:not([disabled])')?.focus();
   }
 
   /**
@@ -480,6 +485,15 @@ export class DomainsTable extends HTMLElement {
     if (!domain) {
       if (!this.menu.hidden) this.closeMenu(false);
       return;
+    }
+    // A re-sort while it is open moves its row: the menu goes with it, never beside another
+    // domain's row while it acts on this one.
+    if (!this.menu.hidden) {
+      const row = this.window.querySelector(`.vt-row[data-hostname="${CSS.escape(this.menuHost)}"]`);
+      const anchor = row?.querySelector('.row-menu-button');
+      if (anchor) this.placeMenu(anchor);
+      else this.closeMenu(true);
+      if (!anchor) return;
     }
     setText(this.menu.querySelector('#menu-verify'), verifyLabel(domain));
     this.menu.querySelector('#menu-make-primary').disabled = domain.role === 'primary';
