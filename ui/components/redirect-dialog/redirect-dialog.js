@@ -20,14 +20,20 @@ export class RedirectDialog extends HTMLElement {
     const domain = actions.findDomain(hostname);
     if (!domain) return;
     const targets = store.get().domains.filter((d) => d.hostname !== hostname && d.role !== 'redirect');
+    // A redirect whose target was removed goes to the project's own address (the platform
+    // re-points it there), which is none of the domains: the dialog shows it as it is, rather
+    // than preselecting a domain that one Enter would then redirect to.
+    const current = domain.role === 'redirect' ? domain.redirect?.to ?? null : null;
+    const elsewhere = current && !targets.some((d) => d.hostname === current) ? current : null;
     const body = this.querySelector('#redirect-body');
     render(body, html`<form id="redirect-form" novalidate>
       <h3 id="redirect-title">Redirect ${domain.unicode_hostname}</h3>
       <p>Visitors to this name are sent to the target with a permanent redirect (301).</p>
+      ${elsewhere ? html`<p id="redirect-now">It now redirects to <span class="mono">${elsewhere}</span>, the project’s own address: the domain it redirected to was removed.</p>` : ''}
       ${targets.length === 0
         ? html`<p class="error">This project has no other domain to redirect to. Add one first.</p>`
         : html`<label for="redirect-target">Redirect to</label>
-          <select id="redirect-target">${targets.map((d) => html`<option value="${d.hostname}" ${domain.redirect?.to === d.hostname ? html`selected` : ''}>${d.unicode_hostname}</option>`)}</select>`}
+          <select id="redirect-target">${elsewhere ? html`<option value="" selected>The project’s own address (now)</option>` : ''}${targets.map((d) => html`<option value="${d.hostname}" ${current === d.hostname ? html`selected` : ''}>${d.unicode_hostname}</option>`)}</select>`}
       <div class="dialog-buttons">
         <button type="button" id="redirect-cancel">Cancel</button>
         ${domain.role === 'redirect' ? html`<button type="button" id="redirect-clear">Stop redirecting</button>` : ''}
@@ -40,7 +46,9 @@ export class RedirectDialog extends HTMLElement {
     body.querySelector('#redirect-form').addEventListener('submit', async (e) => {
       e.preventDefault();
       const to = body.querySelector('#redirect-target')?.value;
-      if (to && (await actions.setRedirect(hostname, to))) this.dialog.close();
+      // The redirect as it is (to the project's own address): nothing to change.
+      if (to === '') this.dialog.close();
+      else if (to && (await actions.setRedirect(hostname, to))) this.dialog.close();
     });
     openDialog(this.dialog);
   }
