@@ -5,6 +5,7 @@
 // badge derived from both, and the reason line says why a domain is stuck.
 
 import { dateTime, shortDate, relativeTime, clockTime, duration } from './format.js';
+import { toUnicode } from './hostname.js';
 
 export const STATUS = Object.freeze({
   WAITING: 'waiting',
@@ -206,7 +207,7 @@ export function statusView(domain, nowMs, options = {}) {
       break;
     default:
       reason = domain.role === 'redirect' && domain.redirect
-        ? `Serving over HTTPS; answers with ${domain.redirect.status} to ${domain.redirect.to}.`
+        ? `Serving over HTTPS; answers with ${domain.redirect.status} to ${toUnicode(domain.redirect.to)}.`
         : 'Serving the project over HTTPS.';
   }
   const tone = { waiting: 'pending', issuing: 'progress', cert_failed: 'error', live: 'ok' }[key];
@@ -214,10 +215,10 @@ export function statusView(domain, nowMs, options = {}) {
   return { key, label: LABELS[key], tone: failed ? 'error' : tone, reason };
 }
 
-/** "Primary", "Alias", "Redirect → www.example.com". */
+/** "Primary", "Alias", "Redirect → www.example.com" (the target as people read it: "bücher.example", not its A-labels). */
 export function roleLabel(domain) {
   if (domain.role === 'primary') return 'Primary';
-  if (domain.role === 'redirect') return `Redirect → ${domain.redirect?.to ?? '?'}`;
+  if (domain.role === 'redirect') return `Redirect → ${domain.redirect?.to ? toUnicode(domain.redirect.to) : '?'}`;
   return 'Alias';
 }
 

@@ -22,6 +22,96 @@ export function toAscii(name) {
   }
 }
 
+// Punycode (RFC 3492), decoding only: the platform names domains by their A-labels
+// (`xn--bcher-kva.example`) wherever it answers with a bare hostname (a redirect's target, a
+// project's primary domain, a report's name), and the window shows each name as its owner
+// wrote it.
+const BASE = 36;
+const T_MIN = 1;
+const T_MAX = 26;
+const SKEW = 38;
+const DAMP = 700;
+const INITIAL_BIAS = 72;
+const INITIAL_N = 128;
+
+function adapt(delta, points, first) {
+  let d = first ? Math.floor(delta / DAMP) : delta >> 1;
+  d += Math.floor(d / points);
+  let k = 0;
+  while (d > ((BASE - T_MIN) * T_MAX) >> 1) {
+    d = Math.floor(d / (BASE - T_MIN));
+    k += BASE;
+  }
+  return k + Math.floor(((BASE - T_MIN + 1) * d) / (d + SKEW));
+}
+
+function digitOf(code) {
+  if (code >= 0x30 && code <= 0x39) return code - 22; // 0-9 are 26-35
+  if (code >= 0x41 && code <= 0x5a) return code - 0x41;
+  if (code >= 0x61 && code <= 0x7a) return code - 0x61;
+  return BASE;
+}
+
+/** The code points of one punycode label (without its `xn--`), or null when it is not one. */
+function decodeLabel(input) {
+  const output = [];
+  const delimiter = input.lastIndexOf('-');
+  for (let j = 0; j < Math.max(delimiter, 0); j += 1) {
+    const code = input.charCodeAt(j);
+    if (code >= 0x80) return null;
+    output.push(code);
+  }
+  let n = INITIAL_N;
+  let bias = INITIAL_BIAS;
+  let i = 0;
+  for (let at = delimiter > 0 ? delimiter + 1 : 0; at < input.length;) {
+    const before = i;
+    let weight = 1;
+    for (let k = BASE; ; k += BASE) {
+      if (at >= input.length) return null;
+      const digit = digitOf(input.charCodeAt(at));
+      at += 1;
+      if (digit >= BASE) return null;
+      i += digit * weight;
+      if (i > 0x10ffff * (output.length + 1)) return null;
+      const t = k <= bias ? T_MIN : k >= bias + T_MAX ? T_MAX : k - bias;
+      if (digit < t) break;
+      weight *= BASE - t;
+    }
+    const length = output.length + 1;
+    bias = adapt(i - before, length, before === 0);
+    n += Math.floor(i / length);
+    i %= length;
+    if (n > 0x10ffff) return null;
+    output.splice(i, 0, n);
+    i += 1;
+  }
+  return output;
+}
+
+/**
+ * A hostname as people read it: each `xn--` label decoded to Unicode. A name that does not
+ * decode to itself again (not a valid A-label) comes back as it was, so the window never shows
+ * a name that is not the one the platform holds.
+ */
+export function toUnicode(name) {
+  if (typeof name !== 'string' || !/(^|\.)xn--/i.test(name)) return name;
+  const lower = name.toLowerCase();
+  const labels = lower.split('.').map((label) => {
+    if (!label.startsWith('xn--')) return label;
+    const points = decodeLabel(label.slice(4));
+    return points ? String.fromCodePoint(...points) : label;
+  });
+  const unicode = labels.join('.');
+  return toAscii(unicode) === lower ? unicode : name;
+}
+
+/** A URL with its host as people read it (`https://bücher.example/`); anything else as it was. */
+export function urlForPeople(url) {
+  if (typeof url !== 'string') return url;
+  return url.replace(/^(https?:\/\/)([^/:?#]+)/i, (_, scheme, host) => scheme + toUnicode(host));
+}
+
 /**
  * Checks a hostname as typed. Returns `{ok: true, ascii, changed}` (changed: the stored form
  * differs from what was typed, e.g. Unicode or upper case) or `{ok: false, message}`.

@@ -78,6 +78,10 @@ test('roles read as the dashboard shows them', () => {
   assert.equal(roleLabel(domain()), 'Primary');
   assert.equal(roleLabel(domain({ role: 'alias' })), 'Alias');
   assert.equal(roleLabel(domain({ role: 'redirect', redirect: { to: 'www.example.com', status: 301 } })), 'Redirect → www.example.com');
+  // The platform names the target by its A-labels; the row reads as its owner wrote it.
+  const toIdn = domain({ role: 'redirect', status: 'live', redirect: { to: 'xn--bcher-kva.example', status: 301 } });
+  assert.equal(roleLabel(toIdn), 'Redirect → bücher.example');
+  assert.match(statusView(toIdn, Date.now()).reason, /to bücher\.example\.$/);
 });
 
 test('the record to create carries the spec warnings', () => {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { checkHostname } from '../lib/hostname.js';
+import { checkHostname, toAscii, toUnicode, urlForPeople } from '../lib/hostname.js';
 
 test('accepts ordinary names and normalises case and the trailing dot', () => {
   assert.deepEqual(checkHostname('WWW.Example.COM.'), { ok: true, ascii: 'www.example.com', changed: true });
@@ -60,4 +60,30 @@ test('a name already in the project is found while typing', async () => {
   assert.equal(duplicateOf('SHOP.example.com.', domains)?.hostname, 'shop.example.com');
   assert.equal(duplicateOf('www.example.com', domains), null);
   assert.equal(duplicateOf(null, domains), null);
+});
+
+test('A-labels read back as Unicode, and only when they are valid ones', () => {
+  const names = {
+    'xn--bcher-kva.example': 'bücher.example',
+    'www.xn--mnchen-3ya.de': 'www.münchen.de',
+    'xn--d1acufc.xn--p1ai': 'домен.рф',
+    'xn--fiqs8s.cn': '中国.cn',
+    'XN--BCHER-KVA.Example': 'bücher.example',
+  };
+  for (const [ascii, unicode] of Object.entries(names)) {
+    assert.equal(toUnicode(ascii), unicode, ascii);
+    assert.equal(toAscii(toUnicode(ascii)), ascii.toLowerCase(), ascii);
+  }
+  // plain names, and labels that are not punycode, are left as they are
+  for (const name of ['example.com', 'xn--.example', 'xn--zzzz.example', 'xn--abc-.example', 'xn--ab!c.example', '']) {
+    assert.equal(toUnicode(name), name, name);
+  }
+  assert.equal(toUnicode(null), null);
+});
+
+test('a URL shows its host as people read it', () => {
+  assert.equal(urlForPeople('https://xn--bcher-kva.example/'), 'https://bücher.example/');
+  assert.equal(urlForPeople('https://shop.example.com'), 'https://shop.example.com');
+  assert.equal(urlForPeople('https://xn--bcher-kva.example:8443/a?b'), 'https://bücher.example:8443/a?b');
+  assert.equal(urlForPeople(undefined), undefined);
 });

@@ -10,6 +10,7 @@ import { findDomain } from '../../lib/actions.js';
 import { dateTime, clockTime } from '../../lib/format.js';
 import { screenNow } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
+import { toUnicode } from '../../lib/hostname.js';
 import { toast } from '../../lib/toast.js';
 
 export class DiagnosePanel extends HTMLElement {
@@ -63,8 +64,9 @@ export class DiagnosePanel extends HTMLElement {
     this.diagnosis = null;
     this.querySelector('#diagnose-copy').disabled = true;
     this.querySelector('#diagnose-export').disabled = true;
-    this.querySelector('#diagnose-title').textContent = `Diagnose ${findDomain(hostname)?.unicode_hostname ?? hostname}`;
-    render(body, html`<p class="muted" id="diagnose-running">Asking the DNS servers and the edge about ${hostname}…</p>`);
+    const name = findDomain(hostname)?.unicode_hostname ?? toUnicode(hostname);
+    this.querySelector('#diagnose-title').textContent = `Diagnose ${name}`;
+    render(body, html`<p class="muted" id="diagnose-running">Asking the DNS servers and the edge about ${name}…</p>`);
     try {
       const diagnosis = await api.diagnose(hostname, findDomain(hostname)?.dns_record?.value ?? null);
       if (run !== this.runs) return;

@@ -5,6 +5,7 @@ import { render, setText } from '../../lib/dom.js';
 import { store, openProject, loadProjects, screenNow } from '../../lib/app-state.js';
 import { planName, deployText } from '../../lib/project.js';
 import { errorText } from '../../lib/errors.js';
+import { toUnicode } from '../../lib/hostname.js';
 import { toast } from '../../lib/toast.js';
 
 /** "Pro site" → "pro-site", for stable test ids. */
@@ -45,7 +46,7 @@ export class ProjectList extends HTMLElement {
                 <td><button type="button" class="link project-open" data-project-id="${p.id}" data-testid="project-${slug(p.name)}" data-project-name="${p.name}">${p.name}</button></td>
                 <td>${plan}</td>
                 <td class="mono">${p.default_address}</td>
-                <td class="mono">${p.primary_domain ?? '—'}</td>
+                <td class="mono">${p.primary_domain ? toUnicode(p.primary_domain) : '—'}</td>
                 <td class="${p.last_deploy?.status === 'succeeded' ? '' : 'warn'} project-deploy" data-project-id="${p.id}">${deployText(p, now)}</td>
               </tr>`)}</tbody>
             </table>`}

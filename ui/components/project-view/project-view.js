@@ -10,6 +10,7 @@ import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, re
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
+import { urlForPeople } from '../../lib/hostname.js';
 import { dangling, danglingIn, danglingText, forgetDangling } from '../../lib/dangling.js';
 
 /** How often a stopped demo clock is read again, in real milliseconds. */
@@ -141,7 +142,7 @@ export class ProjectView extends HTMLElement {
     renderChanged(this.querySelector('#project-facts'), html`
       <div class="fact"><dt>Plan</dt><dd>${planName(session?.account?.plan)}</dd></div>
       <div class="fact"><dt>Default address</dt><dd class="mono" id="project-default-address">${project.default_address}</dd></div>
-      <div class="fact"><dt>Served at</dt><dd class="mono" id="project-url">${project.url}</dd></div>
+      <div class="fact"><dt>Served at</dt><dd class="mono" id="project-url">${urlForPeople(project.url)}</dd></div>
       <div class="fact"><dt>Last deploy</dt><dd id="project-deploy">${deployText(project, screenNow())}</dd></div>`);
     this.drawAddState();
   }
