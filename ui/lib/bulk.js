@@ -10,12 +10,16 @@ export function durationText(seconds) {
   return `${s}s`;
 }
 
-/** `120 of 250 · 3.2 a second · about 1m05s left` from the import's progress message. */
-export function progressText(progress) {
+/**
+ * `120 of 250 · 3.2 a second · about 1m05s left` from the import's progress message, read
+ * `sinceSeconds` after it came: the time left counts down while the import waits for the
+ * plan's window and no row is answered (it never reads less than a second until it is done).
+ */
+export function progressText(progress, sinceSeconds = 0) {
   const parts = [`${progress.answered} of ${progress.total}`];
   if (progress.rate > 0) parts.push(`${progress.rate.toFixed(1)} a second`);
   const eta = progress.eta ? progress.eta.secs + progress.eta.nanos / 1e9 : null;
-  if (eta != null && progress.answered < progress.total) parts.push(`about ${durationText(eta)} left (the plan's rate limit)`);
+  if (eta != null && progress.answered < progress.total) parts.push(`about ${durationText(Math.max(eta - sinceSeconds, 1))} left (the plan's rate limit)`);
   return parts.join(' · ');
 }
 

@@ -13,6 +13,9 @@ test('progress says how far, how fast and how long is left', () => {
   assert.equal(progressText(progress), "120 of 250 · 3.2 a second · about 1m05s left (the plan's rate limit)");
   assert.equal(progressShare(progress), 0.48);
   assert.equal(progressText({ total: 2, answered: 2, rate: 1, eta: { secs: 0, nanos: 0 } }), '2 of 2 · 1.0 a second');
+  // read later, while the import waits for the window, the time left counts down, never below a second
+  assert.equal(progressText(progress, 20), "120 of 250 · 3.2 a second · about 45s left (the plan's rate limit)");
+  assert.equal(progressText(progress, 600), "120 of 250 · 3.2 a second · about 1s left (the plan's rate limit)");
   assert.equal(progressShare({ total: 0, answered: 0 }), 1);
 });
 

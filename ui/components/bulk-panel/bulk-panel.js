@@ -25,6 +25,27 @@ export class BulkPanel extends HTMLElement {
 
   disconnectedCallback() {
     this.unsubscribe?.();
+    this.stopCountdown();
+  }
+
+  /**
+   * While rows go out, the time left counts down each second from the last progress message,
+   * so it does not stand still while the import waits for the plan's window. The text is
+   * written only when it reads differently.
+   */
+  startCountdown() {
+    this.stopCountdown();
+    this.countdown = setInterval(() => {
+      const text = this.querySelector('#bulk-progress-text');
+      if (!text || !this.progress) return;
+      const next = progressText(this.progress, (performance.now() - this.progressAt) / 1000);
+      if (text.textContent !== next) text.textContent = next;
+    }, 1000);
+  }
+
+  stopCountdown() {
+    clearInterval(this.countdown);
+    this.countdown = null;
   }
 
   /**
@@ -65,6 +86,8 @@ export class BulkPanel extends HTMLElement {
   }
 
   showProgress(progress) {
+    this.progress = progress;
+    this.progressAt = performance.now();
     const hadFocus = this.clearRefusal();
     const status = this.status();
     status.hidden = false;
@@ -131,6 +154,7 @@ export class BulkPanel extends HTMLElement {
     const project = store.get().project;
     if (!project || this.running) return;
     this.running = true;
+    this.startCountdown();
     this.querySelector('#import-button').disabled = true;
     const valid = this.querySelector('#import-valid');
     if (valid) valid.disabled = true;
@@ -156,6 +180,8 @@ export class BulkPanel extends HTMLElement {
     } finally {
       if (valid?.isConnected) valid.disabled = false;
       this.running = false;
+      this.stopCountdown();
+      this.progress = null;
       this.drawBlocked();
     }
   }
