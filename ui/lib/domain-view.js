@@ -168,6 +168,18 @@ export function certificateReason(domain, caIdentity = 'letsencrypt.org') {
 }
 
 /**
+ * The desktop notification for a change a background check found (`notableChange`), or null:
+ * its words are the row's, so the notification and the window never tell two stories (the
+ * platform's own message for a failed certificate names the zone it found, not the fix).
+ */
+export function changeNotification(change, domain, projectName, caIdentity) {
+  const name = domain.unicode_hostname || domain.hostname;
+  if (change === 'live') return { title: 'Domain live', body: `${name} now serves ${projectName} over HTTPS.` };
+  if (change === 'certificate_failed') return { title: 'Certificate failed', body: `${name}: ${certificateReason(domain, caIdentity)}` };
+  return null;
+}
+
+/**
  * The notice after a Verify that the platform did not leave waiting, as the row and the
  * panel say it: `{message, tone}`. A live or verified domain stays so when a check fails (the
  * platform keeps serving it), and the notice says what the check found rather than "verified".

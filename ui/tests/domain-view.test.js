@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, domainRow, verificationAdvice, dnsNowFromReport, verifiedNotice } from '../lib/domain-view.js';
+import { changeNotification, statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, domainRow, verificationAdvice, dnsNowFromReport, verifiedNotice } from '../lib/domain-view.js';
 import { configureTimes } from '../lib/format.js';
 import { domain } from './fixtures.js';
 
@@ -182,4 +182,17 @@ test('a certificate being issued says when it was requested as a time of day, th
   const reason = statusView(issuing, NOW).reason;
   assert.match(reason, /^Certificate requested at 11:57( [AP]M)?; this usually takes a couple of minutes\./);
   assert.equal(statusView(issuing, NOW + 60_000).reason, reason);
+});
+
+test('a notification says what the row says', () => {
+  const failed = domain({
+    status: 'verified',
+    certificate: { status: 'failed', error: { code: 'caa_forbids_issuance', message: 'CAA record at example.com forbids issuance by letsencrypt.org' } },
+  });
+  const note = changeNotification('certificate_failed', failed, 'Site', 'letsencrypt.org');
+  assert.equal(note.title, 'Certificate failed');
+  assert.equal(note.body, `${failed.unicode_hostname}: ${statusView(failed, Date.now(), { caIdentity: 'letsencrypt.org' }).reason}`);
+  assert.match(note.body, /0 issue "letsencrypt\.org"/);
+  assert.deepEqual(changeNotification('live', domain({ status: 'live' }), 'Site'), { title: 'Domain live', body: `${domain().unicode_hostname} now serves Site over HTTPS.` });
+  assert.equal(changeNotification('waiting', domain(), 'Site'), null);
 });

@@ -11,6 +11,7 @@ import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
 import { urlForPeople } from '../../lib/hostname.js';
+import { changeNotification } from '../../lib/domain-view.js';
 import { dangling, danglingIn, danglingText, forgetDangling } from '../../lib/dangling.js';
 
 /** How often a stopped demo clock is read again, in real milliseconds. */
@@ -310,8 +311,8 @@ export class ProjectView extends HTMLElement {
     for (const after of store.get().domains) {
       const change = notableChange(before.get(after.hostname), after);
       if (change) changed = true;
-      if (change === 'live') sent.push(api.notify('Domain live', `${after.unicode_hostname} now serves ${project.name} over HTTPS.`));
-      if (change === 'certificate_failed') sent.push(api.notify('Certificate failed', `${after.unicode_hostname}: ${after.certificate?.error?.message ?? 'no certificate within 30 minutes'}`));
+      const notification = changeNotification(change, after, project.name, store.get().session?.ca_identity);
+      if (notification) sent.push(api.notify(notification.title, notification.body));
     }
     await Promise.allSettled(sent);
     if (changed) refreshProject().catch(() => {});
