@@ -7,6 +7,7 @@ import { api } from './api.js';
 import { mark } from './perf.js';
 import { errorText } from './errors.js';
 import { WALL_CLOCK, clockFromReading, nextTickDelay, platformTime } from './clock.js';
+import { keepUnchanged } from './domain-list.js';
 
 const base = createStore({
   /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
@@ -166,7 +167,7 @@ export async function refreshDomains(background = false) {
   const project = store.get().project;
   if (!project) return;
   const domains = await api.domains(project.id, background);
-  if (store.get().project?.id === project.id) store.set({ domains });
+  if (store.get().project?.id === project.id) store.set((s) => ({ domains: keepUnchanged(s.domains, domains) }));
 }
 
 /**

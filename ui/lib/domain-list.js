@@ -1,10 +1,53 @@
 // A project's domain list as the store holds it: replaced, never changed in place, so
 // subscribers see a new array when a domain comes or goes.
+//
+// An answer that reads as the domain the store already holds does not replace it: the
+// store keeps its object (and its list, when no domain changed). A background poll may read
+// the whole list again, and a list of thousands arrives as thousands of new objects: taking
+// them all made every row of the table again and sorted it again, and told every view of the
+// list that it changed, when most often nothing had.
 
-/** Replaces the domain with the same hostname in a list (or appends it), keeping order. */
+/** True when two values parsed from the platform's JSON are equal: objects key by key, arrays in order. */
+export function sameJson(a, b) {
+  if (a === b) return true;
+  if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
+  if (Array.isArray(a) !== Array.isArray(b)) return false;
+  if (Array.isArray(a)) return a.length === b.length && a.every((value, i) => sameJson(value, b[i]));
+  const keys = Object.keys(a);
+  if (keys.length !== Object.keys(b).length) return false;
+  for (const key of keys) if (!Object.hasOwn(b, key) || !sameJson(a[key], b[key])) return false;
+  return true;
+}
+
+/**
+ * The list `fresh`, read again from the platform, in its order: each domain that reads as the
+ * one in `previous` is that object, and when every domain does and the order is the same,
+ * `previous` itself.
+ */
+export function keepUnchanged(previous, fresh) {
+  if (previous.length === 0) return fresh;
+  const byName = new Map(previous.map((d) => [d.hostname, d]));
+  let changed = previous.length !== fresh.length;
+  const out = fresh.map((domain, i) => {
+    const old = byName.get(domain.hostname);
+    if (old && sameJson(old, domain)) {
+      if (previous[i] !== old) changed = true;
+      return old;
+    }
+    changed = true;
+    return domain;
+  });
+  return changed ? out : previous;
+}
+
+/**
+ * Replaces the domain with the same hostname in a list (or appends it), keeping order; the
+ * same list when it reads as the one there.
+ */
 export function upsertDomain(domains, domain) {
   const i = domains.findIndex((d) => d.hostname === domain.hostname);
   if (i === -1) return [...domains, domain];
+  if (sameJson(domains[i], domain)) return domains;
   const copy = domains.slice();
   copy[i] = domain;
   return copy;
@@ -18,13 +61,17 @@ export function upsertDomain(domains, domain) {
 export function upsertDomains(domains, answers) {
   if (answers.length === 0) return domains;
   const byName = new Map(answers.map((d) => [d.hostname, d]));
+  let changed = false;
   const out = domains.map((d) => {
     const answer = byName.get(d.hostname);
     if (!answer) return d;
     byName.delete(d.hostname);
+    if (sameJson(d, answer)) return d;
+    changed = true;
     return answer;
   });
-  return byName.size > 0 ? [...out, ...byName.values()] : out;
+  if (byName.size > 0) return [...out, ...byName.values()];
+  return changed ? out : domains;
 }
 
 export function removeDomain(domains, hostname) {

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { upsertDomain, upsertDomains, removeDomain } from '../lib/domain-list.js';
+import { upsertDomain, upsertDomains, removeDomain, keepUnchanged, sameJson } from '../lib/domain-list.js';
 
 test('domains are replaced in place or appended, and removed by hostname', () => {
   const list = [{ hostname: 'a.example.com', status: 'live' }, { hostname: 'b.example.com', status: 'verified' }];
@@ -26,4 +26,47 @@ test('several answers at once make the list that upserting them one by one makes
   assert.equal(list[2].status, 'pending_verification', 'the old list is not changed');
   const kept = upsertDomains(list, [answers[0]]);
   assert.equal(kept[1], list[1], 'the others stay the same objects');
+});
+
+test('a list read again keeps the objects of the domains that read as before', () => {
+  const a = { hostname: 'a.example', status: 'live', verification: { checked_at: '2026-11-27T10:00:00Z', records: [1, 2] } };
+  const b = { hostname: 'b.example', status: 'pending', verification: null };
+  const previous = [a, b];
+  // the same answer, parsed again: new objects, the same values
+  const again = JSON.parse(JSON.stringify(previous));
+  assert.equal(keepUnchanged(previous, again), previous);
+  // one domain changed: a new list, the unchanged domain kept as its old object
+  const changed = JSON.parse(JSON.stringify(previous));
+  changed[1].status = 'verified';
+  const out = keepUnchanged(previous, changed);
+  assert.notEqual(out, previous);
+  assert.equal(out[0], a);
+  assert.equal(out[1], changed[1]);
+  // a change deep inside (an array's member) counts
+  const deep = JSON.parse(JSON.stringify(previous));
+  deep[0].verification.records[1] = 3;
+  assert.equal(keepUnchanged(previous, deep)[0], deep[0]);
+  // a key gone, or a value null where it was an object, counts
+  const gone = JSON.parse(JSON.stringify(previous));
+  delete gone[0].verification.checked_at;
+  assert.equal(keepUnchanged(previous, gone)[0], gone[0]);
+  // the platform's order wins; a domain removed or added makes a new list
+  const swapped = JSON.parse(JSON.stringify([b, a]));
+  assert.deepEqual(keepUnchanged(previous, swapped), [b, a]);
+  assert.equal(keepUnchanged(previous, swapped)[0], b);
+  assert.deepEqual(keepUnchanged(previous, [JSON.parse(JSON.stringify(a))]), [a]);
+  assert.equal(keepUnchanged([], again), again);
+});
+
+test('an answer that reads as the domain held changes nothing', () => {
+  const a = { hostname: 'a.example', status: 'live', certificate: { expires_at: 'x' } };
+  const list = [a];
+  assert.equal(upsertDomain(list, JSON.parse(JSON.stringify(a))), list);
+  assert.equal(upsertDomains(list, [JSON.parse(JSON.stringify(a))]), list);
+  const changed = { ...a, status: 'verified' };
+  assert.equal(upsertDomains(list, [changed])[0], changed);
+  assert.equal(upsertDomain(list, changed)[0], changed);
+  assert.equal(sameJson([1, { a: null }], [1, { a: null }]), true);
+  assert.equal(sameJson({ a: [] }, { a: {} }), false);
+  assert.equal(sameJson({ a: 1 }, { a: 1, b: undefined }), false);
 });

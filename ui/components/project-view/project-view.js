@@ -5,7 +5,7 @@ import { html } from '../../lib/html.js';
 import { render, renderChanged } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow, screenNow, refreshClock } from '../../lib/app-state.js';
-import { upsertDomains } from '../../lib/domain-list.js';
+import { upsertDomains, keepUnchanged } from '../../lib/domain-list.js';
 import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, replacedDomains } from '../../lib/poll-schedule.js';
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
@@ -292,7 +292,7 @@ export class ProjectView extends HTMLElement {
       answers.apply();
       if (read.kind === 'list') {
         const domains = await api.domains(project.id, true);
-        if (store.get().project?.id === project.id) store.set({ domains });
+        if (store.get().project?.id === project.id) store.set((s) => ({ domains: keepUnchanged(s.domains, domains) }));
       } else if (read.kind === 'each') {
         for (const hostname of read.hostnames) {
           const domain = await api.domain(project.id, hostname, true);
