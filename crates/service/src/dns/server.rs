@@ -643,7 +643,9 @@ impl RequestHandler for ZoneHandler {
                     Err(refuse(ResponseCode::Refused))
                 }
                 Ok(info) => {
-                    let name = info.query.name().to_string();
+                    // Its A-labels: hickory displays a name in Unicode, and the zones hold names as
+                    // A-labels (`xn--bcher-kva`), which a Unicode name never finds.
+                    let name = info.query.name().to_ascii();
                     let zones = self.signing.as_ref().map(|_| self.zones());
                     let apex = zones
                         .as_ref()

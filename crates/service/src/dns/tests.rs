@@ -316,6 +316,30 @@ async fn zone_changes_are_served_at_once() {
     );
 }
 
+/// Internationalised names are stored and asked by their A-labels: the server finds the record
+/// of `xn--bcher-kva` (bücher) over UDP and over TCP.
+#[tokio::test]
+async fn a_record_under_an_internationalised_name_answers() {
+    let store = seeded_store();
+    let dns = start(store.clone(), ZoneView::Live).await;
+    store
+        .add_record(
+            "example.net",
+            &record("xn--bcher-kva", ZoneRecordType::A, "192.0.2.78"),
+            at("2026-01-01T00:00:00Z"),
+        )
+        .unwrap();
+    let name = "xn--bcher-kva.example.net.";
+    assert_eq!(
+        a_values(&ask_udp(dns.address, name, RecordType::A).await),
+        ["192.0.2.78"]
+    );
+    assert_eq!(
+        a_values(&ask_tcp(dns.address, name, RecordType::A).await),
+        ["192.0.2.78"]
+    );
+}
+
 /// The UDP loops remember their answers by question; a zone change makes every loop forget
 /// them, so the same question asked again (on any loop) gets the new answer.
 #[tokio::test]
