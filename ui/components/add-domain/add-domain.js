@@ -28,6 +28,8 @@ export class AddDomain extends HTMLElement {
     // A fresh name to check: nothing from the last one (a valid name just added, a check
     // still pending when the dialog closed) may submit this one.
     this.valid = false;
+    this.checking = false;
+    this.submitWhenChecked = false;
     clearTimeout(this.debounce);
     this.seq = (this.seq ?? 0) + 1;
     this.stopExpiry?.();
@@ -62,6 +64,13 @@ export class AddDomain extends HTMLElement {
       </form>`);
     const input = this.body.querySelector('#add-hostname');
     input.addEventListener('input', () => this.check(input.value));
+    // Enter in the name submits here, not by the form's implicit submission, which does
+    // nothing while Add domain is disabled (the name still being checked).
+    input.addEventListener('keydown', (e) => {
+      if (e.key !== 'Enter' || e.isComposing) return;
+      e.preventDefault();
+      this.submit();
+    });
     this.body.querySelectorAll('input[name=role]').forEach((r) => r.addEventListener('change', () => {
       const select = this.body.querySelector('#add-redirect-to');
       if (select) select.disabled = r.value !== 'redirect' || !r.checked;
@@ -81,6 +90,9 @@ export class AddDomain extends HTMLElement {
     const local = checkHostname(value, { platformDomain: store.get().session?.platform_domain });
     this.valid = false;
     submit.disabled = true;
+    // An Enter pressed for an earlier input is not one for this input.
+    this.checking = false;
+    this.submitWhenChecked = false;
     clearTimeout(this.debounce);
     // A refusal (and an ownership challenge) is about the name it was given: a new name
     // clears it.
@@ -107,18 +119,28 @@ export class AddDomain extends HTMLElement {
     message.className = 'field-message';
     message.textContent = local.changed ? `Will be added as ${local.ascii}` : '';
     const seq = (this.seq = (this.seq ?? 0) + 1);
+    this.checking = true;
     this.debounce = setTimeout(async () => {
       try {
         const info = await api.checkHostname(value);
         if (seq !== this.seq) return;
+        this.checking = false;
         this.valid = true;
         submit.disabled = false;
         message.className = 'field-message ok';
         message.textContent = info.apex
           ? `${info.unicode} is an apex domain: you will create an ALIAS (or ANAME) record at @.`
           : `${info.unicode} is a subdomain of ${info.registrable_domain}: you will create a CNAME named “${info.relative_name}”.`;
+        // Enter was pressed while this name was being checked: it is added now (not when
+        // the dialog was closed meanwhile).
+        if (this.submitWhenChecked && this.dialog.open) {
+          this.submitWhenChecked = false;
+          this.submit();
+        }
       } catch (err) {
         if (seq !== this.seq) return;
+        this.checking = false;
+        this.submitWhenChecked = false;
         message.className = 'field-message error';
         message.textContent = describeError(err).message;
       }
@@ -147,6 +169,12 @@ export class AddDomain extends HTMLElement {
     // Enter on a role submits the form itself, also while Add domain is disabled: a name not
     // checked yet, one already being added, or one another account holds (Check and add is
     // the way on then).
+    // Enter typed right after the name, before the check (a fifth of a second and a call)
+    // has answered, is kept: the name is added once it is found good, and not if it is not.
+    if (!this.valid && this.checking && !submit.hidden) {
+      this.submitWhenChecked = true;
+      return;
+    }
     if (!this.valid || submit.disabled || submit.hidden) return;
     const project = store.get().project;
     const hostname = this.body.querySelector('#add-hostname').value.trim();
