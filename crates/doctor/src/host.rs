@@ -551,11 +551,13 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         }
     }
 
+    let unicode = hostname.unicode();
+    name_as_people_write_it(&mut findings, name, &unicode);
     findings.sort_by_key(|finding| finding.severity);
     HostReport {
         input: input.to_owned(),
         hostname: name.to_owned(),
-        unicode_hostname: hostname.unicode(),
+        unicode_hostname: unicode,
         expected_record: Some(expected),
         name: Some(kind),
         nameservers,
@@ -565,6 +567,28 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         tls,
         findings,
         elapsed_ms: elapsed_ms(started),
+    }
+}
+
+/// An internationalised hostname in its findings' words as its owner writes it (`bücher.example`,
+/// not `xn--bcher-kva.example`): the title, the detail and the fix's summary are for a person.
+/// Evidence, the records to change and the provider's steps keep the A-labels, which are what
+/// DNS holds and what a provider's form takes.
+fn name_as_people_write_it(findings: &mut [Finding], ascii: &str, unicode: &str) {
+    if ascii == unicode {
+        return;
+    }
+    let speak = |text: &mut String| {
+        if text.contains(ascii) {
+            *text = text.replace(ascii, unicode);
+        }
+    };
+    for finding in findings {
+        speak(&mut finding.title);
+        speak(&mut finding.detail);
+        if let Some(fix) = finding.fix.as_mut() {
+            speak(&mut fix.summary);
+        }
     }
 }
 
@@ -595,4 +619,57 @@ fn invalid(input: &str, message: &str, started: Instant) -> HostReport {
 
 fn elapsed_ms(started: Instant) -> u64 {
     u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn finding(title: &str, detail: &str, steps: &[&str]) -> Finding {
+        Finding {
+            code: FindingCode::NameKind,
+            severity: Severity::Warning,
+            title: title.to_owned(),
+            detail: detail.to_owned(),
+            evidence: Vec::new(),
+            fix: Some(Fix {
+                summary: format!("Fix {title}"),
+                changes: Vec::new(),
+                steps: steps.iter().map(|step| (*step).to_owned()).collect(),
+            }),
+        }
+    }
+
+    #[test]
+    fn an_internationalised_name_is_written_as_its_owner_writes_it_except_where_dns_needs_it() {
+        let ascii = "xn--bcher-kva.example.com";
+        let mut findings = vec![finding(
+            "xn--bcher-kva.example.com is a subdomain: it needs a CNAME record",
+            "xn--bcher-kva.example.com lies under example.com; create a CNAME named xn--bcher-kva.",
+            &["Name: xn--bcher-kva.example.com"],
+        )];
+        name_as_people_write_it(&mut findings, ascii, "bücher.example.com");
+        let found = &findings[0];
+        assert_eq!(
+            found.title,
+            "bücher.example.com is a subdomain: it needs a CNAME record"
+        );
+        // the record's own name stays as DNS holds it
+        assert_eq!(
+            found.detail,
+            "bücher.example.com lies under example.com; create a CNAME named xn--bcher-kva."
+        );
+        let fix = found.fix.as_ref().expect("a fix");
+        assert_eq!(
+            fix.summary,
+            "Fix bücher.example.com is a subdomain: it needs a CNAME record"
+        );
+        // what is typed into a provider's form keeps the A-labels
+        assert_eq!(fix.steps, ["Name: xn--bcher-kva.example.com"]);
+
+        // an ASCII name is left alone
+        let mut plain = vec![finding("shop.example.com is fine", "", &[])];
+        name_as_people_write_it(&mut plain, "shop.example.com", "shop.example.com");
+        assert_eq!(plain[0].title, "shop.example.com is fine");
+    }
 }
