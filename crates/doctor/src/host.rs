@@ -431,6 +431,21 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 primary.source.label
             ))
         };
+        // A name with no records yet has only a negative answer to validate, and the record
+        // it needs is what the CA will look up: DNSSEC is judged on that answer once it
+        // exists. (A zone signed without proofs of non-existence, as the demo's, has every
+        // missing name called bogus, with a fix at the registrar that is not the fix.)
+        let record_missing = findings
+            .iter()
+            .any(|finding| finding.code == FindingCode::RecordMissing);
+        let verdict = match verdict {
+            checks::dnssec::DnssecVerdict::Bogus(_) if record_missing => {
+                checks::dnssec::DnssecVerdict::Unknown(format!(
+                    "{name} has no records yet; DNSSEC is judged on its answer once it has"
+                ))
+            }
+            verdict => verdict,
+        };
         if !run.options.dnssec {
             // Only the cause is wanted: it replaces the failure's list of possible ones.
             if let checks::dnssec::DnssecVerdict::Broken(cause) = &verdict

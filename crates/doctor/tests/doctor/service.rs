@@ -238,6 +238,26 @@ async fn signed_demo_zones_validate_and_expired_signatures_are_bogus() {
         "{}",
         report.to_text()
     );
+    // A name with no record yet: the service proves no non-existence, and the record the name
+    // needs is the one finding; DNSSEC is judged once it exists.
+    let report = diagnose(&["nosuch.example.com"], &options).await.unwrap();
+    let missing = host(&report, "nosuch.example.com");
+    assert!(
+        missing
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::RecordMissing),
+        "{}",
+        report.to_text()
+    );
+    assert!(
+        !missing.findings.iter().any(|found| matches!(
+            found.code,
+            FindingCode::DnssecBogus | FindingCode::DnssecValid
+        )),
+        "{}",
+        report.to_text()
+    );
 
     let expired = service
         .call(
