@@ -418,7 +418,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     app.wait_text(
         &format!("{} .role", row(WWW)),
         "the redirect to shop",
-        |t| t == format!("Redirect → {SHOP}"),
+        |t| t.replace('\u{a0}', " ") == format!("→ {SHOP}"),
     )
     .await;
     // The alias was never verified: it will redirect once it is live, not now.
@@ -435,7 +435,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         !app.text("#toasts").await.contains("now redirects"),
         "no notice says the waiting alias redirects now"
     );
-    // The narrow Role column cuts the target off; hovering shows it whole.
+    // The narrow Role column shows where the name goes; hovering shows the whole role.
     assert_eq!(
         app.try_attr(&format!("{} .role", row(WWW)), "title").await,
         Some(format!("Redirect → {SHOP}"))
@@ -489,7 +489,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     app.wait_text(
         &format!("{} .role", row(WWW)),
         "the redirect to the default address",
-        |t| t == format!("Redirect → {default_address}"),
+        |t| t.replace('\u{a0}', " ") == format!("→ {default_address}"),
     )
     .await;
     app.wait_text("#project-url", "the default address", |t| {

@@ -262,6 +262,10 @@ export function domainRow(domain, nowMs, options = {}) {
     hostname: domain.hostname,
     unicode,
     role: roleLabel(domain),
+    // The Role column is narrow: a redirect shows where it goes ("→ bücher.example.com", the
+    // arrow held to the name so that the name starts on the first line), which "Redirect → …"
+    // cut to two lines did not; its title keeps the whole label.
+    roleText: domain.role === 'redirect' && domain.redirect?.to ? `→\u00a0${toUnicode(domain.redirect.to)}` : roleLabel(domain),
     roleKey: domain.role,
     status,
     expires: shortDate(domain.certificate?.expires_at),

@@ -82,6 +82,11 @@ test('roles read as the dashboard shows them', () => {
   const toIdn = domain({ role: 'redirect', status: 'live', redirect: { to: 'xn--bcher-kva.example', status: 301 } });
   assert.equal(roleLabel(toIdn), 'Redirect → bücher.example');
   assert.match(statusView(toIdn, Date.now()).reason, /to bücher\.example\.$/);
+  // the narrow Role column shows where a redirect goes; its title keeps the whole label
+  const row = domainRow(toIdn, Date.now());
+  assert.equal(row.roleText, '→\u00a0bücher.example');
+  assert.equal(row.role, 'Redirect → bücher.example');
+  assert.equal(domainRow(domain({ role: 'alias' }), Date.now()).roleText, 'Alias');
 });
 
 test('the record to create carries the spec warnings', () => {

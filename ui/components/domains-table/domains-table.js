@@ -312,7 +312,7 @@ export class DomainsTable extends HTMLElement {
     const row = this.rows[this.order[i]];
     return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" data-renewal="${row.renewal.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${String(row.hostname === selected)}">
         <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${breakableHostname(row.unicode)}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
-        <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.role}</span>
+        <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.roleText}</span>
         <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
         <span role="gridcell" class="expires" title="${row.expiresTitle}">${expiresText(row)}</span>
         <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
@@ -353,7 +353,7 @@ export class DomainsTable extends HTMLElement {
     }
     setAttribute(role, 'class', `role role-${row.roleKey}`);
     setAttribute(role, 'title', shown(row.role));
-    setText(role, shown(row.role));
+    setText(role, shown(row.roleText));
     const [badge, reason] = status.children;
     setAttribute(badge, 'class', `badge tone-${row.status.tone}`);
     setText(badge, shown(row.status.label));
