@@ -7,7 +7,7 @@
 // them all made every row of the table again and sorted it again, and told every view of the
 // list that it changed, when most often nothing had.
 
-/** True when two values parsed from the platform's JSON are equal: objects key by key, arrays in order. */
+/** True when two plain values (as parsed from JSON) are equal: objects key by key, arrays in order. */
 export function sameJson(a, b) {
   if (a === b) return true;
   if (typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;

@@ -258,21 +258,22 @@ export function verifyLabel(domain) {
 export function domainRow(domain, nowMs, options = {}) {
   const status = statusView(domain, nowMs, options);
   const unicode = domain.unicode_hostname || domain.hostname;
+  const role = roleLabel(domain);
   return {
     hostname: domain.hostname,
     unicode,
-    role: roleLabel(domain),
+    role,
     // The Role column is narrow: a redirect shows where it goes ("→ bücher.example.com", the
     // arrow held to the name so that the name starts on the first line), which "Redirect → …"
     // cut to two lines did not; its title keeps the whole label.
-    roleText: domain.role === 'redirect' && domain.redirect?.to ? `→\u00a0${toUnicode(domain.redirect.to)}` : roleLabel(domain),
+    roleText: domain.role === 'redirect' && domain.redirect?.to ? `→\u00a0${toUnicode(domain.redirect.to)}` : role,
     roleKey: domain.role,
     status,
     expires: shortDate(domain.certificate?.expires_at),
     expiresTitle: dateTime(domain.certificate?.expires_at),
     checked: relativeTime(domain.verification?.checked_at, nowMs, { past: true }),
     checkedTitle: dateTime(domain.verification?.checked_at),
-    search: `${domain.hostname} ${unicode} ${status.label} ${roleLabel(domain)}`.toLowerCase(),
+    search: `${domain.hostname} ${unicode} ${status.label} ${role}`.toLowerCase(),
   };
 }
 

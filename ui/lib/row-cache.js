@@ -4,6 +4,7 @@
 // each such answer made the window's web process allocate (and later collect) megabytes per
 // answer and took frames from typing and scrolling; here a domain's row is made again only
 // when something it is made from changed, and the sort is kept when no row's sort key moved.
+import { sameJson } from './domain-list.js';
 
 /**
  * Rows for domains, each remembered with what it was made from: the domain object, the
@@ -46,15 +47,7 @@ export class RowCache {
 
 /** True when rows `a` and `b` hold the same values, their objects (status, renewal) too. */
 export function sameRow(a, b) {
-  return sameFields(a, b, 1);
-}
-
-function sameFields(a, b, depth) {
-  if (a === b) return true;
-  if (depth < 0 || typeof a !== 'object' || typeof b !== 'object' || a === null || b === null) return false;
-  const keys = Object.keys(a);
-  if (keys.length !== Object.keys(b).length) return false;
-  return keys.every((key) => Object.hasOwn(b, key) && sameFields(a[key], b[key], depth - 1));
+  return sameJson(a, b);
 }
 
 /**
