@@ -40,6 +40,11 @@ fn main() -> ExitCode {
 }
 
 fn window() -> ExitCode {
+    // SAFETY: nothing has started a thread yet: only argument parsing ran before this.
+    #[allow(unsafe_code)]
+    unsafe {
+        domain_desk::webview::prepare_process()
+    };
     match domain_desk::run_window() {
         Ok(()) => ExitCode::SUCCESS,
         Err(err) => {

@@ -525,3 +525,63 @@ async fn a_newer_signed_version_is_announced_once_with_what_changed() {
     assert!(!app.is_displayed("#update-notice-host").await);
     app.kill();
 }
+
+/// Whether process `pid` has a file whose path contains `needle` mapped.
+#[cfg(target_os = "linux")]
+fn maps(pid: u32, needle: &str) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/maps"))
+        .is_ok_and(|maps| maps.lines().any(|line| line.contains(needle)))
+}
+
+/// Without compositing, the window's own process draws with cairo and loads no GL driver
+/// (Mesa's software driver brought LLVM and about 30 MB with it); the web process, which
+/// needs EGL to run at all, still finds it and draws the page. With compositing asked for,
+/// both load it as before.
+#[cfg(target_os = "linux")]
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn without_compositing_the_windows_process_loads_no_gl_driver() {
+    for compositing in ["off", "on"] {
+        let app =
+            App::launch_with_env("no_gl_driver", &[("DOMAIN_DESK_COMPOSITING", compositing)]).await;
+        start_demo(&app).await;
+        open_project(&app, PRO_SITE, "Pro site").await;
+        app.screenshot(&format!("compositing-{compositing}")).await;
+        let processes = app.processes();
+        let of = |name: &str| {
+            processes
+                .iter()
+                .filter(|(_, comm)| comm.starts_with(name))
+                .map(|(pid, _)| *pid)
+                .collect::<Vec<_>>()
+        };
+        let (window, web) = (of("domain-desk"), of("WebKitWebProces"));
+        assert!(
+            window.len() == 1 && !web.is_empty(),
+            "the app and its web process among {processes:?}"
+        );
+        let driver_in = |pid: u32| {
+            ["dri/", "libEGL_mesa", "libGLX_mesa"]
+                .into_iter()
+                .filter(|needle| maps(pid, needle))
+                .collect::<Vec<_>>()
+        };
+        let in_window = driver_in(window[0]);
+        if compositing == "off" {
+            assert!(
+                in_window.is_empty(),
+                "the window's process mapped {in_window:?}"
+            );
+        } else {
+            assert!(
+                !in_window.is_empty(),
+                "compositing on: the window's process uses GL"
+            );
+        }
+        assert!(
+            web.iter().all(|&pid| maps(pid, "libEGL_mesa")),
+            "the web process found EGL (compositing {compositing})"
+        );
+        app.kill();
+    }
+}

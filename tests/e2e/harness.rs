@@ -298,6 +298,26 @@ impl App {
         screenshot(&self.client, name).await;
     }
 
+    /// The processes tauri-driver started, the app and WebKit's helpers among them, as (pid,
+    /// name), read from `/proc` (Linux): all share the driver's process group.
+    #[cfg(target_os = "linux")]
+    pub fn processes(&self) -> Vec<(u32, String)> {
+        let group = self._driver.child.id().to_string();
+        let Ok(entries) = std::fs::read_dir("/proc") else {
+            return Vec::new();
+        };
+        entries
+            .filter_map(|entry| entry.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter_map(|pid| {
+                let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+                // `pid (comm) state ppid pgrp …`: the name may hold spaces and parentheses.
+                let (name, rest) = stat.split_once(" (")?.1.rsplit_once(") ")?;
+                let pgrp = rest.split_whitespace().nth(2)?;
+                (pgrp == group).then(|| (pid, name.to_owned()))
+            })
+            .collect()
+    }
+
     /// Saves what the window shows as `failed-<test>.png`, then fails the test.
     pub async fn fail(&self, message: String) -> ! {
         screenshot(&self.client, &format!("failed-{}", self.test)).await;
