@@ -21,6 +21,22 @@ export function scopeOf(scope, state) {
   return null;
 }
 
+/**
+ * The share of the window's height the notices may take. At 900×600, three notices of a few
+ * lines each in a column took 383 px and left the main area 145 px.
+ */
+export const NOTICES_SHARE = 0.4;
+
+/**
+ * How many of the `count` newest notices to show: as many as keep the notices within `limit`
+ * pixels, `heightOf(n)` being their height with the n newest shown; the newest always shows.
+ */
+export function noticesThatFit(count, heightOf, limit) {
+  let shown = count;
+  while (shown > 1 && heightOf(shown) > limit) shown -= 1;
+  return shown;
+}
+
 export class Toasts extends HTMLElement {
   connectedCallback() {
     this.setAttribute('role', 'status');
@@ -28,8 +44,10 @@ export class Toasts extends HTMLElement {
     this.notices = new Notices({ onChange: (list, hidden) => this.draw(list, hidden) });
     this.onToast = (e) => this.show(e.detail.message, e.detail.tone, e.detail.options ?? {});
     this.onResolve = (e) => this.notices.resolve(e.detail.key);
+    this.onResize = () => this.fit();
     document.addEventListener('dd-toast', this.onToast);
     document.addEventListener('dd-toast-resolve', this.onResolve);
+    window.addEventListener('resize', this.onResize);
     this.unsubscribe = store.subscribe((state, changed) => {
       if (changed.includes('session') || changed.includes('project')) this.notices.within(placeOf(state));
       this.notices.check(state);
@@ -39,6 +57,7 @@ export class Toasts extends HTMLElement {
   disconnectedCallback() {
     document.removeEventListener('dd-toast', this.onToast);
     document.removeEventListener('dd-toast-resolve', this.onResolve);
+    window.removeEventListener('resize', this.onResize);
     this.unsubscribe?.();
   }
 
@@ -52,20 +71,13 @@ export class Toasts extends HTMLElement {
    * announced again and its focused Dismiss keeps the focus while others come and go.
    */
   draw(list, hidden = 0) {
+    this.waiting = hidden;
+    // Empty, the element is not drawn at all (`dd-toasts:empty`).
+    if (list.length === 0) return void this.replaceChildren();
     const shown = new Set(list.map((n) => String(n.id)));
-    if (hidden > 0) shown.add('more');
+    shown.add('more');
     for (const item of [...this.children]) if (!shown.has(item.dataset.id)) item.remove();
-    let previous = null;
-    if (hidden > 0) {
-      let more = this.querySelector('[data-id="more"]');
-      if (!more) {
-        more = document.createElement('p');
-        more.className = 'toast-more muted';
-        more.dataset.id = 'more';
-      }
-      setText(more, `${hidden} older ${hidden === 1 ? 'notice waits' : 'notices wait'} — dismiss one to see it`);
-      previous = this.place(more, previous);
-    }
+    let previous = this.more();
     for (const notice of list) {
       const item = this.querySelector(`[data-id="${notice.id}"]`) ?? this.create(notice);
       setAttribute(item, 'class', `toast toast-${notice.tone}`);
@@ -76,6 +88,47 @@ export class Toasts extends HTMLElement {
       setAttribute(count, 'title', `${notice.count} times`);
       previous = this.place(item, previous);
     }
+    this.fit();
+  }
+
+  /**
+   * Shows as many of the newest notices as fit in NOTICES_SHARE of the window's height (each
+   * try is measured as drawn), the older ones hidden and counted with those the rules keep
+   * waiting. Runs after each drawing and when the window's size changes.
+   */
+  fit() {
+    const toasts = [...this.querySelectorAll('.toast')];
+    const show = (n) => {
+      toasts.forEach((toast, i) => {
+        const hidden = i < toasts.length - n;
+        if (toast.hidden !== hidden) toast.hidden = hidden;
+      });
+      this.count(this.waiting + toasts.length - n);
+      return this.getBoundingClientRect().height;
+    };
+    if (toasts.length === 0) return;
+    show(noticesThatFit(toasts.length, show, window.innerHeight * NOTICES_SHARE));
+  }
+
+  /** The line saying how many notices wait, first in the element (hidden when none). */
+  more() {
+    let more = this.querySelector('[data-id="more"]');
+    if (!more) {
+      more = document.createElement('p');
+      more.className = 'toast-more muted';
+      more.dataset.id = 'more';
+      more.hidden = true;
+    }
+    this.place(more, null);
+    return more;
+  }
+
+  count(waiting) {
+    const more = this.querySelector('[data-id="more"]');
+    if (!more) return;
+    const none = waiting === 0;
+    if (more.hidden !== none) more.hidden = none;
+    if (waiting > 0) setText(more, `${waiting} older ${waiting === 1 ? 'notice waits' : 'notices wait'} — dismiss one to see it`);
   }
 
   /** Puts `item` right after `previous` (first when null), moving it only when it is elsewhere. */
