@@ -6,6 +6,23 @@ import { api } from '../../lib/api.js';
 import { describeError } from '../../lib/errors.js';
 import { store, startSession } from '../../lib/app-state.js';
 
+/**
+ * The API base URL the user means by `text`: as typed when it starts with http:// or https://;
+ * a bare host (`api.example.com`, `localhost:8080/v1`) gets https://, or http:// for this
+ * computer (localhost, 127.x, [::1]), where a local service listens without TLS; null when it
+ * is neither.
+ */
+export function apiBaseUrl(text) {
+  const value = String(text ?? '').trim();
+  if (/^https?:\/\/[^\s/]+\S*$/i.test(value)) return value;
+  const bare = /^(\[[0-9a-f:]+\]|[a-z0-9-]+(\.[a-z0-9-]+)*)(:\d{1,5})?(\/\S*)?$/i.exec(value);
+  if (!bare) return null;
+  const host = bare[1].toLowerCase();
+  const local = host === 'localhost' || host === '[::1]' || /^127(\.\d{1,3}){3}$/.test(host);
+  if (!local && !host.includes('.')) return null;
+  return `${local ? 'http' : 'https'}://${value}`;
+}
+
 export class FirstRun extends HTMLElement {
   connectedCallback() {
     const hasSession = Boolean(store.get().session);
@@ -37,9 +54,12 @@ export class FirstRun extends HTMLElement {
     this.querySelector('#start-demo').addEventListener('click', () => this.run(() => api.startDemo()));
     this.querySelector('#connect-form').addEventListener('submit', (e) => {
       e.preventDefault();
-      const base = this.querySelector('#connect-base-url').value.trim();
+      const field = this.querySelector('#connect-base-url');
+      const base = apiBaseUrl(field.value);
       const key = this.querySelector('#connect-api-key').value.trim();
-      if (!/^https?:\/\/[^\s/]+/i.test(base)) return this.showError({ kind: 'invalid_input', message: 'Enter the API base URL, starting with https:// (or http:// for a local service).' });
+      if (!base) return this.showError({ kind: 'invalid_input', message: 'Enter the API base URL, such as https://api.example.com (http:// for a service on this computer).' });
+      // The address as it will be used, scheme included, where the user can see it.
+      if (field.value !== base) field.value = base;
       if (!key) return this.showError({ kind: 'invalid_input', message: 'Enter the API key.' });
       this.run(() => api.connect(base, key));
     });
