@@ -12,6 +12,24 @@ function invalid(message) {
   return { ok: false, message };
 }
 
+/**
+ * The hostname inside a web address typed or pasted where a hostname belongs
+ * (`https://Shop.Example.com/about`, `shop.example.com/about`, `shop.example.com:8080`), as
+ * people write it, or null when there is none.
+ */
+function hostInAddress(text) {
+  const hasScheme = /^[a-z][a-z0-9+.-]*:\/\//i.test(text);
+  if (!hasScheme && !/[/?#]|:\d+$/.test(text)) return null;
+  let host;
+  try {
+    host = new URL(hasScheme ? text : `http://${text}`).hostname;
+  } catch {
+    return null;
+  }
+  host = toUnicode(host.replace(/\.$/, ''));
+  return host && host.includes('.') && !IPV4.test(host) ? host : null;
+}
+
 /** Converts a Unicode name to lowercase A-labels the way browsers do (UTS 46), or null. */
 export function toAscii(name) {
   try {
@@ -114,7 +132,8 @@ export function urlForPeople(url) {
 
 /**
  * Checks a hostname as typed. Returns `{ok: true, ascii, changed}` (changed: the stored form
- * differs from what was typed, e.g. Unicode or upper case) or `{ok: false, message}`.
+ * differs from what was typed, e.g. Unicode or upper case) or `{ok: false, message}`, with
+ * `suggestion` when a web address was given: the hostname in it.
  * `platformDomain` (when known) refuses names under the platform's own domain.
  */
 export function checkHostname(input, { platformDomain } = {}) {
@@ -125,6 +144,11 @@ export function checkHostname(input, { platformDomain } = {}) {
   if (name.includes('*')) return invalid('Wildcard names are not supported; add each hostname on its own.');
   if (IPV4.test(name) || (name.includes(':') && IPV6.test(name))) {
     return invalid('An IP address is not a domain; enter the hostname that points to it.');
+  }
+  const inAddress = hostInAddress(name);
+  if (inAddress && inAddress !== name) {
+    // The name in it is offered (`suggestion`), not taken: the user sees what will be added.
+    return { ok: false, message: `That is a web address; the hostname in it is ${inAddress}.`, suggestion: inAddress };
   }
   if (/^[a-z][a-z0-9+.-]*:\/\//i.test(name)) {
     return invalid('Enter only the hostname, without http:// or a path.');

@@ -27,8 +27,9 @@ test('refuses what the contract refuses, with a sentence that says why', () => {
     '-bad-.example.com': /letters, digits and hyphens/,
     'under_score.example.com': /cannot contain an underscore.*Use a hyphen instead/,
     'ab--cd.example.com': /letters, digits and hyphens/,
-    'https://www.example.com': /without http/,
-    'example.com/path': /letters, digits and hyphens/,
+    'https://www.example.com': /web address; the hostname in it is www\.example\.com/,
+    'example.com/path': /web address; the hostname in it is example\.com/,
+    'https://': /without http/,
     'localhost': /full name/,
     'example.123': /all digits/,
   };
@@ -86,4 +87,14 @@ test('a URL shows its host as people read it', () => {
   assert.equal(urlForPeople('https://shop.example.com'), 'https://shop.example.com');
   assert.equal(urlForPeople('https://xn--bcher-kva.example:8443/a?b'), 'https://bücher.example:8443/a?b');
   assert.equal(urlForPeople(undefined), undefined);
+});
+
+test('a web address offers the hostname in it, as people write it', () => {
+  assert.equal(checkHostname('https://Shop.Example.com/about').suggestion, 'shop.example.com');
+  assert.equal(checkHostname('shop.example.com/about?x=1').suggestion, 'shop.example.com');
+  assert.equal(checkHostname('shop.example.com:8080').suggestion, 'shop.example.com');
+  assert.equal(checkHostname('http://xn--bcher-kva.example.com/').suggestion, 'bücher.example.com');
+  assert.equal(checkHostname('https://127.0.0.1/').suggestion, undefined);
+  assert.equal(checkHostname('https://localhost/').suggestion, undefined);
+  assert.equal(checkHostname('shop.example.com').suggestion, undefined);
 });

@@ -99,7 +99,18 @@ export class AddDomain extends HTMLElement {
     this.clearRefusal();
     this.offerTargets(local.ok ? local.ascii : null);
     if (!local.ok) {
-      message.textContent = value.trim() === '' ? '' : local.message;
+      const suggestion = local.suggestion && checkHostname(local.suggestion).ok ? local.suggestion : null;
+      if (suggestion) {
+        render(message, html`${local.message} <button type="button" class="link" id="add-use-suggestion">Use ${suggestion}</button>`);
+        message.querySelector('#add-use-suggestion').addEventListener('click', () => {
+          const input = this.body.querySelector('#add-hostname');
+          input.value = suggestion;
+          input.focus();
+          this.check(suggestion);
+        });
+      } else {
+        message.textContent = value.trim() === '' ? '' : local.message;
+      }
       message.className = 'field-message error';
       this.body.querySelector('#add-hostname').setAttribute('aria-invalid', String(value.trim() !== ''));
       return;
