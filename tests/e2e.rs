@@ -271,6 +271,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
         matrix.contains(SHOP_OLD_ADDRESS),
         "the DNS answers show the A record: {matrix}"
     );
+    assert_no_internals(&app, "Diagnose of the conflict").await;
     app.screenshot("06-diagnose").await;
     app.click("#diagnose-close").await;
 
@@ -543,6 +544,10 @@ const INTERNALS: &[(&str, &str)] = &[
         r"(?i)tls handshake eof|error sending request|hyper::|reqwest::|panicked at",
     ),
     ("contradicting advice", r"Remove it there first"),
+    (
+        "a DNS status code name",
+        r"\b(no_error|nx_domain|serv_fail|other_rcode)\b",
+    ),
 ];
 
 /// Fails when the window's visible text shows an internal (a pattern of `INTERNALS`).

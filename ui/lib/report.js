@@ -58,6 +58,17 @@ export function answerText(view) {
   return view.records.map((r) => `${r.type} ${r.value} (TTL ${r.ttl})`).join('; ');
 }
 
+/**
+ * What a server answered to one question of a finding's evidence: "A 192.0.2.10", "no
+ * records" (an answer with nothing of that type), or its error in words, never the status's
+ * code name.
+ */
+export function evidenceText(evidence) {
+  if (evidence.records?.length) return evidence.records.map((r) => `${r.type} ${r.value}`).join(', ');
+  if (!evidence.status || evidence.status === 'no_error') return 'no records';
+  return STATUS_WORD[evidence.status] ?? 'error';
+}
+
 /** "agrees", "differs from the authoritative answer", or "" when unknown. */
 export function agreementText(view) {
   if (view.agrees === true) return 'agrees';

@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { serverName, hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, providerText, fixSteps } from '../lib/report.js';
+import { serverName, hostOf, sortedFindings, summary, answerText, evidenceText, agreementText, resolversDisagree, changeText, certificateText, providerText, fixSteps } from '../lib/report.js';
 
 // Shaped as domain_desk_doctor::Report serialises.
 const host = {
@@ -80,4 +80,12 @@ test('the DNS provider and the fix in its words, when the doctor knows them', ()
   assert.deepEqual(fixSteps(fix), ['At Cloudflare, set Proxy status to DNS only.']);
   assert.deepEqual(fixSteps(host.findings[1].fix), []);
   assert.deepEqual(fixSteps(null), []);
+});
+
+test("a finding's evidence says what was answered in words, never a status's code name", () => {
+  assert.equal(evidenceText({ status: 'no_error', records: [{ type: 'A', value: '192.0.2.10' }] }), 'A 192.0.2.10');
+  assert.equal(evidenceText({ status: 'no_error', records: [] }), 'no records');
+  assert.equal(evidenceText({ status: 'nx_domain', records: [] }), 'name does not exist (NXDOMAIN)');
+  assert.equal(evidenceText({ status: 'timeout', records: [] }), 'no answer in time');
+  assert.equal(evidenceText({ status: 'something_new', records: [] }), 'error');
 });

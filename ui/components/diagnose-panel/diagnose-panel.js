@@ -5,7 +5,7 @@ import { html } from '../../lib/html.js';
 import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { hostOf, sortedFindings, summary, answerText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords } from '../../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords } from '../../lib/report.js';
 import { findDomain } from '../../lib/actions.js';
 import { dateTime, clockTime } from '../../lib/format.js';
 import { screenNow } from '../../lib/app-state.js';
@@ -103,7 +103,7 @@ export class DiagnosePanel extends HTMLElement {
       <ul class="findings" id="diagnose-findings">${sortedFindings(host).map((f) => html`<li class="finding sev-${f.severity}" data-code="${f.code}" data-severity="${f.severity}">
         <span class="sev">${severityWord(f.severity)}</span>
         <div><strong>${f.title}</strong>${f.detail ? html`<div class="muted">${f.detail}</div>` : ''}
-          ${(f.evidence ?? []).length ? html`<ul class="evidence">${f.evidence.map((e) => html`<li><span class="mono">${e.question}</span> — ${this.serverLabel(report, e.server)}: ${e.records.length ? e.records.map((r) => `${r.type} ${r.value}`).join(', ') : e.status}${e.note ? ` (${e.note})` : ''}</li>`)}</ul>` : ''}
+          ${(f.evidence ?? []).length ? html`<ul class="evidence">${f.evidence.map((e) => html`<li><span class="mono">${e.question}</span> — ${this.serverLabel(report, e.server)}: ${evidenceText(e)}${e.note ? ` (${e.note})` : ''}</li>`)}</ul>` : ''}
           ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix.summary}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}${fixSteps(f.fix).length ? html`<ol class="steps">${fixSteps(f.fix).map((step) => html`<li>${step}</li>`)}</ol>` : ''}</div>` : ''}
         </div>
       </li>`)}</ul>
