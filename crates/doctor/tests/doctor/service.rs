@@ -648,3 +648,49 @@ async fn after_a_clock_jump_the_platforms_clock_judges_signatures_and_certificat
         "{seen:?}"
     );
 }
+
+/// What the doctor tells a user to type at Demo DNS is what Demo DNS does with it: its Name
+/// field takes `shop` or the full `shop.example.com` alike (the zone is not appended twice),
+/// so the fix says so instead of warning of a doubled name the demo never makes.
+#[tokio::test]
+async fn the_fix_at_demo_dns_says_what_its_name_field_does_with_a_full_name() {
+    let service = start().await;
+    let report = diagnose(
+        &["shop.example.com"],
+        &service.options().with_tls_probe(false),
+    )
+    .await
+    .unwrap();
+    let conflict = finding(
+        host(&report, "shop.example.com"),
+        FindingCode::ConflictingRecord,
+    );
+    let steps = &conflict.fix.as_ref().unwrap().steps;
+    let add = steps
+        .iter()
+        .find(|step| step.contains("add a CNAME record"))
+        .unwrap_or_else(|| panic!("a step adds the CNAME: {steps:?}"));
+    assert!(
+        add.contains("Name \"shop\" (or shop.example.com)") && !add.contains("appends"),
+        "{add}"
+    );
+
+    // Typed as the full name, the record is `shop` in the zone, not shop.example.com.example.com.
+    service
+        .call(
+            reqwest::Method::POST,
+            "/_local/dns/example.com/records",
+            None,
+            json!({"name": "shop.example.com", "type": "TXT", "value": "typed in full", "ttl": 300}),
+        )
+        .await;
+    let records = service.zone_records("example.com").await;
+    let names: Vec<&str> = records["records"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|record| record["type"] == "TXT")
+        .map(|record| record["name"].as_str().unwrap())
+        .collect();
+    assert_eq!(names, ["shop"], "{records}");
+}
