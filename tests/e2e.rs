@@ -479,7 +479,7 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     // It is live, so its CNAME points at the platform: said before, with the record.
     let body = app.text("#confirm-body").await;
     assert!(
-        body.contains("Delete it in Demo DNS too") && body.contains(&target),
+        body.contains("delete it in Demo DNS too") && body.contains(&target),
         "the confirmation warns about the record: {body}"
     );
     app.click("#confirm-ok").await;

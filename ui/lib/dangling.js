@@ -66,6 +66,6 @@ export function removeConfirmBody(domain, name, demo = false) {
   const base = 'Traffic to this name stops at once, and redirects to it will point to the project’s current address. You can add it again later, but it must be verified again.';
   if (!pointsAtPlatform(domain)) return base;
   const r = domain.dns_record;
-  const where = demo ? 'Delete it in Demo DNS too' : 'Delete it at your DNS provider too';
+  const where = demo ? 'delete it in Demo DNS too' : 'delete it at your DNS provider too';
   return `${base} Its ${r.type} record ${r.name} → ${r.value} still points at the platform: ${where}, or whoever adds ${name} to their project next takes it over.`;
 }

@@ -153,8 +153,8 @@ test('Remove warns before, in its confirmation, when the record still points at 
   unregister = registerDialog('confirm', { ask: async (o) => { asked = o; return false; } });
   store.set({ domains: [shop], session: { mode: 'demo' } });
   assert.equal(await remove('shop.example.com'), false);
-  assert.match(asked.body, /CNAME record shop → cname\.platform\.test still points at the platform: Delete it in Demo DNS too/);
-  assert.match(removeConfirmBody(shop, 'shop.example.com'), /Delete it at your DNS provider too/);
+  assert.match(asked.body, /CNAME record shop → cname\.platform\.test still points at the platform: delete it in Demo DNS too/);
+  assert.match(removeConfirmBody(shop, 'shop.example.com'), /delete it at your DNS provider too/);
   const waiting = domain({ status: 'pending_verification' });
   assert.equal(pointsAtPlatform(waiting), false, 'never checked: nothing known to point here');
   assert.doesNotMatch(removeConfirmBody(waiting, 'shop.example.com'), /still points/);
