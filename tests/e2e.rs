@@ -156,6 +156,25 @@ async fn about_shows_the_version_the_rust_side_reports() {
     app.click("#about-button").await;
     let version = app.text("#about-version").await;
     assert_eq!(version, env!("CARGO_PKG_VERSION"));
+    // Every setting's control is inside the dialog, and nothing scrolls sideways (the labels'
+    // column once pushed every control past the dialog's edge).
+    let outside = app
+        .script(
+            "const dialog = document.getElementById('about-dialog');
+             const box = dialog.getBoundingClientRect();
+             const outside = [...dialog.querySelectorAll('.settings select, .settings input')]
+               .filter((c) => { const r = c.getBoundingClientRect();
+                 return r.width === 0 || r.left < box.left || r.right > box.right; })
+               .map((c) => c.id);
+             if (dialog.scrollWidth > dialog.clientWidth) outside.push('the dialog scrolls sideways');
+             return outside;",
+        )
+        .await;
+    assert_eq!(
+        outside,
+        serde_json::json!([]),
+        "settings out of the About dialog"
+    );
     app.screenshot("about").await;
     app.close().await;
 }
