@@ -64,18 +64,10 @@ pub fn has_render_node() -> bool {
     })
 }
 
-/// What [`prepare_process`] did, for the log once there is one.
+/// Set by [`prepare_process`] when it kept GL out, for the log once there is one: whether
+/// libEGL's vendor list was read empty.
 #[cfg(target_os = "linux")]
-static PREPARED: std::sync::OnceLock<Prepared> = std::sync::OnceLock::new();
-
-#[cfg(target_os = "linux")]
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Prepared {
-    /// The window composites: GL is left as it is.
-    Untouched,
-    /// GL kept out of this process; `egl` is whether libEGL's vendor list was read empty.
-    GlKeptOut { egl: bool },
-}
+static EGL_VENDORS_EMPTIED: std::sync::OnceLock<bool> = std::sync::OnceLock::new();
 
 /// Keeps Mesa out of the window's process when the window will not composite (see the module
 /// notes); does nothing where it will, or off Linux.
@@ -89,7 +81,6 @@ pub unsafe fn prepare_process() {
         let overridden =
             compositing_override(std::env::var("DOMAIN_DESK_COMPOSITING").ok().as_deref());
         if wants_compositing(overridden, has_render_node()) {
-            let _ = PREPARED.set(Prepared::Untouched);
             return;
         }
         if std::env::var_os("GDK_GL").is_none() {
@@ -97,8 +88,8 @@ pub unsafe fn prepare_process() {
             unsafe { std::env::set_var("GDK_GL", "disable") };
         }
         // SAFETY: as above.
-        let egl = unsafe { read_no_egl_vendors() };
-        let _ = PREPARED.set(Prepared::GlKeptOut { egl });
+        let emptied = unsafe { read_no_egl_vendors() };
+        let _ = EGL_VENDORS_EMPTIED.set(emptied);
     }
 }
 
@@ -164,7 +155,7 @@ pub fn configure<R: tauri::Runtime>(window: &tauri::WebviewWindow<R>) {
         tracing::info!(
             render_node,
             ?overridden,
-            prepared = ?PREPARED.get(),
+            egl_vendors_emptied = ?EGL_VENDORS_EMPTIED.get(),
             "web view compositing off"
         );
         let result = window.with_webview(|webview| {
