@@ -18,9 +18,9 @@ use anyhow::{Context, Result, bail};
 use domain_desk_test_support::Served;
 use serde_json::json;
 
-use super::processes::{Server, add_domains, free_port, project_with_deploy, serve_in_memory};
+use super::processes::{Server, add_domains, free_port, project_with_deploy};
 use super::report::{Table, goal};
-use super::tools::{build_release_app, ensure_apt};
+use super::tools::{build_platform_stand_in, build_release_app, ensure_apt};
 
 mod frames;
 mod launch;
@@ -170,7 +170,8 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     let binary = build_release_app()?;
     let logs = work.join("logs");
     std::fs::create_dir_all(&logs)?;
-    let (service, key, project_ids) = service_with_projects(&binary, work, &logs)?;
+    let stand_in = build_platform_stand_in()?;
+    let (service, key, project_ids) = service_with_projects(&stand_in, work, &logs)?;
     let base = service.base_url();
     let display = crate::session::Display::ensure()?;
     let (_sandbox, driver) = start_driver(&display, &logs)?;
@@ -191,14 +192,30 @@ pub(super) fn app(work: &Path, table: &mut Table) -> Result<()> {
     Ok(())
 }
 
-/// The local service with the two projects the window opens: an empty one, and one with
-/// [`APP_DOMAINS`] domains; the service, its Enterprise key and the projects' ids.
+/// The platform's stand-in, `stand_in` (see [`build_platform_stand_in`]), with the two projects
+/// the window opens: an empty one, and one with [`APP_DOMAINS`] domains; the service, its
+/// Enterprise key and the projects' ids.
 fn service_with_projects(
-    binary: &Path,
+    stand_in: &Path,
     work: &Path,
     logs: &Path,
 ) -> Result<(Served, String, Vec<String>)> {
-    let (service, key) = serve_in_memory(binary, &[], &logs.join("app-service.log"))?;
+    let log = logs.join("app-service.log");
+    let service = Served::start(
+        Command::new(stand_in)
+            .args(["127.0.0.1:0", "--clock-speed", "1"])
+            .stderr(std::fs::File::create(&log)?),
+    )
+    .with_context(|| {
+        format!(
+            "the platform's stand-in did not start; see {}",
+            log.display()
+        )
+    })?;
+    let key = service
+        .demo_key("enterprise")
+        .context("no enterprise demo key in the stand-in's banner")?
+        .to_owned();
     let base = service.base_url();
     let mut project_ids = Vec::new();
     for name in ["bench-empty", "bench-5000"] {

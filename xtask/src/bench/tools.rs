@@ -115,3 +115,21 @@ pub(super) fn build_release_app() -> Result<PathBuf> {
     )?;
     Ok(root().join("target/release").join(exe("domain-desk")))
 }
+
+/// The local service without the app around it (the service crate's `serve_memory` example,
+/// the service as `domain-desk serve --memory` runs it), to stand in for the platform. Not
+/// `domain-desk serve`: that binary is the app's and links GTK and WebKit, so beside the window
+/// it shares the app's code pages and those libraries' pages, and PSS bills part of them to it
+/// (13.6 MB of the window's processes' file-backed PSS in one pair of readings), which a
+/// user's window, talking to the platform, never gets.
+pub(super) fn build_platform_stand_in() -> Result<PathBuf> {
+    step(
+        "build the platform's stand-in (release)",
+        cargo()
+            .args(["build", "--release", "--package", "domain-desk-service"])
+            .args(["--example", "serve_memory"]),
+    )?;
+    Ok(root()
+        .join("target/release/examples")
+        .join(exe("serve_memory")))
+}
