@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use serde_json::{Value, json};
 
-use crate::bench::processes::expect;
+use crate::bench::processes::{call, expect};
 
 /// A WebDriver session with the app, spoken over plain HTTP with curl.
 pub(super) struct WebDriver {
@@ -20,7 +20,19 @@ impl WebDriver {
             "browserName": "wry",
             "tauri:options": {"application": app},
         }}});
-        let answer = expect("POST", &format!("{driver}/session"), None, Some(&caps), 200)?;
+        // tauri-driver listens before WebKitWebDriver behind it does (seen right after a
+        // build, at load 2): a session asked for in that moment is cut off unanswered, so it
+        // is asked for again until a deadline, as the end-to-end tests do.
+        let url = format!("{driver}/session");
+        let deadline = Instant::now() + Duration::from_secs(20);
+        let answer = loop {
+            let (status, answer) = call("POST", &url, None, Some(&caps))?;
+            match status {
+                200 => break answer,
+                0 if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(500)),
+                _ => bail!("POST {url}: expected 200, got {status}: {answer}"),
+            }
+        };
         let session = answer["value"]["sessionId"]
             .as_str()
             .context("WebDriver answered without a session id")?
