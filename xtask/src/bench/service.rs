@@ -19,8 +19,7 @@ use super::processes::{
     Server, add_domains, env_number, expect, free_port, project_with_deploy, serve_in_memory,
 };
 use super::report::{Table, goal};
-use super::tools::{WIREMOCK, build_release_app, ensure_apt, ensure_peers};
-use crate::steps::{cargo, root};
+use super::tools::{WIREMOCK, build_release_app, build_service_example, ensure_apt, ensure_peers};
 
 /// Projects set up as a new user would (each with a deploy and two domains): what the GET
 /// rows list.
@@ -580,15 +579,7 @@ fn build_bare_axum() -> Result<PathBuf> {
     if let Some(binary) = std::env::var_os("BENCH_BARE_AXUM") {
         return Ok(PathBuf::from(binary));
     }
-    let status = cargo()
-        .args(["build", "--release", "--package", "domain-desk-service"])
-        .args(["--example", "bare_axum"])
-        .status()
-        .context("could not build the bare-axum example")?;
-    if !status.success() {
-        bail!("building the bare-axum example failed");
-    }
-    Ok(root().join("target/release/examples/bare_axum"))
+    build_service_example("the bare-axum example", "bare_axum")
 }
 
 /// "ours ÷ theirs" for throughput.

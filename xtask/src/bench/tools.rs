@@ -123,13 +123,16 @@ pub(super) fn build_release_app() -> Result<PathBuf> {
 /// (13.6 MB of the window's processes' file-backed PSS in one pair of readings), which a
 /// user's window, talking to the platform, never gets.
 pub(super) fn build_platform_stand_in() -> Result<PathBuf> {
+    build_service_example("the platform's stand-in", "serve_memory")
+}
+
+/// Builds the service crate's example `name` (release) and returns its path.
+pub(super) fn build_service_example(what: &str, name: &str) -> Result<PathBuf> {
     step(
-        "build the platform's stand-in (release)",
+        &format!("build {what} (release)"),
         cargo()
             .args(["build", "--release", "--package", "domain-desk-service"])
-            .args(["--example", "serve_memory"]),
+            .args(["--example", name]),
     )?;
-    Ok(root()
-        .join("target/release/examples")
-        .join(exe("serve_memory")))
+    Ok(root().join("target/release/examples").join(exe(name)))
 }
