@@ -254,26 +254,39 @@ export function verifyLabel(domain) {
   return domain.verification?.checked_at || domain.status === 'verified' ? 'Re-verify' : 'Verify';
 }
 
-/** A table row: everything the table shows, precomputed once per domain. */
+/** A table row: everything the table shows of a domain, as of `nowMs`. */
 export function domainRow(domain, nowMs, options = {}) {
-  const status = statusView(domain, nowMs, options);
-  const unicode = domain.unicode_hostname || domain.hostname;
+  const keys = rowKeys(domain);
   const role = roleLabel(domain);
   return {
-    hostname: domain.hostname,
-    unicode,
+    ...keys,
     role,
     // The Role column is narrow: a redirect shows where it goes ("→ bücher.example.com", the
     // arrow held to the name so that the name starts on the first line), which "Redirect → …"
     // cut to two lines did not; its title keeps the whole label.
     roleText: domain.role === 'redirect' && domain.redirect?.to ? `→\u00a0${toUnicode(domain.redirect.to)}` : role,
-    roleKey: domain.role,
-    status,
+    status: statusView(domain, nowMs, options),
     expires: shortDate(domain.certificate?.expires_at),
     expiresTitle: dateTime(domain.certificate?.expires_at),
     checked: relativeTime(domain.verification?.checked_at, nowMs, { past: true }),
     checkedTitle: dateTime(domain.verification?.checked_at),
-    search: `${domain.hostname} ${unicode} ${status.label} ${role}`.toLowerCase(),
+  };
+}
+
+/**
+ * What the table sorts and filters a domain by, none of it read from the clock: its names,
+ * role, status and the text a filter searches (names, status and role in lower case). A
+ * row (`domainRow`) holds the same keys beside its texts.
+ */
+export function rowKeys(domain) {
+  const unicode = domain.unicode_hostname || domain.hostname;
+  const key = statusKey(domain);
+  return {
+    hostname: domain.hostname,
+    unicode,
+    roleKey: domain.role,
+    status: { key },
+    search: `${domain.hostname} ${unicode} ${LABELS[key]} ${roleLabel(domain)}`.toLowerCase(),
   };
 }
 

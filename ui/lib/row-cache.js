@@ -4,7 +4,13 @@
 // each such answer made the window's web process allocate (and later collect) megabytes per
 // answer and took frames from typing and scrolling; here a domain's row is made again only
 // when something it is made from changed, and the sort is kept when no row's sort key moved.
+//
+// Sorting and filtering read a few keys of every domain (`rowKeys`); only the rows drawn need
+// their texts. So the keys are made once per copy of a domain and never at a tick, and a row's
+// texts are made when the row is drawn: at each tick of the clock (every 15 s) the table makes
+// the twenty or so rows in view again, not all of its thousands.
 import { sameJson } from './domain-list.js';
+import { rowKeys } from './domain-view.js';
 
 /**
  * Rows for domains, each remembered with what it was made from: the domain object, the
@@ -12,36 +18,48 @@ import { sameJson } from './domain-list.js';
  * inputs are all the same is the row made before. A row is made with the screen's `now`,
  * which news can move on between two ticks (a poll's answers, a few times a second): only
  * the rows of the domains that changed are made again then, as the others' texts are as old
- * as the tick, as they are between any two ticks. A tick makes every row again. The row of
- * the selected domain is always made at `now`, as the details panel beside it is drawn. A row
- * made again that reads as before is the row made before.
+ * as the tick, as they are between any two ticks. A tick makes every row drawn again. The row
+ * of the selected domain is always made at `now`, as the details panel beside it is drawn. A
+ * row made again that reads as before is the row made before.
  */
 export class RowCache {
-  /** `make(domain, now, caIdentity, readiness)` makes a row. */
-  constructor(make) {
+  /**
+   * `make(domain, now, caIdentity, readiness)` makes a row; `keysOf(domain)` what sorting and
+   * filtering read of it.
+   */
+  constructor(make, keysOf = rowKeys) {
     this.make = make;
+    this.keysOf = keysOf;
     this.made = new WeakMap();
+    this.keyed = new WeakMap();
+  }
+
+  /** The sort and filter keys of `domain`: made once for each copy of a domain. */
+  keys(domain) {
+    let keys = this.keyed.get(domain);
+    if (!keys) {
+      keys = this.keysOf(domain);
+      this.keyed.set(domain, keys);
+    }
+    return keys;
   }
 
   /**
-   * The rows of `domains`, in order; `tick` is the platform time of the clock's last tick
-   * (`now` when not given), `renewals` maps a hostname to its readiness, `selected` is the
+   * The row of `domain` as drawn now: `tick` is the platform time of the clock's last tick
+   * (`now` when not given), `readiness` the domain's renewal readiness, `selected` the
    * hostname whose details are shown.
    */
-  rows(domains, { now, tick = now, caIdentity, renewals, selected = null }) {
-    return domains.map((domain) => {
-      const readiness = renewals.get(domain.hostname);
-      const kept = this.made.get(domain);
-      if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness
-        && (kept.now === now || domain.hostname !== selected)) return kept.row;
-      const made = this.make(domain, now, caIdentity, readiness);
-      // At a tick most rows read as they did (a domain never checked, a live one): the row
-      // made before is kept, so the one just made is dropped young, and the rows that last
-      // from tick to tick are not replaced by thousands of copies at each one.
-      const row = kept && sameRow(kept.row, made) ? kept.row : made;
-      this.made.set(domain, { row, now, tick, caIdentity, readiness });
-      return row;
-    });
+  row(domain, { now, tick = now, caIdentity, readiness, selected = null }) {
+    const kept = this.made.get(domain);
+    if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness
+      && (kept.now === now || domain.hostname !== selected)) return kept.row;
+    const made = this.make(domain, now, caIdentity, readiness);
+    // At a tick most rows read as they did (a domain never checked, a live one): the row made
+    // before is kept, so the one just made is dropped young, and the rows that last from tick
+    // to tick are not replaced by copies at each one.
+    const row = kept && sameRow(kept.row, made) ? kept.row : made;
+    this.made.set(domain, { row, now, tick, caIdentity, readiness });
+    return row;
   }
 }
 

@@ -1,7 +1,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { RowCache, sameRow, sameSortKeys } from '../lib/row-cache.js';
-import { domainRow } from '../lib/domain-view.js';
+import { domainRow, rowKeys } from '../lib/domain-view.js';
 import { upsertDomain } from '../lib/domain-list.js';
 import { sortIndices } from '../lib/virtual.js';
 import { domain } from './fixtures.js';
@@ -17,18 +17,23 @@ function counting() {
   return { cache, made };
 }
 
+/** The rows of `domains` as the table draws them, each through `RowCache.row`. */
+function drawn(cache, domains, { renewals = new Map(), ...context }) {
+  return domains.map((d) => cache.row(d, { ...context, readiness: renewals.get(d.hostname) }));
+}
+
 const list = (n) => Array.from({ length: n }, (_, i) => domain({ hostname: `site-${i}.example.com`, unicode_hostname: `site-${i}.example.com` }));
 
 test('an answer for one domain makes that row again and keeps every other', () => {
   const { cache, made } = counting();
   const before = list(500);
   const context = { now: NOW, caIdentity: 'ca', renewals: new Map() };
-  const first = cache.rows(before, context);
+  const first = drawn(cache, before, context);
   assert.equal(made.length, 500);
   made.length = 0;
   const changed = domain({ hostname: 'site-7.example.com', unicode_hostname: 'site-7.example.com', status: 'verified' });
   const after = upsertDomain(before, changed);
-  const second = cache.rows(after, context);
+  const second = drawn(cache, after, context);
   assert.deepEqual(made, ['site-7.example.com']);
   assert.equal(second[7].status.key, domainRow(changed, NOW).status.key);
   second.forEach((row, i) => { if (i !== 7) assert.equal(row, first[i]); });
@@ -38,16 +43,16 @@ test('a tick, another CA or a new readiness makes the rows again', () => {
   const { cache, made } = counting();
   const domains = list(3);
   const renewals = new Map();
-  cache.rows(domains, { now: NOW, caIdentity: 'ca', renewals });
+  drawn(cache, domains, { now: NOW, caIdentity: 'ca', renewals });
   made.length = 0;
-  cache.rows(domains, { now: NOW + 60_000, caIdentity: 'ca', renewals });
+  drawn(cache, domains, { now: NOW + 60_000, caIdentity: 'ca', renewals });
   assert.equal(made.length, 3, 'a tick of the clock');
   made.length = 0;
-  cache.rows(domains, { now: NOW + 60_000, caIdentity: 'other', renewals });
+  drawn(cache, domains, { now: NOW + 60_000, caIdentity: 'other', renewals });
   assert.equal(made.length, 3, 'another CA');
   made.length = 0;
   const readiness = new Map([['site-1.example.com', { state: 'at_risk' }]]);
-  cache.rows(domains, { now: NOW + 60_000, caIdentity: 'other', renewals: readiness });
+  drawn(cache, domains, { now: NOW + 60_000, caIdentity: 'other', renewals: readiness });
   assert.deepEqual(made, ['site-1.example.com'], 'a readiness for one name');
 });
 
@@ -74,19 +79,19 @@ test('the sort is kept only while every row keeps its keys and place', () => {
 test('news that moves now between two ticks makes only its own rows again, with the new now', () => {
   const { cache, made } = counting();
   const before = list(500);
-  const first = cache.rows(before, { now: NOW, tick: NOW, caIdentity: 'ca', renewals: new Map() });
+  const first = drawn(cache, before, { now: NOW, tick: NOW, caIdentity: 'ca', renewals: new Map() });
   made.length = 0;
   // A poll's answer, checked 20 s after the tick: the screen's now moves on with it.
   const checkedAt = new Date(NOW + 20_000).toISOString();
   const changed = domain({ hostname: 'site-9.example.com', unicode_hostname: 'site-9.example.com', verification: { checked_at: checkedAt } });
   const after = upsertDomain(before, changed);
-  const second = cache.rows(after, { now: NOW + 20_000, tick: NOW, caIdentity: 'ca', renewals: new Map() });
+  const second = drawn(cache, after, { now: NOW + 20_000, tick: NOW, caIdentity: 'ca', renewals: new Map() });
   assert.deepEqual(made, ['site-9.example.com']);
   assert.deepEqual(second[9], domainRow(changed, NOW + 20_000, { caIdentity: 'ca' }), 'drawn with the moved now');
   second.forEach((row, i) => { if (i !== 9) assert.equal(row, first[i]); });
   // The next tick makes every row again.
   made.length = 0;
-  cache.rows(after, { now: NOW + 30_000, tick: NOW + 30_000, caIdentity: 'ca', renewals: new Map() });
+  drawn(cache, after, { now: NOW + 30_000, tick: NOW + 30_000, caIdentity: 'ca', renewals: new Map() });
   assert.equal(made.length, 500);
 });
 
@@ -94,16 +99,16 @@ test('the selected domain\'s row is always made at now, as the details panel bes
   const { cache, made } = counting();
   const checkedAt = new Date(NOW - 20_000).toISOString();
   const domains = list(20).map((d) => ({ ...d, verification: { ...d.verification, checked_at: checkedAt } }));
-  const first = cache.rows(domains, { now: NOW, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
+  const first = drawn(cache, domains, { now: NOW, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
   made.length = 0;
   // News for another domain moved now on: the selected row follows it, the others keep theirs.
-  const second = cache.rows(domains, { now: NOW + 50_000, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
+  const second = drawn(cache, domains, { now: NOW + 50_000, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
   assert.deepEqual(made, ['site-3.example.com']);
   assert.deepEqual(second[3], domainRow(domains[3], NOW + 50_000, { caIdentity: 'ca' }));
   assert.notEqual(second[3].checked, first[3].checked, 'checked 20 s before: just now, then 1 min ago');
   second.forEach((row, i) => { if (i !== 3) assert.equal(row, first[i]); });
   made.length = 0;
-  cache.rows(domains, { now: NOW + 50_000, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
+  drawn(cache, domains, { now: NOW + 50_000, tick: NOW, caIdentity: 'ca', renewals: new Map(), selected: 'site-3.example.com' });
   assert.deepEqual(made, [], 'made once per now');
 });
 
@@ -116,8 +121,8 @@ test('a row made again that reads as before is the row made before; one that rea
     verification: { checked_at: new Date(NOW - 60_000).toISOString(), error: null },
   });
   const renewals = new Map();
-  const first = cache.rows([never, checked], { now: NOW, caIdentity: 'ca', renewals });
-  const later = cache.rows([never, checked], { now: NOW + 3_600_000, caIdentity: 'ca', renewals });
+  const first = drawn(cache, [never, checked], { now: NOW, caIdentity: 'ca', renewals });
+  const later = drawn(cache, [never, checked], { now: NOW + 3_600_000, caIdentity: 'ca', renewals });
   assert.equal(later[0], first[0], 'never checked: the same words an hour later');
   assert.notEqual(later[1], first[1], '"1 min ago" is "1 h ago" an hour later');
   assert.notEqual(later[1].checked, first[1].checked);
@@ -129,4 +134,49 @@ test('rows compare by every value, one level into their objects', () => {
   assert.equal(sameRow(row, { ...row, status: { ...row.status, reason: 'other' } }), false);
   assert.equal(sameRow(row, { ...row, checked: 'just now!' }), false);
   assert.equal(sameRow(row, { ...row, extra: 1 }), false);
+});
+
+test('the sort and filter keys are made once for each copy of a domain, and never at a tick', () => {
+  const keyed = [];
+  const cache = new RowCache((d, now) => domainRow(d, now), (d) => {
+    keyed.push(d.hostname);
+    return rowKeys(d);
+  });
+  const before = list(500);
+  const first = before.map((d) => cache.keys(d));
+  assert.equal(keyed.length, 500);
+  keyed.length = 0;
+  // A tick draws the rows in view at a new now; the keys of every domain are the same objects.
+  drawn(cache, before.slice(0, 20), { now: NOW + 15_000, caIdentity: 'ca' });
+  const atTick = before.map((d) => cache.keys(d));
+  assert.deepEqual(keyed, []);
+  atTick.forEach((keys, i) => assert.equal(keys, first[i]));
+  assert.equal(sameSortKeys(first, atTick), true);
+  // An answer for one domain: its copy gets its own keys, and its new status moves the sort.
+  const changed = domain({ hostname: 'site-7.example.com', unicode_hostname: 'site-7.example.com', status: 'live' });
+  const after = upsertDomain(before, changed).map((d) => cache.keys(d));
+  assert.deepEqual(keyed, ['site-7.example.com']);
+  assert.equal(after[7].status.key, 'live');
+  assert.equal(sameSortKeys(first, after), false);
+});
+
+test('a row holds its domain\'s keys as they are made apart, and sorts and filters as they do', () => {
+  const kinds = [
+    domain(),
+    domain({ hostname: 'xn--bcher-kva.example.com', unicode_hostname: 'bücher.example.com', role: 'alias' }),
+    domain({ hostname: 'old.example.com', unicode_hostname: 'old.example.com', role: 'redirect', redirect: { to: 'shop.example.com', status: 301 }, status: 'live' }),
+    domain({ hostname: 'issuing.example.com', unicode_hostname: 'issuing.example.com', status: 'verified', certificate: { status: 'issuing', started_at: '2026-11-21T11:58:00Z' } }),
+    domain({ hostname: 'failed.example.com', unicode_hostname: 'failed.example.com', status: 'verified', certificate: { status: 'failed', error: { code: 'caa_forbids', message: 'CAA forbids' } } }),
+  ];
+  for (const d of kinds) {
+    const row = domainRow(d, NOW);
+    const keys = rowKeys(d);
+    for (const name of ['hostname', 'unicode', 'roleKey', 'search']) assert.equal(keys[name], row[name], `${d.hostname}: ${name}`);
+    assert.equal(keys.status.key, row.status.key, `${d.hostname}: status`);
+  }
+  const rows = kinds.map((d) => domainRow(d, NOW));
+  const keys = kinds.map((d) => rowKeys(d));
+  for (const column of ['status', 'role', 'hostname']) {
+    assert.deepEqual(sortIndices(keys, [...keys.keys()], column), sortIndices(rows, [...rows.keys()], column), column);
+  }
 });

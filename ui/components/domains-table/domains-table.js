@@ -21,6 +21,7 @@ const ROW_HEIGHT = 56;
 
 export class DomainsTable extends HTMLElement {
   connectedCallback() {
+    this.domains = [];
     this.rows = [];
     this.order = [];
     this.query = '';
@@ -111,22 +112,23 @@ export class DomainsTable extends HTMLElement {
   }
 
   /**
-   * The rows of `domains`: a row is made again only for a domain whose copy, CA or renewal
-   * readiness changed, or at the clock's tick (`RowCache`), and the rows are sorted again only
-   * when a sort key moved; they are always filtered again, as a changed status can change what
-   * matches.
+   * Takes `domains` as the table's list: `this.rows` holds each domain's sort and filter keys
+   * (made once per copy of a domain, `RowCache.keys`), and the rows are sorted again only when
+   * a key moved; they are always filtered again, as a changed status can change what matches.
+   * The texts of a row are made when it is drawn (`rowAt`), as of this call's now.
    */
   load(domains) {
     if (domains.length > 0) mark('rows-load');
     this.cache ??= new RowCache((d, now, caIdentity, readiness) => withRenewal(domainRow(d, now, { caIdentity }), readiness));
-    const previous = this.rows;
-    this.rows = this.cache.rows(domains, {
+    this.domains = domains;
+    this.drawing = {
       now: screenNow(),
       tick: store.get().tickedAt,
-      selected: store.get().selected,
       caIdentity: store.get().session?.ca_identity ?? undefined,
       renewals: renewalsByHostname(),
-    });
+    };
+    const previous = this.rows;
+    this.rows = domains.map((domain) => this.cache.keys(domain));
     const resort = !sameSortKeys(previous, this.rows);
     this.reorder({ resort, refilter: true });
     if (!this.menu.hidden) this.drawMenu();
@@ -307,9 +309,19 @@ export class DomainsTable extends HTMLElement {
     for (const row of rows) row.style.top = `${Number(row.dataset.index) * ROW_HEIGHT}px`;
   }
 
+  /**
+   * The row at place `i` of the shown order, with its texts: made again only when its domain,
+   * the tick, the CA or its renewal readiness changed since it was last drawn (`RowCache.row`).
+   */
+  rowAt(i) {
+    const domain = this.domains[this.order[i]];
+    const { now, tick, caIdentity, renewals } = this.drawing;
+    return this.cache.row(domain, { now, tick, caIdentity, readiness: renewals.get(domain.hostname), selected: store.get().selected });
+  }
+
   rowHtml(i) {
     const selected = store.get().selected;
-    const row = this.rows[this.order[i]];
+    const row = this.rowAt(i);
     return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" data-renewal="${row.renewal.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${String(row.hostname === selected)}">
         <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${breakableHostname(row.unicode)}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
         <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.roleText}</span>
@@ -327,7 +339,7 @@ export class DomainsTable extends HTMLElement {
    */
   patchRow(element, i) {
     const selected = store.get().selected;
-    const row = this.rows[this.order[i]];
+    const row = this.rowAt(i);
     const isSelected = row.hostname === selected;
     setAttribute(element, 'class', `vt-row${isSelected ? ' selected' : ''}`);
     setAttribute(element, 'aria-rowindex', String(i + 2));
