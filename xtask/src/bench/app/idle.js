@@ -1,4 +1,6 @@
+// arguments: [frames, longest wait in ms (10 s unless given)]
 const frames = arguments[0];
+const longest = arguments.length > 2 ? arguments[1] : 10000;
 const done = arguments[arguments.length - 1];
 const times = [];
 const started = performance.now();
@@ -8,7 +10,7 @@ const finish = () => done({
 });
 const tick = (t) => {
   times.push(t);
-  if (times.length > frames || performance.now() - started > 10000) return finish();
+  if (times.length > frames || performance.now() - started > longest) return finish();
   requestAnimationFrame(tick);
 };
 requestAnimationFrame(tick);
