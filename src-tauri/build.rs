@@ -15,6 +15,7 @@ const COMMANDS: &[&str] = &[
     "domain_get",
     "domain_add",
     "domain_verify",
+    "domains_reverify",
     "domain_remove",
     "domain_config_get",
     "domain_make_primary",

@@ -69,6 +69,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::domains::domain_get,
             commands::domains::domain_add,
             commands::domains::domain_verify,
+            commands::domains::domains_reverify,
             commands::domains::domain_remove,
             commands::domains::domain_config_get,
             commands::domains::domain_make_primary,

@@ -517,6 +517,59 @@ fn demo_dns_fixes_a_conflicting_record_and_the_domain_goes_live() {
     );
 }
 
+/// The window's watch re-verifies several domains in one call: each answer comes back in the
+/// order asked, and the first check that fails ends the call with its error, the answers
+/// before it kept and the domains after it not checked.
+#[test]
+fn reverify_answers_for_each_domain_and_stops_at_the_first_failure() {
+    let h = Harness::new();
+    h.ok("demo_start", json!({}));
+    let project = h.project_with_deploy(Some("succeeded"));
+    let pid = project["id"].as_str().unwrap().to_owned();
+    for hostname in ["shop.example.com", "blog.example.com", "docs.example.com"] {
+        h.ok(
+            "domain_add",
+            json!({"projectId": pid, "hostname": hostname}),
+        );
+    }
+
+    let all = h.ok(
+        "domains_reverify",
+        json!({"projectId": pid, "hostnames": ["shop.example.com", "blog.example.com"]}),
+    );
+    assert_eq!(all["stopped"], Value::Null, "{all}");
+    let answered: Vec<&str> = all["domains"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["hostname"].as_str().unwrap())
+        .collect();
+    assert_eq!(answered, ["shop.example.com", "blog.example.com"]);
+    // The seeded A record at shop is what its check found.
+    assert_eq!(
+        all["domains"][0]["verification"]["error"]["code"], "conflicting_record",
+        "{all}"
+    );
+    assert!(
+        all["domains"][0]["verification"]["checked_at"].is_string(),
+        "{all}"
+    );
+
+    let stopped = h.ok(
+        "domains_reverify",
+        json!({"projectId": pid, "hostnames": ["blog.example.com", "gone.example.com", "docs.example.com"]}),
+    );
+    assert_eq!(stopped["domains"].as_array().unwrap().len(), 1, "{stopped}");
+    assert_eq!(stopped["domains"][0]["hostname"], "blog.example.com");
+    assert_eq!(stopped["stopped"]["kind"], "not_found", "{stopped}");
+    // docs was never checked: it still reads as never verified.
+    let docs = h.ok(
+        "domain_get",
+        json!({"projectId": pid, "hostname": "docs.example.com"}),
+    );
+    assert_eq!(docs["verification"]["checked_at"], Value::Null, "{docs}");
+}
+
 #[test]
 fn the_doctor_names_the_blocking_a_record_and_its_fix() {
     let h = Harness::new();

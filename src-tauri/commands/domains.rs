@@ -99,6 +99,52 @@ pub async fn domain_verify(
     Ok(done)
 }
 
+/// What a background re-verify of several domains found: each answer in the order asked, and
+/// the error that stopped it early (a 429, a ban, a dead server), if one did. The answers
+/// before the error are kept: their checks were made.
+#[derive(Debug, Serialize)]
+pub struct Reverified {
+    pub domains: Vec<Domain>,
+    pub stopped: Option<Error>,
+}
+
+/// The window's watch re-verifying the domains that wait for DNS, several in one call: one
+/// answer crossing into the window for many checks rather than one each (a re-verify of
+/// hundreds of domains made as many round trips through the web view). The checks go one at a
+/// time in the queue's background class, as the window's own did, and the first that fails
+/// ends the call.
+#[tauri::command]
+#[tracing::instrument(skip(state, renewal, hostnames), fields(count = hostnames.len()), err(Debug))]
+pub async fn domains_reverify(
+    state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
+    project_id: String,
+    hostnames: Vec<String>,
+) -> Result<Reverified> {
+    let session = state.session().await?;
+    let client = session.client.background();
+    let mut domains = Vec::with_capacity(hostnames.len());
+    let mut stopped = None;
+    for hostname in &hostnames {
+        match client.verify_domain(&project_id, hostname).await {
+            Ok(domain) => domains.push(domain),
+            Err(error) => {
+                stopped = Some(Error::from(error));
+                break;
+            }
+        }
+    }
+    // As for `domain_verify`: a check that passed starts a certificate, which the renewal
+    // watch follows; checks that failed change nothing it looks at.
+    if domains
+        .iter()
+        .any(|d| d.status != domain_desk_api::DomainStatus::PendingVerification)
+    {
+        renewal.changed(&session.account_id, Some(&project_id));
+    }
+    Ok(Reverified { domains, stopped })
+}
+
 #[tauri::command]
 #[tracing::instrument(skip(state, renewal), err(Debug))]
 pub async fn domain_remove(

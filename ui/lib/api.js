@@ -17,6 +17,8 @@ export const api = {
   domain: (projectId, hostname, background = false) => invoke('domain_get', { projectId, hostname, background }),
   addDomain: (projectId, hostname, redirectTo = null) => invoke('domain_add', { projectId, hostname, redirectTo }),
   verify: (projectId, hostname, background = false) => invoke('domain_verify', { projectId, hostname, background }),
+  /** Background re-verify of several domains in one call: `{domains, stopped}` (see `domains_reverify`). */
+  reverify: (projectId, hostnames) => invoke('domains_reverify', { projectId, hostnames }),
   removeDomain: (projectId, hostname) => invoke('domain_remove', { projectId, hostname }),
   makePrimary: (projectId, hostname) => invoke('domain_make_primary', { projectId, hostname }),
   setRedirect: (projectId, hostname, to) => invoke('domain_redirect', { projectId, hostname, to }),

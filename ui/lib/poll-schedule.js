@@ -194,6 +194,22 @@ export function pollPlan(dueHostnames, kindOf = () => 'get', { threshold = 5, ve
 }
 
 /**
+ * How many re-verifications go in one call to the app: each call's answer crosses into the
+ * web view once, so hundreds of checks make tens of crossings rather than hundreds, and the
+ * answers of a call reach the list at most twenty checks after the first of them (about two
+ * seconds at a platform 100 ms away).
+ */
+export const REVERIFY_CHUNK = 20;
+
+/** `items` in consecutive slices of at most `size` (at least one), in order; none for none. */
+export function inChunks(items, size) {
+  const step = Math.max(1, Math.floor(size));
+  const chunks = [];
+  for (let i = 0; i < items.length; i += step) chunks.push(items.slice(i, i + step));
+  return chunks;
+}
+
+/**
  * How many automatic re-verifications a poll may send, from the queue's state: half of what
  * is left of the binding window, none while paused or banned, one when nothing is known yet.
  */

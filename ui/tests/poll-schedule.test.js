@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, verifyBudget, stateSignature, awaitsPlatform, replacedDomains } from '../lib/poll-schedule.js';
+import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, verifyBudget, stateSignature, awaitsPlatform, replacedDomains, inChunks, REVERIFY_CHUNK } from '../lib/poll-schedule.js';
 import { domain } from './fixtures.js';
 
 test('the delay grows as the state ages', () => {
@@ -142,4 +142,14 @@ test('observing only the replaced domains plans the checks observing them all pl
   after.forEach((d) => all.observe(d));
   replacedDomains(list, after).forEach((d) => some.observe(d));
   assert.deepEqual([...some.entries], [...all.entries]);
+});
+
+test('a poll re-verifies in calls of at most REVERIFY_CHUNK domains, every domain once and in order', () => {
+  assert.deepEqual(inChunks([], REVERIFY_CHUNK), []);
+  assert.deepEqual(inChunks(['a', 'b', 'c', 'd', 'e'], 2), [['a', 'b'], ['c', 'd'], ['e']]);
+  assert.deepEqual(inChunks(['a', 'b'], 0), [['a'], ['b']]);
+  const due = Array.from({ length: 45 }, (_, i) => `site-${i}.example.com`);
+  const calls = inChunks(due, REVERIFY_CHUNK);
+  assert.deepEqual(calls.map((c) => c.length), [20, 20, 5]);
+  assert.deepEqual(calls.flat(), due);
 });

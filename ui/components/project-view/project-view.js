@@ -6,7 +6,7 @@ import { render, renderChanged } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow, screenNow, refreshClock } from '../../lib/app-state.js';
 import { upsertDomains, keepUnchanged } from '../../lib/domain-list.js';
-import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, replacedDomains } from '../../lib/poll-schedule.js';
+import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, replacedDomains, inChunks, REVERIFY_CHUNK } from '../../lib/poll-schedule.js';
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
@@ -284,10 +284,11 @@ export class ProjectView extends HTMLElement {
     // over the whole list.
     const answers = new Answers(project.id, APPLY_EVERY_MS);
     try {
-      for (const hostname of plan.verify) {
-        const domain = await api.verify(project.id, hostname, true);
+      for (const hostnames of inChunks(plan.verify, REVERIFY_CHUNK)) {
+        const { domains, stopped } = await api.reverify(project.id, hostnames);
         if (store.get().project?.id !== project.id) return;
-        answers.take(domain);
+        for (const domain of domains) answers.take(domain);
+        if (stopped) throw stopped;
       }
       answers.apply();
       if (read.kind === 'list') {
