@@ -6,6 +6,7 @@
 pub mod account_rules;
 pub mod accounts;
 pub mod accounts_file;
+pub mod allocator;
 pub mod browser;
 pub mod cli;
 pub mod commands;
