@@ -9,6 +9,10 @@
 // their texts. So the keys are made once per copy of a domain and never at a tick, and a row's
 // texts are made when the row is drawn: at each tick of the clock (every 15 s) the table makes
 // the twenty or so rows in view again, not all of its thousands.
+//
+// A row is kept for the tick it was made in and the next one only: scrolling through
+// thousands of domains made a row for each, and rows kept as long as their domains were all
+// of them kept for good, though a row from an earlier tick is never drawn again as it is.
 import { sameJson } from './domain-list.js';
 import { rowKeys } from './domain-view.js';
 
@@ -30,7 +34,10 @@ export class RowCache {
   constructor(make, keysOf = rowKeys) {
     this.make = make;
     this.keysOf = keysOf;
+    /** Rows made at the current tick, and those of the tick before it. */
     this.made = new WeakMap();
+    this.before = new WeakMap();
+    this.tick = undefined;
     this.keyed = new WeakMap();
   }
 
@@ -50,7 +57,14 @@ export class RowCache {
    * hostname whose details are shown.
    */
   row(domain, { now, tick = now, caIdentity, readiness, selected = null }) {
-    const kept = this.made.get(domain);
+    if (tick !== this.tick) {
+      // A new tick: the rows of the last one are still compared with (one that reads the
+      // same is kept), and those of the tick before it are let go.
+      this.before = this.made;
+      this.made = new WeakMap();
+      this.tick = tick;
+    }
+    const kept = this.made.get(domain) ?? this.before.get(domain);
     if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness
       && (kept.now === now || domain.hostname !== selected)) return kept.row;
     const made = this.make(domain, now, caIdentity, readiness);

@@ -180,3 +180,18 @@ test('a row holds its domain\'s keys as they are made apart, and sorts and filte
     assert.deepEqual(sortIndices(keys, [...keys.keys()], column), sortIndices(rows, [...rows.keys()], column), column);
   }
 });
+
+test('a row is kept for its tick and the next, then let go: rows scrolled past are not kept for good', () => {
+  const { cache, made } = counting();
+  const [a, b] = list(2);
+  const at = (tick, d) => cache.row(d, { now: tick, tick, caIdentity: 'ca' });
+  const first = at(NOW, a);
+  assert.equal(at(NOW + 15_000, a), first, 'the next tick: a row that reads the same is the row made before');
+  at(NOW + 30_000, b);
+  at(NOW + 45_000, b);
+  made.length = 0;
+  const later = at(NOW + 60_000, a);
+  assert.deepEqual(made, [a.hostname], 'not drawn for two ticks: made again');
+  assert.notEqual(later, first, 'and not compared with the row let go');
+  assert.ok(sameRow(later, first), 'though it reads the same');
+});
