@@ -84,10 +84,12 @@ pub async fn domain_verify(
     renewal: State<'_, RenewalWatchState>,
     project_id: String,
     hostname: String,
-    background: Option<bool>,
 ) -> Result<Domain> {
     let session = state.session().await?;
-    let done = class(&session.client, background)
+    // The user's Verify: the window's own re-verify goes through `domains_reverify`.
+    let done = session
+        .client
+        .interactive()
         .verify_domain(&project_id, &hostname)
         .await?;
     // A check that passed starts a certificate: the renewal watch lists the domains again to

@@ -16,7 +16,7 @@ export const api = {
   domains: (projectId, background = false) => invoke('domains_list', { projectId, background }),
   domain: (projectId, hostname, background = false) => invoke('domain_get', { projectId, hostname, background }),
   addDomain: (projectId, hostname, redirectTo = null) => invoke('domain_add', { projectId, hostname, redirectTo }),
-  verify: (projectId, hostname, background = false) => invoke('domain_verify', { projectId, hostname, background }),
+  verify: (projectId, hostname) => invoke('domain_verify', { projectId, hostname }),
   /** Background re-verify of several domains in one call: `{domains, stopped}` (see `domains_reverify`). */
   reverify: (projectId, hostnames) => invoke('domains_reverify', { projectId, hostnames }),
   removeDomain: (projectId, hostname) => invoke('domain_remove', { projectId, hostname }),
