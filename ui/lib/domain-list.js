@@ -6,6 +6,12 @@
 // the whole list again, and a list of thousands arrives as thousands of new objects: taking
 // them all made every row of the table again and sorted it again, and told every view of the
 // list that it changed, when most often nothing had.
+//
+// An answer that differs keeps the parts that do not (`sharedWith`). A re-verify of a domain
+// still waiting for its record differs from the domain held only in when it was checked, and
+// the window re-verifies thousands of such domains a minute: taking each answer whole made a
+// new copy of every domain each minute, and the copies they replaced, long-lived by then, were
+// garbage the web view only takes back in a full collection.
 
 /** True when two plain values (as parsed from JSON) are equal: objects key by key, arrays in order. */
 export function sameJson(a, b) {
@@ -17,6 +23,22 @@ export function sameJson(a, b) {
   if (keys.length !== Object.keys(b).length) return false;
   for (const key of keys) if (!Object.hasOwn(b, key) || !sameJson(a[key], b[key])) return false;
   return true;
+}
+
+/**
+ * `fresh`, with each part that reads as the same part of `old` (an object, an array, a
+ * string) taken from `old`: what it returns reads as `fresh`, and holds new objects only
+ * where something changed. `fresh` itself is not changed.
+ */
+export function sharedWith(old, fresh) {
+  if (old === fresh) return old;
+  if (typeof old !== 'object' || typeof fresh !== 'object' || old === null || fresh === null) return fresh;
+  if (Array.isArray(old) !== Array.isArray(fresh)) return fresh;
+  if (sameJson(old, fresh)) return old;
+  if (Array.isArray(fresh)) return fresh.map((value, i) => (i < old.length ? sharedWith(old[i], value) : value));
+  const out = {};
+  for (const key of Object.keys(fresh)) out[key] = Object.hasOwn(old, key) ? sharedWith(old[key], fresh[key]) : fresh[key];
+  return out;
 }
 
 /**
@@ -35,7 +57,7 @@ export function keepUnchanged(previous, fresh) {
       return old;
     }
     changed = true;
-    return domain;
+    return old ? sharedWith(old, domain) : domain;
   });
   return changed ? out : previous;
 }
@@ -49,7 +71,7 @@ export function upsertDomain(domains, domain) {
   if (i === -1) return [...domains, domain];
   if (sameJson(domains[i], domain)) return domains;
   const copy = domains.slice();
-  copy[i] = domain;
+  copy[i] = sharedWith(domains[i], domain);
   return copy;
 }
 
@@ -68,7 +90,7 @@ export function upsertDomains(domains, answers) {
     byName.delete(d.hostname);
     if (sameJson(d, answer)) return d;
     changed = true;
-    return answer;
+    return sharedWith(d, answer);
   });
   if (byName.size > 0) return [...out, ...byName.values()];
   return changed ? out : domains;

@@ -105,7 +105,15 @@ export class PollSchedule {
     // A copy that is no news keeps the check already planned; news plans the next one.
     const fresh = changed || (domain.verification?.checked_at ?? null) !== previous.checkedAt;
     const due = fresh ? t + this.delay(kind, t - since) : previous.due;
-    this.entries.set(domain.hostname, { signature, kind, since, due, checkedAt: domain.verification?.checked_at ?? null });
+    const checkedAt = domain.verification?.checked_at ?? null;
+    if (previous) {
+      // Changed in place: thousands of domains are observed again after each minute's
+      // re-verify, and a new entry for each left the old ones, long-lived, to a full collection.
+      if (changed) previous.signature = signature;
+      Object.assign(previous, { kind, since, due, checkedAt });
+    } else {
+      this.entries.set(domain.hostname, { signature, kind, since, due, checkedAt });
+    }
     return Boolean(previous) && changed;
   }
 

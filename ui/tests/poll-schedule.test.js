@@ -153,3 +153,24 @@ test('a poll re-verifies in calls of at most REVERIFY_CHUNK domains, every domai
   assert.deepEqual(calls.map((c) => c.length), [20, 20, 5]);
   assert.deepEqual(calls.flat(), due);
 });
+
+test('a domain observed again keeps its entry, changed in place, and its signature while it reads the same', () => {
+  let t = 0;
+  const s = new PollSchedule(() => t);
+  const waiting = (checkedAt, found = '192.0.2.1') => domain({ verification: { checked_at: checkedAt, error: { code: 'conflicting_record', message: 'x', found: [{ type: 'A', value: found }] } } });
+  s.observe(waiting('a'));
+  const entry = s.entries.get('shop.example.com');
+  const signature = entry.signature;
+  t = 60_000;
+  assert.equal(s.observe(waiting('b')), false);
+  assert.equal(s.entries.get('shop.example.com'), entry, 'the same entry');
+  assert.equal(entry.signature, signature, 'and the same signature string');
+  assert.equal(entry.checkedAt, 'b');
+  assert.equal(s.dueAt('shop.example.com'), 120_000);
+  // news: the entry takes the new signature and the back-off starts again
+  t = 90_000;
+  assert.equal(s.observe(waiting('c', '192.0.2.9')), true);
+  assert.equal(s.entries.get('shop.example.com'), entry);
+  assert.notEqual(entry.signature, signature);
+  assert.equal(entry.since, 90_000);
+});
