@@ -10,9 +10,11 @@
 // texts are made when the row is drawn: at each tick of the clock (every 15 s) the table makes
 // the twenty or so rows in view again, not all of its thousands.
 //
-// A row is kept for the tick it was made in and the next one only: scrolling through
-// thousands of domains made a row for each, and rows kept as long as their domains were all
-// of them kept for good, though a row from an earlier tick is never drawn again as it is.
+// A row is kept while it is in view (`retain`), and let go once it scrolls out of it or its
+// domain leaves the list. Scrolling through thousands of domains makes a row for each: kept
+// any longer (for a tick or two, as the table once kept them), they outlived the web view's
+// young-generation collections, and the thousands let go later were garbage only a full
+// collection takes back, which does not come while the window waits.
 import { sameJson } from './domain-list.js';
 import { rowKeys } from './domain-view.js';
 
@@ -34,18 +36,24 @@ export class RowCache {
   constructor(make, keysOf = rowKeys) {
     this.make = make;
     this.keysOf = keysOf;
-    /** Rows made at the current tick, and those of the tick before it. */
-    this.made = new WeakMap();
-    this.before = new WeakMap();
-    this.tick = undefined;
+    /** The rows kept: those of the domains in view, and any made since the table last said which. */
+    this.made = new Map();
     this.keyed = new WeakMap();
   }
 
-  /** The sort and filter keys of `domain`: made once for each copy of a domain. */
-  keys(domain) {
+  /**
+   * The sort and filter keys of `domain`: made once for each copy of a domain. `earlierOf(hostname)`
+   * gives the keys made for an earlier copy of the domain, if any: when the new copy's keys read
+   * the same (a re-verify changes when a domain was checked, not what it sorts by), they are
+   * the earlier object, so the keys of thousands of domains re-verified each minute are not
+   * made anew and the old ones left to a full collection.
+   */
+  keys(domain, earlierOf = () => undefined) {
     let keys = this.keyed.get(domain);
     if (!keys) {
-      keys = this.keysOf(domain);
+      const made = this.keysOf(domain);
+      const earlier = earlierOf(domain.hostname);
+      keys = earlier && sameJson(earlier, made) ? earlier : made;
       this.keyed.set(domain, keys);
     }
     return keys;
@@ -57,14 +65,7 @@ export class RowCache {
    * hostname whose details are shown.
    */
   row(domain, { now, tick = now, caIdentity, readiness, selected = null }) {
-    if (tick !== this.tick) {
-      // A new tick: the rows of the last one are still compared with (one that reads the
-      // same is kept), and those of the tick before it are let go.
-      this.before = this.made;
-      this.made = new WeakMap();
-      this.tick = tick;
-    }
-    const kept = this.made.get(domain) ?? this.before.get(domain);
+    const kept = this.made.get(domain);
     if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness
       && (kept.now === now || domain.hostname !== selected)) return kept.row;
     const made = this.make(domain, now, caIdentity, readiness);
@@ -74,6 +75,11 @@ export class RowCache {
     const row = kept && sameRow(kept.row, made) ? kept.row : made;
     this.made.set(domain, { row, now, tick, caIdentity, readiness });
     return row;
+  }
+
+  /** Lets go of the rows of every domain not in `inView` (a Set of domain objects). */
+  retain(inView) {
+    for (const domain of this.made.keys()) if (!inView.has(domain)) this.made.delete(domain);
   }
 }
 

@@ -181,17 +181,40 @@ test('a row holds its domain\'s keys as they are made apart, and sorts and filte
   }
 });
 
-test('a row is kept for its tick and the next, then let go: rows scrolled past are not kept for good', () => {
+test('a row is kept while its domain is in view, across ticks, and let go once it leaves', () => {
   const { cache, made } = counting();
   const [a, b] = list(2);
   const at = (tick, d) => cache.row(d, { now: tick, tick, caIdentity: 'ca' });
   const first = at(NOW, a);
+  cache.retain(new Set([a]));
   assert.equal(at(NOW + 15_000, a), first, 'the next tick: a row that reads the same is the row made before');
+  cache.retain(new Set([a]));
+  assert.equal(at(NOW + 30_000, a), first, 'and the tick after, while it stays in view');
   at(NOW + 30_000, b);
-  at(NOW + 45_000, b);
+  cache.retain(new Set([b]));
+  assert.equal(cache.made.size, 1, 'only the row in view is kept');
   made.length = 0;
-  const later = at(NOW + 60_000, a);
-  assert.deepEqual(made, [a.hostname], 'not drawn for two ticks: made again');
+  const later = at(NOW + 30_000, a);
+  assert.deepEqual(made, [a.hostname], 'scrolled out of view: made again');
   assert.notEqual(later, first, 'and not compared with the row let go');
   assert.ok(sameRow(later, first), 'though it reads the same');
+});
+
+test('a new copy of a domain that sorts and filters as before keeps the keys of the earlier copy', () => {
+  const cache = new RowCache((d, now) => domainRow(d, now));
+  const before = list(3);
+  const first = before.map((d) => cache.keys(d));
+  const earlierOf = (hostname) => first.find((keys) => keys.hostname === hostname);
+  // Re-verified: checked again, still waiting for its record.
+  const rechecked = { ...before[1], verification: { ...before[1].verification, checked_at: '2026-11-21T12:01:00Z' } };
+  const keys = cache.keys(rechecked, earlierOf);
+  assert.equal(keys, first[1], 'the earlier keys object');
+  assert.equal(cache.keys(rechecked), first[1], 'and it is this copy\'s keys from then on');
+  // Live now: it sorts elsewhere, so its keys are its own.
+  const live = { ...before[2], status: 'live' };
+  const liveKeys = cache.keys(live, earlierOf);
+  assert.notEqual(liveKeys, first[2]);
+  assert.deepEqual(liveKeys, rowKeys(live));
+  // No earlier copy to ask: made afresh, as before.
+  assert.deepEqual(cache.keys({ ...before[0], verification: null }), rowKeys({ ...before[0], verification: null }));
 });

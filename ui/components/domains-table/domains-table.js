@@ -128,7 +128,9 @@ export class DomainsTable extends HTMLElement {
       renewals: renewalsByHostname(),
     };
     const previous = this.rows;
-    this.rows = domains.map((domain) => this.cache.keys(domain));
+    let earlier;
+    const earlierOf = (hostname) => (earlier ??= new Map((previous ?? []).map((keys) => [keys.hostname, keys]))).get(hostname);
+    this.rows = domains.map((domain) => this.cache.keys(domain, earlierOf));
     const resort = !sameSortKeys(previous, this.rows);
     this.reorder({ resort, refilter: true });
     if (!this.menu.hidden) this.drawMenu();
@@ -216,6 +218,7 @@ export class DomainsTable extends HTMLElement {
     const overlaps = previous && range.start < previous.end && previous.start < range.end;
     if (!force && overlaps) {
       this.scrollRange(previous, range);
+      this.keepRowsInView();
       return;
     }
     const hadFocus = this.window.contains(document.activeElement);
@@ -242,11 +245,19 @@ export class DomainsTable extends HTMLElement {
       while (next && Number(next.dataset.index) < index) next = next.nextElementSibling;
       this.window.insertBefore(row, next);
     }
+    this.keepRowsInView();
     if (wanted.length > 0) mark('rows-rendered');
     if (hadFocus) {
       const row = this.window.querySelector(`[data-index="${this.active}"]`);
       (focusedMenuButton ? row?.querySelector('.row-menu-button') : row)?.focus({ preventScroll: true });
     }
+  }
+
+  /** The row cache keeps the rows in view only (`RowCache.retain`). */
+  keepRowsInView() {
+    const inView = new Set();
+    for (let i = this.range.start; i < this.range.end; i++) inView.add(this.domains[this.order[i]]);
+    this.cache.retain(inView);
   }
 
   /**
