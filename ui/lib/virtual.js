@@ -35,16 +35,31 @@ export function filterRows(rows, query) {
 
 /**
  * As `filterRows`, over the row indices of `order` (any iterable) and in that order: filtering
- * a sorted order keeps it sorted, so a keystroke never sorts.
+ * a sorted order keeps it sorted, so a keystroke never sorts. When every row matches, the
+ * answer is `order` itself (an array; an order is never changed in place).
  */
 export function filterOrder(rows, order, query) {
   const words = String(query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
-  const out = [];
-  for (const i of order) {
-    const text = rows[i].search;
-    if (words.every((w) => text.includes(w))) out.push(i);
+  const indices = Array.isArray(order) ? order : [...order];
+  // A keystroke filters thousands of rows. The rows are counted first, so the answer is made
+  // once at its size, and not at all when every row matches ("s", "si", … "site-" in a list
+  // of site-N names): the arrays of thousands a keystroke made, and the callback it made for
+  // each row, were most of what typing left to the web view's collector.
+  let count = 0;
+  for (let k = 0; k < indices.length; k++) if (matchesEvery(rows[indices[k]].search, words)) count++;
+  if (count === indices.length) return indices;
+  const out = new Array(count);
+  let at = 0;
+  for (let k = 0; k < indices.length && at < count; k++) {
+    const i = indices[k];
+    if (matchesEvery(rows[i].search, words)) out[at++] = i;
   }
   return out;
+}
+
+function matchesEvery(text, words) {
+  for (let w = 0; w < words.length; w++) if (!text.includes(words[w])) return false;
+  return true;
 }
 
 /**

@@ -94,3 +94,15 @@ test('drawing a range again keeps unchanged rows, patches changed ones and makes
   assert.deepEqual(reuseRows(new Map(), [[0, '<a>'], [1, '<b>']]), { drop: [], patch: [], make: [0, 1] });
   assert.deepEqual(reuseRows(present, []), { drop: [3, 4, 5, 6], patch: [], make: [] });
 });
+
+test('a filter every row matches answers with the order itself; otherwise a new order, the old one untouched', () => {
+  const rows = ['site-1.example.com', 'site-2.example.com', 'shop.example.com'].map((search) => ({ search }));
+  const order = [2, 0, 1];
+  assert.equal(filterOrder(rows, order, 'example'), order, 'every row matches: the same array');
+  const some = filterOrder(rows, order, 'site');
+  assert.deepEqual(some, [0, 1]);
+  assert.notEqual(some, order);
+  assert.deepEqual(order, [2, 0, 1], 'the order filtered is not changed');
+  assert.deepEqual(filterOrder(rows, order, 'nothing'), []);
+  assert.deepEqual(filterOrder(rows, rows.keys(), 'SITE 2'), [1], 'any iterable, every word, any case');
+});
