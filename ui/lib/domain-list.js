@@ -52,12 +52,13 @@ export function keepUnchanged(previous, fresh) {
   let changed = previous.length !== fresh.length;
   const out = fresh.map((domain, i) => {
     const old = byName.get(domain.hostname);
-    if (old && sameJson(old, domain)) {
+    const kept = old ? sharedWith(old, domain) : domain;
+    if (kept === old) {
       if (previous[i] !== old) changed = true;
       return old;
     }
     changed = true;
-    return old ? sharedWith(old, domain) : domain;
+    return kept;
   });
   return changed ? out : previous;
 }
@@ -69,9 +70,10 @@ export function keepUnchanged(previous, fresh) {
 export function upsertDomain(domains, domain) {
   const i = domains.findIndex((d) => d.hostname === domain.hostname);
   if (i === -1) return [...domains, domain];
-  if (sameJson(domains[i], domain)) return domains;
+  const kept = sharedWith(domains[i], domain);
+  if (kept === domains[i]) return domains;
   const copy = domains.slice();
-  copy[i] = sharedWith(domains[i], domain);
+  copy[i] = kept;
   return copy;
 }
 
@@ -88,9 +90,9 @@ export function upsertDomains(domains, answers) {
     const answer = byName.get(d.hostname);
     if (!answer) return d;
     byName.delete(d.hostname);
-    if (sameJson(d, answer)) return d;
-    changed = true;
-    return sharedWith(d, answer);
+    const kept = sharedWith(d, answer);
+    if (kept !== d) changed = true;
+    return kept;
   });
   if (byName.size > 0) return [...out, ...byName.values()];
   return changed ? out : domains;

@@ -110,7 +110,10 @@ export class PollSchedule {
       // Changed in place: thousands of domains are observed again after each minute's
       // re-verify, and a new entry for each left the old ones, long-lived, to a full collection.
       if (changed) previous.signature = signature;
-      Object.assign(previous, { kind, since, due, checkedAt });
+      previous.kind = kind;
+      previous.since = since;
+      previous.due = due;
+      previous.checkedAt = checkedAt;
     } else {
       this.entries.set(domain.hostname, { signature, kind, since, due, checkedAt });
     }

@@ -41,20 +41,18 @@ export function filterRows(rows, query) {
 export function filterOrder(rows, order, query) {
   const words = String(query ?? '').toLowerCase().split(/\s+/).filter(Boolean);
   const indices = Array.isArray(order) ? order : [...order];
-  // A keystroke filters thousands of rows. The rows are counted first, so the answer is made
-  // once at its size, and not at all when every row matches ("s", "si", … "site-" in a list
-  // of site-N names): the arrays of thousands a keystroke made, and the callback it made for
-  // each row, were most of what typing left to the web view's collector.
-  let count = 0;
-  for (let k = 0; k < indices.length; k++) if (matchesEvery(rows[indices[k]].search, words)) count++;
-  if (count === indices.length) return indices;
-  const out = new Array(count);
-  let at = 0;
-  for (let k = 0; k < indices.length && at < count; k++) {
+  // A keystroke filters thousands of rows, in one pass that makes nothing per row. The answer
+  // is made only at the first row that does not match, and not at all when every row matches
+  // ("s", "si", … "site-" in a list of site-N names): the arrays of thousands a keystroke
+  // made, and the callback it made for each row, were most of what typing left to the web
+  // view's collector.
+  let out = null;
+  for (let k = 0; k < indices.length; k++) {
     const i = indices[k];
-    if (matchesEvery(rows[i].search, words)) out[at++] = i;
+    if (matchesEvery(rows[i].search, words)) out?.push(i);
+    else out ??= indices.slice(0, k);
   }
-  return out;
+  return out ?? indices;
 }
 
 function matchesEvery(text, words) {
