@@ -149,10 +149,10 @@ unsafe fn read_no_egl_vendors() -> bool {
 ///   collects it, in the time a frame leaves over. With 5,000 domains open the app's memory
 ///   after the scrolling and typing rounds read 288–311 MB with it on and 272–290 MB with it
 ///   off (eight launches each, taking turns), the web process's share 10–20 MB smaller. The
-///   price is in scrolling's longest frames, 1–2 ms longer without it (a p99 of 18 ms in six
-///   launches of eight, against three of eight); typing reads the same either way
-///   (`BENCHMARKS.md`, seventeenth reading). Measured without a GPU, where the window does
-///   not composite; the feature is WebKit's scheduling of its collector, the same either way.
+///   price is in scrolling's longest frames, 1–2 ms longer without it (a p99 of 18 ms or
+///   more in six launches of eight, against three of eight); typing moves within one
+///   launch's spread (`BENCHMARKS.md`, seventeenth reading). Measured without a GPU, where
+///   the window does not composite.
 pub const FEATURES_OFF: &[&str] = &["OpportunisticSweepingAndGarbageCollection"];
 
 /// Applies the choice to `window`'s web view, and turns off [`FEATURES_OFF`] (Linux; elsewhere
