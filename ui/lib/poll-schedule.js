@@ -177,19 +177,6 @@ export class PollSchedule {
     return min;
   }
 
-  /**
-   * Re-verifications per platform millisecond that keep every domain waiting for DNS on its
-   * schedule: the sum over them of one check per interval.
-   */
-  verifyRate() {
-    const t = this.now();
-    let rate = 0;
-    for (const e of this.entries.values()) {
-      if (e.kind === 'verify') rate += 1 / this.delay('verify', t - e.since);
-    }
-    return rate;
-  }
-
   /** Milliseconds until the next poll is due (0 if one is due now), or null when nothing is watched. */
   nextIn() {
     const next = this.nextDue();
@@ -199,56 +186,22 @@ export class PollSchedule {
 
 /**
  * What to send for the domains that are due. Domains waiting for DNS are re-verified one by
- * one, but only as many as `verifyBudget` and `verifyPace` allow. The budget is the caller's
- * share of what is left of the rate limit, so the user's own clicks never wait behind the
- * watch: the checks beyond it are `deferred` (a minute later). The pace spreads a minute's
- * checks over the minute: the checks beyond it are `held`, still due, for the next poll. The
- * others are read: one by one when few are due, else with one list request, so that thousands
- * of issuing domains cost one request, not thousands.
+ * one, but only as many as `verifyBudget` allows (the caller gives it a share of what is left
+ * of the rate limit, so the user's own clicks never wait behind the watch); the rest are
+ * `deferred`. The others are read: one by one when few are due, else with one list request,
+ * so that thousands of issuing domains cost one request, not thousands.
  */
-export function pollPlan(dueHostnames, kindOf = () => 'get', { threshold = 5, verifyBudget = Infinity, verifyPace = Infinity } = {}) {
+export function pollPlan(dueHostnames, kindOf = () => 'get', { threshold = 5, verifyBudget = Infinity } = {}) {
   const verifying = dueHostnames.filter((h) => kindOf(h) === 'verify');
   const reading = dueHostnames.filter((h) => kindOf(h) !== 'verify');
-  const allowed = Math.max(0, Math.floor(Math.min(verifyBudget, verifyPace)));
+  const allowed = Math.max(0, Math.floor(verifyBudget));
   const verify = verifying.slice(0, allowed);
-  const beyond = verifying.slice(allowed);
-  const paced = verifyPace < verifyBudget;
+  const deferred = verifying.slice(allowed);
   let read;
   if (reading.length === 0) read = { kind: 'idle' };
-  else if (reading.length > threshold) read = { kind: 'list', hostnames: reading };
+  else if (reading.length > threshold) read = { kind: 'list' };
   else read = { kind: 'each', hostnames: reading };
-  return { verify, deferred: paced ? [] : beyond, held: paced ? beyond : [], read };
-}
-
-/**
- * How far ahead of its schedule the watch may re-verify: a quarter faster than the checks
- * fall due, so that a backlog (thousands of domains added at once, all due in the same
- * minute) is caught up in the minute's first 48 seconds rather than all at once.
- */
-export const PACE_HEADROOM = 1.25;
-
-/**
- * The most wall-clock time a poll's pace counts since the poll before it: after a quiet spell
- * with nothing due, the checks that then fall due together are still spread, not sent at once.
- */
-export const PACE_STEP_MAX_MS = 5_000;
-
-/** What a first poll's pace counts since a poll before it: the shortest spacing of polls. */
-export const PACE_FIRST_STEP_MS = 1_000;
-
-/**
- * How many re-verifications a poll may send, `sinceMs` wall-clock milliseconds after the poll
- * before it (null for the first), when the domains waiting for DNS fall due at `ratePerMs`
- * checks per wall-clock millisecond (`PollSchedule.verifyRate` at the clock's speed): what
- * fell due meanwhile, with `PACE_HEADROOM`, and at least one. Thousands of domains added
- * together fall due together every minute; sent together, their checks kept the app and a
- * local platform busy for a third of the minute, and the window's frames came late. Paced,
- * they go a few at a time, and from the second minute on they fall due spread over it.
- */
-export function verifyPace(ratePerMs, sinceMs) {
-  const since = sinceMs == null ? PACE_FIRST_STEP_MS : Math.min(PACE_STEP_MAX_MS, Math.max(0, sinceMs));
-  const pace = Math.ceil(ratePerMs * since * PACE_HEADROOM);
-  return Number.isNaN(pace) ? Infinity : Math.max(1, pace);
+  return { verify, deferred, read };
 }
 
 /**

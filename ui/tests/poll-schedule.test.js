@@ -1,6 +1,6 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, verifyBudget, verifyPace, PACE_STEP_MAX_MS, stateSignature, awaitsPlatform, replacedDomains, inChunks, REVERIFY_CHUNK } from '../lib/poll-schedule.js';
+import { pollDelay, pollClass, PollSchedule, pollPlan, notableChange, verifyBudget, stateSignature, awaitsPlatform, replacedDomains, inChunks, REVERIFY_CHUNK } from '../lib/poll-schedule.js';
 import { domain } from './fixtures.js';
 
 test('the delay grows as the state ages', () => {
@@ -89,18 +89,11 @@ test('a copy that brings no news keeps a due check due; a poll plans the next on
 test('re-verification spends at most half of what is left of the rate limit; reads are batched', () => {
   const kinds = { a: 'verify', b: 'verify', c: 'verify', d: 'get', e: 'get' };
   const kindOf = (h) => kinds[h] ?? 'get';
-  assert.deepEqual(pollPlan([], kindOf), { verify: [], deferred: [], held: [], read: { kind: 'idle' } });
+  assert.deepEqual(pollPlan([], kindOf), { verify: [], deferred: [], read: { kind: 'idle' } });
   assert.deepEqual(pollPlan(['a', 'b', 'c', 'd', 'e'], kindOf, { verifyBudget: 2 }), {
-    verify: ['a', 'b'], deferred: ['c'], held: [], read: { kind: 'each', hostnames: ['d', 'e'] },
+    verify: ['a', 'b'], deferred: ['c'], read: { kind: 'each', hostnames: ['d', 'e'] },
   });
-  // the pace holds back what the rate limit would allow: those stay due rather than wait a minute
-  assert.deepEqual(pollPlan(['a', 'b', 'c'], kindOf, { verifyBudget: 10, verifyPace: 1 }), {
-    verify: ['a'], deferred: [], held: ['b', 'c'], read: { kind: 'idle' },
-  });
-  assert.deepEqual(pollPlan(['a', 'b', 'c'], kindOf, { verifyBudget: 1, verifyPace: 2 }).deferred, ['b', 'c']);
-  assert.deepEqual(pollPlan(['d', 'e', 'f', 'g', 'h', 'i'], kindOf).read, { kind: 'list', hostnames: ['d', 'e', 'f', 'g', 'h', 'i'] });
-  // a list read covers the reads that are due, not the checks the pace holds back
-  assert.deepEqual(pollPlan(['a', 'b', 'd', 'e', 'f', 'g', 'h', 'i'], kindOf, { verifyPace: 1 }).read.hostnames, ['d', 'e', 'f', 'g', 'h', 'i']);
+  assert.deepEqual(pollPlan(['d', 'e', 'f', 'g', 'h', 'i'], kindOf).read, { kind: 'list' });
   const now = Date.parse('2026-11-26T12:00:00Z');
   assert.equal(verifyBudget(null, now), 1);
   assert.equal(verifyBudget({ limit: 60, remaining: 9 }, now), 4);
@@ -180,58 +173,4 @@ test('a domain observed again keeps its entry, changed in place, and its signatu
   assert.equal(s.entries.get('shop.example.com'), entry);
   assert.notEqual(entry.signature, signature);
   assert.equal(entry.since, 90_000);
-});
-
-test('the rate of re-verification is one check per interval of each domain waiting for DNS', () => {
-  let t = 0;
-  const s = new PollSchedule(() => t);
-  s.observe(domain({ hostname: 'a.example.com' }));
-  s.observe(domain({ hostname: 'b.example.com' }));
-  s.observe(domain({ hostname: 'c.example.com', status: 'verified', certificate: { status: 'issuing' } }));
-  assert.equal(s.verifyRate(), 2 / 60_000);
-  t = 20 * 60_000; // twenty minutes of the same answer: every 5 min
-  assert.equal(s.verifyRate(), 2 / 300_000);
-});
-
-test('the pace is what fell due since the last poll, a quarter more, at least one, counted over a few seconds at most', () => {
-  const perMinute = (n) => n / 60_000;
-  assert.equal(verifyPace(perMinute(5_000), null), 105); // a first poll counts one second
-  assert.equal(verifyPace(perMinute(5_000), 1_400), 146);
-  assert.equal(verifyPace(perMinute(5_000), 60_000), verifyPace(perMinute(5_000), PACE_STEP_MAX_MS));
-  assert.equal(verifyPace(perMinute(5_000), PACE_STEP_MAX_MS), 521);
-  assert.equal(verifyPace(perMinute(3), 1_000), 1);
-  assert.equal(verifyPace(0, 1_000), 1);
-  assert.equal(verifyPace(Infinity, 1_000), Infinity);
-  assert.equal(verifyPace(Infinity, 0), Infinity);
-});
-
-test('thousands of domains added together are re-verified a few at a time, every one within its minute and a backlog', () => {
-  // 5,000 domains waiting for DNS, observed together; a poll every second, each sending what
-  // the pace allows, the checks finding the same thing
-  let t = 0;
-  const s = new PollSchedule(() => t);
-  const hostnames = Array.from({ length: 5_000 }, (_, i) => `site-${i}.example.com`);
-  for (const hostname of hostnames) s.observe(domain({ hostname, unicode_hostname: hostname }));
-  const checked = new Map(hostnames.map((h) => [h, []]));
-  const sent = [];
-  let last = null;
-  for (t = 1_000; t <= 240_000; t += 1_000) {
-    const plan = pollPlan(s.due(), (h) => s.kindOf(h), { verifyPace: verifyPace(s.verifyRate(), last == null ? null : t - last) });
-    last = t;
-    for (const h of plan.verify) {
-      s.polled(h);
-      checked.get(h).push(t);
-    }
-    sent.push(plan.verify.length);
-  }
-  // no poll sends more than a second's share with the headroom: sent at once, it was 5,000
-  assert.equal(Math.max(...sent), 105);
-  // the first minute's backlog is done within 48 s of falling due, and the next minute's
-  // checks are spread over the minute: no second sends more than it did in the backlog
-  for (const times of checked.values()) {
-    assert.ok(times[0] >= 60_000 && times[0] <= 108_000, `first check at ${times[0]}`);
-    for (let i = 1; i < times.length; i++) assert.equal(times[i] - times[i - 1], 60_000);
-  }
-  const secondMinute = sent.slice(120, 180);
-  assert.ok(Math.max(...secondMinute) <= 105 && secondMinute.reduce((a, b) => a + b) === 5_000, `${secondMinute}`);
 });

@@ -6,7 +6,7 @@ import { render, renderChanged } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, refreshProject, platformNow, screenNow, refreshClock } from '../../lib/app-state.js';
 import { upsertDomains, keepUnchanged } from '../../lib/domain-list.js';
-import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, verifyPace, replacedDomains, inChunks, REVERIFY_CHUNK } from '../../lib/poll-schedule.js';
+import { PollSchedule, pollPlan, notableChange, awaitsPlatform, verifyBudget, replacedDomains, inChunks, REVERIFY_CHUNK } from '../../lib/poll-schedule.js';
 import { wallDelayUntil } from '../../lib/clock.js';
 import { deployText, planName, addBlockedReason } from '../../lib/project.js';
 import { refreshList } from '../../lib/actions.js';
@@ -270,25 +270,15 @@ export class ProjectView extends HTMLElement {
   async pollOnce() {
     const project = store.get().project;
     if (!project) return;
-    // The pace is in wall-clock time: the checks fall due at the platform clock's speed. A
-    // stopped demo clock moves only in jumps someone makes, and what a jump makes due goes
-    // at once, as the user asked.
-    const wallNow = Date.now();
-    const { clock } = store.get();
-    const speed = clock?.platformMs == null ? 1 : clock.speed;
-    const ratePerMs = speed > 0 ? this.schedule.verifyRate() * speed : Infinity;
     const plan = pollPlan(this.schedule.due(), (h) => this.schedule.kindOf(h), {
-      verifyBudget: verifyBudget(store.get().queue, wallNow),
-      verifyPace: verifyPace(ratePerMs, this.lastPollAt == null ? null : wallNow - this.lastPollAt),
+      verifyBudget: verifyBudget(store.get().queue, Date.now()),
     });
-    this.lastPollAt = wallNow;
     const before = new Map(store.get().domains.map((d) => [d.hostname, d]));
-    // Checks the rate limit cannot afford now wait a minute (platform time); the ones the pace
-    // holds back stay due, for the next poll a second from now.
+    // Checks the rate limit cannot afford now wait a minute (platform time).
     for (const hostname of plan.deferred) this.schedule.postpone(hostname, 60_000);
     const read = plan.read;
     for (const hostname of plan.verify) this.schedule.polled(hostname);
-    for (const hostname of read.hostnames ?? []) this.schedule.polled(hostname);
+    for (const hostname of read.kind === 'list' ? this.schedule.due() : read.hostnames ?? []) this.schedule.polled(hostname);
     // The answers reach the list together, at most every APPLY_EVERY_MS: a poll may re-verify
     // hundreds of domains, and each change of a list of thousands makes every view of it work
     // over the whole list.
