@@ -2,7 +2,8 @@
 //! 5,000 domains, driven through WebDriver; where the launch's time goes (the processes' start
 //! times from `/proc`, the page's Navigation and Paint Timing and the UI's `dd:` User Timing
 //! marks, `ui/lib/perf.js`); and frame times from the page's own `requestAnimationFrame`
-//! timestamps while the 5,000-row table scrolls and while a filter is typed.
+//! timestamps while the 5,000-row table scrolls and while a filter is typed, and on bare pages
+//! (one text box; 5,000 plain rows) for the machine's own floor.
 //!
 //! This file sets the run up and writes its rows; beside it, one file per job: `procfs.rs`
 //! (the app's processes, their start times and memory), `webdriver.rs` (the session),
@@ -28,7 +29,10 @@ mod procfs;
 mod typing;
 mod webdriver;
 
-use frames::{Frames, IDLE_SCRIPT, SCROLL_FRAMES, SCROLL_SCRIPT, SCROLL_STEP, Scroll, timestamps};
+use frames::{
+    BARE_SCROLL_PAGE_SCRIPT, BARE_SCROLL_SCRIPT, Frames, IDLE_SCRIPT, SCROLL_FRAMES, SCROLL_SCRIPT,
+    SCROLL_STEP, Scroll, timestamps,
+};
 use launch::{Launch, timed_launch};
 use procfs::{app_memory, comm_of, load_now, mb};
 use typing::{
@@ -140,12 +144,29 @@ fn frame_times<M>(
         }
         Err(why) => Err(why),
     };
+    // Last of all, as it replaces whatever page is there: scrolling a page of plain rows.
+    let bare_page = webdriver.script(BARE_SCROLL_PAGE_SCRIPT, false)?;
+    let bare_scrolled = webdriver.script_with(
+        BARE_SCROLL_SCRIPT,
+        true,
+        json!([SCROLL_FRAMES, SCROLL_STEP]),
+    )?;
+    println!(
+        "    bare page of {} px in a box of {} px scrolled to {} px",
+        bare_page["content"], bare_page["height"], bare_scrolled["end"]
+    );
+    if bare_scrolled["end"].as_f64().unwrap_or(0.0) < 1.0 {
+        bail!("the bare page did not scroll: {bare_page}");
+    }
+    let bare_scroll = Frames::from_timestamps(&timestamps(&bare_scrolled["times"]))
+        .context("no frames while scrolling the bare page")?;
     let frames = FrameTimes {
         idle,
         scroll: Scroll {
             frames: scroll,
             paint_ms,
         },
+        bare_scroll,
         webdriver_floor: floor,
         webdriver_filter: typing,
         through_x,
@@ -157,6 +178,8 @@ fn frame_times<M>(
 struct FrameTimes {
     idle: Frames,
     scroll: Scroll,
+    /// Scrolling a page of plain rows in the same window: the machine's floor.
+    bare_scroll: Frames,
     /// Typed through WebDriver: the plain box beside the filter, and the filter.
     webdriver_floor: Typing,
     webdriver_filter: Typing,
@@ -498,6 +521,7 @@ fn report_frames(table: &mut Table, frames: &FrameTimes, frames_load: &str) {
     let FrameTimes {
         idle,
         scroll,
+        bare_scroll,
         webdriver_floor: floor,
         webdriver_filter: typing,
         through_x,
@@ -519,6 +543,18 @@ fn report_frames(table: &mut Table, frames: &FrameTimes, frames_load: &str) {
             scroll.paint_ms.0
         ),
         scroll.frames.goal(),
+    );
+    table.add(
+        "app: frames",
+        &format!(
+            "bare page, the machine's floor for scrolling: the same window with a document of 5,000 plain rows as tall as the table's and nothing else, scrolled {SCROLL_STEP} px a frame after every other round"
+        ),
+        bare_scroll.figure(),
+        format!(
+            "the table's p99 {:+.1} ms against it; {}",
+            scroll.frames.p99 - bare_scroll.p99,
+            bare_scroll.goal()
+        ),
     );
     let typed = |typing: &Typing| {
         format!(
