@@ -30,8 +30,8 @@ mod typing;
 mod webdriver;
 
 use frames::{
-    BARE_SCROLL_PAGE_SCRIPT, BARE_SCROLL_SCRIPT, Frames, IDLE_SCRIPT, SCROLL_FRAMES, SCROLL_SCRIPT,
-    SCROLL_STEP, Scroll, timestamps,
+    BARE_SCROLL_PAGE_SCRIPT, Frames, IDLE_SCRIPT, SCROLL_FRAMES, SCROLL_SCRIPT, SCROLL_STEP,
+    Scroll, timestamps,
 };
 use launch::{Launch, timed_launch};
 use procfs::{app_memory, comm_of, load_now, mb};
@@ -65,8 +65,11 @@ fn frame_times<M>(
         idle["focus"]
     );
     let idle = Frames::from_timestamps(&timestamps(&idle["times"])).context("no idle frames")?;
-    let scrolled =
-        webdriver.script_with(SCROLL_SCRIPT, true, json!([SCROLL_FRAMES, SCROLL_STEP]))?;
+    let scrolled = webdriver.script_with(
+        SCROLL_SCRIPT,
+        true,
+        json!([SCROLL_FRAMES, SCROLL_STEP, "domains-viewport"]),
+    )?;
     println!(
         "    scrolled to {} px, first row drawn {}",
         scrolled["end"], scrolled["first_row"]
@@ -147,9 +150,9 @@ fn frame_times<M>(
     // Last of all, as it replaces whatever page is there: scrolling a page of plain rows.
     let bare_page = webdriver.script(BARE_SCROLL_PAGE_SCRIPT, false)?;
     let bare_scrolled = webdriver.script_with(
-        BARE_SCROLL_SCRIPT,
+        SCROLL_SCRIPT,
         true,
-        json!([SCROLL_FRAMES, SCROLL_STEP]),
+        json!([SCROLL_FRAMES, SCROLL_STEP, "bare-viewport"]),
     )?;
     println!(
         "    bare page of {} px in a box of {} px scrolled to {} px",

@@ -98,16 +98,13 @@ pub(super) fn timestamps(value: &Value) -> Vec<f64> {
 /// Frames with nothing to do: the floor of this display and machine.
 pub(super) const IDLE_SCRIPT: &str = include_str!("idle.js");
 
-/// Scrolls the table's viewport by `step` px in every frame for `frames` frames (each frame
-/// brings new rows into view), then back to the top.
+/// Scrolls a box (the table's viewport, or the bare page's) by `step` px in every frame for
+/// `frames` frames (each frame brings new rows into view), then back to the top.
 pub(super) const SCROLL_SCRIPT: &str = include_str!("scroll.js");
 
 /// Replaces the app's page with the machine's floor for scrolling: 5,000 plain rows as tall as
 /// the table's, in a box that fills the window.
 pub(super) const BARE_SCROLL_PAGE_SCRIPT: &str = include_str!("bare-scroll-page.js");
-
-/// Scrolls the bare page's box as [`SCROLL_SCRIPT`] scrolls the table.
-pub(super) const BARE_SCROLL_SCRIPT: &str = include_str!("bare-scroll.js");
 
 /// Frames late for 60 Hz (over 17 ms when the timestamps are whole milliseconds, where an
 /// on-time frame reads 16 or 17; else over 16.8 ms), and how many of them had a key's input
