@@ -46,7 +46,8 @@ const APP_DOMAINS: usize = 5000;
 
 /// Frame times while scrolling through the 5,000 rows, while typing into a plain box (the
 /// floor) and while typing a filter, key by key, and deleting it again; an idle run first for
-/// the floor of the frames themselves.
+/// the floor of the frames themselves, and last the bare pages (one text box typed into; 5,000
+/// plain rows scrolled) for the machine's floor.
 ///
 /// `memory_after_rounds` runs once the app's own rounds are over (scrolling, and typing into the
 /// filter and the box beside it), while the app's page is still the window's: the last rounds,
@@ -65,11 +66,7 @@ fn frame_times<M>(
         idle["focus"]
     );
     let idle = Frames::from_timestamps(&timestamps(&idle["times"])).context("no idle frames")?;
-    let scrolled = webdriver.script_with(
-        SCROLL_SCRIPT,
-        true,
-        json!([SCROLL_FRAMES, SCROLL_STEP, "domains-viewport"]),
-    )?;
+    let scrolled = scroll_box(webdriver, "domains-viewport")?;
     println!(
         "    scrolled to {} px, first row drawn {}",
         scrolled["end"], scrolled["first_row"]
@@ -149,11 +146,7 @@ fn frame_times<M>(
     };
     // Last of all, as it replaces whatever page is there: scrolling a page of plain rows.
     let bare_page = webdriver.script(BARE_SCROLL_PAGE_SCRIPT, false)?;
-    let bare_scrolled = webdriver.script_with(
-        SCROLL_SCRIPT,
-        true,
-        json!([SCROLL_FRAMES, SCROLL_STEP, "bare-viewport"]),
-    )?;
+    let bare_scrolled = scroll_box(webdriver, "bare-viewport")?;
     println!(
         "    bare page of {} px in a box of {} px scrolled to {} px",
         bare_page["content"], bare_page["height"], bare_scrolled["end"]
@@ -175,6 +168,12 @@ fn frame_times<M>(
         through_x,
     };
     Ok((frames, memory))
+}
+
+/// Scrolls the page's box with id `id` by [`SCROLL_STEP`] px a frame for [`SCROLL_FRAMES`]
+/// frames ([`SCROLL_SCRIPT`]) and answers what the script recorded.
+fn scroll_box(webdriver: &WebDriver, id: &str) -> Result<serde_json::Value> {
+    webdriver.script_with(SCROLL_SCRIPT, true, json!([SCROLL_FRAMES, SCROLL_STEP, id]))
 }
 
 /// What [`frame_times`] measured.
