@@ -4,7 +4,7 @@
 //! virtual machines, remote desktops, Xvfb) that GL is a software rasteriser, and compositing
 //! in software cost more than it saves: measured at 5,000 domains under Xvfb, the composited
 //! window needed 240–365 ms per frame while scrolling and 337–356 MiB of memory, against
-//! 16–18 ms (p50) and 234–246 MiB with compositing off (`BENCHMARKS.md`, the app). So without
+//! 16–18 ms (p50) and 234–246 MiB with compositing off (`docs/benchmarks-history.md`). So without
 //! a render node the window asks WebKit for no hardware acceleration; with one, WebKit's
 //! default stays. `DOMAIN_DESK_COMPOSITING=on` or `off` overrides the choice (a GPU the
 //! process cannot see, say, or to measure both ways), and WebKit's own
@@ -151,7 +151,7 @@ unsafe fn read_no_egl_vendors() -> bool {
 ///   off (eight launches each, taking turns), the web process's share 10–20 MB smaller. The
 ///   price is in scrolling's longest frames, 1–2 ms longer without it (a p99 of 18 ms or
 ///   more in six launches of eight, against three of eight); typing moves within one
-///   launch's spread (`BENCHMARKS.md`, seventeenth reading). Measured without a GPU, where
+///   launch's spread (`docs/benchmarks-history.md`, seventeenth reading). Measured without a GPU, where
 ///   the window does not composite.
 pub const FEATURES_OFF: &[&str] = &["OpportunisticSweepingAndGarbageCollection"];
 
