@@ -6,10 +6,10 @@
 //! another thread takes them over; and it only hands memory back while it is being called.
 //! The window's process frees a burst at a launch (a project's list of thousands of domains,
 //! read from the API and passed to the page) and then mostly waits, so that memory stayed in
-//! the process. Measured at 5,000 domains (`cargo xtask bench app`, docs/benchmarks-history.md), the
-//! process held 103–109 MB of PSS at paint with mimalloc's defaults and 90 MB with freed
-//! memory returned at once. The command line keeps the defaults: its batches are short and
-//! fast, and end.
+//! the process. Measured at 5,000 domains (`cargo xtask bench app`,
+//! docs/benchmarks-history.md), the process held 103–109 MB of PSS at paint with mimalloc's
+//! defaults and 90 MB with freed memory returned at once. The command line keeps the
+//! defaults: its batches are short and fast, and end.
 
 /// `mi_option_abandoned_page_purge` in mimalloc 2's `mimalloc.h`: purge what a thread that
 /// ends leaves. Default off.

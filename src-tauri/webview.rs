@@ -4,10 +4,10 @@
 //! virtual machines, remote desktops, Xvfb) that GL is a software rasteriser, and compositing
 //! in software cost more than it saves: measured at 5,000 domains under Xvfb, the composited
 //! window needed 240–365 ms per frame while scrolling and 337–356 MiB of memory, against
-//! 16–18 ms (p50) and 234–246 MiB with compositing off (`docs/benchmarks-history.md`). So without
-//! a render node the window asks WebKit for no hardware acceleration; with one, WebKit's
-//! default stays. `DOMAIN_DESK_COMPOSITING=on` or `off` overrides the choice (a GPU the
-//! process cannot see, say, or to measure both ways), and WebKit's own
+//! 16–18 ms (p50) and 234–246 MiB with compositing off (`docs/benchmarks-history.md`). So
+//! without a render node the window asks WebKit for no hardware acceleration; with one,
+//! WebKit's default stays. `DOMAIN_DESK_COMPOSITING=on` or `off` overrides the choice (a GPU
+//! the process cannot see, say, or to measure both ways), and WebKit's own
 //! `WEBKIT_DISABLE_COMPOSITING_MODE` keeps working as WebKit documents it.
 //!
 //! With compositing off, the window's own process draws the page's pixels with cairo and
@@ -151,8 +151,8 @@ unsafe fn read_no_egl_vendors() -> bool {
 ///   off (eight launches each, taking turns), the web process's share 10–20 MB smaller. The
 ///   price is in scrolling's longest frames, 1–2 ms longer without it (a p99 of 18 ms or
 ///   more in six launches of eight, against three of eight); typing moves within one
-///   launch's spread (`docs/benchmarks-history.md`, seventeenth reading). Measured without a GPU, where
-///   the window does not composite.
+///   launch's spread (`docs/benchmarks-history.md`, seventeenth reading). Measured without a
+///   GPU, where the window does not composite.
 pub const FEATURES_OFF: &[&str] = &["OpportunisticSweepingAndGarbageCollection"];
 
 /// Applies the choice to `window`'s web view, and turns off [`FEATURES_OFF`] (Linux; elsewhere
