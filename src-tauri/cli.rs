@@ -96,10 +96,11 @@ pub enum Command {
 /// turns its outcome into the process's exit status.
 pub fn run(command: Command, api: ApiArgs) -> ExitCode {
     crate::logs::to_stderr(match command {
-        Command::Serve(_) => "info,hickory_server=warn,hickory_proto=warn",
-        // hickory's DNSSEC handle warns about each odd answer it validates; the doctor's
-        // report says what matters.
-        _ => "warn,hickory_proto=error",
+        // hickory_net: the sockets and streams that were hickory_proto's before 0.26.
+        Command::Serve(_) => "info,hickory_server=warn,hickory_proto=warn,hickory_net=warn",
+        // hickory's DNSSEC handle (in hickory_net since 0.26) warns about each odd answer it
+        // validates; the doctor's report says what matters.
+        _ => "warn,hickory_proto=error,hickory_net=error",
     });
     match command {
         Command::Info => {

@@ -47,7 +47,9 @@ impl Harness {
         let info: Value = tokio::runtime::Runtime::new()
             .expect("a runtime for one request")
             .block_on(async {
-                reqwest::get(format!("{base_url}/_local/info"))
+                domain_desk_test_support::http_client()
+                    .get(format!("{base_url}/_local/info"))
+                    .send()
                     .await?
                     .json()
                     .await
@@ -375,7 +377,7 @@ fn the_budget_follows_a_clock_changed_from_outside_at_the_next_reading() {
     tokio::runtime::Runtime::new()
         .expect("a runtime for one request")
         .block_on(async {
-            reqwest::Client::new()
+            domain_desk_test_support::http_client()
                 .post(format!("{base_url}/_local/clock/advance"))
                 .json(&json!({"seconds": 120.0}))
                 .send()

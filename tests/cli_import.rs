@@ -57,7 +57,7 @@ impl Served {
 }
 
 fn http() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
+    domain_desk_test_support::blocking_http_client_builder()
         .no_proxy()
         .build()
         .expect("client")

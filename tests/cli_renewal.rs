@@ -16,7 +16,7 @@ struct Served {
 }
 
 fn http() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
+    domain_desk_test_support::blocking_http_client_builder()
         .no_proxy()
         .build()
         .expect("client")

@@ -122,7 +122,7 @@ async fn write_load(
             progress.notify_one();
         };
         writers.push(tokio::spawn(async move {
-            let http = reqwest::Client::builder()
+            let http = domain_desk_test_support::http_client_builder()
                 .timeout(Duration::from_secs(10))
                 .build()
                 .unwrap();
@@ -284,7 +284,7 @@ async fn all_projects(http: &reqwest::Client, base: &str, key: &str) -> Vec<Valu
 
 /// Through the API of a restarted service: every acknowledged project, deploy and domain.
 async fn check_api(base: &str, key: &str, acked: &Acked) {
-    let http = reqwest::Client::new();
+    let http = domain_desk_test_support::http_client();
     let listed: BTreeMap<String, Value> = all_projects(&http, base, key)
         .await
         .into_iter()
@@ -322,7 +322,7 @@ async fn check_api(base: &str, key: &str, acked: &Acked) {
 /// The same Idempotency-Key and body again after the crash: the first answer, not a second
 /// project.
 async fn check_replays(base: &str, key: &str, acked: &Acked) {
-    let http = reqwest::Client::new();
+    let http = domain_desk_test_support::http_client();
     for (id, (name, idem)) in acked.projects.iter().take(40) {
         let response = http
             .post(format!("{base}/v1/projects"))
@@ -353,7 +353,7 @@ async fn acknowledged_writes_survive_kill_9_and_nothing_is_half_written() {
 
     for cycle in 0..CYCLES {
         let served = Served::start(&data);
-        let http = reqwest::Client::new();
+        let http = domain_desk_test_support::http_client();
         let key = enterprise_key(&http, &served.base).await;
         if cycle > 0 {
             // What earlier cycles had acknowledged survived the kill.
@@ -384,7 +384,7 @@ async fn acknowledged_writes_survive_kill_9_and_nothing_is_half_written() {
     assert!(acked.projects.len() >= CYCLES * ACKS_BEFORE_KILL / 3);
     check_file(&data, &acked);
     let served = Served::start(&data);
-    let http = reqwest::Client::new();
+    let http = domain_desk_test_support::http_client();
     let key = enterprise_key(&http, &served.base).await;
     check_api(&served.base, &key, &acked).await;
     check_replays(&served.base, &key, &acked).await;
@@ -413,7 +413,7 @@ async fn every_key_sent_acts_once_across_repeated_kill_9() {
 
     for cycle in 0..KILLS {
         let served = Served::start(&data);
-        let key = enterprise_key(&reqwest::Client::new(), &served.base).await;
+        let key = enterprise_key(&domain_desk_test_support::http_client(), &served.base).await;
         let answered = Arc::new(AtomicUsize::new(0));
         let progress = Arc::new(Notify::new());
         let stop = Arc::new(AtomicBool::new(false));
@@ -427,7 +427,7 @@ async fn every_key_sent_acts_once_across_repeated_kill_9() {
                 stop.clone(),
             );
             writers.push(tokio::spawn(async move {
-                let http = reqwest::Client::builder()
+                let http = domain_desk_test_support::http_client_builder()
                     .timeout(Duration::from_secs(10))
                     .build()
                     .unwrap();
@@ -486,7 +486,7 @@ async fn every_key_sent_acts_once_across_repeated_kill_9() {
     let unanswered = sent.iter().filter(|s| s.answer.is_none()).count();
     assert!(sent.len() >= KILLS * ANSWERS_BEFORE_KILL);
     let served = Served::start(&data);
-    let http = reqwest::Client::new();
+    let http = domain_desk_test_support::http_client();
     let key = enterprise_key(&http, &served.base).await;
     for request in &sent {
         let response = http

@@ -1067,7 +1067,7 @@ async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
     })
     .await;
     let info = service.info().clone();
-    let http = reqwest::Client::new();
+    let http = domain_desk_test_support::http_client();
     for value in signing_key_txt() {
         let published = http
             .post(format!(

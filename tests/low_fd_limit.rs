@@ -89,7 +89,7 @@ impl Served {
     }
 
     fn get(&self, path: &str) -> u16 {
-        let client = reqwest::blocking::Client::builder()
+        let client = domain_desk_test_support::blocking_http_client_builder()
             .timeout(Duration::from_secs(10))
             .no_proxy()
             .build()

@@ -5,7 +5,7 @@
 //! definition keeps them reading the same record alike. (The doctor shows TXT records in
 //! presentation form, quoted and escaped, which is another job.)
 
-/// The text of a TXT record whose character-strings are `parts` (hickory's `TXT::iter()`).
+/// The text of a TXT record whose character-strings are `parts` (hickory's `TXT::txt_data`).
 pub fn txt_text<P: AsRef<[u8]>>(parts: impl IntoIterator<Item = P>) -> String {
     parts
         .into_iter()

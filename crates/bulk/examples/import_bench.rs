@@ -46,7 +46,7 @@ fn serve(binary: &str) -> Served {
 }
 
 fn http() -> reqwest::blocking::Client {
-    reqwest::blocking::Client::builder()
+    domain_desk_test_support::blocking_http_client_builder()
         .no_proxy()
         .pool_max_idle_per_host(IN_FLIGHT)
         .build()

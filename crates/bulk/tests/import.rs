@@ -35,7 +35,7 @@ impl LocalService {
     }
 
     async fn set_faults(&self, faults: &Faults) {
-        let answer = reqwest::Client::new()
+        let answer = domain_desk_test_support::http_client()
             .put(format!("{}/_local/faults", self.base_url))
             .json(faults)
             .send()

@@ -611,7 +611,7 @@ async fn main() {
     let mut bench = Bench {
         base_url: format!("http://{}", info.api),
         info,
-        http: reqwest::Client::new(),
+        http: domain_desk_test_support::http_client(),
         speed,
         naive_workers,
         days_ahead: 0,

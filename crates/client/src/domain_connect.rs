@@ -12,10 +12,12 @@ use std::time::Duration;
 use domain_desk_api::Hostname;
 use domain_desk_api::domain_connect::{DISCOVERY_LABEL, ProviderSettings};
 use domain_desk_api::txt::txt_text;
-use hickory_resolver::config::{NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts};
-use hickory_resolver::name_server::TokioConnectionProvider;
+use hickory_resolver::config::{
+    ConnectionConfig, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts,
+};
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
+use hickory_resolver::net::{DnsError, NetError};
 use hickory_resolver::proto::rr::{RData, RecordType};
-use hickory_resolver::proto::xfer::Protocol;
 use hickory_resolver::{Resolver, TokioResolver};
 use reqwest::{StatusCode, Url};
 
@@ -49,28 +51,31 @@ impl DomainConnect {
     pub fn system() -> Result<Self> {
         let resolver = Resolver::builder_tokio()
             .map_err(|error| Error::Setup(format!("no system DNS configuration: {error}")))?
-            .build();
+            .build()
+            .map_err(|error| Error::Setup(format!("no DNS resolver: {error}")))?;
         Self::with_resolver(resolver)
     }
 
     /// Asks one name server (the local service's DNS server in the offline demo).
     pub fn with_name_server(address: SocketAddr) -> Result<Self> {
-        let mut config = ResolverConfig::new();
-        config.add_name_server(NameServerConfig::new(address, Protocol::Udp));
-        config.add_name_server(NameServerConfig::new(address, Protocol::Tcp));
+        let [mut udp, mut tcp] = [ConnectionConfig::udp(), ConnectionConfig::tcp()];
+        (udp.port, tcp.port) = (address.port(), address.port());
+        let server = NameServerConfig::new(address.ip(), true, vec![udp, tcp]);
+        let config = ResolverConfig::from_name_servers(vec![server]);
         let mut options = ResolverOpts::default();
         options.timeout = TIMEOUT;
         options.attempts = 1;
         options.use_hosts_file = ResolveHosts::Never;
         options.cache_size = 0;
-        let resolver = Resolver::builder_with_config(config, TokioConnectionProvider::default())
+        let resolver = Resolver::builder_with_config(config, TokioRuntimeProvider::default())
             .with_options(options)
-            .build();
+            .build()
+            .map_err(|error| Error::Setup(format!("no DNS resolver: {error}")))?;
         Self::with_resolver(resolver)
     }
 
     fn with_resolver(resolver: TokioResolver) -> Result<Self> {
-        let http = reqwest::Client::builder()
+        let http = crate::http::client_builder()
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
@@ -121,13 +126,13 @@ impl DomainConnect {
         let name = format!("{DISCOVERY_LABEL}.{domain}.");
         match self.resolver.lookup(name.as_str(), RecordType::TXT).await {
             Ok(lookup) => Ok(lookup
-                .records()
+                .answers()
                 .iter()
-                .find_map(|record| match record.data() {
-                    RData::TXT(txt) => Some(txt_text(txt.iter()).trim().to_owned()),
+                .find_map(|record| match &record.data {
+                    RData::TXT(txt) => Some(txt_text(txt.txt_data.iter()).trim().to_owned()),
                     _ => None,
                 })),
-            Err(error) if error.is_no_records_found() => Ok(None),
+            Err(error) if is_no_answer(&error) => Ok(None),
             Err(error) => Err(Error::DomainConnect(format!("looking up {name}: {error}"))),
         }
     }
@@ -201,6 +206,16 @@ pub fn sync_apply_url(
         }
     }
     Ok(url.to_string())
+}
+
+/// The zone has no `_domainconnect` answer: no records, or a name server that answered with
+/// an error code (REFUSED, SERVFAIL, …), as hickory 0.25's "no records found" counted it
+/// (0.26 reports the error code apart).
+fn is_no_answer(error: &NetError) -> bool {
+    matches!(
+        error,
+        NetError::Dns(DnsError::NoRecordsFound(_) | DnsError::ResponseCode(_))
+    )
 }
 
 /// `https://<api host>/` (or `http://` for this computer) from a `_domainconnect` value,

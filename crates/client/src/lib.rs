@@ -30,6 +30,7 @@ mod domain_config;
 pub mod domain_connect;
 mod error;
 pub mod headers;
+mod http;
 mod ledger;
 mod local_control;
 mod pool;

@@ -43,7 +43,7 @@ pub struct LocalControl {
 impl LocalControl {
     /// The control plane of the service at `base_url` (`http://127.0.0.1:port`).
     pub fn new(base_url: &str) -> Result<Self> {
-        let http = reqwest::Client::builder()
+        let http = crate::http::client_builder()
             .timeout(Duration::from_secs(15))
             .no_proxy()
             .build()

@@ -229,7 +229,7 @@ impl HttpTransport {
                 Error::Setup("the API key contains characters a header cannot carry".into())
             })?;
         authorization.set_sensitive(true);
-        let mut http = reqwest::Client::builder()
+        let mut http = crate::http::client_builder()
             .timeout(timeout)
             .connect_timeout(timeout.min(Duration::from_secs(10)))
             .user_agent(concat!("domain-desk/", env!("CARGO_PKG_VERSION")))

@@ -205,7 +205,7 @@ impl Running {
         Self {
             base_url: service.base_url(),
             key: service.info().demo_keys[Plan::Free.as_str()].clone(),
-            http: reqwest::Client::new(),
+            http: domain_desk_test_support::http_client(),
             _service: service,
         }
     }

@@ -98,7 +98,7 @@ async fn bench(hosts: usize, runs: usize, doctor_only: bool) -> Result<(), Failu
     let edge: SocketAddr = info.edge_https.as_deref().ok_or("no edge")?.parse()?;
     // The peers take a while; a connection idle for longer than the service's keep-alive
     // (30 s) is closed there, so an idle one is never reused after 5 s.
-    let http = reqwest::Client::builder()
+    let http = domain_desk_test_support::http_client_builder()
         .no_proxy()
         .pool_idle_timeout(Duration::from_secs(5))
         .build()?;

@@ -4,6 +4,7 @@
 use std::net::SocketAddr;
 
 use hickory_proto::rr::RecordType;
+use hickory_resolver::config::ProtocolConfig;
 
 use crate::dns::{AnswerStatus, QueryEngine};
 use crate::options::DoctorOptions;
@@ -77,8 +78,14 @@ pub(crate) fn fixed_servers(options: &DoctorOptions) -> Result<Vec<Server>> {
     if options.use_system_resolver {
         match hickory_resolver::system_conf::read_system_conf() {
             Ok((config, _)) => {
-                for name_server in config.name_servers() {
-                    let address = name_server.socket_addr;
+                for name_server in &config.name_servers {
+                    // The port of its UDP connection: the one the doctor asks over.
+                    let port = name_server
+                        .connections
+                        .iter()
+                        .find(|connection| matches!(connection.protocol, ProtocolConfig::Udp))
+                        .map_or(53, |connection| connection.port);
+                    let address = SocketAddr::new(name_server.ip, port);
                     if servers.iter().all(|server| server.address != address) {
                         servers.push(Server::new(
                             format!("system resolver {address}"),

@@ -19,3 +19,33 @@ pub use in_process::{loopback_settings, start, start_with};
 pub use process::{Banner, LOOPBACK_ARGS, Served};
 #[cfg(feature = "in-process")]
 pub use projects::{deployed_project, project_with_domains};
+
+/// An HTTP client for a test (reqwest's defaults, without proxies: tests speak to loopback).
+#[cfg(feature = "in-process")]
+pub fn http_client() -> reqwest::Client {
+    http_client_builder()
+        .build()
+        .expect("an HTTP client builds")
+}
+
+/// reqwest's builder, once the process has the crypto provider reqwest 0.13 needs.
+#[cfg(feature = "in-process")]
+pub fn http_client_builder() -> reqwest::ClientBuilder {
+    install_crypto_provider();
+    reqwest::Client::builder().no_proxy()
+}
+
+/// reqwest's blocking builder, once the process has the crypto provider.
+#[cfg(feature = "in-process")]
+pub fn blocking_http_client_builder() -> reqwest::blocking::ClientBuilder {
+    install_crypto_provider();
+    reqwest::blocking::Client::builder().no_proxy()
+}
+
+/// ring as the process's rustls provider, as the product installs it (idempotent).
+#[cfg(feature = "in-process")]
+fn install_crypto_provider() {
+    if rustls::crypto::CryptoProvider::get_default().is_none() {
+        let _ = rustls::crypto::ring::default_provider().install_default();
+    }
+}

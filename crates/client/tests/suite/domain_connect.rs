@@ -16,10 +16,9 @@ use domain_desk_client::{Client, ClientConfig};
 use domain_desk_service::ServiceSettings;
 use domain_desk_test_support::domain_connect::{SIGNED_TEMPLATE, signing_key_txt};
 use hickory_resolver::Resolver;
-use hickory_resolver::config::{NameServerConfig, ResolverConfig, ResolverOpts};
-use hickory_resolver::name_server::TokioConnectionProvider;
+use hickory_resolver::config::{ConnectionConfig, NameServerConfig, ResolverConfig, ResolverOpts};
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use hickory_resolver::proto::rr::{RData, RecordType};
-use hickory_resolver::proto::xfer::Protocol;
 
 const PLATFORM: &str = "local-platform.test";
 const SUBDOMAIN: &str = "custom-domain";
@@ -46,7 +45,7 @@ impl Running {
         Self {
             base: service.base_url(),
             info: service.info().clone(),
-            http: reqwest::Client::builder()
+            http: domain_desk_test_support::http_client_builder()
                 .redirect(reqwest::redirect::Policy::none())
                 .build()
                 .unwrap(),
@@ -122,20 +121,23 @@ fn hidden(page: &str, name: &str) -> String {
 }
 
 async fn answers(dns: SocketAddr, name: &str, record_type: RecordType) -> Vec<String> {
-    let mut config = ResolverConfig::new();
-    config.add_name_server(NameServerConfig::new(dns, Protocol::Udp));
+    let mut udp = ConnectionConfig::udp();
+    udp.port = dns.port();
+    let config =
+        ResolverConfig::from_name_servers(vec![NameServerConfig::new(dns.ip(), true, vec![udp])]);
     let mut options = ResolverOpts::default();
     options.cache_size = 0;
-    let resolver = Resolver::builder_with_config(config, TokioConnectionProvider::default())
+    let resolver = Resolver::builder_with_config(config, TokioRuntimeProvider::default())
         .with_options(options)
-        .build();
+        .build()
+        .unwrap();
     match resolver.lookup(name, record_type).await {
         Ok(lookup) => lookup
-            .records()
+            .answers()
             .iter()
-            .filter_map(|record| match record.data() {
+            .filter_map(|record| match &record.data {
                 RData::CNAME(target) => Some(target.0.to_ascii()),
-                RData::TXT(txt) => Some(txt_text(txt.iter())),
+                RData::TXT(txt) => Some(txt_text(txt.txt_data.iter())),
                 _ => None,
             })
             .collect(),

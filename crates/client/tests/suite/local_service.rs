@@ -22,7 +22,7 @@ impl LocalService {
         Self {
             base_url: running.base_url(),
             info: running.info().clone(),
-            http: reqwest::Client::new(),
+            http: domain_desk_test_support::http_client(),
             _running: running,
         }
     }

@@ -27,10 +27,11 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 
 use futures::StreamExt;
-use hickory_proto::dnssec::{DnssecDnsHandle, Proof, TrustAnchors};
-use hickory_proto::op::Query;
+use hickory_net::dnssec::DnssecDnsHandle;
+use hickory_net::xfer::DnsHandle;
+use hickory_proto::dnssec::{Proof, TrustAnchors};
+use hickory_proto::op::{DnsRequestOptions, Query};
 use hickory_proto::rr::{Name, RecordType};
-use hickory_proto::xfer::{DnsHandle, DnsRequestOptions};
 use serde::{Deserialize, Serialize};
 
 pub use self::cause::BrokenChain;
@@ -134,11 +135,7 @@ async fn validate_with_hickory(
     };
     match answer {
         Ok(response) => {
-            let proofs: Vec<Proof> = response
-                .answers()
-                .iter()
-                .map(|record| record.proof())
-                .collect();
+            let proofs: Vec<Proof> = response.answers.iter().map(|record| record.proof).collect();
             if proofs.iter().any(|proof| proof.is_bogus()) {
                 DnssecVerdict::Bogus("a signature in the answer does not validate".to_owned())
             } else if !proofs.is_empty() && proofs.iter().all(|proof| proof.is_secure()) {
@@ -146,12 +143,12 @@ async fn validate_with_hickory(
             } else if let (Some(_), Some(unsigned)) = (
                 proofs.first().filter(|proof| proof.is_secure()),
                 response
-                    .answers()
+                    .answers
                     .iter()
-                    .find(|record| record.proof().is_insecure()),
+                    .find(|record| record.proof.is_insecure()),
             ) {
                 DnssecVerdict::SignedToUnsigned {
-                    target: walk::display(unsigned.name()),
+                    target: walk::display(&unsigned.name),
                     zone: None,
                 }
             } else if proofs.iter().any(|proof| proof.is_insecure()) {

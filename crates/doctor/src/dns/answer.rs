@@ -76,10 +76,10 @@ pub struct DnsRecord {
 impl DnsRecord {
     pub fn from_record(record: &Record) -> Self {
         Self {
-            name: name_text(record.name()),
+            name: name_text(&record.name),
             record_type: Cow::Borrowed(<&'static str>::from(record.record_type())),
-            ttl: record.ttl(),
-            value: present(record.data()),
+            ttl: record.ttl,
+            value: present(&record.data),
         }
     }
 
@@ -163,15 +163,11 @@ impl Answer {
             server,
             normalise_name(question),
             question_type,
-            message.response_code(),
-            message.authoritative(),
+            message.metadata.response_code,
+            message.metadata.authoritative,
+            message.answers.iter().map(DnsRecord::from_record).collect(),
             message
-                .answers()
-                .iter()
-                .map(DnsRecord::from_record)
-                .collect(),
-            message
-                .name_servers()
+                .authorities
                 .iter()
                 .map(DnsRecord::from_record)
                 .collect(),
@@ -327,26 +323,27 @@ fn present(data: &RData) -> String {
         RData::PTR(name) => name_text(&name.0),
         RData::MX(mx) => format!(
             "{} {}",
-            mx.preference(),
-            normalise_name(&mx.exchange().to_ascii())
+            mx.preference,
+            normalise_name(&mx.exchange.to_ascii())
         ),
         RData::CAA(caa) => CaaRecord::new(
             caa.flags(),
-            caa.tag().as_str(),
-            String::from_utf8_lossy(caa.raw_value()).into_owned(),
+            caa.tag.as_str(),
+            String::from_utf8_lossy(&caa.value).into_owned(),
         )
         .to_presentation(),
         RData::SOA(soa) => format!(
             "{} {} {} {} {} {} {}",
-            normalise_name(&soa.mname().to_ascii()),
-            normalise_name(&soa.rname().to_ascii()),
-            soa.serial(),
-            soa.refresh(),
-            soa.retry(),
-            soa.expire(),
-            soa.minimum()
+            normalise_name(&soa.mname.to_ascii()),
+            normalise_name(&soa.rname.to_ascii()),
+            soa.serial,
+            soa.refresh,
+            soa.retry,
+            soa.expire,
+            soa.minimum
         ),
         RData::TXT(txt) => txt
+            .txt_data
             .iter()
             .map(|part| character_string(part))
             .collect::<Vec<_>>()

@@ -27,17 +27,17 @@ impl Reply {
     /// A FORMERR without an OPT record: an old server that does not know EDNS (the wire
     /// reader never reads one).
     fn refuses_edns(&self) -> bool {
-        matches!(self, Reply::Decoded(message) if message.response_code() == ResponseCode::FormErr && message.extensions().is_none())
+        matches!(self, Reply::Decoded(message) if message.metadata.response_code == ResponseCode::FormErr && message.edns.is_none())
     }
 
     /// Truncated (the wire reader never reads a truncated answer).
     fn truncated(&self) -> bool {
-        matches!(self, Reply::Decoded(message) if message.truncated())
+        matches!(self, Reply::Decoded(message) if message.metadata.truncation)
     }
 
     /// Truncated by a server that answered without an OPT record.
     fn truncated_without_edns(&self) -> bool {
-        matches!(self, Reply::Decoded(message) if message.truncated() && message.extensions().is_none())
+        matches!(self, Reply::Decoded(message) if message.metadata.truncation && message.edns.is_none())
     }
 }
 
@@ -440,7 +440,9 @@ impl UdpChannel {
                 let Ok(message) = Message::from_vec(&datagram) else {
                     continue;
                 };
-                if message.id() != id || message.message_type() != MessageType::Response {
+                if message.metadata.id != id
+                    || message.metadata.message_type != MessageType::Response
+                {
                     continue;
                 }
                 let name = name.get_or_insert_with(|| request_name(request));
@@ -457,7 +459,7 @@ impl UdpChannel {
 }
 
 pub(super) fn answers_question(message: &Message, name: &Name, record_type: RecordType) -> bool {
-    match message.query() {
+    match message.queries.first() {
         // Name equality is case-insensitive, as DNS compares names.
         Some(query) => query.query_type() == record_type && query.name() == name,
         // Some servers leave the question out of an error answer.
@@ -488,7 +490,7 @@ async fn ask_tcp(server: SocketAddr, request: &[u8], id: u16) -> Result<Message,
         .await
         .map_err(|error| format!("the TCP answer was cut short: {error}"))?;
     let message = Message::from_vec(&body).map_err(|error| format!("not a DNS answer: {error}"))?;
-    if message.id() != id {
+    if message.metadata.id != id {
         return Err("the TCP answer was for another question".to_owned());
     }
     Ok(message)
@@ -508,14 +510,10 @@ mod tests {
         options: QueryOptions,
         with_edns: bool,
     ) -> Vec<u8> {
-        let mut message = Message::new();
-        message
-            .set_id(id)
-            .set_message_type(MessageType::Query)
-            .set_op_code(OpCode::Query)
-            .set_recursion_desired(options.recursion_desired)
-            .set_checking_disabled(options.checking_disabled)
-            .add_query(Query::query(name.clone(), record_type));
+        let mut message = Message::new(id, MessageType::Query, OpCode::Query);
+        message.metadata.recursion_desired = options.recursion_desired;
+        message.metadata.checking_disabled = options.checking_disabled;
+        message.add_query(Query::query(name.clone(), record_type));
         if with_edns {
             let mut edns = Edns::new();
             edns.set_max_payload(UDP_PAYLOAD).set_version(0);

@@ -404,11 +404,9 @@ mod tests {
 
     /// The request for `question`, as the doctor sends it.
     fn request(question: &str, record_type: RecordType) -> Vec<u8> {
-        let mut message = Message::new();
-        message
-            .set_id(ID)
-            .set_recursion_desired(true)
-            .add_query(Query::query(name(question), record_type));
+        let mut message = Message::new(ID, MessageType::Query, OpCode::Query);
+        message.metadata.recursion_desired = true;
+        message.add_query(Query::query(name(question), record_type));
         message.to_vec().unwrap()
     }
 
@@ -436,16 +434,12 @@ mod tests {
         }
 
         fn message(&self) -> Message {
-            let mut message = Message::new();
-            message
-                .set_id(ID)
-                .set_message_type(MessageType::Response)
-                .set_op_code(OpCode::Query)
-                .set_authoritative(self.authoritative)
-                .set_response_code(self.rcode)
-                .add_query(Query::query(name(self.question), self.record_type));
+            let mut message = Message::new(ID, MessageType::Response, OpCode::Query);
+            message.metadata.authoritative = self.authoritative;
+            message.metadata.response_code = self.rcode;
+            message.add_query(Query::query(name(self.question), self.record_type));
             message.insert_answers(self.answers.clone());
-            message.insert_name_servers(self.authority.clone());
+            message.insert_authorities(self.authority.clone());
             if self.edns {
                 let mut edns = Edns::new();
                 edns.set_max_payload(1232);
@@ -465,8 +459,8 @@ mod tests {
         let message = Message::from_vec(datagram).ok()?;
         let mut asked = name(question);
         asked.set_fqdn(true);
-        let ours = message.id() == ID
-            && message.message_type() == MessageType::Response
+        let ours = message.metadata.id == ID
+            && message.metadata.message_type == MessageType::Response
             && answers_question(&message, &asked, record_type);
         ours.then(|| {
             Answer::from_message(
@@ -689,7 +683,7 @@ mod tests {
             );
         }
         let mut truncated = plain_replies().remove(0).message();
-        truncated.set_truncated(true);
+        truncated.metadata.truncation = true;
         let datagram = truncated.to_vec().unwrap();
         assert_eq!(
             read_by_wire(&datagram, "www.example.com.", RecordType::A).unwrap_err(),

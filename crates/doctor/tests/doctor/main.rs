@@ -6,6 +6,7 @@ mod capture;
 mod failures;
 mod hostile;
 mod nonsense;
+mod nsec3_denial;
 mod online;
 mod output;
 mod providers;

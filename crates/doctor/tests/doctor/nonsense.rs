@@ -48,14 +48,14 @@ const ALL: [Nonsense; 10] = [
 
 /// The answer to `query` that `nonsense` calls for, over UDP.
 fn udp_answer(nonsense: Nonsense, query: &Message, seed: u8) -> Vec<u8> {
-    let mut reply = Message::new();
-    reply
-        .set_id(query.id())
-        .set_message_type(MessageType::Response)
-        .set_op_code(query.op_code())
-        .set_authoritative(true)
-        .add_queries(query.queries().to_vec());
-    let asked = query.queries().first().cloned();
+    let mut reply = Message::new(
+        query.metadata.id,
+        MessageType::Response,
+        query.metadata.op_code,
+    );
+    reply.metadata.authoritative = true;
+    reply.add_queries(query.queries.clone());
+    let asked = query.queries.first().cloned();
     match nonsense {
         Nonsense::RandomBytes => {
             return (0..(37 + usize::from(seed)))
@@ -63,22 +63,21 @@ fn udp_answer(nonsense: Nonsense, query: &Message, seed: u8) -> Vec<u8> {
                 .collect();
         }
         Nonsense::WrongId => {
-            reply.set_id(query.id().wrapping_add(1));
+            reply.metadata.id = query.metadata.id.wrapping_add(1);
         }
         Nonsense::OtherQuestion => {
             let mut other = asked.clone().unwrap();
             other.set_name(Name::from_ascii("somewhere.else.example.").unwrap());
-            reply.take_queries();
-            reply.add_query(other);
+            reply.queries = vec![other];
         }
         Nonsense::EchoQuestion => return query.to_vec().unwrap(),
         Nonsense::TruncatedThenTcpGarbage
         | Nonsense::TruncatedThenTcpClosed
         | Nonsense::TruncatedThenTcpStalls => {
-            reply.set_truncated(true);
+            reply.metadata.truncation = true;
         }
         Nonsense::NotImplemented => {
-            reply.set_response_code(ResponseCode::NotImp);
+            reply.metadata.response_code = ResponseCode::NotImp;
         }
         Nonsense::WrongType => {
             // Whatever was asked, an A record; asked for A, a CNAME beside it (never valid).

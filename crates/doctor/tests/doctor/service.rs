@@ -33,7 +33,10 @@ async fn start_with(change: impl FnOnce(&mut ServiceSettings)) -> Running {
     let service = domain_desk_test_support::start_with(settings).await;
     Running {
         info: service.info().clone(),
-        http: reqwest::Client::builder().no_proxy().build().unwrap(),
+        http: domain_desk_test_support::http_client_builder()
+            .no_proxy()
+            .build()
+            .unwrap(),
         service,
     }
 }

@@ -10,13 +10,14 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use domain_desk_doctor::DoctorOptions;
-use hickory_proto::op::{Edns, Header, MessageType, OpCode, ResponseCode};
+use hickory_net::runtime::Time;
+use hickory_proto::op::{Edns, Header, HeaderCounts, MessageType, Metadata, OpCode, ResponseCode};
 use hickory_proto::rr::rdata::{A, AAAA, CNAME, NS, SOA, TXT};
 use hickory_proto::rr::{Name, RData, Record, RecordType};
 use hickory_proto::serialize::binary::{BinDecodable, BinDecoder};
-use hickory_server::ServerFuture;
-use hickory_server::authority::MessageResponseBuilder;
+use hickory_server::Server;
 use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
+use hickory_server::zone_handler::MessageResponseBuilder;
 use tokio::net::{TcpListener, UdpSocket};
 
 pub const TARGET: &str = "edge.platform.example.com";
@@ -80,7 +81,7 @@ impl Zones {
     pub fn nameservers(&mut self, apex: &str, nameservers: &[&str]) -> &mut Self {
         let origin = name(apex);
         self.records
-            .retain(|record| !(record.record_type() == RecordType::NS && record.name() == &origin));
+            .retain(|record| !(record.record_type() == RecordType::NS && record.name == origin));
         for nameserver in nameservers {
             self.records.push(Record::from_rdata(
                 origin.clone(),
@@ -134,7 +135,7 @@ impl Zones {
         wire.extend_from_slice(&u16::try_from(rdata.len()).unwrap().to_be_bytes());
         wire.extend_from_slice(&rdata);
         let mut record = Record::read(&mut BinDecoder::new(&wire)).unwrap();
-        record.set_name(name(owner));
+        record.name = name(owner);
         self.records.push(record);
         self
     }
@@ -170,7 +171,7 @@ impl Zones {
     fn soa_of(&self, zone: &Name) -> Option<Record> {
         self.records
             .iter()
-            .find(|record| record.record_type() == RecordType::SOA && record.name() == zone)
+            .find(|record| record.record_type() == RecordType::SOA && record.name == *zone)
             .cloned()
     }
 
@@ -189,7 +190,7 @@ impl Zones {
             let at: Vec<&Record> = self
                 .records
                 .iter()
-                .filter(|record| record.name() == &current)
+                .filter(|record| record.name == current)
                 .collect();
             let cname = at
                 .iter()
@@ -206,7 +207,7 @@ impl Zones {
             match cname {
                 Some(cname) if record_type != RecordType::CNAME => {
                     answers.push((*cname).clone());
-                    let RData::CNAME(target) = cname.data() else {
+                    let RData::CNAME(target) = &cname.data else {
                         unreachable!()
                     };
                     current = target.0.clone();
@@ -218,7 +219,7 @@ impl Zones {
                     let exists = self
                         .records
                         .iter()
-                        .any(|record| current.zone_of(record.name()));
+                        .any(|record| current.zone_of(&record.name));
                     let current_zone = self.zone_of(&current).cloned().unwrap_or(zone.clone());
                     let soa: Vec<Record> = self.soa_of(&current_zone).into_iter().collect();
                     let code = if exists || !answers.is_empty() {
@@ -234,6 +235,15 @@ impl Zones {
     }
 }
 
+/// What the server did when no answer went out: the header it would have sent.
+fn unsent(metadata: Metadata) -> ResponseInfo {
+    Header {
+        metadata,
+        counts: HeaderCounts::default(),
+    }
+    .into()
+}
+
 #[derive(Clone)]
 struct Handler {
     zones: Arc<Zones>,
@@ -241,53 +251,56 @@ struct Handler {
 
 #[async_trait::async_trait]
 impl RequestHandler for Handler {
-    async fn handle_request<R: ResponseHandler>(
+    async fn handle_request<R: ResponseHandler, T: Time>(
         &self,
         request: &Request,
         mut response_handle: R,
     ) -> ResponseInfo {
-        let header = request.header();
-        let mut reply = Header::response_from_request(header);
+        let header = &request.metadata;
+        let mut reply = Metadata::response_from_request(header);
         let Ok(info) = request.request_info() else {
-            reply.set_response_code(ResponseCode::FormErr);
-            return reply.into();
+            reply.response_code = ResponseCode::FormErr;
+            return unsent(reply);
         };
-        if header.message_type() != MessageType::Query || header.op_code() != OpCode::Query {
-            reply.set_response_code(ResponseCode::NotImp);
-            return reply.into();
+        if header.message_type != MessageType::Query || header.op_code != OpCode::Query {
+            reply.response_code = ResponseCode::NotImp;
+            return unsent(reply);
         }
         let query_name: Name = info.query.name().into();
         let query_type = info.query.query_type();
         if self.zones.silent.contains(&query_name) {
-            return reply.into();
+            return unsent(reply);
         }
         let mut builder = MessageResponseBuilder::from_message_request(request);
-        if self.zones.reject_edns && request.edns().is_some() {
-            reply.set_response_code(ResponseCode::FormErr);
+        if self.zones.reject_edns && request.edns.is_some() {
+            reply.response_code = ResponseCode::FormErr;
             return match response_handle
                 .send_response(builder.build_no_records(reply))
                 .await
             {
                 Ok(info) => info,
-                Err(_) => reply.into(),
+                Err(_) => unsent(reply),
             };
         }
-        if let Some(asked) = request.edns() {
+        let edns = request.edns.as_ref().map(|asked| {
             let mut edns = Edns::new();
             edns.set_max_payload(asked.max_payload().clamp(512, 1232));
+            edns
+        });
+        if let Some(edns) = &edns {
             builder.edns(edns);
         }
         let failing = self.zones.servfail.contains(&query_name)
-            || (self.zones.dnssec_bogus.contains(&query_name) && !header.checking_disabled());
+            || (self.zones.dnssec_bogus.contains(&query_name) && !header.checking_disabled);
         let sent = if failing {
-            reply.set_response_code(ResponseCode::ServFail);
+            reply.response_code = ResponseCode::ServFail;
             response_handle
                 .send_response(builder.build_no_records(reply))
                 .await
         } else {
             let (code, answers, authority) = self.zones.resolve(&query_name, query_type);
-            reply.set_response_code(code);
-            reply.set_authoritative(code != ResponseCode::Refused);
+            reply.response_code = code;
+            reply.authoritative = code != ResponseCode::Refused;
             response_handle
                 .send_response(builder.build(
                     reply,
@@ -300,7 +313,7 @@ impl RequestHandler for Handler {
         };
         match sent {
             Ok(info) => info,
-            Err(_) => reply.into(),
+            Err(_) => unsent(reply),
         }
     }
 }
@@ -331,11 +344,11 @@ impl ZoneServer {
                 Err(error) => panic!("no port free for UDP and TCP: {error}"),
             }
         };
-        let mut server = ServerFuture::new(Handler {
+        let mut server = Server::new(Handler {
             zones: Arc::new(zones.clone()),
         });
         server.register_socket(udp);
-        server.register_listener(tcp, Duration::from_secs(5));
+        server.register_listener(tcp, Duration::from_secs(5), 64);
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let token = server.shutdown_token().clone();
         tokio::spawn(async move {

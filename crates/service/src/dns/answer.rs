@@ -223,7 +223,7 @@ impl Zones {
             let target = dns_name(&cname.record.value)?;
             let looped = answers
                 .iter()
-                .any(|seen| seen.record_type() == RecordType::CNAME && seen.name() == &target);
+                .any(|seen| seen.record_type() == RecordType::CNAME && seen.name == target);
             if depth >= MAX_CHAIN || looped {
                 return Ok(Step::Exists { zone });
             }
@@ -308,11 +308,7 @@ impl Zones {
                 .into_iter()
                 .filter(|record| record.record_type() == record_type)
             {
-                answers.push(Record::from_rdata(
-                    owner.clone(),
-                    ttl,
-                    record.data().clone(),
-                ));
+                answers.push(Record::from_rdata(owner.clone(), ttl, record.data));
             }
         }
         Ok(())

@@ -181,7 +181,7 @@ fn caa_record(owner: &Name, presentation: &str, ttl: u32) -> Result<Record> {
             "CAA record {presentation:?} did not encode: {error}"
         ))
     })?;
-    record.set_name(owner.clone());
+    record.name = owner.clone();
     Ok(record)
 }
 
@@ -189,15 +189,17 @@ fn caa_record(owner: &Name, presentation: &str, ttl: u32) -> Result<Record> {
 pub fn caa_from_rdata(rdata: &RData) -> Option<CaaRecord> {
     match rdata {
         RData::CAA(caa) => {
-            let flags = if caa.issuer_critical() {
-                0b1000_0000
-            } else {
-                0
+            let flags = if caa.issuer_critical { 0b1000_0000 } else { 0 };
+            // The three tags RFC 8659 defines in lowercase (tags match case-insensitively), any
+            // other as written, as hickory up to 0.25 read them (0.26 keeps every tag as sent).
+            let tag = match caa.tag.to_ascii_lowercase() {
+                known if matches!(known.as_str(), "issue" | "issuewild" | "iodef") => known,
+                _ => caa.tag.clone(),
             };
             Some(CaaRecord::new(
                 flags,
-                caa.tag().as_str().to_owned(),
-                String::from_utf8_lossy(caa.raw_value()).into_owned(),
+                tag,
+                String::from_utf8_lossy(&caa.value).into_owned(),
             ))
         }
         _ => None,
@@ -274,9 +276,9 @@ mod tests {
     fn caa_records_keep_unknown_critical_tags() {
         let owner = dns_name("example.org").unwrap();
         let record = to_record(&owner, ZoneRecordType::Caa, "128 tbs \"Unknown\"", 60).unwrap();
-        let caa = caa_from_rdata(record.data()).unwrap();
+        let caa = caa_from_rdata(&record.data).unwrap();
         assert_eq!(caa, CaaRecord::new(128, "tbs", "Unknown"));
-        assert_eq!(record.name(), &owner);
+        assert_eq!(record.name, owner);
         let record = to_record(
             &owner,
             ZoneRecordType::Caa,
@@ -285,7 +287,7 @@ mod tests {
         )
         .unwrap();
         assert_eq!(
-            caa_from_rdata(record.data()).unwrap(),
+            caa_from_rdata(&record.data).unwrap(),
             CaaRecord::new(0, "issuewild", "ca.example")
         );
     }

@@ -2,7 +2,7 @@
 //! zone store at the moment it arrives, behind hickory-server's TCP plumbing and our own UDP
 //! loop.
 //!
-//! The UDP loops exist for speed: hickory-server's `ServerFuture` spawns a task per packet and
+//! The UDP loops exist for speed: hickory-server's `Server` spawns a task per packet and
 //! hands each answer to a separate sending task through a channel, which cost more CPU than
 //! answering itself. Ours are one thread per core on the same socket, each receiving a batch of
 //! questions in one system call, answering them inline (the handler never waits) and sending
@@ -22,14 +22,17 @@ use std::task::{Context, Waker};
 use std::time::Duration;
 
 use chrono::{DateTime, TimeDelta, Utc};
-use hickory_proto::ProtoErrorKind;
-use hickory_proto::op::{Edns, Header, Message, MessageType, OpCode, ResponseCode};
+use hickory_net::NetError;
+use hickory_net::runtime::{Time, TokioTime};
+use hickory_net::xfer::Protocol;
+use hickory_proto::op::{
+    Edns, Header, HeaderCounts, Message, MessageType, Metadata, OpCode, ResponseCode,
+};
 use hickory_proto::rr::{DNSClass, Record, RecordType};
 use hickory_proto::serialize::binary::{BinDecodable, BinDecoder, BinEncoder};
-use hickory_proto::xfer::Protocol;
-use hickory_server::ServerFuture;
-use hickory_server::authority::{MessageRequest, MessageResponse, MessageResponseBuilder};
+use hickory_server::Server;
 use hickory_server::server::{Request, RequestHandler, ResponseHandler, ResponseInfo};
+use hickory_server::zone_handler::{MessageResponse, MessageResponseBuilder};
 use tokio::net::{TcpListener, UdpSocket};
 
 use super::answer::Resolution;
@@ -40,6 +43,10 @@ use crate::{Error, Result};
 
 /// How long an idle TCP connection stays open.
 const TCP_IDLE_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Answers queued for sending on one TCP connection: 32, the size hickory-server 0.25 gave
+/// every connection (0.26 asks for it; 32 is also hickory-net's default).
+const TCP_RESPONSE_BUFFER: usize = 32;
 
 /// The EDNS payload size we offer when the client offers more (the DNS flag day 2020 value).
 const MAX_EDNS_PAYLOAD: u16 = 1232;
@@ -52,13 +59,13 @@ const CLASSIC_UDP_LIMIT: usize = 512;
 /// without encoding.
 fn record_size_bound(record: &Record) -> Option<usize> {
     use hickory_proto::rr::RData;
-    let name = record.name().len() + 1;
-    let data = match record.data() {
+    let name = record.name.len() + 1;
+    let data = match &record.data {
         RData::A(_) => 4,
         RData::AAAA(_) => 16,
         RData::CNAME(target) => target.0.len() + 1,
         RData::NS(target) => target.0.len() + 1,
-        RData::SOA(soa) => soa.mname().len() + soa.rname().len() + 2 + 20,
+        RData::SOA(soa) => soa.mname.len() + soa.rname.len() + 2 + 20,
         _ => return None,
     };
     Some(name + 10 + data)
@@ -66,7 +73,7 @@ fn record_size_bound(record: &Record) -> Option<usize> {
 
 /// True when an answer may not fit `limit` bytes; exact (by encoding) only when the cheap
 /// upper bound says it might not.
-fn may_exceed(header: Header, answers: &[Record], authority: &[Record], limit: usize) -> bool {
+fn may_exceed(metadata: Metadata, answers: &[Record], authority: &[Record], limit: usize) -> bool {
     // header (12) and a generous question section (a full-length name, type and class)
     let mut bound = Some(12 + 255 + 4);
     for record in answers.iter().chain(authority) {
@@ -76,16 +83,16 @@ fn may_exceed(header: Header, answers: &[Record], authority: &[Record], limit: u
     }
     match bound {
         Some(bound) if bound <= limit => false,
-        _ => encoded_len(header, answers, authority) > limit,
+        _ => encoded_len(metadata, answers, authority) > limit,
     }
 }
 
 /// The size of an answer in wire form (no name compression assumed away: an upper bound).
-fn encoded_len(header: Header, answers: &[Record], authority: &[Record]) -> usize {
-    let mut message = Message::new();
-    message.set_header(header);
-    message.insert_answers(answers.to_vec());
-    message.insert_name_servers(authority.to_vec());
+fn encoded_len(metadata: Metadata, answers: &[Record], authority: &[Record]) -> usize {
+    let mut message = Message::new(metadata.id, metadata.message_type, metadata.op_code);
+    message.metadata = metadata;
+    message.answers = answers.to_vec();
+    message.authorities = authority.to_vec();
     message.to_vec().map_or(usize::MAX, |bytes| bytes.len())
 }
 
@@ -236,8 +243,8 @@ pub async fn serve_dns(
 ) -> Result<()> {
     // Stopped when this function returns or its future is dropped.
     let _udp_loops = UdpLoops::start(&handler, udp.into_std()?)?;
-    let mut server = ServerFuture::new(handler);
-    server.register_listener(tcp, TCP_IDLE_TIMEOUT);
+    let mut server = Server::new(handler);
+    server.register_listener(tcp, TCP_IDLE_TIMEOUT, TCP_RESPONSE_BUFFER);
     let token = server.shutdown_token().clone();
     tokio::spawn(async move {
         shutdown.await;
@@ -256,7 +263,7 @@ fn udp_loop_count() -> usize {
 
 /// The largest UDP question we read (hickory's own receive size; EDNS questions are far
 /// smaller).
-const UDP_RECEIVE_BYTES: usize = hickory_proto::udp::MAX_RECEIVE_BUFFER_SIZE;
+const UDP_RECEIVE_BYTES: usize = hickory_net::udp::MAX_RECEIVE_BUFFER_SIZE;
 
 /// How often a UDP loop waiting for a question looks whether it should stop (it is woken at
 /// once on a stop; this is the fallback when the wake-up datagram is lost).
@@ -513,49 +520,49 @@ fn answer_udp(
     from: SocketAddr,
     answer: &mut Vec<u8>,
 ) -> bool {
-    match MessageRequest::read(&mut BinDecoder::new(question)) {
-        Ok(message) if message.message_type() == MessageType::Response => false,
-        Ok(message) => {
-            let request = Request::new(message, from, Protocol::Udp);
-            let captured = Captured::default();
-            let mut handling = handler.handle_request(&request, captured.clone());
-            // The handler never waits (the zones are in memory and the answer is captured,
-            // not sent), so one poll completes it.
-            let mut context = Context::from_waker(Waker::noop());
-            if handling.as_mut().poll(&mut context).is_pending() {
-                tracing::error!("the DNS handler did not answer at once");
-                return false;
-            }
-            match captured.take() {
-                Some(bytes) => {
+    let header = match Header::read(&mut BinDecoder::new(question)) {
+        Ok(header) => header,
+        Err(error) => {
+            tracing::debug!(%error, %from, "unreadable DNS question");
+            return false;
+        }
+    };
+    let request = match Request::from_bytes(question.to_vec(), from, Protocol::Udp) {
+        Ok(request) => request,
+        Err(_) => {
+            let mut response = Message::new(header.id, MessageType::Response, header.op_code);
+            response.metadata = Metadata::response_from_request(&header.metadata);
+            response.metadata.response_code = ResponseCode::FormErr;
+            return match response.to_vec() {
+                Ok(bytes) => {
                     *answer = bytes;
                     true
                 }
-                None => false,
-            }
-        }
-        Err(error) => match error.kind() {
-            ProtoErrorKind::FormError { header, .. } => {
-                let mut response = Message::new();
-                let mut header = Header::response_from_request(header);
-                header.set_response_code(ResponseCode::FormErr);
-                response.set_header(header);
-                match response.to_vec() {
-                    Ok(bytes) => {
-                        *answer = bytes;
-                        true
-                    }
-                    Err(error) => {
-                        tracing::warn!(%error, "could not encode a FORMERR");
-                        false
-                    }
+                Err(error) => {
+                    tracing::warn!(%error, "could not encode a FORMERR");
+                    false
                 }
-            }
-            _ => {
-                tracing::debug!(%error, %from, "unreadable DNS question");
-                false
-            }
-        },
+            };
+        }
+    };
+    if request.metadata.message_type == MessageType::Response {
+        return false;
+    }
+    let captured = Captured::default();
+    let mut handling = handler.handle_request::<_, TokioTime>(&request, captured.clone());
+    // The handler never waits (the zones are in memory and the answer is captured, not sent),
+    // so one poll completes it.
+    let mut context = Context::from_waker(Waker::noop());
+    if handling.as_mut().poll(&mut context).is_pending() {
+        tracing::error!("the DNS handler did not answer at once");
+        return false;
+    }
+    match captured.take() {
+        Some(bytes) => {
+            *answer = bytes;
+            true
+        }
+        None => false,
     }
 }
 
@@ -581,13 +588,13 @@ impl ResponseHandler for Captured {
             impl Iterator<Item = &'a Record> + Send + 'a,
             impl Iterator<Item = &'a Record> + Send + 'a,
         >,
-    ) -> std::io::Result<ResponseInfo> {
-        let id = response.header().id();
-        // As hickory-server's UDP responses: at most the EDNS payload, or 4096 bytes without
-        // EDNS (the handler has already truncated those to 512 with TC).
+    ) -> Result<ResponseInfo, NetError> {
+        let id = response.metadata().id;
+        // At most the EDNS payload, as hickory-server's UDP responses. Without EDNS, 4096 bytes
+        // (hickory's receive size; hickory-server 0.26 itself stops at 512): the handler has
+        // already emptied, with TC, an answer that may not fit 512 bytes.
         let limit = response
-            .get_edns()
-            .as_ref()
+            .edns()
             .map_or(UDP_RECEIVE_BYTES as u16, Edns::max_payload);
         let mut buffer = Vec::with_capacity(512);
         let mut encoder = BinEncoder::new(&mut buffer);
@@ -596,14 +603,13 @@ impl ResponseHandler for Captured {
             Ok(info) => info,
             Err(error) => {
                 tracing::error!(%error, "could not encode a DNS answer");
-                let mut header = Header::new();
-                header.set_id(id);
-                header.set_message_type(MessageType::Response);
-                header.set_response_code(ResponseCode::ServFail);
-                let mut message = Message::new();
-                message.set_header(header);
-                buffer = message.to_vec().map_err(std::io::Error::other)?;
-                header.into()
+                let message = Message::error_msg(id, OpCode::Query, ResponseCode::ServFail);
+                buffer = message.to_vec()?;
+                Header {
+                    metadata: message.metadata,
+                    counts: HeaderCounts::default(),
+                }
+                .into()
             }
         };
         *self.0.lock().unwrap_or_else(PoisonError::into_inner) = Some(buffer);
@@ -613,27 +619,30 @@ impl ResponseHandler for Captured {
 
 #[async_trait::async_trait]
 impl RequestHandler for ZoneHandler {
-    async fn handle_request<R: ResponseHandler>(
+    async fn handle_request<R: ResponseHandler, T: Time>(
         &self,
         request: &Request,
         mut response_handle: R,
     ) -> ResponseInfo {
-        let mut builder = MessageResponseBuilder::from_message_request(request);
-        if let Some(asked) = request.edns() {
+        let edns = request.edns.as_ref().map(|asked| {
             let mut edns = Edns::new();
             edns.set_version(0);
             edns.set_max_payload(asked.max_payload().clamp(512, MAX_EDNS_PAYLOAD));
+            edns
+        });
+        let mut builder = MessageResponseBuilder::from_message_request(request);
+        if let Some(edns) = &edns {
             builder.edns(edns);
         }
-        let request_header = request.header();
+        let request_metadata = &request.metadata;
         let refuse = |code: ResponseCode| {
-            let mut header = Header::response_from_request(request_header);
-            header.set_response_code(code);
-            header
+            let mut metadata = Metadata::response_from_request(request_metadata);
+            metadata.response_code = code;
+            metadata
         };
 
-        let outcome = if request_header.message_type() != MessageType::Query
-            || request_header.op_code() != OpCode::Query
+        let outcome = if request_metadata.message_type != MessageType::Query
+            || request_metadata.op_code != OpCode::Query
         {
             Err(refuse(ResponseCode::NotImp))
         } else {
@@ -672,7 +681,11 @@ impl RequestHandler for ZoneHandler {
                             }),
                             Some(signing),
                             Some(zones),
-                        ) if request.edns().is_some_and(|edns| edns.flags().dnssec_ok) => {
+                        ) if request
+                            .edns
+                            .as_ref()
+                            .is_some_and(|edns| edns.flags().dnssec_ok) =>
+                        {
                             let signatures = signing
                                 .sign(&answers, |owner| Self::zone_of(zones, &owner.to_ascii()));
                             answers.extend(signatures);
@@ -701,36 +714,36 @@ impl RequestHandler for ZoneHandler {
         };
 
         let sent = match outcome {
-            Err(header) => {
-                let response = builder.build_no_records(header);
+            Err(metadata) => {
+                let response = builder.build_no_records(metadata);
                 response_handle.send_response(response).await
             }
             Ok((answers, nxdomain, soa)) => {
-                let mut header = Header::response_from_request(request_header);
-                header.set_authoritative(true);
-                header.set_recursion_available(false);
-                header.set_response_code(if nxdomain {
+                let mut metadata = Metadata::response_from_request(request_metadata);
+                metadata.authoritative = true;
+                metadata.recursion_available = false;
+                metadata.response_code = if nxdomain {
                     ResponseCode::NXDomain
                 } else {
                     ResponseCode::NoError
-                });
+                };
                 let negative: Vec<Record> = if answers.is_empty() || nxdomain {
                     vec![*soa]
                 } else {
                     Vec::new()
                 };
                 if request.protocol() == Protocol::Udp
-                    && request.edns().is_none()
-                    && may_exceed(header, &answers, &negative, CLASSIC_UDP_LIMIT)
+                    && request.edns.is_none()
+                    && may_exceed(metadata, &answers, &negative, CLASSIC_UDP_LIMIT)
                 {
                     // RFC 1035 §4.2.1: without EDNS a UDP answer holds at most 512 bytes;
                     // send none of the records, with TC, so the client asks again over TCP.
-                    header.set_truncated(true);
-                    let response = builder.build_no_records(header);
+                    metadata.truncation = true;
+                    let response = builder.build_no_records(metadata);
                     response_handle.send_response(response).await
                 } else {
                     let response = builder.build(
-                        header,
+                        metadata,
                         answers.iter(),
                         std::iter::empty(),
                         negative.iter(),
@@ -744,9 +757,11 @@ impl RequestHandler for ZoneHandler {
             Ok(info) => info,
             Err(error) => {
                 tracing::warn!(%error, "could not send a DNS response");
-                let mut header = Header::response_from_request(request_header);
-                header.set_response_code(ResponseCode::ServFail);
-                header.into()
+                Header {
+                    metadata: refuse(ResponseCode::ServFail),
+                    counts: HeaderCounts::default(),
+                }
+                .into()
             }
         }
     }
@@ -780,14 +795,15 @@ mod size_tests {
         );
         let answers = vec![cname.clone(), a("cname.pages.local-platform.test.")];
         let bound: usize = answers.iter().map(|r| record_size_bound(r).unwrap()).sum();
-        let encoded = encoded_len(Header::new(), &answers, &[]) - 12;
+        let metadata = Metadata::new(0, MessageType::Query, OpCode::Query);
+        let encoded = encoded_len(metadata, &answers, &[]) - 12;
         assert!(bound >= encoded, "bound {bound} < encoded {encoded}");
-        assert!(!may_exceed(Header::new(), &answers, &[], CLASSIC_UDP_LIMIT));
+        assert!(!may_exceed(metadata, &answers, &[], CLASSIC_UDP_LIMIT));
         // many records: over the classic limit, and found so
         let many: Vec<Record> = (0..40)
             .map(|n| a(&format!("host-{n}.example.com.")))
             .collect();
-        assert!(encoded_len(Header::new(), &many, &[]) > CLASSIC_UDP_LIMIT);
-        assert!(may_exceed(Header::new(), &many, &[], CLASSIC_UDP_LIMIT));
+        assert!(encoded_len(metadata, &many, &[]) > CLASSIC_UDP_LIMIT);
+        assert!(may_exceed(metadata, &many, &[], CLASSIC_UDP_LIMIT));
     }
 }

@@ -19,8 +19,8 @@ use std::sync::{PoisonError, RwLock};
 
 use base64::Engine;
 use hickory_proto::dnssec::crypto::EcdsaSigningKey;
-use hickory_proto::dnssec::rdata::{DNSKEY, DNSSECRData, RRSIG};
-use hickory_proto::dnssec::{Algorithm, PublicKey, SigSigner, SigningKey, TBS};
+use hickory_proto::dnssec::rdata::{DNSKEY, DNSSECRData, RRSIG, SigInput};
+use hickory_proto::dnssec::{Algorithm, DnssecSigner, PublicKey, SigningKey, TBS};
 use hickory_proto::rr::{DNSClass, Name, RData, Record, RecordSet, RecordType};
 use rustls::pki_types::PrivatePkcs8KeyDer;
 
@@ -142,9 +142,9 @@ impl ZoneSigning {
             if record.record_type() == RecordType::RRSIG {
                 continue;
             }
-            sets.entry((record.name().clone(), record.record_type()))
+            sets.entry((record.name.clone(), record.record_type()))
                 .or_insert_with(|| {
-                    RecordSet::with_ttl(record.name().clone(), record.record_type(), record.ttl())
+                    RecordSet::with_ttl(record.name.clone(), record.record_type(), record.ttl)
                 })
                 .insert(record.clone(), 0);
         }
@@ -176,37 +176,29 @@ impl ZoneSigning {
         let to_time = |at: chrono::DateTime<chrono::Utc>| {
             time::OffsetDateTime::from_unix_timestamp(at.timestamp()).map_err(dnssec_error)
         };
-        // hickory's signer names its zone: one per zone, sharing the key.
-        let signer = SigSigner::dnssec(
+        // hickory's signer names its zone: one per zone, sharing the key. The RRSIG's fields
+        // (type, algorithm, labels, original TTL, window, key tag, signer) come from the set and
+        // the signer; the window is given here, so the signer's own duration is unused.
+        let signer = DnssecSigner::new(
             self.dnskey.clone(),
             Box::new(self.key()?),
-            signer_name.clone(),
+            signer_name,
             std::time::Duration::ZERO,
         );
-        let tbs = TBS::from_rrset(
-            set,
+        let input = SigInput::from_rrset(set, to_time(expiration)?, to_time(inception)?, &signer)
+            .map_err(dnssec_error)?;
+        let tbs = TBS::from_input(
+            set.name(),
             DNSClass::IN,
-            to_time(inception)?,
-            to_time(expiration)?,
-            &signer,
+            &input,
+            set.records_without_rrsigs(),
         )
         .map_err(dnssec_error)?;
         let signature = signer.sign(&tbs).map_err(dnssec_error)?;
-        let key_tag = self.dnskey.calculate_key_tag().map_err(dnssec_error)?;
         Ok(Record::from_rdata(
             set.name().clone(),
             set.ttl(),
-            RData::DNSSEC(DNSSECRData::RRSIG(RRSIG::new(
-                set.record_type(),
-                self.dnskey.public_key().algorithm(),
-                set.name().num_labels(),
-                set.ttl(),
-                expiration.timestamp() as u32,
-                inception.timestamp() as u32,
-                key_tag,
-                signer_name,
-                signature,
-            ))),
+            RData::DNSSEC(DNSSECRData::RRSIG(RRSIG::from_sig(input, signature))),
         ))
     }
 }
@@ -257,13 +249,13 @@ mod tests {
         let signatures = signing.sign(&answers, zone_of);
         let rrsigs: Vec<(String, RecordType, String, u32, u32)> = signatures
             .iter()
-            .map(|record| match record.data() {
+            .map(|record| match &record.data {
                 RData::DNSSEC(DNSSECRData::RRSIG(rrsig)) => (
-                    record.name().to_ascii(),
-                    rrsig.type_covered(),
-                    rrsig.signer_name().to_ascii(),
-                    rrsig.sig_inception().get(),
-                    rrsig.sig_expiration().get(),
+                    record.name.to_ascii(),
+                    rrsig.input().type_covered,
+                    rrsig.input().signer_name.to_ascii(),
+                    rrsig.input().sig_inception.get(),
+                    rrsig.input().sig_expiration.get(),
                 ),
                 other => panic!("not an RRSIG: {other:?}"),
             })
@@ -308,6 +300,6 @@ mod tests {
         );
         let dnskey = signing.dnskey_record("example.com").unwrap();
         assert_eq!(dnskey.record_type(), RecordType::DNSKEY);
-        assert_eq!(dnskey.name(), &name("example.com."));
+        assert_eq!(dnskey.name, name("example.com."));
     }
 }

@@ -63,13 +63,9 @@ pub(crate) async fn start(store: ZoneStore, view: ZoneView) -> RunningDns {
 }
 
 fn question(name: &str, record_type: RecordType, edns: bool) -> Vec<u8> {
-    let mut message = Message::new();
-    message
-        .set_id(4242)
-        .set_message_type(MessageType::Query)
-        .set_op_code(OpCode::Query)
-        .set_recursion_desired(true)
-        .add_query(Query::query(Name::from_ascii(name).unwrap(), record_type));
+    let mut message = Message::new(4242, MessageType::Query, OpCode::Query);
+    message.metadata.recursion_desired = true;
+    message.add_query(Query::query(Name::from_ascii(name).unwrap(), record_type));
     if edns {
         let mut options = Edns::new();
         options.set_max_payload(1232);
@@ -116,9 +112,9 @@ async fn ask_tcp(server: SocketAddr, name: &str, record_type: RecordType) -> Mes
 
 fn a_values(message: &Message) -> Vec<String> {
     message
-        .answers()
+        .answers
         .iter()
-        .filter_map(|record| match record.data() {
+        .filter_map(|record| match &record.data {
             RData::A(a) => Some(a.0.to_string()),
             _ => None,
         })
@@ -127,7 +123,7 @@ fn a_values(message: &Message) -> Vec<String> {
 
 fn has_soa_authority(message: &Message) -> bool {
     message
-        .name_servers()
+        .authorities
         .iter()
         .any(|record| record.record_type() == RecordType::SOA)
 }
@@ -148,8 +144,8 @@ async fn platform_target_answers_over_udp_and_tcp_with_the_aa_flag() {
         ask_udp(dns.address, "edge.domaindesk.test.", RecordType::A).await,
         ask_tcp(dns.address, "EDGE.DomainDesk.test.", RecordType::A).await,
     ] {
-        assert_eq!(answer.response_code(), ResponseCode::NoError);
-        assert!(answer.authoritative());
+        assert_eq!(answer.response_code, ResponseCode::NoError);
+        assert!(answer.authoritative);
         assert_eq!(a_values(&answer), ["127.0.0.1"]);
     }
 }
@@ -162,7 +158,7 @@ async fn default_addresses_resolve_once_registered() {
     assert_eq!(
         ask_udp(dns.address, name, RecordType::A)
             .await
-            .response_code(),
+            .response_code,
         ResponseCode::NXDomain
     );
     store.add_platform_host("shop-abc123.domaindesk.test");
@@ -185,20 +181,20 @@ async fn nxdomain_and_nodata_are_told_apart_with_the_soa() {
     let dns = start(store, ZoneView::Live).await;
 
     let missing = ask_udp(dns.address, "nothing-here.example.com.", RecordType::A).await;
-    assert_eq!(missing.response_code(), ResponseCode::NXDomain);
-    assert!(missing.authoritative() && missing.answers().is_empty() && has_soa_authority(&missing));
+    assert_eq!(missing.response_code, ResponseCode::NXDomain);
+    assert!(missing.authoritative && missing.answers.is_empty() && has_soa_authority(&missing));
 
     let no_data = ask_udp(dns.address, "shop.example.com.", RecordType::AAAA).await;
-    assert_eq!(no_data.response_code(), ResponseCode::NoError);
-    assert!(no_data.answers().is_empty() && has_soa_authority(&no_data));
+    assert_eq!(no_data.response_code, ResponseCode::NoError);
+    assert!(no_data.answers.is_empty() && has_soa_authority(&no_data));
 
     // an empty non-terminal exists: NODATA, not NXDOMAIN
     let between = ask_udp(dns.address, "deep.example.com.", RecordType::A).await;
-    assert_eq!(between.response_code(), ResponseCode::NoError);
+    assert_eq!(between.response_code, ResponseCode::NoError);
     assert!(has_soa_authority(&between));
 
     let apex_soa = ask_udp(dns.address, "example.com.", RecordType::SOA).await;
-    assert_eq!(apex_soa.answers().len(), 1);
+    assert_eq!(apex_soa.answers.len(), 1);
     assert!(!has_soa_authority(&apex_soa));
 }
 
@@ -206,8 +202,8 @@ async fn nxdomain_and_nodata_are_told_apart_with_the_soa() {
 async fn names_outside_our_zones_are_refused() {
     let dns = start(seeded_store(), ZoneView::Live).await;
     let answer = ask_udp(dns.address, "www.example.edu.", RecordType::A).await;
-    assert_eq!(answer.response_code(), ResponseCode::Refused);
-    assert!(!answer.authoritative());
+    assert_eq!(answer.response_code, ResponseCode::Refused);
+    assert!(!answer.authoritative);
 }
 
 #[tokio::test]
@@ -227,7 +223,7 @@ async fn cname_is_chased_within_our_zones_and_alias_is_flattened() {
 
     let chased = ask_udp(dns.address, "www.example.com.", RecordType::A).await;
     let types: Vec<RecordType> = chased
-        .answers()
+        .answers
         .iter()
         .map(|record| record.record_type())
         .collect();
@@ -237,17 +233,17 @@ async fn cname_is_chased_within_our_zones_and_alias_is_flattened() {
     assert_eq!(
         ask_udp(dns.address, "www.example.com.", RecordType::CNAME)
             .await
-            .answers()
+            .answers
             .len(),
         1
     );
 
     let flattened = ask_udp(dns.address, "example.io.", RecordType::A).await;
     assert_eq!(a_values(&flattened), ["127.0.0.1"]);
-    assert_eq!(flattened.answers()[0].name().to_ascii(), "example.io.");
+    assert_eq!(flattened.answers[0].name.to_ascii(), "example.io.");
     assert!(
         flattened
-            .answers()
+            .answers
             .iter()
             .all(|record| record.record_type() == RecordType::A)
     );
@@ -280,12 +276,12 @@ async fn a_cname_loop_is_answered_once_round() {
         .unwrap();
     let dns = start(store, ZoneView::Live).await;
     let answer = ask_udp(dns.address, "ping.example.com.", RecordType::A).await;
-    assert_eq!(answer.response_code(), ResponseCode::NoError);
-    assert_eq!(answer.answers().len(), 2);
+    assert_eq!(answer.response_code, ResponseCode::NoError);
+    assert_eq!(answer.answers.len(), 2);
     assert_eq!(
         ask_udp(dns.address, "self.example.com.", RecordType::A)
             .await
-            .answers()
+            .answers
             .len(),
         1
     );
@@ -311,7 +307,7 @@ async fn zone_changes_are_served_at_once() {
     assert_eq!(
         ask_udp(dns.address, "new.example.net.", RecordType::A)
             .await
-            .response_code(),
+            .response_code,
         ResponseCode::NXDomain
     );
 }
@@ -353,7 +349,7 @@ async fn a_remembered_answer_is_forgotten_when_the_zone_changes() {
         for _ in 0..16 {
             let answer = ask_udp(address, "often.example.net.", RecordType::A).await;
             assert_eq!(a_values(&answer), expected);
-            assert_eq!(answer.id(), 4242);
+            assert_eq!(answer.id, 4242);
         }
     };
     ask_often(vec![]).await;
@@ -386,12 +382,12 @@ async fn a_big_udp_answer_is_truncated_and_the_resolver_retries_over_tcp() {
     let dns = start(store, ZoneView::Live).await;
     let over_udp = ask_udp(dns.address, "big.example.com.", RecordType::TXT).await;
     assert!(
-        over_udp.truncated(),
+        over_udp.truncation,
         "a 8 kB answer must not fit a UDP datagram"
     );
     let over_tcp = ask_tcp(dns.address, "big.example.com.", RecordType::TXT).await;
-    assert!(!over_tcp.truncated());
-    assert_eq!(over_tcp.answers().len(), 40);
+    assert!(!over_tcp.truncation);
+    assert_eq!(over_tcp.answers.len(), 40);
 
     let verifier = Verifier::new(dns.address, TARGET);
     let records = verifier
@@ -421,10 +417,10 @@ async fn without_edns_a_udp_answer_over_512_bytes_is_truncated() {
     }
     let dns = start(store, ZoneView::Live).await;
     let classic = ask_udp(dns.address, "mid.example.com.", RecordType::TXT).await;
-    assert!(classic.truncated() && classic.answers().is_empty());
+    assert!(classic.truncation && classic.answers.is_empty());
     let with_edns = ask_udp_edns(dns.address, "mid.example.com.", RecordType::TXT).await;
-    assert!(!with_edns.truncated());
-    assert_eq!(with_edns.answers().len(), 4);
+    assert!(!with_edns.truncation);
+    assert_eq!(with_edns.answers.len(), 4);
 }
 
 #[tokio::test]
@@ -452,7 +448,7 @@ async fn the_delayed_view_sees_changes_after_the_propagation_delay() {
     assert_eq!(
         ask_udp(resolver_view.address, "late.example.net.", RecordType::A)
             .await
-            .response_code(),
+            .response_code,
         ResponseCode::NXDomain
     );
     clock.advance_seconds(299.0).unwrap();
@@ -840,13 +836,14 @@ async fn garbage_gets_formerr_or_silence_and_the_loop_goes_on() {
     socket.send_to(broken, dns.address).await.unwrap();
     let (length, _) = socket.recv_from(&mut buffer).await.unwrap();
     let formerr = Message::from_vec(&buffer[..length]).unwrap();
-    assert_eq!(formerr.id(), 0x0bad);
-    assert_eq!(formerr.message_type(), MessageType::Response);
-    assert_eq!(formerr.response_code(), ResponseCode::FormErr);
+    assert_eq!(formerr.id, 0x0bad);
+    assert_eq!(formerr.message_type, MessageType::Response);
+    assert_eq!(formerr.response_code, ResponseCode::FormErr);
 
     // A response sent to the server is ignored, then a real question is answered.
     let mut response = Message::from_vec(&question(TARGET, RecordType::A, false)).unwrap();
-    response.set_message_type(MessageType::Response).set_id(7);
+    response.metadata.message_type = MessageType::Response;
+    response.metadata.id = 7;
     socket
         .send_to(&response.to_vec().unwrap(), dns.address)
         .await
@@ -863,8 +860,8 @@ async fn garbage_gets_formerr_or_silence_and_the_loop_goes_on() {
     .expect("the loop stopped after garbage")
     .unwrap();
     let answer = Message::from_vec(&buffer[..length]).unwrap();
-    assert_eq!(answer.id(), 4242, "only the question is answered");
-    assert_eq!(answer.response_code(), ResponseCode::NoError);
+    assert_eq!(answer.id, 4242, "only the question is answered");
+    assert_eq!(answer.response_code, ResponseCode::NoError);
     assert_eq!(a_values(&answer), vec!["127.0.0.1"]);
 }
 
@@ -884,7 +881,7 @@ async fn every_question_of_a_burst_in_flight_is_answered() {
     for id in 0..BURST {
         let mut message =
             Message::from_vec(&question(TARGET, kinds[usize::from(id) % 4], true)).unwrap();
-        message.set_id(id);
+        message.metadata.id = id;
         client
             .send_to(&message.to_vec().unwrap(), dns.address)
             .await
@@ -901,9 +898,9 @@ async fn every_question_of_a_burst_in_flight_is_answered() {
         .expect("a question of the burst was never answered")
         .unwrap();
         let answer = Message::from_vec(&buffer[..length]).unwrap();
-        assert_eq!(answer.response_code(), ResponseCode::NoError);
-        assert!(!seen[usize::from(answer.id())], "answered twice");
-        seen[usize::from(answer.id())] = true;
+        assert_eq!(answer.response_code, ResponseCode::NoError);
+        assert!(!seen[usize::from(answer.id)], "answered twice");
+        seen[usize::from(answer.id)] = true;
     }
     assert!(seen.iter().all(|&answered| answered));
 }

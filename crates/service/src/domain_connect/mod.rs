@@ -316,8 +316,8 @@ fn check_signature(
     let values: Vec<String> = match zones.resolve(&name, RecordType::TXT, None) {
         Ok(Resolution::Answer { answers, .. }) => answers
             .iter()
-            .filter_map(|record| match record.data() {
-                RData::TXT(txt) => Some(txt_text(txt.iter())),
+            .filter_map(|record| match &record.data {
+                RData::TXT(txt) => Some(txt_text(txt.txt_data.iter())),
                 _ => None,
             })
             .collect(),

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, PoisonError, RwLock};
 
 use rustls::crypto::ring::sign::any_supported_type;
+use rustls::pki_types::pem::{self, PemObject};
 use rustls::pki_types::{CertificateDer, PrivateKeyDer};
 use rustls::server::{ClientHello, ResolvesServerCert};
 use rustls::sign::CertifiedKey;
@@ -141,12 +142,19 @@ impl ResolvesServerCert for CertificateBySni {
 pub fn certified_key(issued: &IssuedCertificate, root_pem: &str) -> Result<Arc<CertifiedKey>> {
     let mut chain: Vec<CertificateDer<'static>> = Vec::new();
     for pem in [issued.certificate_pem.as_str(), root_pem] {
-        for certificate in rustls_pemfile::certs(&mut pem.as_bytes()) {
-            chain.push(certificate?);
+        for certificate in CertificateDer::pem_slice_iter(pem.as_bytes()) {
+            chain.push(certificate.map_err(|error| {
+                Error::Certificate(format!("a certificate PEM does not read: {error}"))
+            })?);
         }
     }
-    let key: PrivateKeyDer<'static> = rustls_pemfile::private_key(&mut issued.key_pem.as_bytes())?
-        .ok_or_else(|| Error::Certificate("the issued key PEM holds no private key".to_owned()))?;
+    let key =
+        PrivateKeyDer::from_pem_slice(issued.key_pem.as_bytes()).map_err(|error| match error {
+            pem::Error::NoItemsFound => {
+                Error::Certificate("the issued key PEM holds no private key".to_owned())
+            }
+            other => Error::Certificate(format!("the issued key PEM does not read: {other}")),
+        })?;
     let signing_key = any_supported_type(&key)?;
     Ok(Arc::new(CertifiedKey::new(chain, signing_key)))
 }

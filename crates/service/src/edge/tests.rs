@@ -5,7 +5,8 @@ use std::net::SocketAddr;
 use std::sync::Arc;
 
 use chrono::Utc;
-use rustls::pki_types::ServerName;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, RootCertStore};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpListener, TcpStream};
@@ -111,7 +112,7 @@ async fn get_tls(
     path: &str,
 ) -> Result<String, std::io::Error> {
     let mut roots = RootCertStore::empty();
-    for certificate in rustls_pemfile::certs(&mut root_pem.as_bytes()) {
+    for certificate in CertificateDer::pem_slice_iter(root_pem.as_bytes()) {
         roots.add(certificate.unwrap()).unwrap();
     }
     let config =
@@ -301,7 +302,7 @@ async fn the_tls_edge_closes_a_client_that_sends_no_request_after_the_handshake(
         std::future::pending(),
     ));
     let mut roots = RootCertStore::empty();
-    for certificate in rustls_pemfile::certs(&mut ca.certificate_pem().as_bytes()) {
+    for certificate in CertificateDer::pem_slice_iter(ca.certificate_pem().as_bytes()) {
         roots.add(certificate.unwrap()).unwrap();
     }
     let config =

@@ -11,13 +11,14 @@ use std::time::Duration;
 use domain_desk_api::caa::{CaaRecord, climb};
 use domain_desk_api::txt::txt_text;
 use domain_desk_api::{FoundRecord, Hostname, VerificationError, VerificationErrorCode};
-use hickory_proto::ProtoErrorKind;
+use hickory_net::runtime::TokioRuntimeProvider;
+use hickory_net::{DnsError, NetError, NoRecords};
 use hickory_proto::op::ResponseCode;
 use hickory_proto::rr::{Name, RData, Record, RecordType};
-use hickory_proto::xfer::Protocol;
-use hickory_resolver::config::{NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts};
-use hickory_resolver::name_server::TokioConnectionProvider;
-use hickory_resolver::{ResolveError, Resolver, TokioResolver};
+use hickory_resolver::config::{
+    ConnectionConfig, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts,
+};
+use hickory_resolver::{Resolver, TokioResolver};
 
 use crate::dns::records::caa_from_rdata;
 
@@ -67,10 +68,12 @@ impl Verifier {
 
     /// A resolver that asks only our server, over UDP and (for truncated answers) TCP, and
     /// caches nothing.
-    fn resolver(&self) -> TokioResolver {
-        let mut config = ResolverConfig::new();
-        config.add_name_server(NameServerConfig::new(self.resolver_address, Protocol::Udp));
-        config.add_name_server(NameServerConfig::new(self.resolver_address, Protocol::Tcp));
+    fn resolver(&self) -> Result<TokioResolver, LookupFailed> {
+        let port = self.resolver_address.port();
+        let [mut udp, mut tcp] = [ConnectionConfig::udp(), ConnectionConfig::tcp()];
+        (udp.port, tcp.port) = (port, port);
+        let server = NameServerConfig::new(self.resolver_address.ip(), true, vec![udp, tcp]);
+        let config = ResolverConfig::from_name_servers(vec![server]);
         let mut options = ResolverOpts::default();
         options.cache_size = 0;
         options.timeout = self.timeout;
@@ -78,9 +81,10 @@ impl Verifier {
         options.use_hosts_file = ResolveHosts::Never;
         options.preserve_intermediates = true;
         options.edns0 = true;
-        Resolver::builder_with_config(config, TokioConnectionProvider::default())
+        Resolver::builder_with_config(config, TokioRuntimeProvider::default())
             .with_options(options)
             .build()
+            .map_err(|error| LookupFailed(format!("no resolver: {error}")))
     }
 
     /// The records answering `name`/`record_type` (CNAME chains included), or nothing when the
@@ -92,8 +96,8 @@ impl Verifier {
     ) -> Result<Vec<Record>, LookupFailed> {
         let fqdn = Name::from_ascii(format!("{}.", name.trim_end_matches('.')))
             .map_err(|error| LookupFailed(format!("{name} is not a DNS name: {error}")))?;
-        match self.resolver().lookup(fqdn, record_type).await {
-            Ok(lookup) => Ok(lookup.records().to_vec()),
+        match self.resolver()?.lookup(fqdn, record_type).await {
+            Ok(lookup) => Ok(lookup.answers().to_vec()),
             Err(error) if is_negative(&error) => Ok(Vec::new()),
             Err(error) => Err(LookupFailed(error.to_string())),
         }
@@ -107,8 +111,8 @@ impl Verifier {
             .await?
             .iter()
             .filter(|record| owned_by(record, name))
-            .filter_map(|record| match record.data() {
-                RData::TXT(txt) => Some(txt_text(txt.iter())),
+            .filter_map(|record| match &record.data {
+                RData::TXT(txt) => Some(txt_text(txt.txt_data.iter())),
                 _ => None,
             })
             .collect())
@@ -140,7 +144,7 @@ impl Verifier {
             .await?
             .iter()
             .filter(|record| owned_by(record, name))
-            .filter_map(|record| match record.data() {
+            .filter_map(|record| match &record.data {
                 RData::CNAME(target) => Some(hostname_text(&target.0)),
                 _ => None,
             })
@@ -243,7 +247,7 @@ impl Verifier {
                 self.lookup(name, record_type)
                     .await?
                     .iter()
-                    .filter_map(|record| match record.data() {
+                    .filter_map(|record| match &record.data {
                         RData::A(a) => Some(IpAddr::V4(a.0)),
                         RData::AAAA(aaaa) => Some(IpAddr::V6(aaaa.0)),
                         _ => None,
@@ -263,7 +267,7 @@ impl Verifier {
                 .lookup(&name, RecordType::CAA)
                 .await?
                 .iter()
-                .filter_map(|record| caa_from_rdata(record.data()))
+                .filter_map(|record| caa_from_rdata(&record.data))
                 .collect();
             if !records.is_empty() {
                 return Ok(RelevantCaa {
@@ -280,23 +284,22 @@ impl Verifier {
 }
 
 /// NXDOMAIN, NODATA, and REFUSED (a name outside every zone the platform's DNS serves, such as
-/// a top-level domain on the CAA climb) all mean "no records here".
-fn is_negative(error: &ResolveError) -> bool {
-    error.proto().is_some_and(|proto| {
-        matches!(
-            proto.kind(),
-            ProtoErrorKind::NoRecordsFound {
-                response_code: ResponseCode::NoError
-                    | ResponseCode::NXDomain
-                    | ResponseCode::Refused,
+/// a top-level domain on the CAA climb) all mean "no records here". (hickory 0.26 reports
+/// REFUSED as an error response code, no longer as "no records found".)
+fn is_negative(error: &NetError) -> bool {
+    matches!(
+        error,
+        NetError::Dns(
+            DnsError::NoRecordsFound(NoRecords {
+                response_code: ResponseCode::NoError | ResponseCode::NXDomain,
                 ..
-            }
+            }) | DnsError::ResponseCode(ResponseCode::Refused)
         )
-    })
+    )
 }
 
 fn owned_by(record: &Record, name: &str) -> bool {
-    hostname_text(record.name()) == name.trim_end_matches('.').to_ascii_lowercase()
+    hostname_text(&record.name) == name.trim_end_matches('.').to_ascii_lowercase()
 }
 
 fn hostname_text(name: &Name) -> String {
@@ -304,7 +307,7 @@ fn hostname_text(name: &Name) -> String {
 }
 
 fn found_address(record: &Record) -> Option<FoundRecord> {
-    match record.data() {
+    match &record.data {
         RData::A(a) => Some(FoundRecord {
             record_type: "A".to_owned(),
             value: a.0.to_string(),

@@ -10,7 +10,8 @@ use domain_desk_service::ServiceSettings;
 use domain_desk_service::verify::Verifier;
 use domain_desk_service::world::{LocalWorld, WorldAddresses};
 use hickory_proto::rr::RecordType;
-use rustls::pki_types::ServerName;
+use rustls::pki_types::pem::PemObject;
+use rustls::pki_types::{CertificateDer, ServerName};
 use rustls::{ClientConfig, RootCertStore};
 use serde_json::{Value, json};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
@@ -156,7 +157,7 @@ async fn https_get(
     path: &str,
 ) -> std::io::Result<String> {
     let mut roots = RootCertStore::empty();
-    for certificate in rustls_pemfile::certs(&mut root_pem.as_bytes()) {
+    for certificate in CertificateDer::pem_slice_iter(root_pem.as_bytes()) {
         roots.add(certificate.unwrap()).unwrap();
     }
     let config =

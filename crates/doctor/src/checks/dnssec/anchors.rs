@@ -9,11 +9,11 @@ use std::net::SocketAddr;
 use std::time::Duration;
 
 use futures::StreamExt;
+use hickory_net::xfer::DnsHandle;
 use hickory_proto::dnssec::rdata::{DNSKEY, DNSSECRData, DS};
 use hickory_proto::dnssec::{DigestType, PublicKey, TrustAnchors};
-use hickory_proto::op::Query;
-use hickory_proto::rr::{Name, RData, RecordType};
-use hickory_proto::xfer::{DnsHandle, DnsRequestOptions};
+use hickory_proto::op::{DnsRequestOptions, Query};
+use hickory_proto::rr::{LowerName, Name, RData, RecordType};
 
 use super::tcp::{CheckingDisabled, connect};
 
@@ -23,6 +23,8 @@ use super::tcp::{CheckingDisabled, connect};
 #[derive(Clone)]
 pub struct AnchorFile {
     keys: TrustAnchors,
+    /// How many DNSKEY records `keys` was read from (hickory's count covers the root's only).
+    dnskey_count: usize,
     ds: Vec<(Name, DS)>,
     /// The owner of the file's first record.
     first_owner: Option<Name>,
@@ -47,7 +49,7 @@ impl AnchorFile {
 
     /// How many DNSKEY and DS records the file holds.
     pub fn counts(&self) -> (usize, usize) {
-        (self.keys.len(), self.ds.len())
+        (self.dnskey_count, self.ds.len())
     }
 }
 
@@ -56,6 +58,7 @@ impl AnchorFile {
 /// which asserts on some malformed input instead of returning an error.
 pub fn read_anchor_file(text: &str) -> Result<AnchorFile, String> {
     let mut canonical = String::new();
+    let mut dnskey_count = 0;
     let mut ds = Vec::new();
     let mut first_owner = None;
     for (number, line) in text.lines().enumerate() {
@@ -80,6 +83,7 @@ pub fn read_anchor_file(text: &str) -> Result<AnchorFile, String> {
             AnchorLine::Dnskey(text) => {
                 canonical.push_str(&text);
                 canonical.push('\n');
+                dnskey_count += 1;
             }
             AnchorLine::Ds(owner, record) => ds.push((owner, record)),
         }
@@ -96,6 +100,7 @@ pub fn read_anchor_file(text: &str) -> Result<AnchorFile, String> {
     };
     Ok(AnchorFile {
         keys,
+        dnskey_count,
         ds,
         first_owner,
     })
@@ -152,8 +157,9 @@ pub async fn trust_anchors(
                 tags.join(", ")
             ));
         }
+        // Trusted for its owner only, as hickory's validator reads an anchor.
         for key in matching {
-            anchors.insert(key.public_key());
+            anchors.insert_with_name(key.public_key(), LowerName::from(&owner));
         }
     }
     Ok(anchors)
@@ -193,9 +199,9 @@ async fn fetch_dnskeys(
         background.abort();
         match answer {
             Some(Ok(response)) => Ok(response
-                .answers()
+                .answers
                 .iter()
-                .filter_map(|record| match record.data() {
+                .filter_map(|record| match &record.data {
                     RData::DNSSEC(DNSSECRData::DNSKEY(key)) => Some(key.clone()),
                     _ => None,
                 })

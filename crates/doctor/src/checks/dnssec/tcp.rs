@@ -5,22 +5,26 @@
 use std::net::SocketAddr;
 use std::time::Duration;
 
-use hickory_proto::ProtoError;
-use hickory_proto::runtime::{TokioRuntimeProvider, TokioTime};
-use hickory_proto::tcp::TcpClientStream;
-use hickory_proto::xfer::{DnsExchange, DnsHandle, DnsMultiplexer, DnsRequest};
+use hickory_net::runtime::TokioRuntimeProvider;
+use hickory_net::tcp::TcpClientStream;
+use hickory_net::xfer::{DnsExchange, DnsHandle, DnsMultiplexer};
+use hickory_proto::op::DnsRequest;
+
+/// The exchange over tokio's sockets that the walk, the anchors and hickory's handle share.
+pub(super) type TcpExchange = DnsExchange<TokioRuntimeProvider>;
 
 /// A TCP exchange with `server` and its background task (which the caller aborts).
 pub(super) async fn connect(
     server: SocketAddr,
     timeout: Duration,
-) -> Result<(DnsExchange, tokio::task::JoinHandle<Result<(), ProtoError>>), String> {
+) -> Result<(TcpExchange, tokio::task::JoinHandle<()>), String> {
     let (stream, handle) =
         TcpClientStream::new(server, None, Some(timeout), TokioRuntimeProvider::default());
-    let multiplexer = DnsMultiplexer::with_timeout(stream, handle, timeout, None);
-    let (exchange, background) = DnsExchange::connect::<_, _, TokioTime>(multiplexer)
+    let stream = stream
         .await
         .map_err(|error| format!("cannot reach {server} over TCP: {error}"))?;
+    let multiplexer = DnsMultiplexer::new(stream, handle).with_timeout(timeout);
+    let (exchange, background) = DnsExchange::from_stream(multiplexer);
     Ok((exchange, tokio::spawn(background)))
 }
 
@@ -31,10 +35,10 @@ pub(super) struct CheckingDisabled<H>(pub(super) H);
 
 impl<H: DnsHandle> DnsHandle for CheckingDisabled<H> {
     type Response = H::Response;
+    type Runtime = H::Runtime;
 
-    fn send<R: Into<DnsRequest> + Unpin + Send + 'static>(&self, request: R) -> Self::Response {
-        let mut request: DnsRequest = request.into();
-        request.set_checking_disabled(true);
+    fn send(&self, mut request: DnsRequest) -> Self::Response {
+        request.metadata.checking_disabled = true;
         self.0.send(request)
     }
 }

@@ -22,14 +22,15 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use futures::StreamExt;
 use futures::future::BoxFuture;
+use hickory_net::xfer::DnsHandle;
 use hickory_proto::dnssec::rdata::{DNSKEY, DNSSECRData, DS, RRSIG};
 use hickory_proto::dnssec::{TrustAnchors, Verifier};
-use hickory_proto::op::{Message, Query, ResponseCode};
-use hickory_proto::rr::{DNSClass, Name, RData, Record, RecordType};
-use hickory_proto::xfer::{DnsExchange, DnsHandle, DnsRequestOptions};
+use hickory_proto::op::{DnsRequestOptions, Message, Query, ResponseCode};
+use hickory_proto::rr::{DNSClass, LowerName, Name, RData, Record, RecordType};
 
 use super::anchors::keys_matching;
 use super::cause::BrokenChain;
+use super::tcp::TcpExchange;
 
 /// How many zone cuts a walk climbs at most (the deepest real names have far fewer).
 const MAX_DEPTH: usize = 32;
@@ -79,7 +80,7 @@ struct Rrset {
 /// The walk's state for one name: its connection, the anchors, the time it judges by, and
 /// the keys of each zone already established.
 pub(crate) struct Walk {
-    exchange: DnsExchange,
+    exchange: TcpExchange,
     anchors: Arc<TrustAnchors>,
     now: DateTime<Utc>,
     timeout: Duration,
@@ -88,7 +89,7 @@ pub(crate) struct Walk {
 
 impl Walk {
     pub(crate) fn new(
-        exchange: DnsExchange,
+        exchange: TcpExchange,
         anchors: Arc<TrustAnchors>,
         now: DateTime<Utc>,
         timeout: Duration,
@@ -108,10 +109,10 @@ impl Walk {
             Ok(response) => response,
             Err(error) => return Walked::Unknown(error),
         };
-        if response.response_code() != ResponseCode::NoError {
-            return Walked::Unproven(format!("the answer is {}", response.response_code()));
+        if response.metadata.response_code != ResponseCode::NoError {
+            return Walked::Unproven(format!("the answer is {}", response.metadata.response_code));
         }
-        let rrsets = rrsets(response.answers());
+        let rrsets = rrsets(&response.answers);
         if rrsets.is_empty() {
             return Walked::Unproven("the answer holds no records".to_owned());
         }
@@ -159,13 +160,13 @@ impl Walk {
                 })),
             };
         };
-        let signer = signature.signer_name().clone();
+        let signer = signature.input().signer_name.clone();
         if !signer.zone_of(&rrset.owner) {
             return Err(Stop::Broken(BrokenChain::SignatureInvalid {
                 owner: display(&rrset.owner),
                 record_type: rrset.record_type.to_string(),
                 signer: display(&signer),
-                key_tag: signature.key_tag(),
+                key_tag: signature.input().key_tag,
             }));
         }
         match self.zone_keys(signer.clone(), 0).await? {
@@ -190,21 +191,22 @@ impl Walk {
                 .ask(&candidate, RecordType::SOA)
                 .await
                 .map_err(Stop::Unknown)?;
-            let at_apex = response.answers().iter().any(|record| {
-                record.record_type() == RecordType::SOA && *record.name() == candidate
-            });
+            let at_apex = response
+                .answers
+                .iter()
+                .any(|record| record.record_type() == RecordType::SOA && record.name == candidate);
             if at_apex {
                 return Ok(candidate);
             }
-            let is_alias = response.answers().iter().any(|record| {
-                record.record_type() == RecordType::CNAME && *record.name() == candidate
+            let is_alias = response.answers.iter().any(|record| {
+                record.record_type() == RecordType::CNAME && record.name == candidate
             });
             if !is_alias
-                && let Some(soa) = response.name_servers().iter().find(|record| {
-                    record.record_type() == RecordType::SOA && record.name().zone_of(&candidate)
+                && let Some(soa) = response.authorities.iter().find(|record| {
+                    record.record_type() == RecordType::SOA && record.name.zone_of(&candidate)
                 })
             {
-                return Ok(soa.name().clone());
+                return Ok(soa.name.clone());
             }
             if candidate.is_root() {
                 break;
@@ -246,14 +248,17 @@ impl Walk {
             .ask(zone, RecordType::DNSKEY)
             .await
             .map_err(Stop::Unknown)?;
-        let dnskeys = rrset_of(response.answers(), zone, RecordType::DNSKEY);
+        let dnskeys = rrset_of(&response.answers, zone, RecordType::DNSKEY);
         let keys: Vec<DNSKEY> = dnssec_data(&dnskeys.records, |data| match data {
             DNSSECRData::DNSKEY(key) => Some(key),
             _ => None,
         });
         let anchored: Vec<DNSKEY> = keys
             .iter()
-            .filter(|key| self.anchors.contains(key.public_key()))
+            .filter(|key| {
+                self.anchors
+                    .contains_with_name(key.public_key(), &LowerName::from(zone))
+            })
             .cloned()
             .collect();
         if !anchored.is_empty() {
@@ -277,7 +282,7 @@ impl Walk {
             .ask(zone, RecordType::DS)
             .await
             .map_err(Stop::Unknown)?;
-        let ds_rrset = rrset_of(response.answers(), zone, RecordType::DS);
+        let ds_rrset = rrset_of(&response.answers, zone, RecordType::DS);
         let ds: Vec<DS> = dnssec_data(&ds_rrset.records, |data| match data {
             DNSSECRData::DS(ds) => Some(ds),
             _ => None,
@@ -286,7 +291,7 @@ impl Walk {
             return self.no_ds(zone, &response, depth).await;
         }
         let parent = match ds_rrset.signatures.first() {
-            Some(signature) => signature.signer_name().clone(),
+            Some(signature) => signature.input().signer_name.clone(),
             None => self.zone_of(&zone.base_name(), RecordType::DS).await?,
         };
         if parent == *zone || !parent.zone_of(zone) {
@@ -297,7 +302,7 @@ impl Walk {
                 key_tag: ds_rrset
                     .signatures
                     .first()
-                    .map(|signature| signature.key_tag())
+                    .map(|signature| signature.input().key_tag)
                     .unwrap_or_default(),
             }));
         }
@@ -332,15 +337,15 @@ impl Walk {
     /// A DS question answered without DS: insecure if the parent is, or if the parent's NSEC
     /// record at the zone's name, verified, lists no DS.
     async fn no_ds(&self, zone: &Name, response: &Message, depth: usize) -> Result<Keys, Stop> {
-        let nsec = rrset_of(response.name_servers(), zone, RecordType::NSEC);
+        let nsec = rrset_of(&response.authorities, zone, RecordType::NSEC);
         let parent = match nsec.signatures.first() {
-            Some(signature) => signature.signer_name().clone(),
+            Some(signature) => signature.input().signer_name.clone(),
             None => match response
-                .name_servers()
+                .authorities
                 .iter()
                 .find(|record| record.record_type() == RecordType::SOA)
             {
-                Some(soa) => soa.name().clone(),
+                Some(soa) => soa.name.clone(),
                 None => {
                     return Err(Stop::Unproven(format!(
                         "no proof that {} has no DS",
@@ -360,7 +365,7 @@ impl Walk {
             Keys::Insecure => return Ok(Keys::Insecure),
             Keys::Secure(keys) => keys,
         };
-        let Some(types) = nsec.records.iter().find_map(|record| match record.data() {
+        let Some(types) = nsec.records.iter().find_map(|record| match &record.data {
             RData::DNSSEC(DNSSECRData::NSEC(nsec)) => {
                 Some(nsec.type_bit_maps().collect::<Vec<_>>())
             }
@@ -407,16 +412,16 @@ impl Walk {
                 .filter(|key| {
                     key.zone_key()
                         && !key.revoke()
-                        && key.algorithm() == signature.algorithm()
-                        && key.calculate_key_tag().ok() == Some(signature.key_tag())
+                        && key.algorithm() == signature.input().algorithm
+                        && key.calculate_key_tag().ok() == Some(signature.input().key_tag)
                 })
                 .collect();
-            if signature.signer_name() != signer || usable.is_empty() {
+            if signature.input().signer_name != *signer || usable.is_empty() {
                 unknown_key.get_or_insert(BrokenChain::NoKeyForSignature {
                     owner: owner.clone(),
                     record_type: record_type.clone(),
-                    signer: display(signature.signer_name()),
-                    key_tag: signature.key_tag(),
+                    signer: display(&signature.input().signer_name),
+                    key_tag: signature.input().key_tag,
                     dnskey_key_tags: tags(keys),
                 });
                 continue;
@@ -430,19 +435,19 @@ impl Walk {
                     owner: owner.clone(),
                     record_type: record_type.clone(),
                     signer: display(signer),
-                    key_tag: signature.key_tag(),
+                    key_tag: signature.input().key_tag,
                 });
                 continue;
             }
-            let inception = i64::from(signature.sig_inception().get());
-            let expiration = i64::from(signature.sig_expiration().get());
+            let inception = i64::from(signature.input().sig_inception.get());
+            let expiration = i64::from(signature.input().sig_expiration.get());
             let at = |seconds: i64| DateTime::<Utc>::from_timestamp(seconds, 0).unwrap_or_default();
             if now > expiration {
                 out_of_date.get_or_insert(BrokenChain::SignatureExpired {
                     owner: owner.clone(),
                     record_type: record_type.clone(),
                     signer: display(signer),
-                    key_tag: signature.key_tag(),
+                    key_tag: signature.input().key_tag,
                     inception: at(inception),
                     expiration: at(expiration),
                     judged_at: self.now,
@@ -452,7 +457,7 @@ impl Walk {
                     owner: owner.clone(),
                     record_type: record_type.clone(),
                     signer: display(signer),
-                    key_tag: signature.key_tag(),
+                    key_tag: signature.input().key_tag,
                     inception: at(inception),
                     expiration: at(expiration),
                     judged_at: self.now,
@@ -515,7 +520,7 @@ pub(crate) fn display(name: &Name) -> String {
 fn dnssec_data<T: Clone>(records: &[Record], pick: impl Fn(&DNSSECRData) -> Option<&T>) -> Vec<T> {
     records
         .iter()
-        .filter_map(|record| match record.data() {
+        .filter_map(|record| match &record.data {
             RData::DNSSEC(data) => pick(data).cloned(),
             _ => None,
         })
@@ -533,7 +538,7 @@ fn tags(keys: &[DNSKEY]) -> Vec<u16> {
 fn rrsets(records: &[Record]) -> Vec<Rrset> {
     let mut order: Vec<(Name, RecordType)> = Vec::new();
     for record in records {
-        let key = (record.name().clone(), record.record_type());
+        let key = (record.name.clone(), record.record_type());
         if record.record_type() != RecordType::RRSIG && !order.contains(&key) {
             order.push(key);
         }
@@ -551,15 +556,15 @@ fn rrset_of(records: &[Record], owner: &Name, record_type: RecordType) -> Rrset 
         record_type,
         records: records
             .iter()
-            .filter(|record| record.record_type() == record_type && record.name() == owner)
+            .filter(|record| record.record_type() == record_type && record.name == *owner)
             .cloned()
             .collect(),
         signatures: records
             .iter()
-            .filter(|record| record.name() == owner)
-            .filter_map(|record| match record.data() {
+            .filter(|record| record.name == *owner)
+            .filter_map(|record| match &record.data {
                 RData::DNSSEC(DNSSECRData::RRSIG(signature))
-                    if signature.type_covered() == record_type =>
+                    if signature.input().type_covered == record_type =>
                 {
                     Some(signature.clone())
                 }
