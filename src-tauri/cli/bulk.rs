@@ -280,8 +280,9 @@ fn write_failed_rows(
             rows::retry_path(&args.file)
         }
     });
-    let written = rows::write_retry_file(&path, &summary.rows_to_retry(), &summary.skipped)
-        .map_err(|err| Failure::check(format!("cannot write {}: {err}", path.display())))?;
+    let written =
+        rows::write_retry_file(&path, None, &summary.rows_to_retry(), &summary.skipped)
+            .map_err(|err| Failure::check(format!("cannot write {}: {err}", path.display())))?;
     Ok((path, written))
 }
 

@@ -136,7 +136,9 @@ pub async fn domains_import<R: Runtime>(
     // No rows left: a retry file an earlier run left beside the file goes too.
     let path = rows::retry_path(&file);
     let retry_file =
-        match rows::write_retry_file(&path, &summary.rows_to_retry(), &summary.skipped)? {
+        match rows::write_retry_file(&path, None, &summary.rows_to_retry(), &summary.skipped)
+            .map_err(|e| Error::InvalidInput(e.to_string()))?
+        {
             rows::RetryFile::Written => Some(path.display().to_string()),
             rows::RetryFile::Removed | rows::RetryFile::Absent => None,
         };
