@@ -15,7 +15,6 @@ pub mod demo_service;
 pub mod desktop;
 pub mod doctor_options;
 pub mod error;
-pub mod links;
 pub mod logs;
 pub mod paths;
 pub mod renewal;
