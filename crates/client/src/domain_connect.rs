@@ -308,6 +308,110 @@ mod tests {
         assert!(base_url("https://x").is_err());
         assert!(path_segment("../x").is_err());
     }
+
+    /// The browser for [`run_sync_flow`]: keeps the apply URL and comes back to the port its
+    /// `redirect_uri` names with the `state`, as the provider would send it.
+    fn come_back(
+        seen: std::sync::Arc<std::sync::Mutex<String>>,
+    ) -> impl FnOnce(&str) -> std::result::Result<(), String> {
+        move |url: &str| {
+            *seen.lock().unwrap() = url.to_owned();
+            let url = Url::parse(url).unwrap();
+            let param = |name: &str| {
+                url.query_pairs()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap()
+            };
+            let redirect = Url::parse(&param("redirect_uri")).unwrap();
+            let (port, state) = (redirect.port().unwrap(), param("state"));
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .unwrap();
+                stream
+                    .write_all(
+                        format!("GET /domain-connect?state={state} HTTP/1.1\r\nhost: x\r\n\r\n")
+                            .as_bytes(),
+                    )
+                    .await
+                    .unwrap();
+                let mut page = String::new();
+                let _ = stream.read_to_string(&mut page).await;
+            });
+            Ok(())
+        }
+    }
+
+    #[tokio::test]
+    async fn the_redirect_uri_names_127_0_0_1_not_localhost() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let outcome = run_sync_flow(
+            &discovery("https://dc.provider.example", "shop"),
+            SUBDOMAIN_SERVICE_ID,
+            come_back(seen.clone()),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+        assert_eq!(outcome, SyncOutcome::Applied);
+        let url = Url::parse(&seen.lock().unwrap()).unwrap();
+        let redirect = url
+            .query_pairs()
+            .find(|(k, _)| k == "redirect_uri")
+            .map(|(_, v)| v.into_owned())
+            .unwrap();
+        let redirect = Url::parse(&redirect).unwrap();
+        // RFC 8252 §8.3: the loopback IP literal, which no hosts file or resolver can send
+        // elsewhere, and the address the port listens on.
+        assert_eq!(redirect.host_str(), Some("127.0.0.1"), "{redirect}");
+        assert_eq!(redirect.scheme(), "http");
+        assert_eq!(redirect.path(), "/domain-connect");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_accept_error_backs_off_instead_of_spinning() {
+        // A listener whose accept fails at once, as it does out of file descriptors; after
+        // 1,000 tries it waits forever, so a loop that spins ends and the count shows it.
+        let tries = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let accept = {
+            let tries = tries.clone();
+            move || {
+                let tries = tries.clone();
+                async move {
+                    let count = {
+                        let mut tries = tries.lock().unwrap();
+                        tries.push(tokio::time::Instant::now());
+                        tries.len()
+                    };
+                    if count > 1000 {
+                        std::future::pending::<()>().await;
+                    }
+                    Err::<tokio::io::DuplexStream, _>(std::io::Error::other("too many open files"))
+                }
+            }
+        };
+        let started = tokio::time::Instant::now();
+        let waited = tokio::time::timeout(Duration::from_secs(10), answer(accept, "s")).await;
+        assert!(waited.is_err(), "no answer came");
+        let tries = tries.lock().unwrap();
+        assert!(
+            tries.len() <= 25,
+            "{} accepts in 10 s of a failing listener",
+            tries.len()
+        );
+        assert!(tries.len() >= 5, "it keeps trying: {} accepts", tries.len());
+        // Never two tries at the same instant, and the pause grows to a second at most.
+        for pair in tries.windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!(
+                gap >= Duration::from_millis(50) && gap <= Duration::from_secs(1),
+                "{gap:?}"
+            );
+        }
+        assert!(tries[0] - started < Duration::from_millis(1));
+    }
 }
 
 /// The platform's templates (the files under the local service's `data/domainconnect`): the
@@ -335,7 +439,6 @@ pub async fn run_sync_flow(
     open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
     wait: Duration,
 ) -> Result<SyncOutcome> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
         .await
         .map_err(|error| {
@@ -352,7 +455,9 @@ pub async fn run_sync_flow(
             .map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.gen_range(0..36)]))
             .collect()
     };
-    let redirect = format!("http://localhost:{port}/domain-connect");
+    // The loopback IP literal, not `localhost` (RFC 8252 §8.3): no hosts file or resolver
+    // can send the provider's answer anywhere but the port listening here.
+    let redirect = format!("http://127.0.0.1:{port}/domain-connect");
     let url = sync_apply_url(
         discovery,
         PLATFORM_PROVIDER_ID,
@@ -370,72 +475,103 @@ pub async fn run_sync_flow(
             reason,
         }
     })?;
-    let answer = async {
-        loop {
-            let Ok((mut stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let mut buffer = vec![0u8; 8192];
-            let read = match tokio::time::timeout(TIMEOUT, stream.read(&mut buffer)).await {
-                Ok(Ok(read)) => read,
-                _ => continue,
-            };
-            let request = String::from_utf8_lossy(&buffer[..read]);
-            let target = request
-                .lines()
-                .next()
-                .and_then(|line| line.split_whitespace().nth(1))
-                .unwrap_or("");
-            let query = Url::parse(&format!("http://localhost{target}"))
-                .ok()
-                .map(|u| {
-                    u.query_pairs()
-                        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default();
-            let param = |name: &str| {
-                query
-                    .iter()
-                    .find(|(k, _)| k == name)
-                    .map(|(_, v)| v.clone())
-            };
-            let ours = param("state").as_deref() == Some(state.as_str());
-            let page = if ours {
-                "Domain Desk has the answer. You can close this tab and go back to Domain Desk."
-            } else {
-                "This page is for Domain Desk's set-up; nothing was done."
-            };
-            let body = format!(
-                "<!doctype html><meta charset=utf-8><title>Domain Desk</title><p>{page}</p>"
-            );
-            let _ = stream
-                .write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                    .as_bytes(),
-                )
-                .await;
-            if !ours {
-                continue;
-            }
-            return match param("error") {
-                None => SyncOutcome::Applied,
-                Some(error) => SyncOutcome::Refused {
-                    error,
-                    description: param("error_description").unwrap_or_default(),
-                },
-            };
-        }
-    };
+    let answer = answer(
+        || async { listener.accept().await.map(|(stream, _)| stream) },
+        &state,
+    );
     tokio::time::timeout(wait, answer).await.map_err(|_| {
         Error::DomainConnect(
             "no answer from the browser in time; the records may still have been written: verify the domain"
                 .to_owned(),
         )
     })
+}
+
+/// The pause after the loopback listener's first failed `accept()`, doubled after each
+/// failure in a row up to [`ACCEPT_PAUSE_MAX`].
+const ACCEPT_PAUSE_FIRST: Duration = Duration::from_millis(50);
+const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
+
+/// Answers requests to the loopback port until one carries `state`, and returns what it said.
+/// `accept` is the listener's (a test gives its own).
+async fn answer<S, F, A>(mut accept: F, state: &str) -> SyncOutcome
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    F: FnMut() -> A,
+    A: std::future::Future<Output = std::io::Result<S>>,
+{
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut pause = ACCEPT_PAUSE_FIRST;
+    loop {
+        let mut stream = match accept().await {
+            Ok(stream) => {
+                pause = ACCEPT_PAUSE_FIRST;
+                stream
+            }
+            // Out of file descriptors, say: trying again at once would spin. Wait, longer
+            // each time, until the flow's own time limit ends it.
+            Err(error) => {
+                if pause == ACCEPT_PAUSE_FIRST {
+                    tracing::warn!(%error, "the loopback port for the consent page's answer could not accept");
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
+                continue;
+            }
+        };
+        let mut buffer = vec![0u8; 8192];
+        let read = match tokio::time::timeout(TIMEOUT, stream.read(&mut buffer)).await {
+            Ok(Ok(read)) => read,
+            _ => continue,
+        };
+        let request = String::from_utf8_lossy(&buffer[..read]);
+        let target = request
+            .lines()
+            .next()
+            .and_then(|line| line.split_whitespace().nth(1))
+            .unwrap_or("");
+        let query = Url::parse(&format!("http://127.0.0.1{target}"))
+            .ok()
+            .map(|u| {
+                u.query_pairs()
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        let param = |name: &str| {
+            query
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        let ours = param("state").as_deref() == Some(state);
+        let page = if ours {
+            "Domain Desk has the answer. You can close this tab and go back to Domain Desk."
+        } else {
+            "This page is for Domain Desk's set-up; nothing was done."
+        };
+        let body =
+            format!("<!doctype html><meta charset=utf-8><title>Domain Desk</title><p>{page}</p>");
+        let _ = stream
+            .write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            )
+            .await;
+        if !ours {
+            continue;
+        }
+        return match param("error") {
+            None => SyncOutcome::Applied,
+            Some(error) => SyncOutcome::Refused {
+                error,
+                description: param("error_description").unwrap_or_default(),
+            },
+        };
+    }
 }
 
 /// What "Set up automatically" came to.

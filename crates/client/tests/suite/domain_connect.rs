@@ -468,8 +468,8 @@ fn browser(service: &Running, action: &'static str) -> impl FnOnce(&str) -> Resu
                 .await
                 .unwrap();
             let back = answer.headers()["location"].to_str().unwrap().to_owned();
-            // `localhost` as the provider wrote it; the flow listens on 127.0.0.1.
-            let back = back.replacen("//localhost:", "//127.0.0.1:", 1);
+            // The provider sends the browser to the loopback IP literal the flow gave it.
+            assert!(back.starts_with("http://127.0.0.1:"), "{back}");
             http.get(back).send().await.unwrap();
         });
         Ok(())
