@@ -1056,7 +1056,7 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
 #[tokio::test]
 #[ignore = "needs a display and WebKitWebDriver: run `cargo xtask e2e`"]
 async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
-    use domain_desk_client::domain_connect::{DomainConnect, SyncApply, sync_apply_url};
+    use domain_desk_client::domain_connect::{DomainConnect, SyncApply, Targets, sync_apply_url};
     use domain_desk_service::ServiceSettings;
     use domain_desk_test_support::domain_connect::{SIGNED_TEMPLATE, signing_key_txt};
 
@@ -1086,7 +1086,7 @@ async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
         .expect("the DNS address")
         .parse()
         .unwrap();
-    let discovery = DomainConnect::with_name_server(dns)
+    let discovery = DomainConnect::with_name_server(dns, Targets::Demo)
         .unwrap()
         .discover("www.example.com")
         .await

@@ -203,9 +203,11 @@ impl Connection {
     pub fn domain_connect(
         &self,
     ) -> Result<domain_desk_client::domain_connect::DomainConnect, Failure> {
-        use domain_desk_client::domain_connect::DomainConnect;
+        use domain_desk_client::domain_connect::{DomainConnect, Targets};
         Ok(match self.dns_server {
-            Some(server) => DomainConnect::with_name_server(server)?,
+            // Only the local service's accounts (the demo's) have its DNS server: its own
+            // provider on loopback is theirs to use.
+            Some(server) => DomainConnect::with_name_server(server, Targets::Demo)?,
             None => DomainConnect::system()?,
         })
     }

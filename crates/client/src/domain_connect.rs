@@ -5,8 +5,16 @@
 //!
 //! Like the API client it sends nothing over plain `http://` except to this computer (the
 //! local service's provider lives on loopback).
+//!
+//! The `_domainconnect` record is not signed: whoever answers DNS for the name (or sits on
+//! the path of its answer) chooses where discovery sends its requests and where the browser
+//! goes. So outside the offline demo ([`Targets::Public`]) every provider URL must lead to
+//! the internet: a name under `localhost`, or a host any of whose addresses is loopback,
+//! private, link-local or shared (carrier-grade NAT), is refused before anything is sent to
+//! it; and the consent page opens only after the user has been shown its host
+//! ([`Consent`]) and said yes.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use domain_desk_api::Hostname;
@@ -37,11 +45,36 @@ pub struct Discovery {
     pub settings: ProviderSettings,
 }
 
+/// Where a provider's URLs may lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Targets {
+    /// The internet only: an account on a real platform.
+    Public,
+    /// The offline demo's account: its own provider, on this computer's loopback, too.
+    Demo,
+}
+
+/// What the user approves before the browser opens: the DNS provider and the host its
+/// consent page is on (`host` or `host:port`, as the browser's address bar shows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consent {
+    pub provider: String,
+    pub host: String,
+}
+
+/// A provider that supports the platform's template: what discovery found, and what to ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offered {
+    pub discovery: Discovery,
+    pub consent: Consent,
+}
+
 /// Discovers DNS providers that support Domain Connect.
 #[derive(Debug, Clone)]
 pub struct DomainConnect {
     resolver: TokioResolver,
     http: reqwest::Client,
+    targets: Targets,
 }
 
 impl DomainConnect {
@@ -50,11 +83,12 @@ impl DomainConnect {
         let resolver = Resolver::builder_tokio()
             .map_err(|error| Error::Setup(format!("no system DNS configuration: {error}")))?
             .build();
-        Self::with_resolver(resolver)
+        Self::with_resolver(resolver, Targets::Public)
     }
 
-    /// Asks one name server (the local service's DNS server in the offline demo).
-    pub fn with_name_server(address: SocketAddr) -> Result<Self> {
+    /// Asks one name server (the local service's DNS server in the offline demo, with
+    /// [`Targets::Demo`]).
+    pub fn with_name_server(address: SocketAddr, targets: Targets) -> Result<Self> {
         let mut config = ResolverConfig::new();
         config.add_name_server(NameServerConfig::new(address, Protocol::Udp));
         config.add_name_server(NameServerConfig::new(address, Protocol::Tcp));
@@ -66,16 +100,72 @@ impl DomainConnect {
         let resolver = Resolver::builder_with_config(config, TokioConnectionProvider::default())
             .with_options(options)
             .build();
-        Self::with_resolver(resolver)
+        Self::with_resolver(resolver, targets)
     }
 
-    fn with_resolver(resolver: TokioResolver) -> Result<Self> {
+    fn with_resolver(resolver: TokioResolver, targets: Targets) -> Result<Self> {
         let http = reqwest::Client::builder()
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|error| Error::Setup(error.to_string()))?;
-        Ok(Self { resolver, http })
+        Ok(Self {
+            resolver,
+            http,
+            targets,
+        })
+    }
+
+    /// Refuses `url` when it leads where [`Targets`] does not allow: the error names the host
+    /// and the address.
+    async fn check_target(&self, url: &Url) -> Result<()> {
+        let shown = shown_host(url);
+        let refuse = |address: &str, why: &str| {
+            Error::DomainConnect(format!(
+                "the DNS provider's address {shown} leads to {address}, {why}: its _domainconnect record is not signed, so Domain Desk sends nothing there and opens no page there; create the record by hand"
+            ))
+        };
+        let Some(host) = url.host_str() else {
+            return Err(refuse(&shown, "no host"));
+        };
+        let literal = host.trim_start_matches('[').trim_end_matches(']');
+        let addresses: Vec<IpAddr> = match literal.parse::<IpAddr>() {
+            Ok(address) => vec![address],
+            Err(_) if is_localhost_name(host) => {
+                return match self.targets {
+                    Targets::Demo => Ok(()),
+                    Targets::Public => Err(refuse(host, "this computer")),
+                };
+            }
+            Err(_) => {
+                let lookup = self.resolver.lookup_ip(host).await.map_err(|error| {
+                    Error::DomainConnect(format!("looking up the provider's {host}: {error}"))
+                })?;
+                lookup.iter().collect()
+            }
+        };
+        if addresses.is_empty() {
+            return Err(Error::DomainConnect(format!(
+                "the provider's {shown} has no address"
+            )));
+        }
+        for address in addresses {
+            if let Some(why) = refused_address(address, self.targets) {
+                return Err(refuse(&address.to_string(), why));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks where `discovery`'s consent page is and names its host, for the question the
+    /// user answers before the browser opens.
+    pub async fn consent(&self, discovery: &Discovery) -> Result<Consent> {
+        let url = checked_url(&discovery.settings.url_sync_ux)?;
+        self.check_target(&url).await?;
+        Ok(Consent {
+            provider: discovery.settings.provider_name.clone(),
+            host: shown_host(&url),
+        })
     }
 
     /// The DNS provider of `hostname`'s zone, if it supports Domain Connect: `None` when the
@@ -91,7 +181,9 @@ impl DomainConnect {
         let Some(api_host) = self.api_host(&domain).await? else {
             return Ok(None);
         };
-        let url = base_url(&api_host)?
+        let base = base_url(&api_host)?;
+        self.check_target(&base).await?;
+        let url = base
             .join(&format!("v2/{domain}/settings"))
             .map_err(|error| Error::DomainConnect(format!("a settings URL: {error}")))?;
         let response = self.http.get(url).send().await.map_err(|error| {
@@ -139,7 +231,9 @@ impl DomainConnect {
         provider_id: &str,
         service_id: &str,
     ) -> Result<bool> {
-        let url = checked_url(&settings.url_api)?
+        let api = checked_url(&settings.url_api)?;
+        self.check_target(&api).await?;
+        let url = api
             .join(&format!(
                 "v2/domainTemplates/providers/{}/services/{}",
                 path_segment(provider_id)?,
@@ -237,6 +331,58 @@ fn checked_url(text: &str) -> Result<Url> {
         _ => Err(Error::DomainConnect(format!(
             "the provider URL {text:?} is neither https nor on this computer"
         ))),
+    }
+}
+
+/// Why an address a provider's URL leads to is refused under `targets`, or `None`.
+fn refused_address(ip: IpAddr, targets: Targets) -> Option<&'static str> {
+    // An IPv4 address written as IPv6 (`::ffff:10.0.0.1`) reaches the IPv4 one.
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    let loopback = ip.is_loopback() || ip.is_unspecified();
+    if loopback {
+        return (targets == Targets::Public).then_some("this computer");
+    }
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            if v4.is_private() {
+                Some("a private network")
+            } else if v4.is_link_local() {
+                Some("a link-local address")
+            } else if a == 100 && (64..128).contains(&b) || a == 0 {
+                Some("a shared (carrier-grade NAT) address")
+            } else {
+                None
+            }
+        }
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            if first & 0xfe00 == 0xfc00 {
+                Some("a private network (unique local)")
+            } else if first & 0xffc0 == 0xfe80 {
+                Some("a link-local address")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Whether `name` is `localhost` or a name under it (RFC 6761 §6.3: always this computer).
+fn is_localhost_name(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost" || name.ends_with(".localhost")
+}
+
+/// A URL's host as the address bar shows it: with its port when it has one.
+fn shown_host(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
     }
 }
 
@@ -342,6 +488,58 @@ mod tests {
             });
             Ok(())
         }
+    }
+
+    #[test]
+    fn loopback_private_link_local_and_shared_addresses_are_refused_outside_the_demo() {
+        let refused = [
+            "127.0.0.1",
+            "127.255.0.9",
+            "::1",
+            "10.0.0.1",
+            "10.255.255.255",
+            "172.16.0.1",
+            "172.31.255.254",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "100.127.255.255",
+            "fc00::1",
+            "fd12:3456::1",
+            "fe80::1",
+            "febf::1",
+            "0.0.0.0",
+            "::",
+            "::ffff:10.0.0.1",
+            "::ffff:127.0.0.1",
+        ];
+        for ip in refused {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert!(
+                refused_address(ip, Targets::Public).is_some(),
+                "{ip} should be refused"
+            );
+        }
+        let public = [
+            "8.8.8.8",
+            "172.32.0.1",
+            "172.15.255.255",
+            "100.128.0.1",
+            "192.0.2.7",
+            "11.0.0.1",
+            "2606:4700::1111",
+            "fec0::1",
+        ];
+        for ip in public {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert_eq!(refused_address(ip, Targets::Public), None, "{ip}");
+            assert_eq!(refused_address(ip, Targets::Demo), None, "{ip}");
+        }
+        // The demo's own provider is on loopback; other private addresses stay refused.
+        for ip in ["127.0.0.1", "::1"] {
+            assert_eq!(refused_address(ip.parse().unwrap(), Targets::Demo), None);
+        }
+        assert!(refused_address("10.0.0.1".parse().unwrap(), Targets::Demo).is_some());
     }
 
     #[tokio::test]
@@ -588,8 +786,10 @@ pub enum AutoSetup {
 
 impl DomainConnect {
     /// Whether `hostname`'s DNS provider supports Domain Connect and the platform's template,
-    /// and if not, why (for the manual steps' explanation). `Ok` with the discovery when yes.
-    pub async fn offer(&self, hostname: &str) -> Result<std::result::Result<Discovery, String>> {
+    /// and if not, why (for the manual steps' explanation). `Ok` with the discovery and the
+    /// question to ask when yes; an error when the provider's URLs lead where [`Targets`]
+    /// does not allow.
+    pub async fn offer(&self, hostname: &str) -> Result<std::result::Result<Offered, String>> {
         let Some(discovery) = self.discover(hostname).await? else {
             return Ok(Err(format!(
                 "The DNS provider of {hostname} does not support Domain Connect; create the record by hand."
@@ -605,25 +805,49 @@ impl DomainConnect {
                 discovery.settings.provider_name
             )));
         }
-        Ok(Ok(discovery))
+        let consent = self.consent(&discovery).await?;
+        Ok(Ok(Offered { discovery, consent }))
+    }
+
+    /// Opens `discovery`'s consent page ([`run_sync_flow`]) once the user has approved
+    /// `approved_host`: refused, with nothing opened, when the page is now elsewhere or leads
+    /// where [`Targets`] does not allow.
+    pub async fn run(
+        &self,
+        discovery: &Discovery,
+        approved_host: &str,
+        open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
+        wait: Duration,
+    ) -> Result<SyncOutcome> {
+        let consent = self.consent(discovery).await?;
+        if consent.host != approved_host {
+            return Err(Error::DomainConnect(format!(
+                "{}'s consent page is now at {}, not at {approved_host} as you approved; nothing was opened. Try again.",
+                consent.provider, consent.host
+            )));
+        }
+        run_sync_flow(discovery, service_for(discovery), open_browser, wait).await
     }
 
     /// Sets `hostname` up through its DNS provider: discovery, the template check, then the
-    /// consent page in the browser ([`run_sync_flow`]).
+    /// consent page at `approved_host` (the host the user was shown, from [`Self::offer`])
+    /// in the browser ([`Self::run`]).
     pub async fn set_up(
         &self,
         hostname: &str,
+        approved_host: &str,
         open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
         wait: Duration,
     ) -> Result<AutoSetup> {
-        let discovery = match self.offer(hostname).await? {
-            Ok(discovery) => discovery,
+        let offered = match self.offer(hostname).await? {
+            Ok(offered) => offered,
             Err(reason) => return Ok(AutoSetup::NotOffered { reason }),
         };
-        let outcome =
-            run_sync_flow(&discovery, service_for(&discovery), open_browser, wait).await?;
+        let outcome = self
+            .run(&offered.discovery, approved_host, open_browser, wait)
+            .await?;
         Ok(AutoSetup::Finished {
-            provider: discovery.settings.provider_name.clone(),
+            provider: offered.consent.provider,
             outcome,
         })
     }
