@@ -950,6 +950,10 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
 
     // Cancel at the provider: the browser comes back to the app, which says nothing was written.
     app.click("#detail-auto").await;
+    // Asked first, with the host of the provider's consent page named.
+    app.wait_contains("#confirm-title", "’s page at 127.0.0.1:")
+        .await;
+    app.click("#confirm-ok").await;
     let consent = opened.next(&app).await;
     let browser = Browser::start().await;
     browser.goto(&consent).await;
@@ -984,6 +988,9 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
 
     // Apply: the record is written; the platform sees it after its delay.
     app.click("#detail-auto").await;
+    app.wait_contains("#confirm-title", "’s page at 127.0.0.1:")
+        .await;
+    app.click("#confirm-ok").await;
     let consent = opened.next(&app).await;
     browser.goto(&consent).await;
     browser.wait_text("Records to add").await;

@@ -31,7 +31,8 @@ export const api = {
   exportDomains: (projectId, format) => invoke('domains_export', { projectId, format, path: null }),
   // Set up automatically (Domain Connect): whether the provider offers it, then the flow.
   domainConnectOffer: (hostname) => invoke('domain_connect_offer', { hostname }),
-  domainConnectSetUp: (projectId, hostname) => invoke('domain_connect_set_up', { projectId, hostname }),
+  // `providerHost`: the consent page's host the user approved (the offer's `host`).
+  domainConnectSetUp: (projectId, hostname, providerHost) => invoke('domain_connect_set_up', { projectId, hostname, providerHost }),
   domainConfig: (projectId) => invoke('domain_config_get', { projectId }),
   checkHostname: (hostname) => invoke('hostname_check', { hostname }),
   queueState: () => invoke('rate_limit_state'),
