@@ -102,9 +102,23 @@ pub fn run(command: Command, api: ApiArgs) -> ExitCode {
         // validates; the doctor's report says what matters.
         _ => "warn,hickory_proto=error,hickory_net=error",
     });
+    // The user's own folders, private, before anything is kept there; without a home folder
+    // nothing is kept anywhere shared (`/tmp`) instead. The doctor keeps nothing.
+    if !matches!(command, Command::Doctor(_) | Command::Serve(_))
+        && let Err(err) = crate::paths::AppPaths::from_os().and_then(|paths| paths.prepare())
+    {
+        report_error(&err);
+        return ExitCode::from(2);
+    }
     match command {
         Command::Info => {
-            let paths = crate::paths::AppPaths::from_os();
+            let paths = match crate::paths::AppPaths::from_os() {
+                Ok(paths) => paths,
+                Err(err) => {
+                    report_error(&err);
+                    return ExitCode::from(2);
+                }
+            };
             println!("domain-desk {}", env!("CARGO_PKG_VERSION"));
             println!("data: {}", paths.data_dir.display());
             println!("logs: {}", paths.log_dir.display());

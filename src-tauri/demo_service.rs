@@ -3,6 +3,14 @@
 //! runs it. The window (through [`crate::accounts`]) and the command line (`cli/connect.rs`)
 //! start it the same way, so there is one service per database.
 
+// The service runs in the window's process: a panic in one of its handlers must unwind to its
+// catch-panic layer (a 500 for that request), not abort the process and close the window.
+#[cfg(panic = "abort")]
+compile_error!(
+    "Domain Desk must be built with panic = \"unwind\": the window embeds the local service, \
+     whose catch-panic layer needs unwinding (see [profile.release] in Cargo.toml)"
+);
+
 use std::net::SocketAddr;
 
 use domain_desk_service::{Service, ServiceSettings, Storage};

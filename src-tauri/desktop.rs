@@ -4,7 +4,7 @@
 //!
 //! Only the windowed app uses this (`run_window`); the command line's subcommands never
 //! reach it, so `domain-desk doctor …` runs beside an open window. What is decided here is
-//! small and pure ([`close_action`]); the links are read in [`crate::links`].
+//! small and pure ([`close_action`]); the links are read in [`domain_desk_api::links`].
 
 use std::sync::Mutex;
 
@@ -13,7 +13,7 @@ use tauri::menu::{MenuBuilder, MenuItemBuilder};
 use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Emitter, Manager, Runtime, Window, WindowEvent, Wry};
 
-use crate::links::{self, Link};
+use domain_desk_api::links::{self, Link};
 
 /// The main window's label (tauri.conf.json).
 pub const MAIN: &str = "main";
@@ -26,14 +26,19 @@ const TRAY: &str = "watch";
 /// Linux the instance is a D-Bus name in the user's session, named after the folder; on
 /// Windows and macOS the plugin keeps one per user, who has one data folder there.
 pub fn plugins(builder: tauri::Builder<Wry>, data_dir: &std::path::Path) -> tauri::Builder<Wry> {
+    let builder = builder.plugin(
+        tauri_plugin_single_instance::Builder::new()
+            .dbus_id(instance_id(data_dir))
+            .callback(second_launch)
+            .build(),
+    );
+    // The deep-link plugin only on macOS, where links arrive as system events. On Linux and
+    // Windows a link is an argument, read here as bytes ([`setup`], [`second_launch`]); the
+    // plugin would read the arguments again with `std::env::args()`, which panics on one
+    // that is not UTF-8, before the window could say the link was refused.
+    #[cfg(target_os = "macos")]
+    let builder = builder.plugin(tauri_plugin_deep_link::init());
     builder
-        .plugin(
-            tauri_plugin_single_instance::Builder::new()
-                .dbus_id(instance_id(data_dir))
-                .callback(second_launch)
-                .build(),
-        )
-        .plugin(tauri_plugin_deep_link::init())
         .plugin(
             tauri_plugin_window_state::Builder::new()
                 .with_state_flags(
@@ -51,13 +56,14 @@ pub fn plugins(builder: tauri::Builder<Wry>, data_dir: &std::path::Path) -> taur
 fn second_launch<R: Runtime>(app: &AppHandle<R>, args: Vec<String>, _cwd: String) {
     // The second launch's link is read here rather than by the deep-link plugin (its
     // `deep-link` feature): the plugin drops a link it cannot parse without a word, where
-    // the window should say it was ignored.
+    // the window should say it was ignored. The plugin made the arguments text with U+FFFD
+    // for bytes that are not UTF-8; such a link is refused as not text.
     tracing::info!(
         arguments = args.len(),
         "a second launch was handed to this window"
     );
     match links::from_args(&args) {
-        Some(link) => receive_link(app, link),
+        Some(link) => receive(app, links::parse(link)),
         None => show_main(app),
     }
 }
@@ -75,19 +81,23 @@ pub fn instance_id(data_dir: &std::path::Path) -> String {
 
 /// At start: links that arrive from now on, and the one this launch was opened with.
 pub fn setup<R: Runtime>(app: &AppHandle<R>) {
-    use tauri_plugin_deep_link::DeepLinkExt as _;
     // On macOS links arrive as system events; on Windows and Linux as the arguments of a
     // launch (this one's below, a second one's in the single-instance callback).
-    let handle = app.clone();
-    app.deep_link().on_open_url(move |event| {
-        for url in event.urls() {
-            receive_link(&handle, url.as_str());
-        }
-    });
-    // A link the system opened the app with. On Linux and Windows it is among the arguments.
-    let args: Vec<String> = std::env::args().collect();
-    if let Some(link) = links::from_args(&args) {
-        receive_link(app, link);
+    #[cfg(target_os = "macos")]
+    {
+        use tauri_plugin_deep_link::DeepLinkExt as _;
+        let handle = app.clone();
+        app.deep_link().on_open_url(move |event| {
+            for url in event.urls() {
+                receive(&handle, links::parse(url.as_str()));
+            }
+        });
+    }
+    // A link the system opened the app with. On Linux and Windows it is among the arguments,
+    // as bytes: one that is not UTF-8 is refused with a notice.
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if let Some(read) = links::from_args_os(&args) {
+        receive(app, read);
     }
 }
 
@@ -113,10 +123,11 @@ impl PendingLink {
     }
 }
 
-/// Reads a link, keeps what it asks for, and tells the window (`link://received`), which
-/// takes it with the `link_take` command: a window still starting takes it when it is ready.
-pub fn receive_link<R: Runtime>(app: &AppHandle<R>, text: &str) {
-    let outcome = match links::parse(text) {
+/// Keeps what a link read (`links::parse`) asks for, or why it was refused, and tells the
+/// window (`link://received`), which takes it with the `link_take` command: a window still
+/// starting takes it when it is ready.
+pub fn receive<R: Runtime>(app: &AppHandle<R>, read: domain_desk_api::Result<Link>) {
+    let outcome = match read {
         Ok(link) => {
             tracing::info!(?link, "opening a link");
             LinkOutcome::Open { link }

@@ -15,9 +15,11 @@
 //! Anything else the doctor should learn from the local service belongs here as well. The
 //! command line then lays its flags over what this returns.
 
+use std::collections::BTreeSet;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+use domain_desk_api::Hostname;
 use domain_desk_api::local::LocalInfo;
 use domain_desk_client::{ClientPool, LocalControl};
 use domain_desk_doctor::{DoctorOptions, RunClock};
@@ -50,6 +52,28 @@ pub async fn for_local_service(
         .as_deref()
         .map(domain_desk_doctor::renewal::live_certificates);
     Ok(options)
+}
+
+/// `options` keeping, of what the service said about every account, only what diagnosing
+/// `hostnames` needs: whether each of them is attached, and its live certificate. A capture
+/// goes to support, so it must not list the names (nor the certificates) that other accounts,
+/// or other projects, attach.
+pub fn scoped_to<S: AsRef<str>>(mut options: DoctorOptions, hostnames: &[S]) -> DoctorOptions {
+    // As the doctor names them: lowercase A-labels.
+    let wanted: BTreeSet<String> = hostnames
+        .iter()
+        .map(|hostname| match Hostname::parse(hostname.as_ref()) {
+            Ok(name) => name.as_str().to_owned(),
+            Err(_) => hostname.as_ref().trim().to_ascii_lowercase(),
+        })
+        .collect();
+    if let Some(attached) = options.attached_hostnames.as_mut() {
+        attached.retain(|hostname| wanted.contains(hostname));
+    }
+    if let Some(live) = options.live_certificates.as_mut() {
+        live.retain(|hostname, _| wanted.contains(hostname));
+    }
+    options
 }
 
 /// The local service's clock as the doctor's run clock: its time now, carried forward at its
@@ -116,8 +140,6 @@ fn address(text: Option<&str>, what: &str) -> Result<Option<SocketAddr>> {
 
 #[cfg(test)]
 mod tests {
-    use std::collections::BTreeSet;
-
     use domain_desk_service::{ServiceSettings, Storage};
 
     use super::*;

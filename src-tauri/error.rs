@@ -10,6 +10,12 @@ pub type Result<T, E = Error> = std::result::Result<T, E>;
 pub enum Error {
     #[error("could not set up logging: {0}")]
     Logging(String),
+    /// The OS names no home folder for this user (no `HOME`, no entry in the user database),
+    /// so there is no folder of the user's own for the data and logs.
+    #[error(
+        "Domain Desk cannot find your home folder (is HOME set?), so it has nowhere of your own to keep its data and logs. It does not fall back to a shared folder such as /tmp, where other users could read or replace its files."
+    )]
+    NoHomeFolder,
     #[error("the window could not start: {0}")]
     Tauri(#[from] tauri::Error),
     #[error("file system: {0}")]
@@ -81,6 +87,7 @@ impl Error {
     pub fn kind(&self) -> String {
         match self {
             Error::Logging(_) => "logging".into(),
+            Error::NoHomeFolder => "no_home_folder".into(),
             Error::Tauri(_) => "internal".into(),
             Error::Io(_) => "io".into(),
             Error::Api(err) => match err.code() {

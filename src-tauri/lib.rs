@@ -15,7 +15,6 @@ pub mod demo_service;
 pub mod desktop;
 pub mod doctor_options;
 pub mod error;
-pub mod links;
 pub mod logs;
 pub mod paths;
 pub mod renewal;
@@ -104,7 +103,8 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
 
 /// Opens the main window and runs until it closes.
 pub fn run_window() -> Result<()> {
-    let paths = paths::AppPaths::from_os();
+    let paths = paths::AppPaths::from_os()?;
+    paths.prepare()?;
     let log_guard = logs::init(&paths.log_dir)?;
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Domain Desk");
     secrets::KeyStore::install();

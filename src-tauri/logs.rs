@@ -82,7 +82,8 @@ pub type Clock = Box<dyn Fn() -> DateTime<Utc> + Send>;
 impl CappedLog {
     /// Opens (or creates) the current file in `dir`, reading the time from `now`.
     pub fn open(dir: &Path, limits: LogLimits, now: Clock) -> Result<Self> {
-        std::fs::create_dir_all(dir)?;
+        // The user's alone: the log names the user's domains and accounts.
+        crate::paths::private_dir(dir)?;
         let path = dir.join(CURRENT);
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
         let metadata = file.metadata()?;
@@ -233,6 +234,21 @@ mod tests {
         let from = (0..200).position(|i| line(i) == first_kept).unwrap();
         let expected: String = (from..200).map(line).collect();
         assert_eq!(kept, expected);
+    }
+
+    /// The log folder is the user's alone, and an existing one more open is tightened.
+    #[cfg(unix)]
+    #[test]
+    fn the_log_folder_is_the_users_alone() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let logs = dir.path().join("logs");
+        let mode = |path: &Path| std::fs::metadata(path).unwrap().permissions().mode() & 0o777;
+        drop(CappedLog::open(&logs, LIMITS, noon()).unwrap());
+        assert_eq!(mode(&logs), 0o700);
+        std::fs::set_permissions(&logs, std::fs::Permissions::from_mode(0o755)).unwrap();
+        drop(CappedLog::open(&logs, LIMITS, noon()).unwrap());
+        assert_eq!(mode(&logs), 0o700);
     }
 
     #[test]

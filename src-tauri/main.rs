@@ -22,10 +22,10 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 fn main() -> ExitCode {
     // A `domain-desk://` link opened by the system: the window, which shows it (or hands it
     // to the window already open).
-    let args: Vec<String> = std::env::args_os()
-        .map(|a| a.to_string_lossy().into_owned())
-        .collect();
-    if args.len() == 2 && domain_desk::links::from_args(&args).is_some() {
+    // The arguments as bytes: a link that is not UTF-8 still opens the window, which says it
+    // was refused (`std::env::args` would panic on it).
+    let args: Vec<std::ffi::OsString> = std::env::args_os().collect();
+    if args.len() == 2 && domain_desk_api::links::from_args_os(&args).is_some() {
         return window();
     }
     if args.len() > 1 {

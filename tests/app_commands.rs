@@ -2,6 +2,7 @@
 //! (`tauri.conf.json` and `capabilities/`), against the local service embedded in-process —
 //! exactly what the window does, without a display.
 
+use std::path::Path;
 use std::sync::mpsc;
 use std::time::Duration;
 
@@ -59,6 +60,31 @@ impl Harness {
         (base_url, free_key)
     }
 
+    /// An import of `file`, as `domains_import` makes once the system's dialog has given it
+    /// (the window never names a file); `Err` holds the serialised error.
+    fn import_file(
+        &self,
+        project_id: &str,
+        file: &Path,
+        skip_invalid: bool,
+    ) -> Result<Value, Value> {
+        use tauri::Manager as _;
+        let state = self.app.state::<domain_desk::state::AppState>();
+        let running = self
+            .app
+            .state::<domain_desk::commands::bulk::RunningImport>();
+        tauri::async_runtime::block_on(domain_desk::commands::bulk::import_file(
+            &state,
+            &running,
+            project_id,
+            file,
+            skip_invalid,
+            |_| {},
+        ))
+        .map(|result| serde_json::to_value(result).expect("an import's result is JSON"))
+        .map_err(|err| serde_json::to_value(err).expect("errors are JSON"))
+    }
+
     fn project_with_deploy(&self, status: Option<&str>) -> Value {
         let projects = self.ok("projects_list", json!({}));
         projects
@@ -95,6 +121,34 @@ fn the_window_cannot_call_what_its_capability_does_not_grant() {
     // app's own commands, which never accept a key.
     let err = h.err("plugin:store|load", json!({"path": "settings.json"}));
     assert!(err.to_string().contains("not allowed"), "{err}");
+}
+
+/// The page listens for the app's events and stops listening; it never emits one, so the
+/// window is not granted to: a script in the page cannot pose as the app to its listeners.
+#[test]
+fn the_window_may_listen_to_events_but_not_emit_them() {
+    let h = Harness::new();
+    let id = h.ok(
+        "plugin:event|listen",
+        json!({"event": "queue://changed", "target": {"kind": "Any"}, "handler": 3}),
+    );
+    h.ok(
+        "plugin:event|unlisten",
+        json!({"event": "queue://changed", "eventId": id}),
+    );
+    for (cmd, args) in [
+        (
+            "plugin:event|emit",
+            json!({"event": "queue://changed", "payload": {}}),
+        ),
+        (
+            "plugin:event|emit_to",
+            json!({"target": {"kind": "Any"}, "event": "queue://changed", "payload": {}}),
+        ),
+    ] {
+        let err = h.err(cmd, args);
+        assert!(err.to_string().contains("not allowed"), "{cmd}: {err}");
+    }
 }
 
 #[test]
@@ -916,10 +970,7 @@ fn import_and_export_run_through_the_windows_commands() {
         "hostname,redirect_to\nimport-a.example.com\nimport-b.example.com,import-a.example.com\n",
     )
     .unwrap();
-    let result = harness.ok(
-        "domains_import",
-        json!({"projectId": project_id, "path": file, "onProgress": "__CHANNEL__:7"}),
-    );
+    let result = harness.import_file(project_id, &file, false).unwrap();
     assert_eq!(
         result["summary"]["created"],
         json!(["import-a.example.com", "import-b.example.com"]),
@@ -928,10 +979,7 @@ fn import_and_export_run_through_the_windows_commands() {
     assert_eq!(result["retry_file"], Value::Null);
 
     // Again: nothing is sent twice, both are reported as already there.
-    let again = harness.ok(
-        "domains_import",
-        json!({"projectId": project_id, "path": file, "onProgress": "__CHANNEL__:8"}),
-    );
+    let again = harness.import_file(project_id, &file, false).unwrap();
     assert_eq!(again["summary"]["created"], json!([]));
     assert_eq!(
         again["summary"]["already_present"]
@@ -944,17 +992,11 @@ fn import_and_export_run_through_the_windows_commands() {
     // A bad file is refused with every line named, before anything is sent.
     let bad = dir.path().join("bad.csv");
     std::fs::write(&bad, "*.example.com\n").unwrap();
-    let err = harness.err(
-        "domains_import",
-        json!({"projectId": project_id, "path": bad, "onProgress": "__CHANNEL__:9"}),
-    );
+    let err = harness.import_file(project_id, &bad, false).unwrap_err();
     assert!(err["message"].as_str().unwrap().contains("line 1"), "{err}");
     // A line that cannot be read and a row the plan refuses: named together, in one refusal.
     std::fs::write(&bad, "a,b,c\n*.example.com\nok.example.com\n").unwrap();
-    let err = harness.err(
-        "domains_import",
-        json!({"projectId": project_id, "path": bad, "onProgress": "__CHANNEL__:9"}),
-    );
+    let err = harness.import_file(project_id, &bad, false).unwrap_err();
     let message = err["message"].as_str().unwrap();
     assert!(
         message.contains("2 line(s) cannot be imported")
@@ -964,11 +1006,15 @@ fn import_and_export_run_through_the_windows_commands() {
     );
 
     let out = dir.path().join("domains.zone");
-    let written = harness.ok(
-        "domains_export",
-        json!({"projectId": project_id, "format": "zone", "path": out}),
-    );
-    assert_eq!(written.as_str().unwrap(), out.display().to_string());
+    use tauri::Manager as _;
+    let state = harness.app.state::<domain_desk::state::AppState>();
+    let export = tauri::async_runtime::block_on(domain_desk::commands::bulk::export(
+        &state, project_id, "zone",
+    ))
+    .unwrap();
+    assert!(export.suggested_name.ends_with(".zone"), "{export:?}");
+    let written = domain_desk::commands::bulk::save_export(&out, &export).unwrap();
+    assert_eq!(written, out.display().to_string());
     let zone = std::fs::read_to_string(&out).unwrap();
     assert!(
         zone.contains("import-a.example.com.\t3600\tIN\tCNAME\t"),
@@ -1011,10 +1057,13 @@ fn the_windows_import_names_each_invalid_row_and_can_import_the_valid_ones() {
     std::fs::write(&file, text).unwrap();
     let retry = dir.path().join("mixed.csv.failed.csv");
 
-    let err = harness.err(
+    // Importing the refused file again before any refusal: there is none to read.
+    let none = harness.err(
         "domains_import",
-        json!({"projectId": project_id, "path": file, "onProgress": "__CHANNEL__:7"}),
+        json!({"projectId": project_id, "again": true, "skipInvalid": true, "onProgress": "__CHANNEL__:6"}),
     );
+    assert_eq!(none["kind"], "invalid_input", "{none}");
+    let err = harness.import_file(project_id, &file, false).unwrap_err();
     assert_eq!(err["kind"], "import_refused", "{err}");
     assert!(
         err["message"]
@@ -1055,10 +1104,12 @@ fn the_windows_import_names_each_invalid_row_and_can_import_the_valid_ones() {
     assert_eq!(listed(&harness), before, "nothing is sent on a refusal");
     assert!(!retry.exists());
 
+    // "Import the 26 valid rows": the window names no file, the refused one is read again.
     let result = harness.ok(
         "domains_import",
-        json!({"projectId": project_id, "path": file, "skipInvalid": true, "onProgress": "__CHANNEL__:8"}),
+        json!({"projectId": project_id, "again": true, "skipInvalid": true, "onProgress": "__CHANNEL__:8"}),
     );
+    assert_eq!(result["file"], file.display().to_string(), "{result}");
     assert_eq!(
         result["summary"]["created"].as_array().unwrap().len(),
         26,
@@ -1069,7 +1120,9 @@ fn the_windows_import_names_each_invalid_row_and_can_import_the_valid_ones() {
     assert_eq!(listed(&harness), before + 26);
     let left = std::fs::read_to_string(&retry).expect("the retry file");
     assert_eq!(
-        left.lines().filter(|l| l.starts_with("# line ")).count(),
+        left.lines()
+            .filter(|l| l.trim_start_matches('"').starts_with("# line "))
+            .count(),
         4,
         "{left}"
     );
@@ -1094,23 +1147,45 @@ fn set_up_automatically_is_offered_for_the_demos_own_dns_provider_only() {
     assert!(elsewhere["reason"].as_str().unwrap().contains("by hand"));
 }
 
-/// Save diagnostics… (with `path` instead of the save dialog): the doctor runs against the
-/// demo with capture on, the file replays offline into the report the window would have
-/// seen, and a name that is not a hostname is refused before anything is asked or written.
+/// Save diagnostics… (below the command, with a file instead of the save dialog's): the
+/// doctor runs against the demo with capture on, the file replays offline into the report the
+/// window would have seen, and a name that is not a hostname is refused before anything is
+/// asked or written.
 #[test]
 fn save_diagnostics_writes_a_capture_that_replays_offline() {
+    use domain_desk::commands::diagnose::DiagnosticsRun;
+    use tauri::Manager as _;
     let h = Harness::new();
     h.ok("demo_start", json!({}));
+    let state = h.app.state::<domain_desk::state::AppState>();
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("diagnostics.json");
-    let saved = h.ok(
-        "diagnostics_save",
-        json!({"hostname": "shop.example.com", "path": file}),
-    );
+    let saved = tauri::async_runtime::block_on(async {
+        let run = DiagnosticsRun::prepare(&state, "shop.example.com", None).await?;
+        assert!(
+            run.suggested_name
+                .starts_with("diagnostics-shop.example.com-"),
+            "{}",
+            run.suggested_name
+        );
+        run.save(&file).await
+    })
+    .unwrap();
+    let saved = serde_json::to_value(saved).unwrap();
     assert_eq!(saved["path"], file.display().to_string(), "{saved}");
     assert!(saved["errors"].as_u64().unwrap() >= 1, "{saved}");
     let capture = domain_desk_doctor::Capture::load(&file).unwrap();
     assert_eq!(capture.hostnames, ["shop.example.com"]);
+    // Only what this name's diagnosis needed: not the names other accounts of the demo attach
+    // (the Business account's live app.example.co.uk), nor their certificates.
+    let seeded = domain_desk_service::world::renewal_demo::HOSTNAME;
+    let attached = capture.options.attached_hostnames.as_ref().unwrap();
+    assert!(
+        attached.iter().all(|h| h == "shop.example.com"),
+        "{attached:?}"
+    );
+    let live = capture.options.live_certificates.as_ref().unwrap();
+    assert!(!live.contains_key(seeded), "{live:?}");
     assert!(!capture.exchanges.is_empty());
     let report = tokio::runtime::Runtime::new()
         .unwrap()
@@ -1126,11 +1201,7 @@ fn save_diagnostics_writes_a_capture_that_replays_offline() {
         report.to_text()
     );
 
-    let refused = dir.path().join("refused.json");
-    let err = h.err(
-        "diagnostics_save",
-        json!({"hostname": "not a name", "path": refused}),
-    );
-    assert_eq!(err["kind"], "invalid_input", "{err}");
-    assert!(!refused.exists());
+    let err = tauri::async_runtime::block_on(DiagnosticsRun::prepare(&state, "not a name", None))
+        .unwrap_err();
+    assert_eq!(serde_json::to_value(err).unwrap()["kind"], "invalid_input");
 }

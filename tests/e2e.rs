@@ -950,6 +950,10 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
 
     // Cancel at the provider: the browser comes back to the app, which says nothing was written.
     app.click("#detail-auto").await;
+    // Asked first, with the host of the provider's consent page named.
+    app.wait_contains("#confirm-title", "’s page at 127.0.0.1:")
+        .await;
+    app.click("#confirm-ok").await;
     let consent = opened.next(&app).await;
     let browser = Browser::start().await;
     browser.goto(&consent).await;
@@ -984,6 +988,9 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
 
     // Apply: the record is written; the platform sees it after its delay.
     app.click("#detail-auto").await;
+    app.wait_contains("#confirm-title", "’s page at 127.0.0.1:")
+        .await;
+    app.click("#confirm-ok").await;
     let consent = opened.next(&app).await;
     browser.goto(&consent).await;
     browser.wait_text("Records to add").await;
@@ -1056,7 +1063,7 @@ async fn set_up_automatically_through_the_browser_and_a_certificate_that_fails()
 #[tokio::test]
 #[ignore = "needs a display and WebKitWebDriver: run `cargo xtask e2e`"]
 async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
-    use domain_desk_client::domain_connect::{DomainConnect, SyncApply, sync_apply_url};
+    use domain_desk_client::domain_connect::{DomainConnect, SyncApply, Targets, sync_apply_url};
     use domain_desk_service::ServiceSettings;
     use domain_desk_test_support::domain_connect::{SIGNED_TEMPLATE, signing_key_txt};
 
@@ -1086,7 +1093,7 @@ async fn the_consent_page_refuses_bad_signatures_and_unknown_templates() {
         .expect("the DNS address")
         .parse()
         .unwrap();
-    let discovery = DomainConnect::with_name_server(dns)
+    let discovery = DomainConnect::with_name_server(dns, Targets::Demo)
         .unwrap()
         .discover("www.example.com")
         .await
@@ -1999,11 +2006,11 @@ async fn bulk_import_names_the_invalid_rows_and_imports_the_valid_ones() {
     std::fs::write(&file, text).expect("writing the file");
     let retry = dir.path().join("mixed.csv.failed.csv");
 
-    // The system's file dialog is native: the panel is given the file as the dialog would.
-    app.script(&format!(
-        "document.querySelector('dd-bulk-panel').import({{ path: {} }}); return true;",
-        serde_json::json!(file.display().to_string())
-    ))
+    // The window never names a file: the system's dialog is answered as a person would.
+    app.pick_in_file_dialog(
+        "document.querySelector('#import-button').click(); return true;",
+        &file,
+    )
     .await;
     app.wait_contains(
         "#import-refusal-title",
@@ -2061,7 +2068,9 @@ async fn bulk_import_names_the_invalid_rows_and_imports_the_valid_ones() {
     assert!(!app.exists("#import-refusal table").await);
     let left = std::fs::read_to_string(&retry).expect("the retry file");
     assert_eq!(
-        left.lines().filter(|l| l.starts_with("# line ")).count(),
+        left.lines()
+            .filter(|l| l.trim_start_matches('"').starts_with("# line "))
+            .count(),
         4,
         "{left}"
     );

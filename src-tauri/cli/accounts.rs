@@ -45,13 +45,13 @@ fn read_key(from_stdin: bool) -> Result<ApiKey, Failure> {
 pub async fn login(args: LoginArgs, json: bool) -> Outcome {
     let base_url = account_rules::normalise_base_url(&args.base_url)?;
     let key = read_key(args.key_stdin)?;
-    let pool = ClientPool::with_data_dir(AppPaths::from_os().queue_dir());
+    let pool = ClientPool::with_data_dir(AppPaths::from_os()?.queue_dir());
     let client = pool.client(ClientConfig::new(&base_url, key.clone()))?;
     let account = client.account().await?;
     let entry = account_rules::account_entry(&base_url, &account);
     KeyStore::install();
     secrets::store_key(&entry.id, &key)?;
-    let paths = AppPaths::from_os();
+    let paths = AppPaths::from_os()?;
     let mut file = AccountsFile::open(&paths.data_dir)?;
     file.remember(entry.clone())?;
     file.save()?;
@@ -69,7 +69,7 @@ pub async fn login(args: LoginArgs, json: bool) -> Outcome {
 
 /// Forgets an account and deletes its key from the keyring.
 pub fn logout(id: &str) -> Outcome {
-    let paths = AppPaths::from_os();
+    let paths = AppPaths::from_os()?;
     let mut file = AccountsFile::open(&paths.data_dir)?;
     let removed = file.forget(id)?;
     file.save()?;
@@ -87,7 +87,7 @@ pub fn logout(id: &str) -> Outcome {
 }
 
 pub fn list(json: bool) -> Outcome {
-    let paths = AppPaths::from_os();
+    let paths = AppPaths::from_os()?;
     let file = AccountsFile::open(&paths.data_dir)?;
     let accounts = file.accounts()?;
     let default = file.settings()?.last_account;

@@ -20,7 +20,8 @@ pub struct ImportArgs {
     #[arg(long, value_parser = ["csv", "jsonl"])]
     pub format: Option<String>,
     /// Where the rows that were refused or not done go, ready to import again
-    /// (default: FILE.failed.csv beside the file, when there are any).
+    /// (default: FILE.failed.csv beside the file, when there are any). Never the file being
+    /// imported, nor a file that Domain Desk did not write as a retry file.
     #[arg(long, value_name = "FILE")]
     pub failed: Option<PathBuf>,
     /// Check the file against the project and say what would be sent, without sending.
@@ -67,6 +68,11 @@ pub async fn import(
     no_wait: bool,
 ) -> Outcome {
     let (rows, unreadable) = read_rows(&args)?;
+    // Where the rows to import again go must be fit for it before anything is sent.
+    if !args.dry_run {
+        rows::check_retry_path(&failed_path(&args), imported_file(&args))
+            .map_err(|err| Failure::usage(err.to_string()))?;
+    }
     let client = &connection.client;
     let existing = client.domains(&project.id).await?;
     let invalid = if args.skip_invalid {
@@ -267,21 +273,36 @@ fn cut_to_width(text: &str, room: usize) -> String {
     out
 }
 
+/// The file being imported; `None` for standard input.
+fn imported_file(args: &ImportArgs) -> Option<&std::path::Path> {
+    (args.file.as_os_str() != "-").then_some(args.file.as_path())
+}
+
+/// Where the rows to import again go: `--failed`, else FILE.failed.csv beside the file.
+fn failed_path(args: &ImportArgs) -> PathBuf {
+    args.failed
+        .clone()
+        .unwrap_or_else(|| match imported_file(args) {
+            Some(file) => rows::retry_path(file),
+            None => PathBuf::from("import.failed.csv"),
+        })
+}
+
 /// Writes the rows to import again beside the file (or where --failed says), or removes the
-/// file a run before this one left there when none are left.
+/// file a run before this one left there when none are left; never the imported file, nor a
+/// file Domain Desk did not write.
 fn write_failed_rows(
     args: &ImportArgs,
     summary: &Summary,
 ) -> Result<(PathBuf, rows::RetryFile), Failure> {
-    let path = args.failed.clone().unwrap_or_else(|| {
-        if args.file.as_os_str() == "-" {
-            PathBuf::from("import.failed.csv")
-        } else {
-            rows::retry_path(&args.file)
-        }
-    });
-    let written = rows::write_retry_file(&path, &summary.rows_to_retry(), &summary.skipped)
-        .map_err(|err| Failure::check(format!("cannot write {}: {err}", path.display())))?;
+    let path = failed_path(args);
+    let written = rows::write_retry_file(
+        &path,
+        imported_file(args),
+        &summary.rows_to_retry(),
+        &summary.skipped,
+    )
+    .map_err(|err| Failure::check(err.to_string()))?;
     Ok((path, written))
 }
 
@@ -363,7 +384,7 @@ pub async fn export(connection: &Connection, project: &Project, args: ExportArgs
     let label = format!("{} ({})", project.name, project.id);
     let text = domain_desk_bulk::export(&domains, format, &label)?;
     match &args.output {
-        Some(path) => std::fs::write(path, text)
+        Some(path) => domain_desk_bulk::file::write_atomically(path, text.as_bytes())
             .map_err(|err| Failure::check(format!("cannot write {}: {err}", path.display()))),
         None => {
             print!("{text}");

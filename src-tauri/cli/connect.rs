@@ -72,7 +72,11 @@ fn plan_named(name: &str) -> Plan {
 /// The request queues of this process, sharing each key's budget with the window and other
 /// commands on this computer (through the data folder).
 pub fn shared_pool() -> ClientPool {
-    ClientPool::with_data_dir(AppPaths::from_os().queue_dir())
+    match AppPaths::from_os() {
+        Ok(paths) => ClientPool::with_data_dir(paths.queue_dir()),
+        // Not reached: `cli::run` refuses to start without the user's folders.
+        Err(_) => ClientPool::new(),
+    }
 }
 
 /// Opens the account `args` names.
@@ -81,7 +85,7 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
         let base_url = format!("http://{}", args.local_api);
         return local(pool, &base_url, plan_named(&args.plan), None, args.no_wait).await;
     }
-    let paths = AppPaths::from_os();
+    let paths = AppPaths::from_os()?;
     let file = AccountsFile::open(&paths.data_dir)?;
     let id = match &args.account {
         Some(id) => id.clone(),
@@ -203,9 +207,11 @@ impl Connection {
     pub fn domain_connect(
         &self,
     ) -> Result<domain_desk_client::domain_connect::DomainConnect, Failure> {
-        use domain_desk_client::domain_connect::DomainConnect;
+        use domain_desk_client::domain_connect::{DomainConnect, Targets};
         Ok(match self.dns_server {
-            Some(server) => DomainConnect::with_name_server(server)?,
+            // Only the local service's accounts (the demo's) have its DNS server: its own
+            // provider on loopback is theirs to use.
+            Some(server) => DomainConnect::with_name_server(server, Targets::Demo)?,
             None => DomainConnect::system()?,
         })
     }

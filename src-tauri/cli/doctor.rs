@@ -117,6 +117,8 @@ pub fn run(args: DoctorArgs, connection: &ApiArgs) -> ExitCode {
         let options = doctor_options(&args, connection.local_api, &shared_pool()).await?;
         Ok(match &args.capture {
             Some(file) => {
+                // The file goes to support: it carries only what these names needed.
+                let options = crate::doctor_options::scoped_to(options, &hostnames);
                 domain_desk_doctor::diagnose_into_file(&hostnames, &options, file).await?
             }
             None => domain_desk_doctor::diagnose(&hostnames, &options).await?,

@@ -3,6 +3,7 @@
 //! live domain's renewal readiness (DNS questions only, `crate::renewal`).
 
 use std::collections::BTreeMap;
+use std::io::IsTerminal;
 
 use domain_desk_api::{AddDomain, Domain, DomainStatus, Hostname, Project, wire_name};
 use domain_desk_client::Client;
@@ -35,9 +36,14 @@ pub enum DomainsCommand {
         #[arg(long, value_name = "HOSTNAME")]
         redirect_to: Option<String>,
         /// Create the DNS record through the domain's DNS provider when it supports Domain
-        /// Connect: its consent page opens in the browser, then the domain is verified.
+        /// Connect: it names the host of the provider's consent page and asks (y/N) before
+        /// the page opens in the browser, then the domain is verified.
         #[arg(long)]
         auto: bool,
+        /// With --auto: open the provider's consent page without asking (for scripts; when
+        /// standard input is not a terminal, --auto refuses to go on without it).
+        #[arg(long, requires = "auto")]
+        yes: bool,
     },
     /// Everything the window's detail panel shows: the record to create, the verification's
     /// evidence, the certificate and its renewal. Exits with status 1 when the domain is not
@@ -181,10 +187,17 @@ pub async fn run(
             hostname: name,
             redirect_to,
             auto,
+            yes,
         } => {
             let body = AddDomain {
                 hostname: hostname(&name)?,
                 redirect_to,
+            };
+            // Before anything is added: can the go-ahead be had?
+            let go_ahead = if auto {
+                Some(go_ahead(yes, std::io::stdin().is_terminal())?)
+            } else {
+                None
             };
             refuse_to_wait(connection, 1, no_wait).await?;
             let domain = client.add_domain(&project.id, &body).await?;
@@ -195,8 +208,8 @@ pub async fn run(
                     inert(&project.name)
                 );
             }
-            if auto {
-                return set_up_automatically(connection, project, &domain, json).await;
+            if let Some(go_ahead) = go_ahead {
+                return set_up_automatically(connection, project, &domain, json, go_ahead).await;
             }
             if json {
                 return print_json(&domain);
@@ -300,27 +313,92 @@ pub async fn run(
     }
 }
 
-/// `domains add --auto`: Domain Connect when the provider offers it, then Verify; the manual
-/// steps otherwise.
+/// How `domains add --auto` has the user's go-ahead to open the provider's consent page.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum GoAhead {
+    /// `--yes`: given on the command line.
+    Given,
+    /// Asked on the terminal (y/N), once the provider's host is known.
+    Ask,
+}
+
+/// `--yes`, else a question on the terminal; without a terminal to ask on, a refusal: the
+/// page's address comes from an unsigned DNS record, so it never opens unasked.
+fn go_ahead(yes: bool, terminal: bool) -> Result<GoAhead, Failure> {
+    match (yes, terminal) {
+        (true, _) => Ok(GoAhead::Given),
+        (false, true) => Ok(GoAhead::Ask),
+        (false, false) => Err(Failure::usage(
+            "--auto asks before it opens the DNS provider's consent page in your browser, and standard input is not a terminal: add --yes to open it without asking.",
+        )),
+    }
+}
+
+/// Whether an answer to "[y/N]" is yes.
+fn said_yes(answer: &str) -> bool {
+    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
+}
+
+/// `domains add --auto`: Domain Connect when the provider offers it (its consent page's host
+/// named, and opened once the user says yes), then Verify; the manual steps otherwise.
 async fn set_up_automatically(
     connection: &Connection,
     project: &Project,
     domain: &Domain,
     json: bool,
+    go_ahead: GoAhead,
 ) -> Outcome {
     use domain_desk_client::domain_connect::{AutoSetup, SyncOutcome};
     let dc = connection.domain_connect()?;
     let wait = std::time::Duration::from_secs(600);
-    let setup = dc
-        .set_up(
-            &domain.hostname,
-            |url| {
-                eprintln!("Opening the DNS provider's consent page in your browser:\n  {url}");
-                crate::browser::open_url(url)
-            },
-            wait,
-        )
-        .await?;
+    let setup = match dc.offer(&domain.hostname).await? {
+        Err(reason) => AutoSetup::NotOffered { reason },
+        Ok(offered) => {
+            let consent = &offered.consent;
+            eprintln!(
+                "{}'s consent page for {} is at {}.",
+                inert(&consent.provider),
+                inert(&domain.unicode_hostname),
+                inert(&consent.host)
+            );
+            if go_ahead == GoAhead::Ask {
+                eprint!("Open it in your browser? [y/N] ");
+                let answer = tokio::task::spawn_blocking(|| {
+                    let mut line = String::new();
+                    std::io::stdin().read_line(&mut line).map(|_| line)
+                })
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default();
+                if !said_yes(&answer) {
+                    if json {
+                        return print_json(domain);
+                    }
+                    println!("Nothing was opened. Create the record by hand:");
+                    print_record(domain);
+                    return Ok(());
+                }
+            }
+            let outcome = dc
+                .run(
+                    &offered.discovery,
+                    &consent.host,
+                    |url| {
+                        eprintln!(
+                            "Opening the DNS provider's consent page in your browser:\n  {url}"
+                        );
+                        crate::browser::open_url(url)
+                    },
+                    wait,
+                )
+                .await?;
+            AutoSetup::Finished {
+                provider: consent.provider.clone(),
+                outcome,
+            }
+        }
+    };
     match setup {
         AutoSetup::NotOffered { reason } => {
             if json {
@@ -504,5 +582,34 @@ fn print_detail(domain: &Domain) {
     println!();
     if let Some(error) = &certificate.error {
         println!("  {}: {}", wire_name(&error.code), inert(&error.message));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn auto_asks_on_a_terminal_and_refuses_without_one_unless_yes() {
+        assert_eq!(go_ahead(false, true).unwrap(), GoAhead::Ask);
+        assert_eq!(go_ahead(true, true).unwrap(), GoAhead::Given);
+        assert_eq!(go_ahead(true, false).unwrap(), GoAhead::Given);
+        let refused = go_ahead(false, false).unwrap_err();
+        assert_eq!(
+            refused.status,
+            super::super::output::USAGE,
+            "a usage mistake"
+        );
+        assert!(refused.message.contains("--yes"), "{}", refused.message);
+    }
+
+    #[test]
+    fn only_y_or_yes_opens_the_page() {
+        for yes in ["y\n", "Y", "yes\r\n", " YES "] {
+            assert!(said_yes(yes), "{yes:?}");
+        }
+        for no in ["", "\n", "n", "no", "yeah", "ok", "y es"] {
+            assert!(!said_yes(no), "{no:?}");
+        }
     }
 }

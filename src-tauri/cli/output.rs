@@ -147,18 +147,11 @@ pub fn table(header: &[&str], rows: &[Vec<String>]) -> String {
 }
 
 /// Text from the network, made safe for a terminal: control characters (escape sequences
-/// included) are shown escaped rather than acted on.
+/// included), line separators and bidirectional controls are shown escaped rather than acted
+/// on. One escaping for every terminal line the program prints: the doctor's
+/// ([`domain_desk_doctor::escape::terminal`]).
 pub fn inert(value: &str) -> String {
-    value
-        .chars()
-        .flat_map(|c| {
-            if c.is_control() {
-                c.escape_default().collect::<Vec<_>>()
-            } else {
-                vec![c]
-            }
-        })
-        .collect()
+    domain_desk_doctor::escape::terminal(value)
 }
 
 /// The record to create, as one line: `CNAME shop → target (TTL 3600)`.
@@ -227,7 +220,23 @@ mod tests {
 
     #[test]
     fn terminal_escapes_from_the_network_are_shown_not_obeyed() {
-        assert_eq!(inert("ok\u{1b}[2Jx\n"), "ok\\u{1b}[2Jx\\n");
+        assert_eq!(inert("ok\u{1b}[2Jx\n"), "ok\\027[2Jx\\010");
+    }
+
+    /// "Trojan Source": a bidirectional override in a hostname or a message from the API
+    /// would reorder what the terminal shows; each is shown as its escape, as the doctor's
+    /// report shows them.
+    #[test]
+    fn bidirectional_controls_are_shown_not_obeyed() {
+        let controls = ('\u{202a}'..='\u{202e}')
+            .chain('\u{2066}'..='\u{2069}')
+            .chain(['\u{200e}', '\u{200f}', '\u{061c}']);
+        for control in controls {
+            let shown = inert(&format!("a{control}b"));
+            assert_eq!(shown, format!("a\\u{{{:x}}}b", u32::from(control)));
+        }
+        assert_eq!(inert("shop.example.com"), "shop.example.com");
+        assert_eq!(inert("例え.テスト.jp"), "例え.テスト.jp");
     }
 
     #[test]

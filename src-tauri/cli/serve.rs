@@ -105,9 +105,18 @@ impl ServeArgs {
 }
 
 /// Runs the service with `args` until it is stopped; the outcome as the exit status.
-pub fn run(args: ServeArgs) -> ExitCode {
+pub fn run(mut args: ServeArgs) -> ExitCode {
     if check_exposure(&args).is_err() {
         return ExitCode::FAILURE;
+    }
+    if !args.memory && args.data.is_none() {
+        match crate::paths::AppPaths::from_os() {
+            Ok(paths) => args.data = Some(paths.demo_database()),
+            Err(err) => {
+                report_error(&err);
+                return ExitCode::FAILURE;
+            }
+        }
     }
     match serve(args) {
         Ok(()) => ExitCode::SUCCESS,
@@ -148,10 +157,8 @@ fn serve(args: ServeArgs) -> Result<(), domain_desk_service::Error> {
     let storage = if args.memory {
         Storage::Memory
     } else {
-        Storage::File(
-            args.data
-                .unwrap_or_else(|| crate::paths::AppPaths::from_os().demo_database()),
-        )
+        // `run` filled in the data folder's database when none was given.
+        Storage::File(args.data.unwrap_or_default())
     };
     let settings = ServiceSettings {
         connections,

@@ -1,10 +1,13 @@
 //! Import… and Export… in the Domains view: the bulk crate behind the system's file dialogs,
 //! progress on a channel, and Cancel.
 //!
-//! The file is picked on the Rust side (the window gets no file-system permission); tests and
-//! scripts pass `path` instead.
+//! The file is picked on the Rust side, in the system's dialog, and never named by the
+//! window: a script that got into the page could otherwise read or overwrite any file the
+//! user can. "Import the N valid rows" reads again the file the refusal named, which this
+//! side remembers ([`RunningImport`]). Tests call the functions below the commands
+//! ([`import_file`], [`export`] and [`save_export`]) with a path of their own.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use domain_desk_bulk::rows::{self, Format};
 use domain_desk_bulk::{ExportFormat, Progress, RunOptions, Summary};
@@ -17,9 +20,13 @@ use tokio::sync::{Mutex, oneshot};
 use crate::state::AppState;
 use crate::{Error, Result};
 
-/// The running import's Cancel, if one runs.
+/// The running import's Cancel, if one runs, and the file the last refused import named.
 #[derive(Debug, Default)]
-pub struct RunningImport(Mutex<Option<oneshot::Sender<()>>>);
+pub struct RunningImport {
+    cancel: Mutex<Option<oneshot::Sender<()>>>,
+    /// Picked in the dialog and refused: what "Import the N valid rows" reads again.
+    refused: Mutex<Option<PathBuf>>,
+}
 
 /// What an import did, for the summary panel.
 #[derive(Debug, Serialize)]
@@ -56,7 +63,8 @@ pub(crate) async fn pick<R: Runtime>(
         .and_then(|file| file.into_path().ok())
 }
 
-/// Imports a file into the project; `None` when the user closed the file dialog.
+/// Imports a file picked in the system's dialog into the project, or with `again` the file
+/// the last refusal named; `None` when the user closed the dialog.
 ///
 /// Rows that cannot be imported as written refuse the file ([`Error::ImportRefused`], every
 /// problem and the count of valid rows) unless `skip_invalid`: then the valid rows are
@@ -69,25 +77,59 @@ pub async fn domains_import<R: Runtime>(
     state: State<'_, AppState>,
     running: State<'_, RunningImport>,
     project_id: String,
-    path: Option<String>,
+    again: Option<bool>,
     skip_invalid: Option<bool>,
     on_progress: Channel<Progress>,
 ) -> Result<Option<ImportResult>> {
-    let session = state.session().await?;
-    let file = match path {
-        Some(path) => PathBuf::from(path),
-        None => match pick(&app, None).await {
+    let file = if again.unwrap_or(false) {
+        running.refused.lock().await.clone().ok_or_else(|| {
+            Error::InvalidInput(
+                "No refused import to read again: choose the file with Import….".into(),
+            )
+        })?
+    } else {
+        match pick(&app, None).await {
             Some(file) => file,
             None => return Ok(None),
-        },
+        }
     };
-    let text = std::fs::read_to_string(&file)
+    import_file(
+        &state,
+        &running,
+        &project_id,
+        &file,
+        skip_invalid.unwrap_or(false),
+        |progress| {
+            let _ = on_progress.send(progress.clone());
+        },
+    )
+    .await
+    .map(Some)
+}
+
+/// What [`domains_import`] does once it has the file: reads it, imports it through the
+/// session's queue (Cancel withdraws the rows not yet sent), and writes the retry file beside
+/// it. A refusal is remembered for "Import the N valid rows".
+pub async fn import_file(
+    state: &AppState,
+    running: &RunningImport,
+    project_id: &str,
+    file: &Path,
+    skip_invalid: bool,
+    mut progress: impl FnMut(&Progress),
+) -> Result<ImportResult> {
+    let session = state.session().await?;
+    let text = std::fs::read_to_string(file)
         .map_err(|err| Error::InvalidInput(format!("Cannot read {}: {err}", file.display())))?;
     // Unreadable lines and rows the plan refuses are reported together, in one refusal.
-    let (rows, unreadable) = rows::read(&text, Format::detect(Some(&file), &text));
+    let (rows, unreadable) = rows::read(&text, Format::detect(Some(file), &text));
+    let retry_path = rows::retry_path(file);
+    // Nothing is sent when the rows to import again could not be written there.
+    rows::check_retry_path(&retry_path, Some(file))
+        .map_err(|err| Error::InvalidInput(err.to_string()))?;
     let (cancel, cancelled) = oneshot::channel();
     {
-        let mut slot = running.0.lock().await;
+        let mut slot = running.cancel.lock().await;
         if slot.as_ref().is_some_and(|s| !s.is_closed()) {
             return Err(Error::InvalidInput("An import is already running.".into()));
         }
@@ -99,10 +141,10 @@ pub async fn domains_import<R: Runtime>(
     };
     let outcome = domain_desk_bulk::import_with(
         &session.client,
-        &project_id,
+        project_id,
         &rows,
         &unreadable,
-        if skip_invalid.unwrap_or(false) {
+        if skip_invalid {
             domain_desk_bulk::Invalid::Skip
         } else {
             domain_desk_bulk::Invalid::Refuse
@@ -111,47 +153,54 @@ pub async fn domains_import<R: Runtime>(
             clock_speed: if clock_speed > 0.0 { clock_speed } else { 1.0 },
             ..RunOptions::default()
         },
-        |progress| {
-            let _ = on_progress.send(progress.clone());
-        },
+        |update| progress(update),
         async {
             let _ = cancelled.await;
         },
     )
     .await;
-    running.0.lock().await.take();
-    let summary = outcome.map_err(|err| match err {
-        domain_desk_bulk::Error::Client(err) => Error::Api(err),
-        domain_desk_bulk::Error::Refused(domain_desk_bulk::plan::Refusal::Rows {
+    running.cancel.lock().await.take();
+    let summary = match outcome {
+        Ok(summary) => summary,
+        Err(domain_desk_bulk::Error::Refused(domain_desk_bulk::plan::Refusal::Rows {
             problems,
             valid,
-        }) => Error::ImportRefused {
-            file: file.display().to_string(),
-            retry_file: rows::retry_path(&file).display().to_string(),
-            problems,
-            valid,
-        },
-        other => Error::InvalidInput(other.to_string()),
-    })?;
+        })) => {
+            *running.refused.lock().await = Some(file.to_owned());
+            return Err(Error::ImportRefused {
+                file: file.display().to_string(),
+                retry_file: retry_path.display().to_string(),
+                problems,
+                valid,
+            });
+        }
+        Err(domain_desk_bulk::Error::Client(err)) => return Err(Error::Api(err)),
+        Err(other) => return Err(Error::InvalidInput(other.to_string())),
+    };
     // No rows left: a retry file an earlier run left beside the file goes too.
-    let path = rows::retry_path(&file);
-    let retry_file =
-        match rows::write_retry_file(&path, &summary.rows_to_retry(), &summary.skipped)? {
-            rows::RetryFile::Written => Some(path.display().to_string()),
-            rows::RetryFile::Removed | rows::RetryFile::Absent => None,
-        };
-    Ok(Some(ImportResult {
+    let retry_file = match rows::write_retry_file(
+        &retry_path,
+        Some(file),
+        &summary.rows_to_retry(),
+        &summary.skipped,
+    )
+    .map_err(|err| Error::InvalidInput(err.to_string()))?
+    {
+        rows::RetryFile::Written => Some(retry_path.display().to_string()),
+        rows::RetryFile::Removed | rows::RetryFile::Absent => None,
+    };
+    Ok(ImportResult {
         file: file.display().to_string(),
         summary,
         retry_file,
-    }))
+    })
 }
 
 /// Cancel: withdraws the rows not yet sent; rows on the wire finish.
 #[tauri::command]
 #[tracing::instrument(skip(running), err(Debug))]
 pub async fn domains_import_cancel(running: State<'_, RunningImport>) -> Result<bool> {
-    Ok(match running.0.lock().await.take() {
+    Ok(match running.cancel.lock().await.take() {
         Some(cancel) => cancel.send(()).is_ok(),
         None => false,
     })
@@ -177,22 +226,20 @@ fn export_file_name(project_name: &str, day: chrono::NaiveDate, extension: &str)
     format!("{stem}-{}.{extension}", day.format("%Y-%m-%d"))
 }
 
-/// Writes every domain of the project in `format` (csv, json, zone); the path written, or
-/// `None` when the user closed the save dialog.
-#[tauri::command]
-#[tracing::instrument(skip(app, state), err(Debug))]
-pub async fn domains_export<R: Runtime>(
-    app: AppHandle<R>,
-    state: State<'_, AppState>,
-    project_id: String,
-    format: String,
-    path: Option<String>,
-) -> Result<Option<String>> {
-    let format = ExportFormat::parse(&format)
+/// A project's domains written out, and the file name the save dialog suggests.
+#[derive(Debug, Clone)]
+pub struct Export {
+    pub text: String,
+    pub suggested_name: String,
+}
+
+/// Every domain of the project in `format` (csv, json, zone).
+pub async fn export(state: &AppState, project_id: &str, format: &str) -> Result<Export> {
+    let format = ExportFormat::parse(format)
         .ok_or_else(|| Error::InvalidInput("Export as csv, json or zone.".into()))?;
     let session = state.session().await?;
-    let project = session.client.project(&project_id).await?;
-    let domains = session.client.domains(&project_id).await?;
+    let project = session.client.project(project_id).await?;
+    let domains = session.client.domains(project_id).await?;
     let label = format!("{} ({})", project.name, project.id);
     let text = domain_desk_bulk::export(&domains, format, &label)
         .map_err(|err| Error::InvalidInput(err.to_string()))?;
@@ -201,24 +248,37 @@ pub async fn domains_export<R: Runtime>(
         ExportFormat::Json => "json",
         ExportFormat::Zone => "zone",
     };
-    let file = match path {
-        Some(path) => PathBuf::from(path),
-        None => match pick(
-            &app,
-            Some(export_file_name(
-                &project.name,
-                chrono::Local::now().date_naive(),
-                extension,
-            )),
-        )
-        .await
-        {
-            Some(file) => file,
-            None => return Ok(None),
-        },
-    };
-    std::fs::write(&file, text)?;
-    Ok(Some(file.display().to_string()))
+    Ok(Export {
+        text,
+        suggested_name: export_file_name(
+            &project.name,
+            chrono::Local::now().date_naive(),
+            extension,
+        ),
+    })
+}
+
+/// Writes `export` to `file` atomically, readable by the user alone; the path written.
+pub fn save_export(file: &Path, export: &Export) -> Result<String> {
+    domain_desk_bulk::file::write_atomically(file, export.text.as_bytes())?;
+    Ok(file.display().to_string())
+}
+
+/// Writes every domain of the project in `format` (csv, json, zone) where the user chooses in
+/// the save dialog; the path written, or `None` when the user closed the dialog.
+#[tauri::command]
+#[tracing::instrument(skip(app, state), err(Debug))]
+pub async fn domains_export<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    project_id: String,
+    format: String,
+) -> Result<Option<String>> {
+    let export = export(&state, &project_id, &format).await?;
+    match pick(&app, Some(export.suggested_name.clone())).await {
+        Some(file) => save_export(&file, &export).map(Some),
+        None => Ok(None),
+    }
 }
 
 #[cfg(test)]

@@ -7,7 +7,7 @@
 //! connected to a platform it asks the zone's nameservers and public resolvers, against the
 //! DNS target the domain names.
 
-use std::path::PathBuf;
+use std::path::Path;
 
 use domain_desk_api::Hostname;
 use domain_desk_doctor::{DoctorOptions, Report};
@@ -103,8 +103,53 @@ pub struct SavedDiagnostics {
     pub warnings: usize,
 }
 
+/// A capturing diagnosis of one name, ready to run once the user has chosen where its file
+/// goes ([`DiagnosticsRun::save`]).
+#[derive(Debug, Clone)]
+pub struct DiagnosticsRun {
+    name: Hostname,
+    options: DoctorOptions,
+    /// The file name the save dialog suggests: the name and the run's time.
+    pub suggested_name: String,
+}
+
+impl DiagnosticsRun {
+    /// The run for `hostname` in the session, its options scoped to that name: the capture
+    /// goes to support, so it carries only what this name's diagnosis needs
+    /// ([`crate::doctor_options::scoped_to`]), never the names other accounts attach.
+    pub async fn prepare(
+        state: &AppState,
+        hostname: &str,
+        target: Option<String>,
+    ) -> Result<DiagnosticsRun> {
+        let name = Hostname::parse(hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+        let options = options(state, &*state.session().await?, target).await?;
+        let options = crate::doctor_options::scoped_to(options, &[name.as_str()]);
+        // The run's time (the platform's, in the demo), as the capture inside says.
+        let stamp = options.clock.now().format("%Y%m%dT%H%M%SZ");
+        let suggested_name = format!("diagnostics-{}-{stamp}.json", name.as_str());
+        Ok(DiagnosticsRun {
+            name,
+            options,
+            suggested_name,
+        })
+    }
+
+    /// Diagnoses the name with capture on and writes the capture to `file`.
+    pub async fn save(&self, file: &Path) -> Result<SavedDiagnostics> {
+        let report =
+            domain_desk_doctor::diagnose_into_file(&[self.name.as_str()], &self.options, file)
+                .await?;
+        Ok(SavedDiagnostics {
+            path: file.display().to_string(),
+            errors: report.errors,
+            warnings: report.warnings,
+        })
+    }
+}
+
 /// Diagnoses `hostname` with capture on and writes the capture where the user chooses in the
-/// save dialog (or to `path`, for tests and scripts); `None` when the dialog was closed.
+/// save dialog (the window never names the file); `None` when the dialog was closed.
 #[tauri::command]
 #[tracing::instrument(skip(app, state), err(Debug))]
 pub async fn diagnostics_save<R: Runtime>(
@@ -112,24 +157,10 @@ pub async fn diagnostics_save<R: Runtime>(
     state: State<'_, AppState>,
     hostname: String,
     target: Option<String>,
-    path: Option<String>,
 ) -> Result<Option<SavedDiagnostics>> {
-    let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
-    let options = options(&state, &*state.session().await?, target).await?;
-    // The run's time (the platform's, in the demo), as the capture inside says.
-    let stamp = options.clock.now().format("%Y%m%dT%H%M%SZ");
-    let suggested = format!("diagnostics-{}-{stamp}.json", name.as_str());
-    let file = match path {
-        Some(path) => PathBuf::from(path),
-        None => match super::bulk::pick(&app, Some(suggested)).await {
-            Some(file) => file,
-            None => return Ok(None),
-        },
-    };
-    let report = domain_desk_doctor::diagnose_into_file(&[name.as_str()], &options, &file).await?;
-    Ok(Some(SavedDiagnostics {
-        path: file.display().to_string(),
-        errors: report.errors,
-        warnings: report.warnings,
-    }))
+    let run = DiagnosticsRun::prepare(&state, &hostname, target).await?;
+    match super::bulk::pick(&app, Some(run.suggested_name.clone())).await {
+        Some(file) => run.save(&file).await.map(Some),
+        None => Ok(None),
+    }
 }

@@ -5,7 +5,7 @@
 use std::time::Duration;
 
 use domain_desk_api::Domain;
-use domain_desk_client::domain_connect::{AutoSetup, DomainConnect, SyncOutcome};
+use domain_desk_client::domain_connect::{AutoSetup, DomainConnect, SyncOutcome, Targets};
 use serde::Serialize;
 use tauri::State;
 
@@ -15,14 +15,15 @@ use crate::{Error, Result};
 /// How long the window waits for the browser to come back from the consent page.
 const CONSENT_WAIT: Duration = Duration::from_secs(600);
 
-/// Discovery as the session's platform sees DNS: the demo's own DNS server, or the system's.
+/// Discovery as the session's platform sees DNS: the demo's own DNS server (and its provider
+/// on loopback), or the system's (and providers on the internet only).
 async fn discovery_for(session: &Session) -> Result<DomainConnect> {
     let server = match &session.local {
         Some(local) => local.info().await?.dns.and_then(|dns| dns.parse().ok()),
         None => None,
     };
     Ok(match server {
-        Some(server) => DomainConnect::with_name_server(server)?,
+        Some(server) => DomainConnect::with_name_server(server, Targets::Demo)?,
         None => DomainConnect::system()?,
     })
 }
@@ -33,6 +34,9 @@ pub struct Offer {
     pub offered: bool,
     /// The DNS provider's name, when offered.
     pub provider: Option<String>,
+    /// The host its consent page is on, when offered: the window names it and asks before
+    /// the browser opens, and passes it back to `domain_connect_set_up`.
+    pub host: Option<String>,
     /// Why not, when not offered.
     pub reason: Option<String>,
 }
@@ -43,14 +47,16 @@ pub async fn domain_connect_offer(state: State<'_, AppState>, hostname: String) 
     let session = state.session().await?;
     let offer = discovery_for(&session).await?.offer(&hostname).await?;
     Ok(match offer {
-        Ok(discovery) => Offer {
+        Ok(offered) => Offer {
             offered: true,
-            provider: Some(discovery.settings.provider_name),
+            provider: Some(offered.consent.provider),
+            host: Some(offered.consent.host),
             reason: None,
         },
         Err(reason) => Offer {
             offered: false,
             provider: None,
+            host: None,
             reason: Some(reason),
         },
     })
@@ -66,17 +72,25 @@ pub struct SetUp {
     pub domain: Option<Domain>,
 }
 
+/// `provider_host`: the consent page's host the user approved (the offer's `host`); the
+/// browser opens only if the page is still there.
 #[tauri::command]
 #[tracing::instrument(skip(state), err(Debug))]
 pub async fn domain_connect_set_up(
     state: State<'_, AppState>,
     project_id: String,
     hostname: String,
+    provider_host: String,
 ) -> Result<SetUp> {
     let session = state.session().await?;
     let setup = discovery_for(&session)
         .await?
-        .set_up(&hostname, crate::browser::open_url, CONSENT_WAIT)
+        .set_up(
+            &hostname,
+            &provider_host,
+            crate::browser::open_url,
+            CONSENT_WAIT,
+        )
         .await?;
     Ok(match setup {
         AutoSetup::NotOffered { reason } => SetUp {

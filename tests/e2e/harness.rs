@@ -298,6 +298,55 @@ impl App {
         screenshot(&self.client, name).await;
     }
 
+    /// Answers the system's file dialog (GTK's, native: WebDriver cannot reach it) with
+    /// `file`, as a person would: once a new window shows, Ctrl+L and the path typed into its
+    /// location field, then Enter. `open` is the script that opens the dialog; the window
+    /// itself never names a file.
+    pub async fn pick_in_file_dialog(&self, open: &str, file: &Path) {
+        let visible = || {
+            Command::new("xdotool")
+                .args(["search", "--onlyvisible", "--name", ""])
+                .output()
+                .map(|out| {
+                    String::from_utf8_lossy(&out.stdout)
+                        .lines()
+                        .map(str::to_owned)
+                        .collect::<std::collections::BTreeSet<_>>()
+                })
+                .expect("xdotool (apt-get install xdotool)")
+        };
+        let before = visible();
+        self.client
+            .execute(open, Vec::new())
+            .await
+            .expect("the script that opens the dialog");
+        let deadline = Deadline::after(WAIT);
+        let dialog = loop {
+            if let Some(new) = visible().difference(&before).next().cloned() {
+                break new;
+            }
+            if deadline.passed() {
+                self.fail("no file dialog showed".into()).await;
+            }
+            Deadline::next_look().await;
+        };
+        let xdotool = |args: &[&str]| {
+            let status = Command::new("xdotool").args(args).status();
+            assert!(status.is_ok_and(|s| s.success()), "xdotool {args:?}");
+        };
+        xdotool(&["windowfocus", "--sync", &dialog]);
+        xdotool(&["key", "--window", &dialog, "ctrl+l"]);
+        xdotool(&[
+            "type",
+            "--window",
+            &dialog,
+            "--delay",
+            "5",
+            &file.display().to_string(),
+        ]);
+        xdotool(&["key", "--window", &dialog, "Return"]);
+    }
+
     /// The processes tauri-driver started, the app and WebKit's helpers among them, as (pid,
     /// name), read from `/proc` (Linux): all share the driver's process group.
     #[cfg(target_os = "linux")]

@@ -57,10 +57,27 @@ export async function verify(hostname, { fromMenu = false } = {}) {
   }
 }
 
-/** Set up automatically (Domain Connect): the consent page opens in the browser; Verify after. */
-export async function setUpAutomatically(hostname) {
+/**
+ * The question asked before the browser opens: the consent page's address comes from the
+ * domain's `_domainconnect` DNS record, which nobody signs, so the user sees its host first.
+ */
+export function consentQuestion(provider, host) {
+  return {
+    title: `Open ${provider}’s page at ${host}?`,
+    body: `Your browser will open ${host}, where ${provider} shows the record and writes it when you approve there. Open it only if ${host} is your DNS provider’s.`,
+    confirm: 'Open in browser',
+  };
+}
+
+/**
+ * Set up automatically (Domain Connect): once the user approves the host of the provider's
+ * consent page (`offer`, from `domain_connect_offer`), the page opens in the browser; Verify
+ * after. The host goes with the request: the Rust side opens nothing if the page has moved.
+ */
+export async function setUpAutomatically(hostname, offer) {
+  if (!offer?.host || !(await confirmDialog(consentQuestion(offer.provider, offer.host)))) return { outcome: 'declined' };
   try {
-    const result = await api.domainConnectSetUp(projectId(), hostname);
+    const result = await api.domainConnectSetUp(projectId(), hostname, offer.host);
     if (result.domain) store.set((s) => ({ domains: upsertDomain(s.domains, result.domain) }));
     toast(result.message, result.outcome === 'applied' ? 'ok' : 'warning', { scope: 'project' });
     return result;

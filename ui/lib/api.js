@@ -22,16 +22,18 @@ export const api = {
   removeDomain: (projectId, hostname) => invoke('domain_remove', { projectId, hostname }),
   makePrimary: (projectId, hostname) => invoke('domain_make_primary', { projectId, hostname }),
   setRedirect: (projectId, hostname, to) => invoke('domain_redirect', { projectId, hostname, to }),
-  // Import… and Export…: the file is picked by the system's dialog on the Rust side.
-  // `path` null opens the system's file dialog; `skipInvalid` imports the valid rows and
-  // writes the invalid ones to the retry file (otherwise they refuse the file: `import_refused`).
-  importDomains: (projectId, onProgress, { path = null, skipInvalid = false } = {}) =>
-    invoke('domains_import', { projectId, path, skipInvalid, onProgress: channel(onProgress) }),
+  // Import… and Export…: the file is picked by the system's dialog on the Rust side; the
+  // window never names one. `again` reads the file the last refusal named instead of opening
+  // the dialog; `skipInvalid` imports the valid rows and writes the invalid ones to the retry
+  // file (otherwise they refuse the file: `import_refused`).
+  importDomains: (projectId, onProgress, { again = false, skipInvalid = false } = {}) =>
+    invoke('domains_import', { projectId, again, skipInvalid, onProgress: channel(onProgress) }),
   cancelImport: () => invoke('domains_import_cancel'),
-  exportDomains: (projectId, format) => invoke('domains_export', { projectId, format, path: null }),
+  exportDomains: (projectId, format) => invoke('domains_export', { projectId, format }),
   // Set up automatically (Domain Connect): whether the provider offers it, then the flow.
   domainConnectOffer: (hostname) => invoke('domain_connect_offer', { hostname }),
-  domainConnectSetUp: (projectId, hostname) => invoke('domain_connect_set_up', { projectId, hostname }),
+  // `providerHost`: the consent page's host the user approved (the offer's `host`).
+  domainConnectSetUp: (projectId, hostname, providerHost) => invoke('domain_connect_set_up', { projectId, hostname, providerHost }),
   domainConfig: (projectId) => invoke('domain_config_get', { projectId }),
   checkHostname: (hostname) => invoke('hostname_check', { hostname }),
   queueState: () => invoke('rate_limit_state'),
@@ -51,7 +53,7 @@ export const api = {
   dnsLook: (hostname, target = null) => invoke('dns_look', { hostname, target }),
   saveReport: (hostname, json) => invoke('report_save', { hostname, json }),
   // Save diagnostics…: the doctor's run with capture on; the file is picked on the Rust side.
-  saveDiagnostics: (hostname, target = null) => invoke('diagnostics_save', { hostname, target, path: null }),
+  saveDiagnostics: (hostname, target = null) => invoke('diagnostics_save', { hostname, target }),
   notify: (title, body) => invoke('notify', { title, body }),
   settings: () => invoke('settings_get'),
   saveSettings: (settings) => invoke('settings_set', { settings }),

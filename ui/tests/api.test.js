@@ -124,3 +124,16 @@ test('each command the api invokes is granted to the window', async () => {
     assert.ok(capability.permissions.includes(`allow-${command.replaceAll('_', '-')}`), `api.${entry}: ${command} is not granted`);
   }
 });
+
+// One script that got into the page could otherwise read or overwrite any file the user can:
+// a file comes from the system's dialog, on the Rust side, never from the window.
+test('no command the window may call takes a file path', () => {
+  const capability = JSON.parse(readFileSync(join(root, 'capabilities', 'main.json'), 'utf8'));
+  const pathLike = /^(path|file|file_path|filename|output|dir|directory|folder|destination)$/;
+  for (const [command, parameters] of rustCommands()) {
+    if (!capability.permissions.includes(`allow-${command.replaceAll('_', '-')}`)) continue;
+    for (const parameter of parameters) {
+      assert.doesNotMatch(parameter, pathLike, `${command} takes ${parameter} from the window`);
+    }
+  }
+});

@@ -39,7 +39,7 @@ test('saving diagnostics runs the doctor against the domain\'s target and says w
   assert.deepEqual(await saveDiagnostics('shop.example.com'), answer);
   assert.deepEqual(calls, [{
     command: 'diagnostics_save',
-    args: { hostname: 'shop.example.com', target: 'cname.platform.test', path: null },
+    args: { hostname: 'shop.example.com', target: 'cname.platform.test' },
   }]);
   assert.equal(notices.length, 1);
   assert.equal(notices[0].tone, 'warning');

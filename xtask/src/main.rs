@@ -15,6 +15,7 @@ mod reliability;
 mod session;
 mod steps;
 mod wine;
+mod workflows;
 
 use std::path::PathBuf;
 use std::process::Command;

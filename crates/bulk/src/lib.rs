@@ -16,9 +16,11 @@
 //! # Ok(()) }
 //! ```
 
+mod cells;
 mod error;
 pub mod eta;
 pub mod export;
+pub mod file;
 pub mod plan;
 pub mod rows;
 pub mod run;

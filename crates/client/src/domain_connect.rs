@@ -5,8 +5,16 @@
 //!
 //! Like the API client it sends nothing over plain `http://` except to this computer (the
 //! local service's provider lives on loopback).
+//!
+//! The `_domainconnect` record is not signed: whoever answers DNS for the name (or sits on
+//! the path of its answer) chooses where discovery sends its requests and where the browser
+//! goes. So outside the offline demo ([`Targets::Public`]) every provider URL must lead to
+//! the internet: a name under `localhost`, or a host any of whose addresses is loopback,
+//! private, link-local or shared (carrier-grade NAT), is refused before anything is sent to
+//! it; and the consent page opens only after the user has been shown its host
+//! ([`Consent`]) and said yes.
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use domain_desk_api::Hostname;
@@ -39,11 +47,36 @@ pub struct Discovery {
     pub settings: ProviderSettings,
 }
 
+/// Where a provider's URLs may lead.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Targets {
+    /// The internet only: an account on a real platform.
+    Public,
+    /// The offline demo's account: its own provider, on this computer's loopback, too.
+    Demo,
+}
+
+/// What the user approves before the browser opens: the DNS provider and the host its
+/// consent page is on (`host` or `host:port`, as the browser's address bar shows it).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Consent {
+    pub provider: String,
+    pub host: String,
+}
+
+/// A provider that supports the platform's template: what discovery found, and what to ask.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Offered {
+    pub discovery: Discovery,
+    pub consent: Consent,
+}
+
 /// Discovers DNS providers that support Domain Connect.
 #[derive(Debug, Clone)]
 pub struct DomainConnect {
     resolver: TokioResolver,
     http: reqwest::Client,
+    targets: Targets,
 }
 
 impl DomainConnect {
@@ -53,11 +86,12 @@ impl DomainConnect {
             .map_err(|error| Error::Setup(format!("no system DNS configuration: {error}")))?
             .build()
             .map_err(|error| Error::Setup(format!("no DNS resolver: {error}")))?;
-        Self::with_resolver(resolver)
+        Self::with_resolver(resolver, Targets::Public)
     }
 
-    /// Asks one name server (the local service's DNS server in the offline demo).
-    pub fn with_name_server(address: SocketAddr) -> Result<Self> {
+    /// Asks one name server (the local service's DNS server in the offline demo, with
+    /// [`Targets::Demo`]).
+    pub fn with_name_server(address: SocketAddr, targets: Targets) -> Result<Self> {
         let [mut udp, mut tcp] = [ConnectionConfig::udp(), ConnectionConfig::tcp()];
         (udp.port, tcp.port) = (address.port(), address.port());
         let server = NameServerConfig::new(address.ip(), true, vec![udp, tcp]);
@@ -71,16 +105,72 @@ impl DomainConnect {
             .with_options(options)
             .build()
             .map_err(|error| Error::Setup(format!("no DNS resolver: {error}")))?;
-        Self::with_resolver(resolver)
+        Self::with_resolver(resolver, targets)
     }
 
-    fn with_resolver(resolver: TokioResolver) -> Result<Self> {
+    fn with_resolver(resolver: TokioResolver, targets: Targets) -> Result<Self> {
         let http = crate::http::client_builder()
             .timeout(TIMEOUT)
             .redirect(reqwest::redirect::Policy::none())
             .build()
             .map_err(|error| Error::Setup(error.to_string()))?;
-        Ok(Self { resolver, http })
+        Ok(Self {
+            resolver,
+            http,
+            targets,
+        })
+    }
+
+    /// Refuses `url` when it leads where [`Targets`] does not allow: the error names the host
+    /// and the address.
+    async fn check_target(&self, url: &Url) -> Result<()> {
+        let shown = shown_host(url);
+        let refuse = |address: &str, why: &str| {
+            Error::DomainConnect(format!(
+                "the DNS provider's address {shown} leads to {address}, {why}: its _domainconnect record is not signed, so Domain Desk sends nothing there and opens no page there; create the record by hand"
+            ))
+        };
+        let Some(host) = url.host_str() else {
+            return Err(refuse(&shown, "no host"));
+        };
+        let literal = host.trim_start_matches('[').trim_end_matches(']');
+        let addresses: Vec<IpAddr> = match literal.parse::<IpAddr>() {
+            Ok(address) => vec![address],
+            Err(_) if is_localhost_name(host) => {
+                return match self.targets {
+                    Targets::Demo => Ok(()),
+                    Targets::Public => Err(refuse(host, "this computer")),
+                };
+            }
+            Err(_) => {
+                let lookup = self.resolver.lookup_ip(host).await.map_err(|error| {
+                    Error::DomainConnect(format!("looking up the provider's {host}: {error}"))
+                })?;
+                lookup.iter().collect()
+            }
+        };
+        if addresses.is_empty() {
+            return Err(Error::DomainConnect(format!(
+                "the provider's {shown} has no address"
+            )));
+        }
+        for address in addresses {
+            if let Some(why) = refused_address(address, self.targets) {
+                return Err(refuse(&address.to_string(), why));
+            }
+        }
+        Ok(())
+    }
+
+    /// Checks where `discovery`'s consent page is and names its host, for the question the
+    /// user answers before the browser opens.
+    pub async fn consent(&self, discovery: &Discovery) -> Result<Consent> {
+        let url = checked_url(&discovery.settings.url_sync_ux)?;
+        self.check_target(&url).await?;
+        Ok(Consent {
+            provider: discovery.settings.provider_name.clone(),
+            host: shown_host(&url),
+        })
     }
 
     /// The DNS provider of `hostname`'s zone, if it supports Domain Connect: `None` when the
@@ -96,7 +186,9 @@ impl DomainConnect {
         let Some(api_host) = self.api_host(&domain).await? else {
             return Ok(None);
         };
-        let url = base_url(&api_host)?
+        let base = base_url(&api_host)?;
+        self.check_target(&base).await?;
+        let url = base
             .join(&format!("v2/{domain}/settings"))
             .map_err(|error| Error::DomainConnect(format!("a settings URL: {error}")))?;
         let response = self.http.get(url).send().await.map_err(|error| {
@@ -144,7 +236,9 @@ impl DomainConnect {
         provider_id: &str,
         service_id: &str,
     ) -> Result<bool> {
-        let url = checked_url(&settings.url_api)?
+        let api = checked_url(&settings.url_api)?;
+        self.check_target(&api).await?;
+        let url = api
             .join(&format!(
                 "v2/domainTemplates/providers/{}/services/{}",
                 path_segment(provider_id)?,
@@ -255,6 +349,58 @@ fn checked_url(text: &str) -> Result<Url> {
     }
 }
 
+/// Why an address a provider's URL leads to is refused under `targets`, or `None`.
+fn refused_address(ip: IpAddr, targets: Targets) -> Option<&'static str> {
+    // An IPv4 address written as IPv6 (`::ffff:10.0.0.1`) reaches the IPv4 one.
+    let ip = match ip {
+        IpAddr::V6(v6) => v6.to_ipv4_mapped().map_or(ip, IpAddr::V4),
+        v4 => v4,
+    };
+    let loopback = ip.is_loopback() || ip.is_unspecified();
+    if loopback {
+        return (targets == Targets::Public).then_some("this computer");
+    }
+    match ip {
+        IpAddr::V4(v4) => {
+            let [a, b, ..] = v4.octets();
+            if v4.is_private() {
+                Some("a private network")
+            } else if v4.is_link_local() {
+                Some("a link-local address")
+            } else if a == 100 && (64..128).contains(&b) || a == 0 {
+                Some("a shared (carrier-grade NAT) address")
+            } else {
+                None
+            }
+        }
+        IpAddr::V6(v6) => {
+            let first = v6.segments()[0];
+            if first & 0xfe00 == 0xfc00 {
+                Some("a private network (unique local)")
+            } else if first & 0xffc0 == 0xfe80 {
+                Some("a link-local address")
+            } else {
+                None
+            }
+        }
+    }
+}
+
+/// Whether `name` is `localhost` or a name under it (RFC 6761 §6.3: always this computer).
+fn is_localhost_name(name: &str) -> bool {
+    let name = name.trim_end_matches('.').to_ascii_lowercase();
+    name == "localhost" || name.ends_with(".localhost")
+}
+
+/// A URL's host as the address bar shows it: with its port when it has one.
+fn shown_host(url: &Url) -> String {
+    let host = url.host_str().unwrap_or_default();
+    match url.port() {
+        Some(port) => format!("{host}:{port}"),
+        None => host.to_owned(),
+    }
+}
+
 fn path_segment(value: &str) -> Result<String> {
     if value.is_empty()
         || !value
@@ -323,6 +469,162 @@ mod tests {
         assert!(base_url("https://x").is_err());
         assert!(path_segment("../x").is_err());
     }
+
+    /// The browser for [`run_sync_flow`]: keeps the apply URL and comes back to the port its
+    /// `redirect_uri` names with the `state`, as the provider would send it.
+    fn come_back(
+        seen: std::sync::Arc<std::sync::Mutex<String>>,
+    ) -> impl FnOnce(&str) -> std::result::Result<(), String> {
+        move |url: &str| {
+            *seen.lock().unwrap() = url.to_owned();
+            let url = Url::parse(url).unwrap();
+            let param = |name: &str| {
+                url.query_pairs()
+                    .find(|(k, _)| k == name)
+                    .map(|(_, v)| v.into_owned())
+                    .unwrap()
+            };
+            let redirect = Url::parse(&param("redirect_uri")).unwrap();
+            let (port, state) = (redirect.port().unwrap(), param("state"));
+            tokio::spawn(async move {
+                use tokio::io::{AsyncReadExt, AsyncWriteExt};
+                let mut stream = tokio::net::TcpStream::connect(("127.0.0.1", port))
+                    .await
+                    .unwrap();
+                stream
+                    .write_all(
+                        format!("GET /domain-connect?state={state} HTTP/1.1\r\nhost: x\r\n\r\n")
+                            .as_bytes(),
+                    )
+                    .await
+                    .unwrap();
+                let mut page = String::new();
+                let _ = stream.read_to_string(&mut page).await;
+            });
+            Ok(())
+        }
+    }
+
+    #[test]
+    fn loopback_private_link_local_and_shared_addresses_are_refused_outside_the_demo() {
+        let refused = [
+            "127.0.0.1",
+            "127.255.0.9",
+            "::1",
+            "10.0.0.1",
+            "10.255.255.255",
+            "172.16.0.1",
+            "172.31.255.254",
+            "192.168.1.1",
+            "169.254.169.254",
+            "100.64.0.1",
+            "100.127.255.255",
+            "fc00::1",
+            "fd12:3456::1",
+            "fe80::1",
+            "febf::1",
+            "0.0.0.0",
+            "::",
+            "::ffff:10.0.0.1",
+            "::ffff:127.0.0.1",
+        ];
+        for ip in refused {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert!(
+                refused_address(ip, Targets::Public).is_some(),
+                "{ip} should be refused"
+            );
+        }
+        let public = [
+            "8.8.8.8",
+            "172.32.0.1",
+            "172.15.255.255",
+            "100.128.0.1",
+            "192.0.2.7",
+            "11.0.0.1",
+            "2606:4700::1111",
+            "fec0::1",
+        ];
+        for ip in public {
+            let ip: IpAddr = ip.parse().unwrap();
+            assert_eq!(refused_address(ip, Targets::Public), None, "{ip}");
+            assert_eq!(refused_address(ip, Targets::Demo), None, "{ip}");
+        }
+        // The demo's own provider is on loopback; other private addresses stay refused.
+        for ip in ["127.0.0.1", "::1"] {
+            assert_eq!(refused_address(ip.parse().unwrap(), Targets::Demo), None);
+        }
+        assert!(refused_address("10.0.0.1".parse().unwrap(), Targets::Demo).is_some());
+    }
+
+    #[tokio::test]
+    async fn the_redirect_uri_names_127_0_0_1_not_localhost() {
+        let seen = std::sync::Arc::new(std::sync::Mutex::new(String::new()));
+        let outcome = run_sync_flow(
+            &discovery("https://dc.provider.example", "shop"),
+            SUBDOMAIN_SERVICE_ID,
+            come_back(seen.clone()),
+            Duration::from_secs(30),
+        )
+        .await
+        .unwrap();
+        assert_eq!(outcome, SyncOutcome::Applied);
+        let url = Url::parse(&seen.lock().unwrap()).unwrap();
+        let redirect = url
+            .query_pairs()
+            .find(|(k, _)| k == "redirect_uri")
+            .map(|(_, v)| v.into_owned())
+            .unwrap();
+        let redirect = Url::parse(&redirect).unwrap();
+        // RFC 8252 §8.3: the loopback IP literal, which no hosts file or resolver can send
+        // elsewhere, and the address the port listens on.
+        assert_eq!(redirect.host_str(), Some("127.0.0.1"), "{redirect}");
+        assert_eq!(redirect.scheme(), "http");
+        assert_eq!(redirect.path(), "/domain-connect");
+    }
+
+    #[tokio::test(start_paused = true)]
+    async fn an_accept_error_backs_off_instead_of_spinning() {
+        // A listener whose accept fails at once, as it does out of file descriptors; after
+        // 1,000 tries it waits forever, so a loop that spins ends and the count shows it.
+        let tries = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let accept = {
+            let tries = tries.clone();
+            move || {
+                let tries = tries.clone();
+                async move {
+                    let count = {
+                        let mut tries = tries.lock().unwrap();
+                        tries.push(tokio::time::Instant::now());
+                        tries.len()
+                    };
+                    if count > 1000 {
+                        std::future::pending::<()>().await;
+                    }
+                    Err::<tokio::io::DuplexStream, _>(std::io::Error::other("too many open files"))
+                }
+            }
+        };
+        let started = tokio::time::Instant::now();
+        let waited = tokio::time::timeout(Duration::from_secs(10), answer(accept, "s")).await;
+        assert!(waited.is_err(), "no answer came");
+        let tries = tries.lock().unwrap();
+        assert!(
+            tries.len() <= 25,
+            "{} accepts in 10 s of a failing listener",
+            tries.len()
+        );
+        assert!(tries.len() >= 5, "it keeps trying: {} accepts", tries.len());
+        // Never two tries at the same instant, and the pause grows to a second at most.
+        for pair in tries.windows(2) {
+            let gap = pair[1] - pair[0];
+            assert!(
+                gap >= Duration::from_millis(50) && gap <= Duration::from_secs(1),
+                "{gap:?}"
+            );
+        }
+        assert!(tries[0] - started < Duration::from_millis(1));
+    }
 }
 
 /// The platform's templates (the files under the local service's `data/domainconnect`): the
@@ -350,7 +652,6 @@ pub async fn run_sync_flow(
     open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
     wait: Duration,
 ) -> Result<SyncOutcome> {
-    use tokio::io::{AsyncReadExt, AsyncWriteExt};
     let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0))
         .await
         .map_err(|error| {
@@ -367,7 +668,9 @@ pub async fn run_sync_flow(
             .map(|_| char::from(b"abcdefghijklmnopqrstuvwxyz0123456789"[rng.gen_range(0..36)]))
             .collect()
     };
-    let redirect = format!("http://localhost:{port}/domain-connect");
+    // The loopback IP literal, not `localhost` (RFC 8252 §8.3): no hosts file or resolver
+    // can send the provider's answer anywhere but the port listening here.
+    let redirect = format!("http://127.0.0.1:{port}/domain-connect");
     let url = sync_apply_url(
         discovery,
         PLATFORM_PROVIDER_ID,
@@ -385,72 +688,103 @@ pub async fn run_sync_flow(
             reason,
         }
     })?;
-    let answer = async {
-        loop {
-            let Ok((mut stream, _)) = listener.accept().await else {
-                continue;
-            };
-            let mut buffer = vec![0u8; 8192];
-            let read = match tokio::time::timeout(TIMEOUT, stream.read(&mut buffer)).await {
-                Ok(Ok(read)) => read,
-                _ => continue,
-            };
-            let request = String::from_utf8_lossy(&buffer[..read]);
-            let target = request
-                .lines()
-                .next()
-                .and_then(|line| line.split_whitespace().nth(1))
-                .unwrap_or("");
-            let query = Url::parse(&format!("http://localhost{target}"))
-                .ok()
-                .map(|u| {
-                    u.query_pairs()
-                        .map(|(k, v)| (k.into_owned(), v.into_owned()))
-                        .collect::<Vec<_>>()
-                })
-                .unwrap_or_default();
-            let param = |name: &str| {
-                query
-                    .iter()
-                    .find(|(k, _)| k == name)
-                    .map(|(_, v)| v.clone())
-            };
-            let ours = param("state").as_deref() == Some(state.as_str());
-            let page = if ours {
-                "Domain Desk has the answer. You can close this tab and go back to Domain Desk."
-            } else {
-                "This page is for Domain Desk's set-up; nothing was done."
-            };
-            let body = format!(
-                "<!doctype html><meta charset=utf-8><title>Domain Desk</title><p>{page}</p>"
-            );
-            let _ = stream
-                .write_all(
-                    format!(
-                        "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
-                        body.len()
-                    )
-                    .as_bytes(),
-                )
-                .await;
-            if !ours {
-                continue;
-            }
-            return match param("error") {
-                None => SyncOutcome::Applied,
-                Some(error) => SyncOutcome::Refused {
-                    error,
-                    description: param("error_description").unwrap_or_default(),
-                },
-            };
-        }
-    };
+    let answer = answer(
+        || async { listener.accept().await.map(|(stream, _)| stream) },
+        &state,
+    );
     tokio::time::timeout(wait, answer).await.map_err(|_| {
         Error::DomainConnect(
             "no answer from the browser in time; the records may still have been written: verify the domain"
                 .to_owned(),
         )
     })
+}
+
+/// The pause after the loopback listener's first failed `accept()`, doubled after each
+/// failure in a row up to [`ACCEPT_PAUSE_MAX`].
+const ACCEPT_PAUSE_FIRST: Duration = Duration::from_millis(50);
+const ACCEPT_PAUSE_MAX: Duration = Duration::from_secs(1);
+
+/// Answers requests to the loopback port until one carries `state`, and returns what it said.
+/// `accept` is the listener's (a test gives its own).
+async fn answer<S, F, A>(mut accept: F, state: &str) -> SyncOutcome
+where
+    S: tokio::io::AsyncRead + tokio::io::AsyncWrite + Unpin,
+    F: FnMut() -> A,
+    A: std::future::Future<Output = std::io::Result<S>>,
+{
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut pause = ACCEPT_PAUSE_FIRST;
+    loop {
+        let mut stream = match accept().await {
+            Ok(stream) => {
+                pause = ACCEPT_PAUSE_FIRST;
+                stream
+            }
+            // Out of file descriptors, say: trying again at once would spin. Wait, longer
+            // each time, until the flow's own time limit ends it.
+            Err(error) => {
+                if pause == ACCEPT_PAUSE_FIRST {
+                    tracing::warn!(%error, "the loopback port for the consent page's answer could not accept");
+                }
+                tokio::time::sleep(pause).await;
+                pause = (pause * 2).min(ACCEPT_PAUSE_MAX);
+                continue;
+            }
+        };
+        let mut buffer = vec![0u8; 8192];
+        let read = match tokio::time::timeout(TIMEOUT, stream.read(&mut buffer)).await {
+            Ok(Ok(read)) => read,
+            _ => continue,
+        };
+        let request = String::from_utf8_lossy(&buffer[..read]);
+        let target = request
+            .lines()
+            .next()
+            .and_then(|line| line.split_whitespace().nth(1))
+            .unwrap_or("");
+        let query = Url::parse(&format!("http://127.0.0.1{target}"))
+            .ok()
+            .map(|u| {
+                u.query_pairs()
+                    .map(|(k, v)| (k.into_owned(), v.into_owned()))
+                    .collect::<Vec<_>>()
+            })
+            .unwrap_or_default();
+        let param = |name: &str| {
+            query
+                .iter()
+                .find(|(k, _)| k == name)
+                .map(|(_, v)| v.clone())
+        };
+        let ours = param("state").as_deref() == Some(state);
+        let page = if ours {
+            "Domain Desk has the answer. You can close this tab and go back to Domain Desk."
+        } else {
+            "This page is for Domain Desk's set-up; nothing was done."
+        };
+        let body =
+            format!("<!doctype html><meta charset=utf-8><title>Domain Desk</title><p>{page}</p>");
+        let _ = stream
+            .write_all(
+                format!(
+                    "HTTP/1.1 200 OK\r\ncontent-type: text/html; charset=utf-8\r\ncontent-length: {}\r\nconnection: close\r\n\r\n{body}",
+                    body.len()
+                )
+                .as_bytes(),
+            )
+            .await;
+        if !ours {
+            continue;
+        }
+        return match param("error") {
+            None => SyncOutcome::Applied,
+            Some(error) => SyncOutcome::Refused {
+                error,
+                description: param("error_description").unwrap_or_default(),
+            },
+        };
+    }
 }
 
 /// What "Set up automatically" came to.
@@ -467,8 +801,10 @@ pub enum AutoSetup {
 
 impl DomainConnect {
     /// Whether `hostname`'s DNS provider supports Domain Connect and the platform's template,
-    /// and if not, why (for the manual steps' explanation). `Ok` with the discovery when yes.
-    pub async fn offer(&self, hostname: &str) -> Result<std::result::Result<Discovery, String>> {
+    /// and if not, why (for the manual steps' explanation). `Ok` with the discovery and the
+    /// question to ask when yes; an error when the provider's URLs lead where [`Targets`]
+    /// does not allow.
+    pub async fn offer(&self, hostname: &str) -> Result<std::result::Result<Offered, String>> {
         let Some(discovery) = self.discover(hostname).await? else {
             return Ok(Err(format!(
                 "The DNS provider of {hostname} does not support Domain Connect; create the record by hand."
@@ -484,25 +820,49 @@ impl DomainConnect {
                 discovery.settings.provider_name
             )));
         }
-        Ok(Ok(discovery))
+        let consent = self.consent(&discovery).await?;
+        Ok(Ok(Offered { discovery, consent }))
+    }
+
+    /// Opens `discovery`'s consent page ([`run_sync_flow`]) once the user has approved
+    /// `approved_host`: refused, with nothing opened, when the page is now elsewhere or leads
+    /// where [`Targets`] does not allow.
+    pub async fn run(
+        &self,
+        discovery: &Discovery,
+        approved_host: &str,
+        open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
+        wait: Duration,
+    ) -> Result<SyncOutcome> {
+        let consent = self.consent(discovery).await?;
+        if consent.host != approved_host {
+            return Err(Error::DomainConnect(format!(
+                "{}'s consent page is now at {}, not at {approved_host} as you approved; nothing was opened. Try again.",
+                consent.provider, consent.host
+            )));
+        }
+        run_sync_flow(discovery, service_for(discovery), open_browser, wait).await
     }
 
     /// Sets `hostname` up through its DNS provider: discovery, the template check, then the
-    /// consent page in the browser ([`run_sync_flow`]).
+    /// consent page at `approved_host` (the host the user was shown, from [`Self::offer`])
+    /// in the browser ([`Self::run`]).
     pub async fn set_up(
         &self,
         hostname: &str,
+        approved_host: &str,
         open_browser: impl FnOnce(&str) -> std::result::Result<(), String>,
         wait: Duration,
     ) -> Result<AutoSetup> {
-        let discovery = match self.offer(hostname).await? {
-            Ok(discovery) => discovery,
+        let offered = match self.offer(hostname).await? {
+            Ok(offered) => offered,
             Err(reason) => return Ok(AutoSetup::NotOffered { reason }),
         };
-        let outcome =
-            run_sync_flow(&discovery, service_for(&discovery), open_browser, wait).await?;
+        let outcome = self
+            .run(&offered.discovery, approved_host, open_browser, wait)
+            .await?;
         Ok(AutoSetup::Finished {
-            provider: discovery.settings.provider_name.clone(),
+            provider: offered.consent.provider,
             outcome,
         })
     }

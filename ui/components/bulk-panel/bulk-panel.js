@@ -128,7 +128,7 @@ export class BulkPanel extends HTMLElement {
     const box = this.querySelector('#bulk-refusal');
     render(box, refusalMarkup(refusal));
     box.hidden = false;
-    this.querySelector('#import-valid')?.addEventListener('click', () => this.import({ path: refusal.file, skipInvalid: true }));
+    this.querySelector('#import-valid')?.addEventListener('click', () => this.import({ again: true, skipInvalid: true }));
     this.querySelector('#import-refusal-close').addEventListener('click', () => {
       this.clearRefusal();
       this.querySelector('#import-button').focus();
@@ -147,10 +147,11 @@ export class BulkPanel extends HTMLElement {
   }
 
   /**
-   * Imports a file: from the system's dialog, or with `path` (the refused file again) and
-   * `skipInvalid` (its valid rows only). A dialog closed without a file leaves a refusal shown.
+   * Imports a file: from the system's dialog, or with `again` the refused file once more
+   * (which the Rust side remembers) and `skipInvalid` (its valid rows only). A dialog closed
+   * without a file leaves a refusal shown.
    */
-  async import({ path = null, skipInvalid = false } = {}) {
+  async import({ again = false, skipInvalid = false } = {}) {
     const project = store.get().project;
     if (!project || this.running) return;
     this.running = true;
@@ -159,7 +160,7 @@ export class BulkPanel extends HTMLElement {
     const valid = this.querySelector('#import-valid');
     if (valid) valid.disabled = true;
     try {
-      const result = await api.importDomains(project.id, (progress) => this.showProgress(progress), { path, skipInvalid });
+      const result = await api.importDomains(project.id, (progress) => this.showProgress(progress), { again, skipInvalid });
       if (result) {
         const hadFocus = this.clearRefusal() || this.status().contains(document.activeElement);
         this.showSummary(result);

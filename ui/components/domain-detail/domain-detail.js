@@ -216,7 +216,8 @@ export class DomainDetail extends HTMLElement {
     const start = async () => {
       button.disabled = true;
       button.textContent = 'Waiting for your browser…';
-      const result = await actions.setUpAutomatically(domain.hostname);
+      // Asks first, naming the host of the provider's consent page.
+      const result = await actions.setUpAutomatically(domain.hostname, answer);
       const again = this.querySelector('#detail-auto');
       if (again) { again.disabled = false; again.textContent = `Set up automatically at ${answer.provider}`; }
       const noteNow = this.querySelector('#detail-auto-note');

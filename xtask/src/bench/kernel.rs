@@ -1,8 +1,8 @@
 //! The kernel settings a benchmark may change, put back after every part whatever became of it.
 //!
 //! `doctor_bench` raises `net.core.rmem_default` for adnshost's runs and puts it back when it
-//! ends, but not when it is killed, hangs past its bound or aborts (release builds abort on a
-//! panic, skipping destructors). A raised default then gives every later socket on the machine
+//! ends, but not when it is killed, hangs past its bound or aborts (a signal, or a panic while
+//! panicking, skips destructors). A raised default then gives every later socket on the machine
 //! the larger buffer, the doctor's included. So the bench reads the settings before each part
 //! and writes back any that changed after it; and while a part runs, the values read are kept
 //! in a file, so a bench run that was itself killed is undone by the next one.

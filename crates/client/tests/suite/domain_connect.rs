@@ -11,7 +11,9 @@ use base64::Engine;
 use domain_desk_api::local::LocalInfo;
 use domain_desk_api::txt::txt_text;
 use domain_desk_api::{AddDomain, DomainStatus, Plan};
-use domain_desk_client::domain_connect::{Discovery, DomainConnect, SyncApply, sync_apply_url};
+use domain_desk_client::domain_connect::{
+    Discovery, DomainConnect, SyncApply, Targets, sync_apply_url,
+};
 use domain_desk_client::{Client, ClientConfig};
 use domain_desk_service::ServiceSettings;
 use domain_desk_test_support::domain_connect::{SIGNED_TEMPLATE, signing_key_txt};
@@ -77,7 +79,7 @@ impl Running {
     }
 
     async fn discover(&self, hostname: &str) -> Discovery {
-        DomainConnect::with_name_server(self.dns())
+        DomainConnect::with_name_server(self.dns(), Targets::Demo)
             .unwrap()
             .discover(hostname)
             .await
@@ -192,7 +194,7 @@ async fn set_up_automatically_writes_the_record_and_the_domain_verifies() {
     assert_eq!(discovery.domain, "example.com");
     assert_eq!(discovery.host, "auto");
     assert_eq!(discovery.settings.provider_id, "dns.local-platform.test");
-    let dc = DomainConnect::with_name_server(service.dns()).unwrap();
+    let dc = DomainConnect::with_name_server(service.dns(), Targets::Demo).unwrap();
     assert!(
         dc.supports_template(&discovery.settings, PLATFORM, SUBDOMAIN)
             .await
@@ -204,7 +206,7 @@ async fn set_up_automatically_writes_the_record_and_the_domain_verifies() {
             .unwrap()
     );
     assert_eq!(
-        DomainConnect::with_name_server(service.dns())
+        DomainConnect::with_name_server(service.dns(), Targets::Demo)
             .unwrap()
             .discover("shop.unserved-zone.com")
             .await
@@ -470,8 +472,8 @@ fn browser(service: &Running, action: &'static str) -> impl FnOnce(&str) -> Resu
                 .await
                 .unwrap();
             let back = answer.headers()["location"].to_str().unwrap().to_owned();
-            // `localhost` as the provider wrote it; the flow listens on 127.0.0.1.
-            let back = back.replacen("//localhost:", "//127.0.0.1:", 1);
+            // The provider sends the browser to the loopback IP literal the flow gave it.
+            assert!(back.starts_with("http://127.0.0.1:"), "{back}");
             http.get(back).send().await.unwrap();
         });
         Ok(())
@@ -483,11 +485,14 @@ async fn set_up_runs_the_whole_flow_through_a_browser_and_its_loopback_redirect(
     use domain_desk_client::domain_connect::{AutoSetup, SyncOutcome};
     use std::time::Duration;
     let service = Running::start().await;
-    let dc = DomainConnect::with_name_server(service.dns()).unwrap();
+    let dc = DomainConnect::with_name_server(service.dns(), Targets::Demo).unwrap();
+    // The local provider's pages are on the service's own address.
+    let approved = service.base.trim_start_matches("http://").to_owned();
 
     let applied = dc
         .set_up(
             "flow.example.com",
+            &approved,
             browser(&service, "apply"),
             Duration::from_secs(30),
         )
@@ -511,6 +516,7 @@ async fn set_up_runs_the_whole_flow_through_a_browser_and_its_loopback_redirect(
     let cancelled = dc
         .set_up(
             "cancel.example.com",
+            &approved,
             browser(&service, "cancel"),
             Duration::from_secs(30),
         )
@@ -529,6 +535,7 @@ async fn set_up_runs_the_whole_flow_through_a_browser_and_its_loopback_redirect(
     let unserved = dc
         .set_up(
             "shop.unserved-zone.com",
+            &approved,
             |_: &str| Ok(()),
             Duration::from_secs(1),
         )
@@ -538,4 +545,99 @@ async fn set_up_runs_the_whole_flow_through_a_browser_and_its_loopback_redirect(
         matches!(unserved, AutoSetup::NotOffered { .. }),
         "{unserved:?}"
     );
+}
+
+#[tokio::test]
+async fn set_up_opens_nothing_when_the_consent_page_is_not_on_the_approved_host() {
+    let service = Running::start().await;
+    let dc = DomainConnect::with_name_server(service.dns(), Targets::Demo).unwrap();
+    let opened = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let flag = opened.clone();
+    let refused = dc
+        .set_up(
+            "moved.example.com",
+            "dc.provider.example",
+            move |_: &str| {
+                flag.store(true, std::sync::atomic::Ordering::SeqCst);
+                Ok(())
+            },
+            std::time::Duration::from_secs(1),
+        )
+        .await
+        .unwrap_err();
+    assert!(
+        refused.to_string().contains("not at dc.provider.example"),
+        "{refused}"
+    );
+    assert!(!opened.load(std::sync::atomic::Ordering::SeqCst));
+}
+
+/// A discovery whose consent page is at `url`, for the target checks.
+fn at(url: &str) -> Discovery {
+    Discovery {
+        domain: "example.net".into(),
+        host: "shop".into(),
+        settings: domain_desk_api::domain_connect::ProviderSettings {
+            provider_id: "p".into(),
+            provider_name: "P".into(),
+            provider_display_name: None,
+            url_sync_ux: url.into(),
+            url_api: url.into(),
+            width: None,
+            height: None,
+            name_servers: vec![],
+        },
+    }
+}
+
+#[tokio::test]
+async fn outside_the_demo_a_provider_on_this_computer_or_a_private_network_is_refused() {
+    let service = Running::start().await;
+    for (name, value) in [
+        ("dc-private", "10.1.2.3"),
+        ("dc-mixed", "192.0.2.7"),
+        ("dc-mixed", "172.16.5.5"),
+        ("dc-public", "192.0.2.8"),
+    ] {
+        let added = service
+            .local(
+                "/_local/dns/example.net/records",
+                serde_json::json!({"name": name, "type": "A", "value": value}),
+            )
+            .await;
+        assert_eq!(added.status(), 201);
+    }
+    let public = DomainConnect::with_name_server(service.dns(), Targets::Public).unwrap();
+
+    // The local provider's `_domainconnect` record names 127.0.0.1: nothing is sent there.
+    let refused = public.offer("x.example.com").await.unwrap_err();
+    assert!(refused.to_string().contains("127.0.0.1"), "{refused}");
+    for (url, address) in [
+        ("https://dc-private.example.net/", "10.1.2.3"),
+        // Every address counts, not only the first.
+        ("https://dc-mixed.example.net/", "172.16.5.5"),
+        ("https://localhost:8443/", "localhost"),
+        ("https://shop.localhost/", "shop.localhost"),
+        ("https://[::1]:8443/", "::1"),
+        ("https://169.254.169.254/", "169.254.169.254"),
+        ("https://100.64.0.9/", "100.64.0.9"),
+        ("http://127.0.0.1:9/", "127.0.0.1"),
+    ] {
+        let refused = public.consent(&at(url)).await.unwrap_err();
+        assert!(refused.to_string().contains(address), "{url}: {refused}");
+    }
+    let fine = public
+        .consent(&at("https://dc-public.example.net/dc"))
+        .await
+        .unwrap();
+    assert_eq!(fine.host, "dc-public.example.net");
+
+    // The demo's account may use the demo's own provider, and is shown where it is.
+    let demo = DomainConnect::with_name_server(service.dns(), Targets::Demo).unwrap();
+    let offered = demo.offer("x.example.com").await.unwrap().unwrap();
+    assert_eq!(
+        offered.consent.host,
+        service.base.trim_start_matches("http://")
+    );
+    assert!(demo.consent(&at("https://10.1.2.3/")).await.is_err());
 }

@@ -23,4 +23,5 @@ pub use exchange::Exchange;
 pub use query::QueryOptions;
 pub use source::{DnsSource, NetworkSource, Recorder, Replayer};
 pub use udp::UdpSockets;
+pub use wire::{decode_datagram, read_datagram};
 pub use wire_query::{ByQuestion, WireQuery};

@@ -235,7 +235,7 @@ fn hickory_wire_name(name: &str) -> Result<Vec<u8>, String> {
 }
 
 /// A plain name on the wire, written in one pass; `None` for any other name.
-fn plain_wire_name(name: &str) -> Option<Vec<u8>> {
+pub(super) fn plain_wire_name(name: &str) -> Option<Vec<u8>> {
     // the root's byte and one length byte per label: the text's length plus two
     let encoded_length = name.len() + 2;
     if name.is_empty() || encoded_length > MAX_NAME_LENGTH {

@@ -15,7 +15,8 @@
 
 use std::net::Ipv6Addr;
 
-use hickory_proto::op::ResponseCode;
+use hickory_proto::op::{Message, MessageType, ResponseCode};
+use hickory_proto::rr::{Name, RecordType};
 
 use super::answer::{Answer, DnsRecord};
 use super::presentation::{ipv4_text, is_plain_byte, push_decimal};
@@ -123,6 +124,59 @@ const CLASS_IN: u16 = 1;
 /// Room made for a name's text up front (most are shorter), so that it is not grown byte by
 /// byte.
 const NAME_CAPACITY: usize = 48;
+
+/// What the doctor makes of `datagram` when it arrives over UDP as the answer to the question
+/// with `id` for `name` and `record_type` (its number): this reader's answer when it reads
+/// it, else hickory's decoding and presentation, as the doctor's exchange does; `None` for a
+/// datagram that is not that answer (it is ignored) or cannot be read. With
+/// [`decode_datagram`], what the fuzz target `dns_wire` holds together: for any bytes at all,
+/// this reader decides only as hickory's path would.
+pub fn read_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> Option<Answer> {
+    let normalised = super::presentation::normalise_name(name);
+    // As the doctor asks: only a plain name's answers go through this reader.
+    if super::query::plain_wire_name(&normalised).is_some() {
+        let question = Question::new(id, normalised.clone(), record_type);
+        match read(datagram, &question) {
+            Read::Answer(answer) => {
+                return Some(Answer::from_wire(
+                    READ_FROM.to_owned(),
+                    normalised,
+                    RecordType::from(record_type).into(),
+                    answer,
+                    0,
+                ));
+            }
+            Read::NotOurs => return None,
+            Read::Other => {}
+        }
+    }
+    decode_datagram(datagram, id, name, record_type)
+}
+
+/// What hickory's decoding alone makes of `datagram` as the answer to that question (see
+/// [`read_datagram`]): the path the doctor takes for any answer this reader steps aside from.
+pub fn decode_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> Option<Answer> {
+    let message = Message::from_vec(datagram).ok()?;
+    let mut asked = Name::from_ascii(super::presentation::normalise_name(name)).ok()?;
+    asked.set_fqdn(true);
+    let record_type = RecordType::from(record_type);
+    let ours = message.metadata.id == id
+        && message.metadata.message_type == MessageType::Response
+        && super::query::answers_question(&message, &asked, record_type);
+    ours.then(|| {
+        Answer::from_message(
+            READ_FROM.to_owned(),
+            name,
+            record_type.into(),
+            &message,
+            false,
+            0,
+        )
+    })
+}
+
+/// The server [`read_datagram`]'s answers name: no server was asked.
+const READ_FROM: &str = "0.0.0.0:53";
 
 /// Reads `datagram` as the answer to `question`.
 pub(crate) fn read(datagram: &[u8], question: &Question) -> Read {
@@ -706,6 +760,35 @@ mod tests {
             read_by_wire(&datagram, "www.example.com.", RecordType::A).unwrap_err(),
             Read::Other
         );
+    }
+
+    /// The public pair the fuzz target `dns_wire` compares: the same answer for a plain
+    /// reply, for every cut of it, and for a reply to another ID (ignored by both).
+    #[test]
+    fn the_public_reader_reads_as_hickory_decodes() {
+        for reply in plain_replies() {
+            let datagram = reply.bytes();
+            let record_type = u16::from(reply.record_type);
+            let read = read_datagram(&datagram, ID, reply.question, record_type);
+            assert!(read.is_some(), "{}", reply.question);
+            assert_eq!(
+                read,
+                decode_datagram(&datagram, ID, reply.question, record_type)
+            );
+            assert_eq!(
+                read_datagram(&datagram, ID ^ 1, reply.question, record_type),
+                None
+            );
+            for length in 0..datagram.len() {
+                let cut = &datagram[..length];
+                assert_eq!(
+                    read_datagram(cut, ID, reply.question, record_type),
+                    decode_datagram(cut, ID, reply.question, record_type),
+                    "{} cut at {length}",
+                    reply.question
+                );
+            }
+        }
     }
 
     /// Every cut and every changed byte of every plain answer: where the reader decides

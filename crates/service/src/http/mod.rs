@@ -153,7 +153,14 @@ pub fn app(state: AppState) -> Router {
     let openapi = Router::new()
         .route("/openapi.json", get(serve_openapi))
         .with_state(std::sync::Arc::new(document));
-    router
+    outer_layers(behind_gate(router, state).merge(openapi))
+}
+
+/// `routes` behind the API's own layers: the fallbacks, the read cache, the world's clock,
+/// and the key and rate-limit gate. [`app`] gives it the documented routes; a test can give
+/// it one more (a handler that panics) and meet the same stack the service runs.
+fn behind_gate(routes: Router<AppState>, state: AppState) -> Router {
+    routes
         .fallback(not_found)
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(
@@ -166,12 +173,92 @@ pub fn app(state: AppState) -> Router {
         ))
         .layer(middleware::from_fn_with_state(state.clone(), gate::gate))
         .with_state(state)
-        .merge(openapi)
-        .layer(middleware::from_fn(local::guard))
-        .layer(tower_http::catch_panic::CatchPanicLayer::custom(
-            |_: Box<dyn std::any::Any + Send>| {
-                tracing::error!("a request handler panicked");
-                Error::Internal("a request handler panicked".into()).into_response()
-            },
-        ))
+}
+
+/// The layers around everything the service answers: the control plane's guard, and the
+/// catch-panic layer that turns a handler's panic into a 500 (in a binary that unwinds).
+fn outer_layers(router: Router) -> Router {
+    router.layer(middleware::from_fn(local::guard)).layer(
+        tower_http::catch_panic::CatchPanicLayer::custom(|_: Box<dyn std::any::Any + Send>| {
+            tracing::error!("a request handler panicked");
+            Error::Internal("a request handler panicked".into()).into_response()
+        }),
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use axum::body::Body;
+    use axum::http::{Request, StatusCode};
+    use http_body_util::BodyExt;
+    use tower::ServiceExt;
+
+    use super::*;
+    use crate::{Clock, ServiceSettings};
+
+    async fn call(router: &Router, path: &str, key: &str) -> (StatusCode, serde_json::Value) {
+        let request = Request::get(path)
+            .header("authorization", format!("Bearer {key}"))
+            .body(Body::empty())
+            .unwrap();
+        let response = router.clone().oneshot(request).await.unwrap();
+        let status = response.status();
+        let body = response.into_body().collect().await.unwrap().to_bytes();
+        (status, serde_json::from_slice(&body).unwrap())
+    }
+
+    /// A handler that panics answers 500 with the contract's error body, through every layer
+    /// the real service has, and the service goes on answering: the panic stays in the
+    /// request (as long as the binary unwinds; see the next test).
+    #[tokio::test]
+    async fn a_handler_that_panics_answers_500_and_the_next_request_is_served() {
+        let clock = Clock::frozen_at("2026-03-02T10:00:10Z".parse().unwrap());
+        let state = AppState::open(ServiceSettings::default(), clock).unwrap();
+        let (_, key) = state.demo_keys().await.unwrap().remove(0);
+        let (routes, _) = api_router().split_for_parts();
+        let routes = routes.route(
+            "/v1/panics",
+            get(|| async {
+                panic!("a bug in a handler");
+                #[allow(unreachable_code)]
+                ()
+            }),
+        );
+        let router = outer_layers(behind_gate(routes, state));
+
+        let (status, body) = call(&router, "/v1/panics", &key).await;
+        assert_eq!(status, StatusCode::INTERNAL_SERVER_ERROR);
+        assert_eq!(body["error"]["code"], "internal", "{body}");
+        assert_eq!(
+            body["error"]["message"],
+            "Something went wrong in the service; the error was logged."
+        );
+        let (status, body) = call(&router, "/v1/account", &key).await;
+        assert_eq!(status, StatusCode::OK, "{body}");
+    }
+
+    /// The catch-panic layer above only works in a binary that unwinds: with
+    /// `panic = "abort"` a handler's panic ends the process, and with it the window that
+    /// embeds the demo service. Every profile the product is built with must unwind.
+    #[test]
+    fn the_release_profiles_unwind_on_a_panic() {
+        let manifest = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../Cargo.toml");
+        let text = std::fs::read_to_string(&manifest).unwrap();
+        let mut section = String::new();
+        let mut aborting = Vec::new();
+        for line in text.lines().map(str::trim) {
+            if line.starts_with('[') {
+                section = line.trim_matches(['[', ']']).to_owned();
+                continue;
+            }
+            let Some((key, value)) = line.split_once('=') else {
+                continue;
+            };
+            let value = value.split('#').next().unwrap_or_default().trim();
+            if section.starts_with("profile.") && key.trim() == "panic" && value != "\"unwind\"" {
+                aborting.push(format!("[{section}] panic = {value}"));
+            }
+        }
+        assert!(aborting.is_empty(), "{}", aborting.join(", "));
+    }
 }

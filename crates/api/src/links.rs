@@ -1,5 +1,5 @@
 //! `domain-desk://` links, so that a support reply can point at the right place: read here,
-//! without Tauri, into what the window should show.
+//! without Tauri (the window's shell only hands them over), into what the window should show.
 //!
 //! - `domain-desk://diagnose/<hostname>` opens the Diagnose panel for a hostname;
 //! - `domain-desk://project/<project-id>` opens a project;
@@ -9,8 +9,11 @@
 //! or a form with a part that is not what it should be, is refused with a sentence that says
 //! so and quotes nothing of the link, so that a hostile link cannot put its text in the window.
 
-use domain_desk_api::Hostname;
+use std::ffi::OsString;
+
 use serde::Serialize;
+
+use crate::{Error, Hostname, Result};
 
 /// The links' scheme, as registered with the system.
 pub const SCHEME: &str = "domain-desk";
@@ -36,24 +39,28 @@ pub enum Link {
     },
 }
 
-/// Why a link was refused, for a person. It never repeats the link.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct Refused(pub &'static str);
-
-const NOT_OURS: Refused = Refused("The link is not a Domain Desk link, so it was ignored.");
-const MALFORMED: Refused = Refused(
+// Why a link was refused, for a person ([`Error::RefusedLink`]). None repeats the link.
+const NOT_OURS: Error =
+    Error::RefusedLink("The link is not a Domain Desk link, so it was ignored.");
+const MALFORMED: Error = Error::RefusedLink(
     "The Domain Desk link could not be read (it should look like domain-desk://diagnose/www.example.com), so it was ignored.",
 );
-const BAD_HOSTNAME: Refused =
-    Refused("The link names a hostname that is not valid, so it was ignored.");
-const BAD_PROJECT: Refused =
-    Refused("The link names a project id that is not valid, so it was ignored.");
+const BAD_HOSTNAME: Error =
+    Error::RefusedLink("The link names a hostname that is not valid, so it was ignored.");
+const NOT_TEXT: Error =
+    Error::RefusedLink("The link holds bytes that are not text (UTF-8), so it was ignored.");
+const BAD_PROJECT: Error =
+    Error::RefusedLink("The link names a project id that is not valid, so it was ignored.");
 
 /// Reads a link. Case is ignored in the scheme and the keywords; one trailing `/` is allowed.
-pub fn parse(link: &str) -> Result<Link, Refused> {
+pub fn parse(link: &str) -> Result<Link> {
     if link.len() > MAX_LEN {
         return Err(MALFORMED);
+    }
+    // U+FFFD stands where bytes that were not UTF-8 were (a link made text lossily, as a
+    // second launch's arguments are); a real link carries any other character %-encoded.
+    if link.contains('\u{fffd}') {
+        return Err(NOT_TEXT);
     }
     let (scheme, rest) = link.split_once("://").ok_or(NOT_OURS)?;
     if !scheme.eq_ignore_ascii_case(SCHEME) {
@@ -90,13 +97,13 @@ pub fn parse(link: &str) -> Result<Link, Refused> {
     }
 }
 
-fn hostname(text: &str) -> Result<String, Refused> {
+fn hostname(text: &str) -> Result<String> {
     Hostname::parse(text)
         .map(|name| name.to_string())
         .map_err(|_| BAD_HOSTNAME)
 }
 
-fn project_id(text: &str) -> Result<String, Refused> {
+fn project_id(text: &str) -> Result<String> {
     let ok = !text.is_empty()
         && text.len() <= MAX_PROJECT_ID
         && text
@@ -138,6 +145,18 @@ pub fn from_args<S: AsRef<str>>(args: &[S]) -> Option<&str> {
         arg.get(..SCHEME.len() + 3)
             .is_some_and(|start| start.eq_ignore_ascii_case("domain-desk://"))
     })
+}
+
+/// The link among a program's arguments as the system handed them over (any bytes), read:
+/// `None` when no argument is a link, else the link or why it was refused. An argument that
+/// starts as a link but is not UTF-8 is refused with a notice, never a panic.
+pub fn from_args_os(args: &[OsString]) -> Option<Result<Link>> {
+    let link = args.iter().skip(1).find(|arg| {
+        arg.as_encoded_bytes()
+            .get(..SCHEME.len() + 3)
+            .is_some_and(|start| start.eq_ignore_ascii_case(b"domain-desk://"))
+    })?;
+    Some(link.to_str().ok_or(NOT_TEXT).and_then(parse))
 }
 
 #[cfg(test)]
@@ -209,7 +228,7 @@ mod tests {
         ] {
             let refused = parse(link).expect_err(link);
             assert!(
-                !refused.0.contains('<') && !refused.0.contains("alert"),
+                !refused.to_string().contains('<') && !refused.to_string().contains("alert"),
                 "{link}: {refused}"
             );
         }
@@ -224,5 +243,38 @@ mod tests {
         assert_eq!(from_args(&["/usr/bin/domain-desk"]), None);
         // The program's own path is never taken for a link.
         assert_eq!(from_args(&["domain-desk://x"]), None);
+    }
+
+    /// The desktop hands a link over as bytes; one that is not UTF-8 is refused with a
+    /// notice (not a panic), whether it arrives as it is or already made text with U+FFFD in
+    /// place of its bad bytes (as the single-instance plugin hands a second launch's on).
+    #[test]
+    fn a_link_that_is_not_text_is_refused_with_a_notice() {
+        assert_eq!(
+            parse("domain-desk://diagnose/www.\u{fffd}.example"),
+            Err(NOT_TEXT)
+        );
+        let args = |link: OsString| vec![OsString::from("/usr/bin/domain-desk"), link];
+        assert_eq!(
+            from_args_os(&args("domain-desk://diagnose/www.example.com".into())),
+            Some(Ok(Link::Diagnose {
+                hostname: "www.example.com".into()
+            }))
+        );
+        assert_eq!(from_args_os(&args("info".into())), None);
+        assert_eq!(from_args_os(&args(OsString::new())), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::ffi::OsStringExt as _;
+            let bytes = b"Domain-Desk://diagnose/www.\xff\xfe.example".to_vec();
+            assert_eq!(
+                from_args_os(&args(OsString::from_vec(bytes))),
+                Some(Err(NOT_TEXT))
+            );
+            // Not a link at all: left to the command line's parser, which refuses it.
+            let bytes = b"\xffdomain-desk://".to_vec();
+            assert_eq!(from_args_os(&args(OsString::from_vec(bytes))), None);
+        }
+        assert!(!NOT_TEXT.to_string().contains('\u{fffd}'));
     }
 }
