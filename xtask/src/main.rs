@@ -7,6 +7,7 @@
 
 mod bench;
 mod deb_check;
+mod deny;
 mod installer;
 mod module_cycles;
 mod platforms;
@@ -28,12 +29,15 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   run          install what the app needs (Linux), build it and open the window
-  test         install the test tools, then fmt, the module cycles, clippy, every Rust test,
-               the reliability checks, the UI tests, actionlint and the end-to-end tests under Xvfb
+  test         install the test tools, then fmt, the module cycles, clippy, cargo deny, every
+               Rust test, the reliability checks, the UI tests, actionlint and the end-to-end
+               tests under Xvfb
   e2e [NAME…]  only the end-to-end tests (under Xvfb when there is no display); with
                NAMEs, only the tests whose name contains one of them
   cycles [DIR] only the check that no two files of a crate import each other (of the
                workspace at DIR, this one by default)
+  deny         cargo deny offline: RustSec's advisories (the ../shared snapshot), licenses,
+               sources and banned duplicates, after proving a vulnerable lock file fails
   prereqs      only install what building and testing need (Linux)
   reliability  schemathesis against `domain-desk serve`, then a short run of every fuzz target
   contract     only the schemathesis passes
@@ -56,6 +60,7 @@ fn main() {
     let result = match args.first().map(String::as_str) {
         Some("run") => run(&args[1..]),
         Some("test") => test(),
+        Some("deny") => deny::run(),
         Some("e2e") => e2e(&args[1..]),
         Some("cycles") => module_cycles::check(&args.get(1).map_or_else(root, PathBuf::from)),
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
@@ -112,6 +117,7 @@ fn test() -> Result<()> {
             "warnings",
         ]),
     )?;
+    deny::run()?;
     step("Rust tests", cargo().args(["test", "--workspace"]))?;
     reliability::run()?;
     step(
