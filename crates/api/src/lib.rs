@@ -10,6 +10,7 @@ pub mod error;
 pub mod hostname;
 pub mod links;
 pub mod local;
+pub mod private_file;
 pub mod rate_limit;
 pub mod txt;
 pub mod types;

@@ -99,12 +99,15 @@ impl Capture {
         Self::from_json(&text)
     }
 
-    /// Writes the capture to `path`.
+    /// Writes the capture to `path`: atomically, readable by its owner alone, replacing (never
+    /// following) a link planted there. A capture holds a customer's DNS and hostnames.
     pub fn save(&self, path: &Path) -> Result<()> {
-        std::fs::write(path, self.to_json()).map_err(|error| Error::CaptureFile {
-            path: path.display().to_string(),
-            message: error.to_string(),
-        })
+        domain_desk_api::private_file::write_atomically(path, self.to_json().as_bytes()).map_err(
+            |error| Error::CaptureFile {
+                path: path.display().to_string(),
+                message: error.to_string(),
+            },
+        )
     }
 
     /// The recorded answers by question, for a replay.

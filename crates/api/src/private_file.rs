@@ -1,7 +1,8 @@
-//! Files this crate's callers write for the user (exports, retry files) hold a project's
-//! domains: they are written so that no one else on the machine can read them, so that a
-//! reader never sees half a file, and so that a symbolic link someone planted at the path
-//! cannot redirect the write onto another file.
+//! Files Domain Desk writes for the user (exports, retry files, diagnostics captures) hold a
+//! project's domains and DNS: they are written so that no one else on the machine can read
+//! them, so that a reader never sees half a file, and so that a symbolic link someone
+//! planted at the path cannot redirect the write onto another file. This lives in the API
+//! crate because every crate that writes such a file depends on it.
 //!
 //! The text goes to a new file beside the target, created exclusively (`O_EXCL`: never an
 //! existing file or a link) and, on unix, with mode 0600; it is then renamed over the path,
