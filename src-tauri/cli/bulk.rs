@@ -5,6 +5,7 @@ use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use domain_desk_api::Project;
+use domain_desk_bulk::retry_file;
 use domain_desk_bulk::rows::{self, Format};
 use domain_desk_bulk::{ExportFormat, Progress, RunOptions, Summary, plan};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
@@ -70,7 +71,7 @@ pub async fn import(
     let (rows, unreadable) = read_rows(&args)?;
     // Where the rows to import again go must be fit for it before anything is sent.
     if !args.dry_run {
-        rows::check_retry_path(&failed_path(&args), imported_file(&args))
+        retry_file::check_retry_path(&failed_path(&args), imported_file(&args))
             .map_err(|err| Failure::usage(err.to_string()))?;
     }
     let client = &connection.client;
@@ -283,7 +284,7 @@ fn failed_path(args: &ImportArgs) -> PathBuf {
     args.failed
         .clone()
         .unwrap_or_else(|| match imported_file(args) {
-            Some(file) => rows::retry_path(file),
+            Some(file) => retry_file::retry_path(file),
             None => PathBuf::from("import.failed.csv"),
         })
 }
@@ -294,9 +295,9 @@ fn failed_path(args: &ImportArgs) -> PathBuf {
 fn write_failed_rows(
     args: &ImportArgs,
     summary: &Summary,
-) -> Result<(PathBuf, rows::RetryFile), Failure> {
+) -> Result<(PathBuf, retry_file::RetryFile), Failure> {
     let path = failed_path(args);
-    let written = rows::write_retry_file(
+    let written = retry_file::write_retry_file(
         &path,
         imported_file(args),
         &summary.rows_to_retry(),
@@ -306,7 +307,7 @@ fn write_failed_rows(
     Ok((path, written))
 }
 
-fn print_summary(summary: &Summary, failed_file: &std::path::Path, written: rows::RetryFile) {
+fn print_summary(summary: &Summary, failed_file: &std::path::Path, written: retry_file::RetryFile) {
     let earlier = summary
         .already_present
         .iter()
@@ -365,15 +366,15 @@ fn print_summary(summary: &Summary, failed_file: &std::path::Path, written: rows
         );
     }
     match written {
-        rows::RetryFile::Written => println!(
+        retry_file::RetryFile::Written => println!(
             "The rows to try again are in {}; import that file once the reasons above are fixed.",
             failed_file.display()
         ),
-        rows::RetryFile::Removed => println!(
+        retry_file::RetryFile::Removed => println!(
             "Nothing left to try again: removed {}, which an earlier run left.",
             failed_file.display()
         ),
-        rows::RetryFile::Absent => {}
+        retry_file::RetryFile::Absent => {}
     }
 }
 

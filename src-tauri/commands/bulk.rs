@@ -9,6 +9,7 @@
 
 use std::path::{Path, PathBuf};
 
+use domain_desk_bulk::retry_file;
 use domain_desk_bulk::rows::{self, Format};
 use domain_desk_bulk::{ExportFormat, Progress, RunOptions, Summary};
 use serde::Serialize;
@@ -123,9 +124,9 @@ pub async fn import_file(
         .map_err(|err| Error::InvalidInput(format!("Cannot read {}: {err}", file.display())))?;
     // Unreadable lines and rows the plan refuses are reported together, in one refusal.
     let (rows, unreadable) = rows::read(&text, Format::detect(Some(file), &text));
-    let retry_path = rows::retry_path(file);
+    let retry_path = retry_file::retry_path(file);
     // Nothing is sent when the rows to import again could not be written there.
-    rows::check_retry_path(&retry_path, Some(file))
+    retry_file::check_retry_path(&retry_path, Some(file))
         .map_err(|err| Error::InvalidInput(err.to_string()))?;
     let (cancel, cancelled) = oneshot::channel();
     {
@@ -178,7 +179,7 @@ pub async fn import_file(
         Err(other) => return Err(Error::InvalidInput(other.to_string())),
     };
     // No rows left: a retry file an earlier run left beside the file goes too.
-    let retry_file = match rows::write_retry_file(
+    let retry_file = match retry_file::write_retry_file(
         &retry_path,
         Some(file),
         &summary.rows_to_retry(),
@@ -186,8 +187,8 @@ pub async fn import_file(
     )
     .map_err(|err| Error::InvalidInput(err.to_string()))?
     {
-        rows::RetryFile::Written => Some(retry_path.display().to_string()),
-        rows::RetryFile::Removed | rows::RetryFile::Absent => None,
+        retry_file::RetryFile::Written => Some(retry_path.display().to_string()),
+        retry_file::RetryFile::Removed | retry_file::RetryFile::Absent => None,
     };
     Ok(ImportResult {
         file: file.display().to_string(),

@@ -9,6 +9,10 @@
 //! RFC 4180 needs it or always; here a cell is quoted when RFC 4180 needs it, when it was
 //! neutralised, or when it holds a `;` (the cell separator of spreadsheets in many locales).
 
+/// The first line of every retry file, a comment line: what tells a file Domain Desk wrote,
+/// which it may replace or remove, from any other.
+pub const RETRY_FILE_MARK: &str = "# Domain Desk retry file: the rows to import again";
+
 /// The first characters a spreadsheet reads as the start of a formula.
 const FORMULA_START: [char; 6] = ['=', '+', '-', '@', '\t', '\r'];
 

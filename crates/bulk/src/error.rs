@@ -24,7 +24,7 @@ pub enum Error {
     #[error(
         "{} is not a retry file Domain Desk wrote (its first line is not \"{}\"), so it is left as it is: move it away or name another file for the rows to import again",
         .0.display(),
-        crate::rows::RETRY_FILE_MARK
+        crate::cells::RETRY_FILE_MARK
     )]
     NotOurRetryFile(std::path::PathBuf),
     /// A file could not be read, written or removed.

@@ -23,6 +23,7 @@ pub mod export;
 /// Writing the user's files: atomically, the owner's alone, never through a planted link.
 pub use domain_desk_api::private_file as file;
 pub mod plan;
+pub mod retry_file;
 pub mod rows;
 pub mod run;
 

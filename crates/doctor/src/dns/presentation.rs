@@ -1,7 +1,8 @@
 //! Names, addresses and numbers in presentation form, written without the formatting
 //! machinery: each answer holds its server's address and tens of names, and `format!` cost
 //! more than reading the answer. One definition shared by the record presentation
-//! (`answer.rs`), the wire reader (`wire.rs`) and the question writer (`query.rs`); it imports
+//! (`answer.rs`), the wire reader (`wire.rs`) and the question writer (`query.rs`), with a
+//! plain name's wire form (which the writer sends and the reader matches); it imports
 //! nothing of theirs.
 
 use std::net::{Ipv4Addr, SocketAddr};
@@ -96,6 +97,47 @@ pub(crate) fn is_normalised(normalised: &str, name: &str) -> bool {
             .zip(name.bytes())
             .all(|(normal, byte)| normal == byte.to_ascii_lowercase())
 }
+
+/// A plain name on the wire, written in one pass; `None` for any other name.
+pub(super) fn plain_wire_name(name: &str) -> Option<Vec<u8>> {
+    // the root's byte and one length byte per label: the text's length plus two
+    let encoded_length = name.len() + 2;
+    if name.is_empty() || encoded_length > MAX_NAME_LENGTH {
+        return None;
+    }
+    let mut encoded = Vec::with_capacity(encoded_length);
+    // where the label being copied keeps its length byte, filled in when it ends
+    let mut length_at = 0;
+    encoded.push(0);
+    for &byte in name.as_bytes() {
+        let first = encoded.len() == length_at + 1;
+        if byte == b'.' {
+            encoded[length_at] = label_length(encoded.len() - length_at - 1)?;
+            length_at = encoded.len();
+            encoded.push(0);
+        } else if is_plain_byte(byte) && !(byte == b'-' && first) {
+            encoded.push(byte);
+        } else {
+            return None;
+        }
+    }
+    encoded[length_at] = label_length(encoded.len() - length_at - 1)?;
+    encoded.push(0);
+    Some(encoded)
+}
+
+/// A label's length byte: 1–63, else `None`.
+fn label_length(length: usize) -> Option<u8> {
+    if (1..=MAX_LABEL_LENGTH).contains(&length) {
+        u8::try_from(length).ok()
+    } else {
+        None
+    }
+}
+
+/// The longest label and the longest name on the wire (RFC 1035 §2.3.4).
+const MAX_LABEL_LENGTH: usize = 63;
+const MAX_NAME_LENGTH: usize = 255;
 
 #[cfg(test)]
 mod tests {

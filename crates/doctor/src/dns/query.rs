@@ -13,7 +13,7 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
 use super::answer::{Answer, AnswerStatus};
-use super::presentation::{is_plain_byte, normalise_name, server_text};
+use super::presentation::{normalise_name, plain_wire_name, server_text};
 use super::udp::{Failure, Ticket, UdpSockets, local_address_for};
 use super::wire::{self, Question, WireAnswer};
 
@@ -234,47 +234,6 @@ fn hickory_wire_name(name: &str) -> Result<Vec<u8>, String> {
     Ok(encoded)
 }
 
-/// A plain name on the wire, written in one pass; `None` for any other name.
-pub(super) fn plain_wire_name(name: &str) -> Option<Vec<u8>> {
-    // the root's byte and one length byte per label: the text's length plus two
-    let encoded_length = name.len() + 2;
-    if name.is_empty() || encoded_length > MAX_NAME_LENGTH {
-        return None;
-    }
-    let mut encoded = Vec::with_capacity(encoded_length);
-    // where the label being copied keeps its length byte, filled in when it ends
-    let mut length_at = 0;
-    encoded.push(0);
-    for &byte in name.as_bytes() {
-        let first = encoded.len() == length_at + 1;
-        if byte == b'.' {
-            encoded[length_at] = label_length(encoded.len() - length_at - 1)?;
-            length_at = encoded.len();
-            encoded.push(0);
-        } else if is_plain_byte(byte) && !(byte == b'-' && first) {
-            encoded.push(byte);
-        } else {
-            return None;
-        }
-    }
-    encoded[length_at] = label_length(encoded.len() - length_at - 1)?;
-    encoded.push(0);
-    Some(encoded)
-}
-
-/// A label's length byte: 1–63, else `None`.
-fn label_length(length: usize) -> Option<u8> {
-    if (1..=MAX_LABEL_LENGTH).contains(&length) {
-        u8::try_from(length).ok()
-    } else {
-        None
-    }
-}
-
-/// The longest label and the longest name on the wire (RFC 1035 §2.3.4).
-const MAX_LABEL_LENGTH: usize = 63;
-const MAX_NAME_LENGTH: usize = 255;
-
 /// The name a request asks about, as hickory reads it: for matching an answer that the wire
 /// reader left to hickory.
 fn request_name(request: &[u8]) -> Option<Name> {
@@ -448,22 +407,13 @@ impl UdpChannel {
                 let name = name.get_or_insert_with(|| request_name(request));
                 if name
                     .as_ref()
-                    .is_some_and(|name| answers_question(&message, name, record_type))
+                    .is_some_and(|name| wire::answers_question(&message, name, record_type))
                 {
                     return Ok(Reply::Decoded(message));
                 }
             }
         }
         Err(UdpFailure::Timeout)
-    }
-}
-
-pub(super) fn answers_question(message: &Message, name: &Name, record_type: RecordType) -> bool {
-    match message.queries.first() {
-        // Name equality is case-insensitive, as DNS compares names.
-        Some(query) => query.query_type() == record_type && query.name() == name,
-        // Some servers leave the question out of an error answer.
-        None => true,
     }
 }
 

@@ -134,7 +134,7 @@ const NAME_CAPACITY: usize = 48;
 pub fn read_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> Option<Answer> {
     let normalised = super::presentation::normalise_name(name);
     // As the doctor asks: only a plain name's answers go through this reader.
-    if super::query::plain_wire_name(&normalised).is_some() {
+    if super::presentation::plain_wire_name(&normalised).is_some() {
         let question = Question::new(id, normalised.clone(), record_type);
         match read(datagram, &question) {
             Read::Answer(answer) => {
@@ -153,6 +153,16 @@ pub fn read_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> 
     decode_datagram(datagram, id, name, record_type)
 }
 
+/// Whether a decoded answer is to the question asked (`name`, `record_type`).
+pub(super) fn answers_question(message: &Message, name: &Name, record_type: RecordType) -> bool {
+    match message.queries.first() {
+        // Name equality is case-insensitive, as DNS compares names.
+        Some(query) => query.query_type() == record_type && query.name() == name,
+        // Some servers leave the question out of an error answer.
+        None => true,
+    }
+}
+
 /// What hickory's decoding alone makes of `datagram` as the answer to that question (see
 /// [`read_datagram`]): the path the doctor takes for any answer this reader steps aside from.
 pub fn decode_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> Option<Answer> {
@@ -162,7 +172,7 @@ pub fn decode_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -
     let record_type = RecordType::from(record_type);
     let ours = message.metadata.id == id
         && message.metadata.message_type == MessageType::Response
-        && super::query::answers_question(&message, &asked, record_type);
+        && answers_question(&message, &asked, record_type);
     ours.then(|| {
         Answer::from_message(
             READ_FROM.to_owned(),
@@ -444,7 +454,6 @@ mod tests {
             assert_eq!(found, expected, "byte {byte}");
         }
     }
-    use crate::dns::query::answers_question;
 
     const ID: u16 = 0x4d2c;
 
