@@ -43,7 +43,7 @@ const CONTROL_PLANE: &str = r"^/_local/(faults|clock|clock/advance|reset)$";
 const FUZZ_SECONDS: u32 = 20;
 
 /// Inside `cargo xtask test` the fuzz runs are a regression check, so they are reproducible:
-/// a fixed libFuzzer seed and a fixed number of inputs (about 20 s each here), and the same
+/// a fixed libFuzzer seed and a fixed number of inputs (7 to 55 s each here), and the same
 /// inputs give the same verdict on every machine. `cargo xtask fuzz` explores with a fresh
 /// seed every time.
 const REGRESSION_SEED: u32 = 20261121;
