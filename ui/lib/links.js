@@ -1,4 +1,4 @@
-// `domain-desk://` links, as the Rust side read them (src-tauri/links.rs): show the hostname's
+// `domain-desk://` links, as the Rust side read them (crates/api/src/links.rs): show the hostname's
 // diagnosis, a project, or one of its domains. A link only shows something; a refused link is
 // a notice. The Rust side keeps the last link until the window takes it, so one that arrives
 // while the window is still starting is shown once it has signed in.
