@@ -77,16 +77,14 @@ impl AccountsFile {
         Ok(())
     }
 
-    /// Writes the file whole: a new file beside it, then renamed over it.
+    /// Writes the file whole: a new file beside it (the user's alone), then renamed over it.
     pub fn save(&self) -> Result<()> {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir)?;
         }
         let bytes = serde_json::to_vec_pretty(&self.document)
             .map_err(|err| Error::Settings(err.to_string()))?;
-        let staging = self.path.with_extension("json.new");
-        std::fs::write(&staging, bytes)?;
-        std::fs::rename(&staging, &self.path)?;
+        domain_desk_api::private_file::write_atomically(&self.path, &bytes)?;
         Ok(())
     }
 }
@@ -156,5 +154,23 @@ mod tests {
         let err = AccountsFile::open(dir.path()).unwrap_err();
         assert!(err.to_string().contains("cannot be read"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{not json");
+    }
+
+    /// The accounts file names the user's platforms and accounts: saved, it is theirs alone,
+    /// and a link planted beside it (where the file is staged) is never written through.
+    #[cfg(unix)]
+    #[test]
+    fn the_saved_file_is_the_users_alone_and_no_planted_link_is_followed() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, "untouched").unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir.path().join("settings.json.new")).unwrap();
+        let mut file = AccountsFile::open(dir.path()).unwrap();
+        file.remember(entry("acc_1@api.example.com")).unwrap();
+        file.save().unwrap();
+        assert_eq!(std::fs::read_to_string(&elsewhere).unwrap(), "untouched");
+        let saved = std::fs::metadata(dir.path().join("settings.json")).unwrap();
+        assert_eq!(saved.permissions().mode() & 0o777, 0o600);
     }
 }

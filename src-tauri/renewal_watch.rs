@@ -450,9 +450,10 @@ impl Watcher {
             if let Some(dir) = path.parent() {
                 std::fs::create_dir_all(dir)?;
             }
-            let staging = path.with_extension("json.new");
-            std::fs::write(&staging, serde_json::to_vec_pretty(&self.memory)?)?;
-            std::fs::rename(&staging, path)
+            domain_desk_api::private_file::write_atomically(
+                path,
+                &serde_json::to_vec_pretty(&self.memory)?,
+            )
         };
         if let Err(err) = write() {
             tracing::warn!(%err, "could not keep the renewal watch's memory");

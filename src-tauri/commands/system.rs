@@ -63,7 +63,8 @@ pub fn report_save(paths: State<'_, AppPaths>, hostname: String, json: String) -
     let path = folder.join(format!("dns-report-{name}-{stamp}.json"));
     let text =
         serde_json::to_string_pretty(&value).map_err(|err| Error::InvalidInput(err.to_string()))?;
-    std::fs::write(&path, text)?;
+    // A customer's DNS: the user's alone, never written through a link planted in Downloads.
+    domain_desk_api::private_file::write_atomically(&path, text.as_bytes())?;
     Ok(path.display().to_string())
 }
 
