@@ -12,7 +12,10 @@ use super::{PRO_SITE, WWW, fill_add_dialog, open_project, start_demo, submit_add
 
 /// Runs the app's binary as the system would for a second launch (same user session, same
 /// folders as `app`), and returns its exit status once it has ended.
-fn launch_again(app: &App, args: &[&str]) -> (std::process::ExitStatus, Duration) {
+fn launch_again<S: AsRef<std::ffi::OsStr>>(
+    app: &App,
+    args: &[S],
+) -> (std::process::ExitStatus, Duration) {
     let mut command = Command::new(harness::app_binary());
     command
         .args(args)
@@ -133,6 +136,17 @@ async fn a_second_launch_hands_its_link_to_the_first_window_and_writes_nothing()
         !toasts.contains("onerror"),
         "the notice quotes the link: {toasts}"
     );
+
+    // A link that is not UTF-8 (the desktop hands over bytes): refused with a notice, and
+    // the window is still there to show it.
+    #[cfg(unix)]
+    {
+        use std::os::unix::ffi::OsStrExt as _;
+        let link = std::ffi::OsStr::from_bytes(b"domain-desk://diagnose/www.\xff.example");
+        let (status, _) = launch_again(&app, &[link]);
+        assert!(status.success());
+        app.wait_contains("#toasts", "not text (UTF-8)").await;
+    }
 
     // The command line is not a second window: it runs beside the first.
     let info = Command::new(harness::app_binary())
@@ -319,7 +333,7 @@ async fn closing_the_window_while_a_domain_waits_keeps_watching_from_the_tray() 
 
     // Launching the app again brings the window back; with nothing left to watch, closing
     // it now quits.
-    let (status, _) = launch_again(&app, &[]);
+    let (status, _) = launch_again::<&str>(&app, &[]);
     assert!(status.success());
     wait_until(&app, "a second launch should show the window", WAIT, || {
         windows(true).len() == 1
