@@ -75,7 +75,6 @@ pub struct Offered {
 #[derive(Debug, Clone)]
 pub struct DomainConnect {
     resolver: TokioResolver,
-    http: reqwest::Client,
     targets: Targets,
 }
 
@@ -109,21 +108,13 @@ impl DomainConnect {
     }
 
     fn with_resolver(resolver: TokioResolver, targets: Targets) -> Result<Self> {
-        let http = crate::http::client_builder()
-            .timeout(TIMEOUT)
-            .redirect(reqwest::redirect::Policy::none())
-            .build()
-            .map_err(|error| Error::Setup(error.to_string()))?;
-        Ok(Self {
-            resolver,
-            http,
-            targets,
-        })
+        Ok(Self { resolver, targets })
     }
 
     /// Refuses `url` when it leads where [`Targets`] does not allow: the error names the host
-    /// and the address.
-    async fn check_target(&self, url: &Url) -> Result<()> {
+    /// and the address. Otherwise the addresses its host was found at (none for an address
+    /// written in the URL, or a localhost name in the demo).
+    async fn check_target(&self, url: &Url) -> Result<Vec<IpAddr>> {
         let shown = shown_host(url);
         let refuse = |address: &str, why: &str| {
             Error::DomainConnect(format!(
@@ -138,7 +129,7 @@ impl DomainConnect {
             Ok(address) => vec![address],
             Err(_) if is_localhost_name(host) => {
                 return match self.targets {
-                    Targets::Demo => Ok(()),
+                    Targets::Demo => Ok(Vec::new()),
                     Targets::Public => Err(refuse(host, "this computer")),
                 };
             }
@@ -154,12 +145,37 @@ impl DomainConnect {
                 "the provider's {shown} has no address"
             )));
         }
-        for address in addresses {
+        for &address in &addresses {
             if let Some(why) = refused_address(address, self.targets) {
                 return Err(refuse(&address.to_string(), why));
             }
         }
-        Ok(())
+        Ok(if url.domain().is_some() {
+            addresses
+        } else {
+            Vec::new()
+        })
+    }
+
+    /// An HTTP client for `url` once [`Self::check_target`] allows it, that connects to its
+    /// host only at the addresses the check found: the HTTP client does not look the name up
+    /// again, so an answer that changed in between (DNS rebinding) reaches nothing.
+    async fn checked_client(&self, url: &Url) -> Result<reqwest::Client> {
+        let addresses = self.check_target(url).await?;
+        let mut http = crate::http::client_builder()
+            .timeout(TIMEOUT)
+            .redirect(reqwest::redirect::Policy::none());
+        if let (Some(host), Some(port)) = (url.domain(), url.port_or_known_default())
+            && !addresses.is_empty()
+        {
+            let pinned: Vec<SocketAddr> = addresses
+                .iter()
+                .map(|&address| SocketAddr::new(address, port))
+                .collect();
+            http = http.resolve_to_addrs(host, &pinned);
+        }
+        http.build()
+            .map_err(|error| Error::Setup(error.without_url().to_string()))
     }
 
     /// Checks where `discovery`'s consent page is and names its host, for the question the
@@ -187,11 +203,11 @@ impl DomainConnect {
             return Ok(None);
         };
         let base = base_url(&api_host)?;
-        self.check_target(&base).await?;
+        let http = self.checked_client(&base).await?;
         let url = base
             .join(&format!("v2/{domain}/settings"))
             .map_err(|error| Error::DomainConnect(format!("a settings URL: {error}")))?;
-        let response = self.http.get(url).send().await.map_err(|error| {
+        let response = http.get(url).send().await.map_err(|error| {
             Error::DomainConnect(format!("the settings of {domain}: {}", error.without_url()))
         })?;
         match response.status() {
@@ -237,7 +253,7 @@ impl DomainConnect {
         service_id: &str,
     ) -> Result<bool> {
         let api = checked_url(&settings.url_api)?;
-        self.check_target(&api).await?;
+        let http = self.checked_client(&api).await?;
         let url = api
             .join(&format!(
                 "v2/domainTemplates/providers/{}/services/{}",
@@ -245,7 +261,7 @@ impl DomainConnect {
                 path_segment(service_id)?
             ))
             .map_err(|error| Error::DomainConnect(format!("a template URL: {error}")))?;
-        let response = self.http.get(url).send().await.map_err(|error| {
+        let response = http.get(url).send().await.map_err(|error| {
             Error::DomainConnect(format!("the template query: {}", error.without_url()))
         })?;
         match response.status() {

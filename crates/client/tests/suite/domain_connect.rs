@@ -641,3 +641,40 @@ async fn outside_the_demo_a_provider_on_this_computer_or_a_private_network_is_re
     );
     assert!(demo.consent(&at("https://10.1.2.3/")).await.is_err());
 }
+
+/// The provider's API is asked at the addresses its check found, not looked up again by the
+/// HTTP client: a DNS answer that changed in between (rebinding) would otherwise reach what
+/// the check refused. The name here exists only in the local DNS, which the system's resolver
+/// does not ask, so a connection reaches the listener only through the checked address (the
+/// TLS handshake then fails: the listener is no provider, and that is not what is tested).
+#[tokio::test]
+async fn the_provider_is_asked_at_the_address_its_check_found() {
+    let service = Running::start().await;
+    let added = service
+        .local(
+            "/_local/dns/example.net/records",
+            serde_json::json!({"name": "dc-api", "type": "A", "value": "127.0.0.1"}),
+        )
+        .await;
+    assert_eq!(added.status(), 201);
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    // Takes one connection and closes it at once, so the handshake fails without a wait.
+    let (reached, reaches) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        if let Ok((stream, _)) = listener.accept() {
+            // told before the stream closes, so the answer is known when the client fails
+            let _ = reached.send(());
+            drop(stream);
+        }
+    });
+    let mut settings = service.discover("x.example.com").await.settings;
+    settings.url_api = format!("https://dc-api.example.net:{port}");
+    let dc = DomainConnect::with_name_server(service.dns(), Targets::Demo).unwrap();
+    let asked = dc.supports_template(&settings, PLATFORM, SUBDOMAIN).await;
+    assert!(asked.is_err(), "the listener speaks no TLS: {asked:?}");
+    assert!(
+        reaches.try_recv().is_ok(),
+        "no connection reached the address the check found ({asked:?})"
+    );
+}
