@@ -73,9 +73,11 @@ export function consentQuestion(provider, host) {
  * Set up automatically (Domain Connect): once the user approves the host of the provider's
  * consent page (`offer`, from `domain_connect_offer`), the page opens in the browser; Verify
  * after. The host goes with the request: the Rust side opens nothing if the page has moved.
+ * `onApproved` runs once the user says yes, before the browser is asked to open the page.
  */
-export async function setUpAutomatically(hostname, offer) {
+export async function setUpAutomatically(hostname, offer, { onApproved } = {}) {
   if (!offer?.host || !(await confirmDialog(consentQuestion(offer.provider, offer.host)))) return { outcome: 'declined' };
+  onApproved?.();
   try {
     const result = await api.domainConnectSetUp(projectId(), hostname, offer.host);
     if (result.domain) store.set((s) => ({ domains: upsertDomain(s.domains, result.domain) }));

@@ -61,3 +61,13 @@ test('yes sends the set-up with the host the user approved', async () => {
   assert.equal(sent.length, 1);
   assert.deepEqual(sent[0].args, { projectId: 'prj_1', hostname: 'shop.example.com', providerHost: 'dc.provider.example:8443' });
 });
+
+test('"waiting for your browser" is said only once the user said yes', async () => {
+  const approvals = [];
+  answering(false);
+  await setUpAutomatically('shop.example.com', OFFER, { onApproved: () => approvals.push('no') });
+  assert.deepEqual(approvals, []);
+  answering(true);
+  await setUpAutomatically('shop.example.com', OFFER, { onApproved: () => approvals.push('yes') });
+  assert.deepEqual(approvals, ['yes']);
+});

@@ -215,9 +215,11 @@ export class DomainDetail extends HTMLElement {
     if (!note.querySelector('#detail-browser-failed')) note.textContent = offered;
     const start = async () => {
       button.disabled = true;
-      button.textContent = 'Waiting for your browser…';
-      // Asks first, naming the host of the provider's consent page.
-      const result = await actions.setUpAutomatically(domain.hostname, answer);
+      // Asks first, naming the host of the provider's consent page; the button says it waits
+      // for the browser only once the user said yes.
+      const result = await actions.setUpAutomatically(domain.hostname, answer, {
+        onApproved: () => { button.textContent = 'Waiting for your browser…'; },
+      });
       const again = this.querySelector('#detail-auto');
       if (again) { again.disabled = false; again.textContent = `Set up automatically at ${answer.provider}`; }
       const noteNow = this.querySelector('#detail-auto-note');
