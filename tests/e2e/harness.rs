@@ -321,8 +321,16 @@ impl App {
             .await
             .expect("the script that opens the dialog");
         let deadline = Deadline::after(WAIT);
+        // GTK's dialog maps a 1×1 helper window beside itself: the dialog is the new window
+        // that has a title.
+        let titled = |id: &String| {
+            Command::new("xdotool")
+                .args(["getwindowname", id])
+                .output()
+                .is_ok_and(|out| !String::from_utf8_lossy(&out.stdout).trim().is_empty())
+        };
         let dialog = loop {
-            if let Some(new) = visible().difference(&before).next().cloned() {
+            if let Some(new) = visible().difference(&before).find(|id| titled(id)).cloned() {
                 break new;
             }
             if deadline.passed() {
@@ -334,17 +342,16 @@ impl App {
             let status = Command::new("xdotool").args(args).status();
             assert!(status.is_ok_and(|s| s.success()), "xdotool {args:?}");
         };
+        // Keys go through XTEST to the focused dialog, as a keyboard's would: GTK ignores the
+        // synthetic events `--window` sends. Each step gives GTK a moment to map what the key
+        // opened (the location entry, then its completion).
         xdotool(&["windowfocus", "--sync", &dialog]);
-        xdotool(&["key", "--window", &dialog, "ctrl+l"]);
-        xdotool(&[
-            "type",
-            "--window",
-            &dialog,
-            "--delay",
-            "5",
-            &file.display().to_string(),
-        ]);
-        xdotool(&["key", "--window", &dialog, "Return"]);
+        std::thread::sleep(Duration::from_millis(300));
+        xdotool(&["key", "ctrl+l"]);
+        std::thread::sleep(Duration::from_millis(500));
+        xdotool(&["type", "--delay", "5", &file.display().to_string()]);
+        std::thread::sleep(Duration::from_millis(500));
+        xdotool(&["key", "Return"]);
     }
 
     /// The processes tauri-driver started, the app and WebKit's helpers among them, as (pid,
