@@ -151,13 +151,7 @@ pub fn actionlint() -> Result<()> {
     let dir = root().join(".github/workflows");
     println!("\n==> the workflows' pins and the signing key (xtask/src/workflows.rs)");
     crate::workflows::check(&dir)?;
-    let mut files: Vec<_> = std::fs::read_dir(&dir)
-        .with_context(|| format!("read {}", dir.display()))?
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
-        .collect();
-    files.sort();
+    let files = crate::workflows::files(&dir)?;
     let mut cmd = Command::new("npx");
     cmd.args(["--yes", ACTIONLINT])
         .args(&files)

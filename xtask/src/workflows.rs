@@ -18,8 +18,8 @@ use std::path::Path;
 
 use anyhow::{Context, Result, bail};
 
-/// Checks every workflow under `dir`; the error lists each problem with its file and line.
-pub fn check(dir: &Path) -> Result<()> {
+/// The workflow files under `dir` (`.yml`, `.yaml`), sorted.
+pub fn files(dir: &Path) -> Result<Vec<std::path::PathBuf>> {
     let mut files: Vec<_> = std::fs::read_dir(dir)
         .with_context(|| format!("read {}", dir.display()))?
         .flatten()
@@ -27,6 +27,12 @@ pub fn check(dir: &Path) -> Result<()> {
         .filter(|p| p.extension().is_some_and(|x| x == "yml" || x == "yaml"))
         .collect();
     files.sort();
+    Ok(files)
+}
+
+/// Checks every workflow under `dir`; the error lists each problem with its file and line.
+pub fn check(dir: &Path) -> Result<()> {
+    let files = files(dir)?;
     let mut found = Vec::new();
     for file in &files {
         let text =

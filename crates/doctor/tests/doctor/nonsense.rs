@@ -13,9 +13,8 @@ use hickory_proto::op::{Message, MessageType, ResponseCode};
 use hickory_proto::rr::rdata::{A, CNAME};
 use hickory_proto::rr::{Name, RData, Record, RecordType};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, UdpSocket};
 
-use crate::support::options;
+use crate::support::{ServerTasks, options, udp_and_tcp_on};
 use crate::{codes, host};
 
 /// What the server does with every question.
@@ -112,18 +111,12 @@ fn udp_answer(nonsense: Nonsense, query: &Message, seed: u8) -> Vec<u8> {
 /// A UDP and TCP server on one loopback port that answers every question with `nonsense`.
 struct NonsenseServer {
     address: SocketAddr,
-    tasks: Vec<tokio::task::JoinHandle<()>>,
+    _tasks: ServerTasks,
 }
 
 impl NonsenseServer {
     async fn start(nonsense: Nonsense) -> Self {
-        let (udp, tcp) = loop {
-            let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-            if let Ok(tcp) = TcpListener::bind(udp.local_addr().unwrap()).await {
-                break (udp, tcp);
-            }
-        };
-        let address = udp.local_addr().unwrap();
+        let (udp, tcp, address) = udp_and_tcp_on("127.0.0.1").await;
         let udp_task = tokio::spawn(async move {
             let mut buffer = vec![0u8; 65_535];
             let mut seed = 0u8;
@@ -167,15 +160,7 @@ impl NonsenseServer {
         });
         Self {
             address,
-            tasks: vec![udp_task, tcp_task],
-        }
-    }
-}
-
-impl Drop for NonsenseServer {
-    fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
+            _tasks: ServerTasks(vec![udp_task, tcp_task]),
         }
     }
 }

@@ -13,9 +13,8 @@ use std::time::{SystemTime, UNIX_EPOCH};
 use base64::Engine as _;
 use domain_desk_doctor::{FindingCode, diagnose};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
-use tokio::net::{TcpListener, UdpSocket};
 
-use crate::support::options;
+use crate::support::{ServerTasks, options, udp_and_tcp_on};
 use crate::{finding, host};
 
 /// The name asked about, in a zone the server claims to deny it from.
@@ -170,18 +169,12 @@ fn answer(request: &[u8]) -> Option<Vec<u8>> {
 /// Answers every question on one loopback port, over UDP and TCP, as `answer` says.
 struct CrossZoneDenialServer {
     address: SocketAddr,
-    tasks: Vec<tokio::task::JoinHandle<()>>,
+    _tasks: ServerTasks,
 }
 
 impl CrossZoneDenialServer {
     async fn start() -> Self {
-        let (udp, tcp) = loop {
-            let udp = UdpSocket::bind("127.0.0.1:0").await.unwrap();
-            if let Ok(tcp) = TcpListener::bind(udp.local_addr().unwrap()).await {
-                break (udp, tcp);
-            }
-        };
-        let address = udp.local_addr().unwrap();
+        let (udp, tcp, address) = udp_and_tcp_on("127.0.0.1").await;
         let udp_task = tokio::spawn(async move {
             let mut buffer = vec![0u8; 4096];
             while let Ok((length, peer)) = udp.recv_from(&mut buffer).await {
@@ -216,15 +209,7 @@ impl CrossZoneDenialServer {
         });
         Self {
             address,
-            tasks: vec![udp_task, tcp_task],
-        }
-    }
-}
-
-impl Drop for CrossZoneDenialServer {
-    fn drop(&mut self) {
-        for task in &self.tasks {
-            task.abort();
+            _tasks: ServerTasks(vec![udp_task, tcp_task]),
         }
     }
 }

@@ -332,18 +332,7 @@ impl ZoneServer {
     /// Starts on another loopback address (`127.0.0.2`), so that a test can give a zone's
     /// nameserver an address of its own.
     pub async fn start_on(zones: &Zones, ip: &str) -> Self {
-        // UDP picks a free port; TCP must get the same one, which another process may hold:
-        // try again with another port then.
-        let mut attempt = 0;
-        let (udp, tcp, address) = loop {
-            let udp = UdpSocket::bind(format!("{ip}:0")).await.unwrap();
-            let address = udp.local_addr().unwrap();
-            match TcpListener::bind(address).await {
-                Ok(tcp) => break (udp, tcp, address),
-                Err(_) if attempt < 50 => attempt += 1,
-                Err(error) => panic!("no port free for UDP and TCP: {error}"),
-            }
-        };
+        let (udp, tcp, address) = udp_and_tcp_on(ip).await;
         let mut server = Server::new(Handler {
             zones: Arc::new(zones.clone()),
         });
@@ -361,6 +350,32 @@ impl ZoneServer {
         Self {
             address,
             _stop: stop,
+        }
+    }
+}
+
+/// A UDP socket and a TCP listener on one port of `ip`, as a DNS server listens. UDP picks a
+/// free port; TCP must get the same one, which another process may hold: then another port.
+pub async fn udp_and_tcp_on(ip: &str) -> (UdpSocket, TcpListener, SocketAddr) {
+    let mut attempt = 0;
+    loop {
+        let udp = UdpSocket::bind(format!("{ip}:0")).await.unwrap();
+        let address = udp.local_addr().unwrap();
+        match TcpListener::bind(address).await {
+            Ok(tcp) => return (udp, tcp, address),
+            Err(_) if attempt < 50 => attempt += 1,
+            Err(error) => panic!("no port free for UDP and TCP: {error}"),
+        }
+    }
+}
+
+/// A test server's tasks, ended when the server is dropped.
+pub struct ServerTasks(pub Vec<tokio::task::JoinHandle<()>>);
+
+impl Drop for ServerTasks {
+    fn drop(&mut self) {
+        for task in &self.0 {
+            task.abort();
         }
     }
 }
