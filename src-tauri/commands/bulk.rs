@@ -117,7 +117,7 @@ pub async fn import_file(
     project_id: &str,
     file: &Path,
     skip_invalid: bool,
-    mut progress: impl FnMut(&Progress),
+    progress: impl FnMut(&Progress),
 ) -> Result<ImportResult> {
     let session = state.session().await?;
     let text = std::fs::read_to_string(file)
@@ -154,7 +154,7 @@ pub async fn import_file(
             clock_speed: if clock_speed > 0.0 { clock_speed } else { 1.0 },
             ..RunOptions::default()
         },
-        |update| progress(update),
+        progress,
         async {
             let _ = cancelled.await;
         },
