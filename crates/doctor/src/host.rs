@@ -224,6 +224,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             ),
             evidence: vec![checks::evidence(&primary.source.label, target_a, None)],
             fix: None,
+            cached_until: None,
         });
     }
 
@@ -267,6 +268,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
                 changes: Vec::new(),
                 steps: Vec::new(),
             }),
+            cached_until: None,
         });
     } else if let Some(index) = judged.filter(|_| target_resolves) {
         let server = servers[index];
@@ -580,6 +582,8 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         views,
         caa: Some(caa),
         tls,
+        tls_addresses: Vec::new(),
+        delegation: None,
         findings,
         elapsed_ms: elapsed_ms(started),
     }
@@ -620,6 +624,8 @@ fn invalid(input: &str, message: &str, started: Instant) -> HostReport {
         views: Vec::new(),
         caa: None,
         tls: None,
+        tls_addresses: Vec::new(),
+        delegation: None,
         findings: vec![Finding {
             code: FindingCode::InvalidHostname,
             severity: Severity::Error,
@@ -627,6 +633,7 @@ fn invalid(input: &str, message: &str, started: Instant) -> HostReport {
             detail: message.to_owned(),
             evidence: Vec::new(),
             fix: None,
+            cached_until: None,
         }],
         elapsed_ms: elapsed_ms(started),
     }
@@ -652,6 +659,7 @@ mod tests {
                 changes: Vec::new(),
                 steps: steps.iter().map(|step| (*step).to_owned()).collect(),
             }),
+            cached_until: None,
         }
     }
 

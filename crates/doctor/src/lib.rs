@@ -12,6 +12,7 @@
 //! same [`Report`]. This crate knows nothing of Tauri or of the local service.
 
 pub mod capture;
+pub mod chain;
 pub mod checks;
 pub mod clock;
 pub mod dns;

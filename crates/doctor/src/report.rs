@@ -86,7 +86,15 @@ pub struct HostReport {
     /// What each server says the name resolves to.
     pub views: Vec<SourceView>,
     pub caa: Option<CaaClimb>,
+    /// The connection to the edge the name is judged by (the first address).
     pub tls: Option<TlsProbe>,
+    /// One connection per address the name reaches, when it reaches more than one.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tls_addresses: Vec<TlsProbe>,
+    /// The zone's delegation from its parent, and what each of its nameservers said; absent
+    /// in a run that asks only the servers it was given.
+    #[serde(default)]
+    pub delegation: Option<Delegation>,
     /// Sorted: errors first.
     pub findings: Vec<Finding>,
     pub elapsed_ms: u64,
@@ -136,7 +144,110 @@ pub struct SourceView {
     /// CNAME, or its own addresses; the chain beyond a CNAME is not compared); absent when
     /// that is unknown.
     pub agrees: Option<bool>,
+    /// The answer link by link: the name, each CNAME, and how the chain ends.
+    #[serde(default)]
+    pub chain: Option<AnswerChain>,
     pub elapsed_ms: u64,
+}
+
+/// An answer as the chain it is: `name → CNAME → … → addresses`, or the response code at the
+/// end, so that a "no such name" stays on the link it belongs to.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct AnswerChain {
+    /// Each CNAME on the way, in order, starting at the name asked.
+    pub links: Vec<ChainLink>,
+    pub end: ChainEnd,
+}
+
+/// One CNAME: `name` is an alias of `target`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ChainLink {
+    pub name: String,
+    pub target: String,
+    pub ttl: u32,
+}
+
+/// How a chain ends, at its last name.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum ChainEnd {
+    /// The last name's A and AAAA records.
+    Addresses { name: String, addresses: Vec<String> },
+    /// NXDOMAIN at the last name.
+    NoSuchName { name: String },
+    /// The last name exists but has no address.
+    NoAddress { name: String },
+    /// An authoritative server stops at a CNAME out of its zone: the rest is another zone's.
+    OutOfZone { name: String },
+    /// No answer: the server failed (its status says how).
+    Failed { name: String, status: AnswerStatus },
+}
+
+impl ChainEnd {
+    /// The name the chain ends at.
+    pub fn name(&self) -> &str {
+        match self {
+            ChainEnd::Addresses { name, .. }
+            | ChainEnd::NoSuchName { name }
+            | ChainEnd::NoAddress { name }
+            | ChainEnd::OutOfZone { name }
+            | ChainEnd::Failed { name, .. } => name,
+        }
+    }
+}
+
+/// The zone's delegation as its parent (the registry) publishes it, and each nameserver
+/// asked directly, without recursion.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct Delegation {
+    pub zone: String,
+    pub parent_zone: String,
+    /// The parent's servers that were asked for the delegation (labels).
+    pub parent_servers: Vec<String>,
+    /// The NS set the parent publishes, sorted; empty when no parent server answered.
+    pub registry_nameservers: Vec<String>,
+    /// The addresses the parent gives for nameservers inside the zone (glue).
+    pub glue: Vec<DnsRecord>,
+    /// The NS set the zone's own servers publish, sorted.
+    pub zone_nameservers: Vec<String>,
+    /// Every nameserver of either set, sorted by name.
+    pub nameservers: Vec<NameserverCheck>,
+}
+
+/// One nameserver of the zone, asked directly for the zone's SOA.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct NameserverCheck {
+    pub name: String,
+    /// `address:port` asked; absent when the name has no address.
+    pub address: Option<String>,
+    /// Listed by the parent (the registry).
+    pub in_registry: bool,
+    /// Listed by the zone's own NS records.
+    pub in_zone: bool,
+    pub state: NameserverState,
+    /// What it answered, for a person: `authoritative, serial 7`, `REFUSED`, `no answer over
+    /// UDP or TCP`.
+    pub answered: String,
+    /// The zone's SOA serial it serves, when it serves the zone.
+    pub serial: Option<u32>,
+    /// The SOA's primary server name, when it serves the zone.
+    pub soa_primary: Option<String>,
+    /// The DNS provider the name belongs to, when the doctor knows it.
+    pub provider: Option<String>,
+}
+
+/// Whether a nameserver serves the zone.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum NameserverState {
+    /// It answers authoritatively (AA) with the zone's SOA.
+    Serves,
+    /// It answers, but not for this zone: REFUSED, SERVFAIL, no AA bit, or a referral.
+    Lame,
+    /// Silence over UDP and TCP.
+    Silent,
+    /// Its name has no address.
+    NoAddress,
 }
 
 /// The RFC 8659 CAA climb from the name towards the root.
@@ -253,6 +364,20 @@ pub enum FindingCode {
     /// A name the platform already serves over HTTPS whose DNS would make the CA refuse its
     /// next certificate: the renewal will fail.
     RenewalAtRisk,
+    /// The parent's NS set and the zone's own differ.
+    DelegationMismatch,
+    /// A nameserver of the zone that does not serve it.
+    LameNameserver,
+    /// The zone's servers give different answers for the name.
+    NameserversDisagree,
+    /// A resolver keeps a negative answer for a name the zone's servers answer.
+    NegativeCached,
+    /// One of the addresses the name reaches serves the wrong certificate, or none.
+    TlsAddressMismatch,
+    /// A challenge record (ownership TXT, `_acme-challenge`) at the wrong name.
+    ChallengeAtWrongName,
+    /// The fix would remove other records at the name (mail, verification TXT, CAA).
+    RecordsAtName,
 }
 
 /// One thing found, with its evidence and the fix.
@@ -266,6 +391,10 @@ pub struct Finding {
     pub detail: String,
     pub evidence: Vec<Evidence>,
     pub fix: Option<Fix>,
+    /// When a cached answer this finding is about expires at the server that holds it
+    /// (RFC 2308 for a negative answer): the time to wait until.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_until: Option<DateTime<Utc>>,
 }
 
 /// What a server said, as proof.

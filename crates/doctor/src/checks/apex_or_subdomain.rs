@@ -85,6 +85,7 @@ pub fn finding(hostname: &Hostname, kind: &NameKind, target: &str) -> Finding {
         detail,
         evidence: Vec::new(),
         fix: None,
+        cached_until: None,
     }
 }
 

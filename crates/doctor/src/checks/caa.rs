@@ -113,6 +113,7 @@ pub(crate) async fn check(
                         changes: Vec::new(),
                         steps: Vec::new(),
                     }),
+                    cached_until: None,
                 };
                 let climb = CaaClimb {
                     server: server.source.label.clone(),
@@ -141,6 +142,7 @@ pub(crate) async fn check(
             },
             evidence: shown,
             fix: None,
+            cached_until: None,
         }
     } else {
         let decided_at = deciding_name.clone().unwrap_or_else(|| hostname.to_owned());
@@ -315,5 +317,6 @@ fn forbidden(
             changes,
             steps: Vec::new(),
         }),
+        cached_until: None,
     }
 }

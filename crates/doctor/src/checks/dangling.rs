@@ -47,5 +47,6 @@ pub fn check(
             changes: Vec::new(),
             steps: Vec::new(),
         }),
+        cached_until: None,
     })
 }

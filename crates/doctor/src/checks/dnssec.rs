@@ -178,6 +178,7 @@ pub fn finding(hostname: &str, resolver_label: &str, verdict: &DnssecVerdict) ->
         detail,
         evidence: Vec::new(),
         fix,
+        cached_until: None,
     };
     match verdict {
         DnssecVerdict::Secure => Some(finding(

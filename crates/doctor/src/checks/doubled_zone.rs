@@ -43,6 +43,7 @@ pub fn doubled_hostname_finding(hostname: &Hostname, meant: &str) -> Finding {
             changes: Vec::new(),
             steps: Vec::new(),
         }),
+        cached_until: None,
     }
 }
 
@@ -88,6 +89,7 @@ pub fn doubled_record_finding(
             changes,
             steps: Vec::new(),
         }),
+        cached_until: None,
     }
 }
 

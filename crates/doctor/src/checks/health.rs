@@ -32,6 +32,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                 .map(|server| evidence(server.label, server.answer, None))
                 .collect(),
             fix: None,
+            cached_until: None,
         });
     }
     for server in answers {
@@ -49,6 +50,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                 ),
                 evidence: vec![evidence(server.label, answer, None)],
                 fix: None,
+                cached_until: None,
             }),
             AnswerStatus::Refused => findings.push(if offline {
                 Finding {
@@ -61,6 +63,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                     ),
                     evidence: vec![evidence(server.label, answer, None)],
                     fix: None,
+                    cached_until: None,
                 }
             } else {
                 Finding {
@@ -72,6 +75,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                         .to_owned(),
                     evidence: vec![evidence(server.label, answer, None)],
                     fix: None,
+                    cached_until: None,
                 }
             }),
             AnswerStatus::ServFail => {
@@ -106,6 +110,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                             changes: Vec::new(),
                             steps: Vec::new(),
                         }),
+                        cached_until: None,
                     }
                 } else {
                     Finding {
@@ -124,6 +129,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                             changes: Vec::new(),
                             steps: Vec::new(),
                         }),
+                        cached_until: None,
                     }
                 });
             }
@@ -137,6 +143,7 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
                     .unwrap_or_else(|| "The server answered with an error.".to_owned()),
                 evidence: vec![evidence(server.label, answer, None)],
                 fix: None,
+                cached_until: None,
             }),
             AnswerStatus::NoError | AnswerStatus::NxDomain => {}
         }

@@ -94,6 +94,12 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
                 },
                 cache_expires_in_seconds: expires,
                 agrees,
+                chain: Some(crate::chain::of(
+                    &name,
+                    view.a,
+                    view.aaaa,
+                    view.a.authoritative,
+                )),
                 elapsed_ms: view.a.elapsed_ms.max(view.aaaa.elapsed_ms),
             }
         })
@@ -141,6 +147,7 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
             changes: Vec::new(),
             steps: Vec::new(),
         }),
+        cached_until: None,
     };
     (source_views, Some(finding))
 }

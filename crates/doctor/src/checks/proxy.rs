@@ -209,6 +209,7 @@ pub fn check(
             changes,
             steps,
         }),
+        cached_until: None,
     })
 }
 

@@ -74,6 +74,7 @@ pub fn check(
                     changes: vec![remove(cname), expected.clone()],
                     steps: Vec::new(),
                 }),
+                cached_until: None,
             });
         }
         let found_a = values(answers.a, "A");
@@ -146,6 +147,7 @@ pub fn check(
                     changes,
                     steps: Vec::new(),
                 }),
+                cached_until: None,
             });
         }
         return findings;
@@ -214,6 +216,7 @@ pub fn check(
                     changes: vec![remove(cname), expected.clone()],
                     steps: Vec::new(),
                 }),
+                cached_until: None,
             });
         }
         None if !own_addresses.is_empty() => {
@@ -245,6 +248,7 @@ pub fn check(
                     changes,
                     steps: Vec::new(),
                 }),
+                cached_until: None,
             });
         }
         None => findings.push(missing(hostname, kind, expected, answers)),
@@ -281,6 +285,7 @@ pub fn check(
                 changes: others.iter().map(remove).collect(),
                 steps: Vec::new(),
             }),
+            cached_until: None,
         });
     }
     findings
@@ -322,6 +327,7 @@ fn missing(
             changes: vec![expected.clone()],
             steps: Vec::new(),
         }),
+        cached_until: None,
     }
 }
 
@@ -391,6 +397,7 @@ fn aaaa_mismatch(
             changes,
             steps: Vec::new(),
         }),
+        cached_until: None,
     }
 }
 
@@ -402,6 +409,7 @@ fn correct(hostname: &str, title: String, answers: &RecordAnswers<'_>) -> Findin
         detail: format!("The records at {hostname} are what verification looks for."),
         evidence: vec![evidence(answers.server_label, answers.a, None)],
         fix: None,
+        cached_until: None,
     }
 }
 

@@ -72,6 +72,7 @@ pub(crate) fn check(
         detail,
         evidence: blocking.evidence.clone(),
         fix: blocking.fix.clone(),
+        cached_until: None,
     })
 }
 
@@ -197,6 +198,7 @@ mod tests {
                 changes: Vec::new(),
                 steps: Vec::new(),
             }),
+            cached_until: None,
         }
     }
 

@@ -100,6 +100,7 @@ pub(crate) async fn probe(
                 ),
                 evidence: Vec::new(),
                 fix: None,
+                cached_until: None,
             };
             let probe = TlsProbe {
                 address: address.to_string(),
@@ -124,6 +125,7 @@ pub fn judge(hostname: &str, probe: &TlsProbe, now: DateTime<Utc>) -> Vec<Findin
         detail,
         evidence: Vec::new(),
         fix: None,
+        cached_until: None,
     };
     if let Some(certificate) = &probe.certificate {
         let names = certificate.names.join(", ");

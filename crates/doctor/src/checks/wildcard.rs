@@ -118,6 +118,7 @@ pub(crate) async fn check(
             changes: vec![expected.clone()],
             steps: Vec::new(),
         }),
+        cached_until: None,
     })
 }
 

@@ -191,6 +191,7 @@ mod tests {
                 detail: format!("{hostname} at {now}: that renewal will fail: {cause}"),
                 evidence: Vec::new(),
                 fix: None,
+                cached_until: None,
             }),
             note: (state == RenewalState::Unknown).then(|| "no server answered".to_owned()),
         }
