@@ -127,6 +127,16 @@ pub fn human_time(at: DateTime<Utc>) -> String {
     at.format("%-d %b %Y, %H:%M UTC").to_string()
 }
 
+/// A time within the next day as its hour (`12:45 UTC`), else as [`human_time`]: how long a
+/// cache holds an answer reads best as the time on the clock.
+pub fn time_of_day_or_date(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
+    if (at - now).num_hours().abs() < 20 {
+        at.format("%H:%M UTC").to_string()
+    } else {
+        human_time(at)
+    }
+}
+
 /// How far `at` is from `now`, for a person: `3 days ago`, `in 5 hours`, `just now`.
 pub fn relative(at: DateTime<Utc>, now: DateTime<Utc>) -> String {
     let seconds = (at - now).num_seconds();

@@ -12,7 +12,10 @@ use hickory_proto::rr::RecordType;
 use tokio::sync::OnceCell;
 
 use crate::checks::dnssec::recording::DnssecSource;
-use crate::checks::{self, apex_or_subdomain, doubled_zone, health, propagation, records};
+use crate::checks::{
+    self, apex_or_subdomain, doubled_zone, health, nameservers, propagation, records,
+};
+use crate::delegation;
 use crate::dns::{Answer, AnswerStatus, QueryEngine};
 use crate::options::DoctorOptions;
 use crate::report::{Finding, FindingCode, Fix, HostReport, ProviderMatch, Severity};
@@ -134,14 +137,34 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     let kind = apex_or_subdomain::classify(&hostname, soa_zone.as_deref());
     let expected = apex_or_subdomain::expected_record(&kind, &run.target);
 
-    let (nameservers, authoritative) = servers::authoritative_servers(
-        engine,
-        primary,
-        &kind.zone,
-        !offline,
-        run.options.nameserver_port,
-    )
-    .await;
+    // The delegation from the registry down, in an online run; a run that asks only the
+    // servers it was given learns the zone's nameservers' names alone.
+    let delegation = if offline {
+        None
+    } else {
+        delegation::examine(engine, primary, &kind.zone, run.options.nameserver_port).await
+    };
+    let (nameservers, authoritative) = match &delegation {
+        Some(found) => {
+            let listed = &found.delegation;
+            let names = if listed.zone_nameservers.is_empty() {
+                listed.registry_nameservers.clone()
+            } else {
+                listed.zone_nameservers.clone()
+            };
+            (names, found.serving.clone())
+        }
+        None => {
+            servers::authoritative_servers(
+                engine,
+                primary,
+                &kind.zone,
+                !offline,
+                run.options.nameserver_port,
+            )
+            .await
+        }
+    };
     let provider = run.provider(&nameservers);
     let servers: Vec<&Server> = authoritative.iter().chain(run.servers.iter()).collect();
     // Never empty: it holds the run's servers (see `primary`).
@@ -514,8 +537,47 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
             aaaa,
         })
         .collect();
-    let (views, disagreement) = propagation::check(name, &views);
-    findings.extend(disagreement);
+    let (views, cached) = propagation::check(name, &views, run.now);
+    findings.extend(cached);
+    if let Some(found) = &delegation {
+        findings.extend(delegation::findings(found));
+        let zone_servers: Vec<nameservers::ZoneServerAnswer<'_>> = found
+            .serving
+            .iter()
+            .zip(&found.soa)
+            .zip(&address_answers)
+            .zip(
+                &found
+                    .delegation
+                    .nameservers
+                    .iter()
+                    .filter(|server| server.state == crate::report::NameserverState::Serves)
+                    .collect::<Vec<_>>(),
+            )
+            .map(
+                |(((server, _), (a, aaaa)), listed)| nameservers::ZoneServerAnswer {
+                    name: &listed.name,
+                    label: &server.source.label,
+                    a,
+                    aaaa,
+                    serial: listed.serial,
+                    primary: listed.soa_primary.as_deref(),
+                },
+            )
+            .collect();
+        let target_addresses = target_a
+            .records_of_type("A")
+            .chain(target_aaaa.records_of_type("AAAA"))
+            .map(|record| record.value.to_ascii_lowercase())
+            .collect();
+        findings.extend(nameservers::check(
+            name,
+            &zone_servers,
+            &run.target,
+            &target_addresses,
+            &expected,
+        ));
+    }
     findings.extend(caa_findings);
     if let Some(certificate) = run
         .options
@@ -583,7 +645,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         caa: Some(caa),
         tls,
         tls_addresses: Vec::new(),
-        delegation: None,
+        delegation: delegation.map(|found| found.delegation),
         findings,
         elapsed_ms: elapsed_ms(started),
     }

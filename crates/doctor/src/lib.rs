@@ -15,6 +15,7 @@ pub mod capture;
 pub mod chain;
 pub mod checks;
 pub mod clock;
+mod delegation;
 pub mod dns;
 pub mod error;
 pub mod escape;

@@ -172,7 +172,10 @@ pub struct ChainLink {
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ChainEnd {
     /// The last name's A and AAAA records.
-    Addresses { name: String, addresses: Vec<String> },
+    Addresses {
+        name: String,
+        addresses: Vec<String>,
+    },
     /// NXDOMAIN at the last name.
     NoSuchName { name: String },
     /// The last name exists but has no address.

@@ -22,7 +22,7 @@ pub(crate) struct Server {
 }
 
 impl Server {
-    fn new(label: String, address: SocketAddr, kind: SourceKind, recursive: bool) -> Self {
+    pub fn new(label: String, address: SocketAddr, kind: SourceKind, recursive: bool) -> Self {
         Self {
             source: Source {
                 label,

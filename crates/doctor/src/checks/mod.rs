@@ -7,6 +7,7 @@ pub mod dangling;
 pub mod dnssec;
 pub mod doubled_zone;
 pub mod health;
+pub mod nameservers;
 pub mod propagation;
 pub mod proxy;
 pub mod records;

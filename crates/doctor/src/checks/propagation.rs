@@ -4,7 +4,10 @@
 use std::borrow::Cow;
 use std::collections::BTreeSet;
 
+use chrono::{DateTime, TimeDelta, Utc};
+
 use crate::checks::{evidence, human_duration};
+use crate::clock::time_of_day_or_date;
 use crate::dns::presentation::normalise_name;
 use crate::dns::{Answer, AnswerStatus, DnsRecord};
 use crate::report::{Finding, FindingCode, Fix, Severity, Source, SourceKind, SourceView};
@@ -52,9 +55,17 @@ fn signature<'a>(
 }
 
 /// The views, each marked as agreeing or not with the reference (the first authoritative
-/// server that answered, else the first server that answered), and a finding when some
-/// disagree.
-pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Option<Finding>) {
+/// server that answered, else the first server that answered), and the findings about the
+/// resolvers that disagree, judged at `now`: a resolver that still holds a negative answer for
+/// a name the reference answers is `negative_cached` (one finding each, with the time its
+/// cache expires, RFC 2308); resolvers that hold an older positive answer are
+/// `propagation_pending`, with the time the last copy expires. The zone's own servers are not
+/// caches: when they disagree among themselves, [`super::nameservers`] says so.
+pub fn check(
+    hostname: &str,
+    views: &[ServerView<'_>],
+    now: DateTime<Utc>,
+) -> (Vec<SourceView>, Vec<Finding>) {
     let name = normalise_name(hostname);
     let answered = |view: &&ServerView<'_>| view.a.status.is_answer();
     let reference = views
@@ -63,17 +74,30 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
         .find(|view| view.source.kind == SourceKind::Authoritative)
         .or_else(|| views.iter().find(answered));
     let reference_signature = reference.map(|view| signature(&name, view));
+    let reference_has_records = reference_signature
+        .as_ref()
+        .is_some_and(|(_, records)| !records.is_empty());
     let mut disagreeing = Vec::new();
+    let mut negative = Vec::new();
     let source_views = views
         .iter()
         .map(|view| {
+            let own = signature(&name, view);
             let agrees = match (&reference_signature, view.a.status.is_answer()) {
-                (Some(wanted), true) => Some(&signature(&name, view) == wanted),
+                (Some(wanted), true) => Some(&own == wanted),
                 _ => None,
             };
             let expires = view.a.max_ttl().max(view.aaaa.max_ttl());
-            if agrees == Some(false) {
-                disagreeing.push((view, expires));
+            let is_reference = reference.is_some_and(|reference| std::ptr::eq(reference, view));
+            if agrees == Some(false)
+                && !is_reference
+                && view.source.kind != SourceKind::Authoritative
+            {
+                if own.1.is_empty() && reference_has_records {
+                    negative.push(view);
+                } else {
+                    disagreeing.push((view, expires));
+                }
             }
             SourceView {
                 source: view.source.clone(),
@@ -104,9 +128,16 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
             }
         })
         .collect();
-    let (Some(reference), false) = (reference, disagreeing.is_empty()) else {
-        return (source_views, None);
+    let Some(reference) = reference else {
+        return (source_views, Vec::new());
     };
+    let mut findings: Vec<Finding> = negative
+        .iter()
+        .map(|view| negative_cached(hostname, reference, view, now))
+        .collect();
+    if disagreeing.is_empty() {
+        return (source_views, findings);
+    }
     let longest = disagreeing
         .iter()
         .filter_map(|(_, expires)| *expires)
@@ -124,7 +155,8 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
             expires.map(|seconds| format!("cached for up to {}", human_duration(seconds))),
         )
     }));
-    let finding = Finding {
+    let until = now + TimeDelta::seconds(i64::from(longest));
+    findings.push(Finding {
         code: FindingCode::PropagationPending,
         severity: Severity::Warning,
         title: format!(
@@ -134,9 +166,10 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
         ),
         detail: format!(
             "{} says one thing and the others still hold an older answer in their caches. \
-             Every cached copy expires within {}; after that all servers agree.",
+             Every cached copy expires within {} (by {}); after that all servers agree.",
             reference.source.label,
-            human_duration(longest)
+            human_duration(longest),
+            time_of_day_or_date(until, now)
         ),
         evidence: shown,
         fix: Some(Fix {
@@ -147,9 +180,75 @@ pub fn check(hostname: &str, views: &[ServerView<'_>]) -> (Vec<SourceView>, Opti
             changes: Vec::new(),
             steps: Vec::new(),
         }),
-        cached_until: None,
+        cached_until: Some(until),
+    });
+    (source_views, findings)
+}
+
+/// A resolver that answers "no such name" (or no record) for a name the reference server
+/// answers: it cached the negative answer before the record existed, and keeps it for the
+/// zone's negative TTL (the SOA in its answer, counting down).
+fn negative_cached(
+    hostname: &str,
+    reference: &ServerView<'_>,
+    view: &ServerView<'_>,
+    now: DateTime<Utc>,
+) -> Finding {
+    let what = if view.a.status == AnswerStatus::NxDomain {
+        "no such name"
+    } else {
+        "no record"
     };
-    (source_views, Some(finding))
+    let remaining = view.a.negative_ttl().max(view.aaaa.negative_ttl());
+    let until = remaining.map(|seconds| now + TimeDelta::seconds(i64::from(seconds)));
+    let when = match (remaining, until) {
+        (Some(seconds), Some(until)) => format!(
+            "until {} (in {})",
+            time_of_day_or_date(until, now),
+            human_duration(seconds)
+        ),
+        _ => "until its cached copy expires".to_owned(),
+    };
+    Finding {
+        code: FindingCode::NegativeCached,
+        severity: Severity::Warning,
+        title: format!(
+            "{} still answers \"{what}\" for {hostname} from its cache, {when}",
+            view.source.label
+        ),
+        detail: format!(
+            "{} has the record, but {} asked before it existed and keeps that answer for the \
+             zone's negative-caching time (the SOA's minimum, RFC 2308). Nothing is wrong with \
+             the record: {} answers with it {when}.",
+            reference.source.label, view.source.label, view.source.label
+        ),
+        evidence: vec![
+            evidence(
+                &reference.source.label,
+                reference.a,
+                Some("reference answer".to_owned()),
+            ),
+            evidence(
+                &view.source.label,
+                view.a,
+                remaining.map(|seconds| {
+                    format!("negative answer cached for {}", human_duration(seconds))
+                }),
+            ),
+        ],
+        fix: Some(Fix {
+            summary: match until {
+                Some(until) => format!(
+                    "Nothing to change: wait until {} and check again.",
+                    time_of_day_or_date(until, now)
+                ),
+                None => "Nothing to change: wait for the cached answer to expire.".to_owned(),
+            },
+            changes: Vec::new(),
+            steps: Vec::new(),
+        }),
+        cached_until: until,
+    }
 }
 
 #[cfg(test)]
@@ -177,6 +276,7 @@ mod tests {
             via_tcp: false,
             answers,
             authority: Vec::new(),
+            additional: Vec::new(),
             elapsed_ms: 1,
         }
     }
@@ -206,8 +306,8 @@ mod tests {
             a: &a,
             aaaa: &aaaa,
         }];
-        let (shown, finding) = check("www.example.com", &views);
-        assert!(finding.is_none());
+        let (shown, findings) = check("www.example.com", &views, Utc::now());
+        assert!(findings.is_empty());
         assert_eq!(
             shown[0].records,
             vec![

@@ -6,7 +6,7 @@ use std::fmt;
 
 use domain_desk_api::caa::CaaRecord;
 use hickory_proto::op::{Message, ResponseCode};
-use hickory_proto::rr::{Name, RData, Record};
+use hickory_proto::rr::{Name, RData, Record, RecordType};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -125,6 +125,9 @@ pub struct Answer {
     pub answers: Vec<DnsRecord>,
     /// The authority section: the SOA of a negative answer, or a referral.
     pub authority: Vec<DnsRecord>,
+    /// The additional section's address records: a referral's glue.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub additional: Vec<DnsRecord>,
     pub elapsed_ms: u64,
 }
 
@@ -147,6 +150,7 @@ impl Answer {
             via_tcp: false,
             answers: Vec::new(),
             authority: Vec::new(),
+            additional: Vec::new(),
             elapsed_ms,
         }
     }
@@ -159,7 +163,7 @@ impl Answer {
         via_tcp: bool,
         elapsed_ms: u64,
     ) -> Self {
-        Self::answered(
+        let mut answer = Self::answered(
             server,
             normalise_name(question),
             question_type,
@@ -172,11 +176,18 @@ impl Answer {
                 .map(DnsRecord::from_record)
                 .collect(),
         )
-        .taking(via_tcp, elapsed_ms)
+        .taking(via_tcp, elapsed_ms);
+        answer.additional = message
+            .additionals
+            .iter()
+            .filter(|record| matches!(record.record_type(), RecordType::A | RecordType::AAAA))
+            .map(DnsRecord::from_record)
+            .collect();
+        answer
     }
 
     /// `question` is in [`normalise_name`]'s form.
-    pub(super) fn answered(
+    pub(crate) fn answered(
         server: String,
         question: String,
         question_type: &'static str,
@@ -211,6 +222,7 @@ impl Answer {
             via_tcp: false,
             answers,
             authority,
+            additional: Vec::new(),
             elapsed_ms: 0,
         }
     }

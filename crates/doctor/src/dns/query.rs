@@ -173,6 +173,35 @@ async fn ask_on(
             }
         }
         Ok(reply) => (reply, false),
+        // A zone's own server that is silent over UDP may still answer over TCP (a firewall
+        // that drops UDP): it is asked once more there before it is called silent. A
+        // resolver's silence is not worth the second wait.
+        Err(UdpFailure::Timeout) if !options.recursion_desired => {
+            match tokio::time::timeout(options.timeout, ask_tcp(server, &bytes, id)).await {
+                Ok(Ok(message)) => (Reply::Decoded(message), true),
+                Ok(Err(error)) => {
+                    return failed(
+                        AnswerStatus::Timeout,
+                        format!(
+                            "no answer over UDP within {} ms ({} tries), and over TCP: {error}",
+                            options.timeout.as_millis(),
+                            options.attempts.max(1)
+                        ),
+                        elapsed(),
+                    );
+                }
+                Err(_) => {
+                    return failed(
+                        AnswerStatus::Timeout,
+                        format!(
+                            "no answer over UDP or TCP within {} ms",
+                            options.timeout.as_millis()
+                        ),
+                        elapsed(),
+                    );
+                }
+            }
+        }
         Err(UdpFailure::Timeout) => {
             return failed(
                 AnswerStatus::Timeout,

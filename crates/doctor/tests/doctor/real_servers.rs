@@ -27,7 +27,7 @@ use std::time::{Duration, Instant};
 
 use domain_desk_doctor::dns::{AnswerStatus, QueryOptions, query};
 use domain_desk_doctor::renewal::{LiveCertificate, RenewalState, check_renewals};
-use domain_desk_doctor::report::{ChangeAction, SourceKind};
+use domain_desk_doctor::report::{ChangeAction, NameserverState, SourceKind};
 use domain_desk_doctor::{
     DoctorOptions, FindingCode, Severity, diagnose, diagnose_at, diagnose_capturing, replay,
 };
@@ -47,6 +47,8 @@ const TLD: &str = "127.0.0.3";
 const CUSTOMER: &str = "127.0.0.4";
 const PLATFORM: &str = "127.0.0.5";
 const RESOLVER: &str = "127.0.0.6";
+/// A second DNS provider: `ns.other.net`, half of a move and a server that refuses a zone.
+const OTHER: &str = "127.0.0.7";
 const TARGET: &str = "edge.platform.net";
 
 #[test]
@@ -193,6 +195,8 @@ async fn inside_the_namespace() {
         dnssec_from_a_ds_trust_anchor(&hierarchy).await;
         dnssec_causes_named(&hierarchy).await;
         a_fix_still_propagating(&mut hierarchy).await;
+        a_name_created_after_a_resolver_asked(&mut hierarchy).await;
+        the_path_from_the_registry_down(&hierarchy).await;
         a_live_name_whose_parent_gains_a_forbidding_caa(&mut hierarchy).await;
     })
     .await
@@ -534,7 +538,13 @@ async fn dnssec_from_a_ds_trust_anchor(hierarchy: &Hierarchy) {
 }
 
 /// Zones served as written, without signatures.
-const UNSIGNED: [&str; 1] = ["shop.net"];
+const UNSIGNED: [&str; 5] = [
+    "shop.net",
+    "moving.com",
+    "moving.com-other",
+    "lame.com",
+    "other.net",
+];
 
 /// The key tag of an `ldns-keygen` key (its basename ends `+algorithm+tag`).
 fn key_tag(basename: &str) -> u16 {
@@ -862,6 +872,188 @@ async fn a_live_name_whose_parent_gains_a_forbidding_caa(hierarchy: &mut Hierarc
     );
 }
 
+/// A name a resolver asked for before it existed: Unbound keeps its NXDOMAIN for the zone's
+/// negative TTL (300 s here), so the doctor says the record is there and when the resolver
+/// will see it, not that it is missing.
+async fn a_name_created_after_a_resolver_asked(hierarchy: &mut Hierarchy) {
+    let resolver: SocketAddr = format!("{RESOLVER}:53").parse().unwrap();
+    for record_type in [RecordType::A, RecordType::AAAA] {
+        let primed = query::ask(
+            resolver,
+            "fresh.example.com",
+            record_type,
+            QueryOptions::default(),
+        )
+        .await;
+        assert_eq!(primed.status, AnswerStatus::NxDomain, "{primed:?}");
+    }
+    hierarchy.edit_zone("customer", "example.com", |text| {
+        format!("{text}fresh.example.com. IN CNAME {TARGET}.\n")
+            .replace(" 2 3600 600 ", " 3 3600 600 ")
+    });
+    hierarchy
+        .wait_for(
+            CUSTOMER,
+            "fresh.example.com",
+            RecordType::A,
+            false,
+            |answer| answer.cname_of("fresh.example.com").is_some(),
+        )
+        .await;
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let before = chrono::Utc::now();
+    let report = diagnose(&["fresh.example.com"], &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+    let fresh = host(&report, "fresh.example.com");
+    finding(fresh, FindingCode::RecordCorrect);
+    let cached = finding(fresh, FindingCode::NegativeCached);
+    assert_eq!(cached.severity, Severity::Warning, "{context}");
+    assert!(
+        cached.title.starts_with(&format!(
+            "system resolver {RESOLVER}:53 still answers \"no such name\""
+        )),
+        "{context}"
+    );
+    let until = cached.cached_until.expect("the time the cache expires");
+    assert!(
+        until > before && until <= before + chrono::TimeDelta::seconds(301),
+        "{until} {context}"
+    );
+    assert!(
+        !fresh.findings.iter().any(|found| matches!(
+            found.code,
+            FindingCode::RecordMissing | FindingCode::PropagationPending
+        )),
+        "{context}"
+    );
+    // the JSON carries the time as RFC 3339
+    let json = serde_json::to_value(fresh).unwrap();
+    let listed = json["findings"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|found| found["code"] == "negative_cached")
+        .unwrap();
+    assert!(
+        chrono::DateTime::parse_from_rfc3339(listed["cached_until"].as_str().unwrap()).is_ok(),
+        "{listed}"
+    );
+}
+
+/// The delegation as the registry publishes it, and every server it names: a move between
+/// providers left half done (each copy answers differently), a server the registry names that
+/// refuses the zone, and a registry whose NS set is not the zone's own; a healthy zone has
+/// none of it.
+async fn the_path_from_the_registry_down(hierarchy: &Hierarchy) {
+    let options = DoctorOptions::new(TARGET).with_tls_probe(false);
+    let names = ["www.moving.com", "www.lame.com", "www.example.com"];
+    let report = diagnose(&names, &options).await.unwrap();
+    let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
+
+    let moving = host(&report, "www.moving.com");
+    let delegation = moving.delegation.as_ref().expect("a delegation");
+    assert_eq!(delegation.parent_zone, "com", "{context}");
+    assert_eq!(
+        delegation.registry_nameservers,
+        ["ns.other.net", "ns1.example.com"],
+        "{context}"
+    );
+    assert!(
+        delegation
+            .glue
+            .iter()
+            .any(|glue| glue.name == "ns1.example.com" && glue.value == CUSTOMER),
+        "{context}"
+    );
+    let split = finding(moving, FindingCode::NameserversDisagree);
+    assert_eq!(split.severity, Severity::Error, "{context}");
+    assert!(
+        split
+            .detail
+            .contains(&format!("ns1.example.com says CNAME {TARGET}"))
+            && split.detail.contains("ns.other.net says A 192.0.2.50"),
+        "{context}"
+    );
+    assert!(
+        split
+            .fix
+            .as_ref()
+            .unwrap()
+            .summary
+            .starts_with("Finish the move at the registrar"),
+        "{context}"
+    );
+    assert!(report.has_errors(), "{context}");
+    // both copies were asked directly
+    let asked: Vec<&str> = moving
+        .views
+        .iter()
+        .filter(|view| view.source.kind == SourceKind::Authoritative)
+        .map(|view| view.source.address.as_str())
+        .collect();
+    assert_eq!(
+        asked,
+        [format!("{OTHER}:53"), format!("{CUSTOMER}:53")],
+        "{context}"
+    );
+
+    let lame = host(&report, "www.lame.com");
+    let refused = finding(lame, FindingCode::LameNameserver);
+    assert_eq!(refused.severity, Severity::Warning, "{context}");
+    assert_eq!(
+        refused.title, "ns.other.net does not serve lame.com",
+        "{context}"
+    );
+    assert!(refused.detail.contains("REFUSED"), "{context}");
+    assert!(
+        refused
+            .fix
+            .as_ref()
+            .unwrap()
+            .summary
+            .starts_with("Remove ns.other.net from lame.com's nameservers at the registrar"),
+        "{context}"
+    );
+    let mismatch = finding(lame, FindingCode::DelegationMismatch);
+    assert!(
+        mismatch.detail.contains("delegates lame.com to ns.other.net, ns1.example.com; the zone itself lists ns1.example.com"),
+        "{context}"
+    );
+    finding(lame, FindingCode::RecordCorrect);
+    assert!(
+        !lame
+            .findings
+            .iter()
+            .any(|found| found.code == FindingCode::NameserversDisagree),
+        "{context}"
+    );
+
+    let healthy = host(&report, "www.example.com");
+    assert!(
+        !healthy.findings.iter().any(|found| matches!(
+            found.code,
+            FindingCode::LameNameserver
+                | FindingCode::DelegationMismatch
+                | FindingCode::NameserversDisagree
+                | FindingCode::NegativeCached
+        )),
+        "{context}"
+    );
+    let served: Vec<_> = healthy
+        .delegation
+        .as_ref()
+        .unwrap()
+        .nameservers
+        .iter()
+        .map(|server| (server.name.as_str(), server.state))
+        .collect();
+    assert_eq!(
+        served,
+        [("ns1.example.com", NameserverState::Serves)],
+        "{context}"
+    );
+}
+
 const MOVED_BEFORE: &str = "moved.example.com. IN A 192.0.2.10\n";
 
 fn moved_after() -> String {
@@ -869,7 +1061,7 @@ fn moved_after() -> String {
 }
 
 /// The zones, as NSD reads them. Every server's name has glue in its parent.
-fn zones() -> [(&'static str, &'static str, String); 13] {
+fn zones() -> Vec<(&'static str, &'static str, String)> {
     let soa = |apex: &str, ns: &str| {
         let mailbox = if apex == "." {
             "hostmaster.root."
@@ -880,7 +1072,7 @@ fn zones() -> [(&'static str, &'static str, String); 13] {
             "$TTL 300\n$ORIGIN {apex}\n@ IN SOA {ns} {mailbox} 1 3600 600 86400 300\n@ IN NS {ns}\n"
         )
     };
-    [
+    vec![
         (
             "root",
             ".",
@@ -901,7 +1093,9 @@ fn zones() -> [(&'static str, &'static str, String); 13] {
                      plain.com. IN NS ns1.example.com.\n\
                      renew.com. IN NS ns1.example.com.\n\
                      missing.com. IN NS ns1.example.com.\n\
-                     good.com. IN NS ns1.example.com.\n"
+                     good.com. IN NS ns1.example.com.\n\
+                     moving.com. IN NS ns1.example.com.\nmoving.com. IN NS ns.other.net.\n\
+                     lame.com. IN NS ns1.example.com.\nlame.com. IN NS ns.other.net.\n"
                 ),
         ),
         (
@@ -910,7 +1104,8 @@ fn zones() -> [(&'static str, &'static str, String); 13] {
             soa("net.", "ns.tld.")
                 + &format!(
                     "platform.net. IN NS ns1.platform.net.\nns1.platform.net. IN A {PLATFORM}\n\
-                     shop.net. IN NS ns1.example.com.\n"
+                     shop.net. IN NS ns1.example.com.\n\
+                     other.net. IN NS ns.other.net.\nns.other.net. IN A {OTHER}\n"
                 ),
         ),
         (
@@ -969,6 +1164,33 @@ fn zones() -> [(&'static str, &'static str, String); 13] {
             "shop.net",
             "shop.net",
             soa("shop.net.", "ns1.example.com.") + "www.shop.net. IN A 127.0.0.10\n",
+        ),
+        // Halfway through a move: the registry lists one server of each provider; the old
+        // provider's copy still has the old site's address.
+        (
+            "moving.com",
+            "moving.com",
+            soa("moving.com.", "ns1.example.com.")
+                + "@ IN NS ns.other.net.\n"
+                + &format!("www.moving.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "moving.com-other",
+            "moving.com",
+            soa("moving.com.", "ns.other.net.")
+                + "@ IN NS ns1.example.com.\nwww.moving.com. IN A 192.0.2.50\n",
+        ),
+        // The registry names ns.other.net, which does not have the zone; the zone itself
+        // lists only ns1.example.com.
+        (
+            "lame.com",
+            "lame.com",
+            soa("lame.com.", "ns1.example.com.") + &format!("www.lame.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "other.net",
+            "other.net",
+            soa("other.net.", "ns.other.net.") + &format!("ns.other.net. IN A {OTHER}\n"),
         ),
         (
             "platform.net",
@@ -1065,9 +1287,12 @@ impl Hierarchy {
                     "missing.com",
                     "good.com",
                     "shop.net",
+                    "moving.com",
+                    "lame.com",
                 ][..],
             ),
             ("platform", PLATFORM, &["platform.net"][..]),
+            ("other", OTHER, &["other.net", "moving.com-other"][..]),
         ] {
             hierarchy.start_nsd(name, address, zones);
         }
@@ -1077,6 +1302,7 @@ impl Hierarchy {
             (TLD, "net"),
             (CUSTOMER, "example.com"),
             (PLATFORM, "platform.net"),
+            (OTHER, "other.net"),
         ] {
             hierarchy.ready(address, apex, false).await;
         }
