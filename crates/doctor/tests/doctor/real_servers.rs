@@ -49,6 +49,8 @@ const PLATFORM: &str = "127.0.0.5";
 const RESOLVER: &str = "127.0.0.6";
 /// A second DNS provider: `ns.other.net`, half of a move and a server that refuses a zone.
 const OTHER: &str = "127.0.0.7";
+/// A nameserver that takes questions over UDP and TCP and never answers.
+const SILENT: &str = "127.0.0.8";
 const TARGET: &str = "edge.platform.net";
 
 #[test]
@@ -538,7 +540,8 @@ async fn dnssec_from_a_ds_trust_anchor(hierarchy: &Hierarchy) {
 }
 
 /// Zones served as written, without signatures.
-const UNSIGNED: [&str; 5] = [
+const UNSIGNED: [&str; 6] = [
+    "quiet.com",
     "shop.net",
     "moving.com",
     "moving.com-other",
@@ -947,7 +950,19 @@ async fn a_name_created_after_a_resolver_asked(hierarchy: &mut Hierarchy) {
 async fn the_path_from_the_registry_down(hierarchy: &Hierarchy) {
     let options = DoctorOptions::new(TARGET).with_tls_probe(false);
     let names = ["www.moving.com", "www.lame.com", "www.example.com"];
+    let started = Instant::now();
     let report = diagnose(&names, &options).await.unwrap();
+    // The figure BENCHMARKS.md quotes (printed, not asserted: tests check correctness).
+    println!(
+        "delegation walk: {} names in {} ms ({:?} ms per name)",
+        names.len(),
+        started.elapsed().as_millis(),
+        report
+            .hosts
+            .iter()
+            .map(|host| host.elapsed_ms)
+            .collect::<Vec<_>>()
+    );
     let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
 
     let moving = host(&report, "www.moving.com");
@@ -1028,6 +1043,36 @@ async fn the_path_from_the_registry_down(hierarchy: &Hierarchy) {
         "{context}"
     );
 
+    // A server that never answers costs one wait (UDP, then TCP), not one per question.
+    let _silent = SilentServer::start(SILENT).await;
+    let started = Instant::now();
+    let quiet_report = diagnose(&["www.quiet.com"], &options).await.unwrap();
+    println!(
+        "a silent nameserver: {} ms for the name",
+        started.elapsed().as_millis()
+    );
+    let quiet_context = format!("{}\n{}", quiet_report.to_text(), hierarchy.logs());
+    let quiet = host(&quiet_report, "www.quiet.com");
+    let silent = finding(quiet, FindingCode::LameNameserver);
+    assert_eq!(
+        silent.title, "ns2.quiet.com does not serve quiet.com",
+        "{quiet_context}"
+    );
+    assert!(
+        silent.detail.contains("no answer over UDP or TCP"),
+        "{quiet_context}"
+    );
+    assert_eq!(silent.severity, Severity::Warning, "{quiet_context}");
+    finding(quiet, FindingCode::RecordCorrect);
+    // asked for the SOA and the NS set only: not for the name's records
+    assert!(
+        !quiet
+            .views
+            .iter()
+            .any(|view| view.source.address == format!("{SILENT}:53")),
+        "{quiet_context}"
+    );
+
     let healthy = host(&report, "www.example.com");
     assert!(
         !healthy.findings.iter().any(|found| matches!(
@@ -1052,6 +1097,41 @@ async fn the_path_from_the_registry_down(hierarchy: &Hierarchy) {
         [("ns1.example.com", NameserverState::Serves)],
         "{context}"
     );
+}
+
+/// Reads questions over UDP and takes TCP connections on port 53 of `address`, and answers
+/// none of them. Ends when dropped.
+struct SilentServer {
+    tasks: Vec<tokio::task::JoinHandle<()>>,
+}
+
+impl SilentServer {
+    async fn start(address: &str) -> Self {
+        let at: SocketAddr = format!("{address}:53").parse().unwrap();
+        let udp = tokio::net::UdpSocket::bind(at).await.unwrap();
+        let tcp = tokio::net::TcpListener::bind(at).await.unwrap();
+        let tasks = vec![
+            tokio::spawn(async move {
+                let mut buffer = [0u8; 1500];
+                while udp.recv_from(&mut buffer).await.is_ok() {}
+            }),
+            tokio::spawn(async move {
+                let mut held = Vec::new();
+                while let Ok((stream, _)) = tcp.accept().await {
+                    held.push(stream);
+                }
+            }),
+        ];
+        Self { tasks }
+    }
+}
+
+impl Drop for SilentServer {
+    fn drop(&mut self) {
+        for task in &self.tasks {
+            task.abort();
+        }
+    }
 }
 
 const MOVED_BEFORE: &str = "moved.example.com. IN A 192.0.2.10\n";
@@ -1095,7 +1175,9 @@ fn zones() -> Vec<(&'static str, &'static str, String)> {
                      missing.com. IN NS ns1.example.com.\n\
                      good.com. IN NS ns1.example.com.\n\
                      moving.com. IN NS ns1.example.com.\nmoving.com. IN NS ns.other.net.\n\
-                     lame.com. IN NS ns1.example.com.\nlame.com. IN NS ns.other.net.\n"
+                     lame.com. IN NS ns1.example.com.\nlame.com. IN NS ns.other.net.\n\
+                     quiet.com. IN NS ns1.example.com.\nquiet.com. IN NS ns2.quiet.com.\n\
+                     ns2.quiet.com. IN A {SILENT}\n"
                 ),
         ),
         (
@@ -1186,6 +1268,15 @@ fn zones() -> Vec<(&'static str, &'static str, String)> {
             "lame.com",
             "lame.com",
             soa("lame.com.", "ns1.example.com.") + &format!("www.lame.com. IN CNAME {TARGET}.\n"),
+        ),
+        (
+            "quiet.com",
+            "quiet.com",
+            soa("quiet.com.", "ns1.example.com.")
+                + &format!(
+                    "@ IN NS ns2.quiet.com.\nns2.quiet.com. IN A {SILENT}\n\
+                     www.quiet.com. IN CNAME {TARGET}.\n"
+                ),
         ),
         (
             "other.net",
@@ -1289,6 +1380,7 @@ impl Hierarchy {
                     "shop.net",
                     "moving.com",
                     "lame.com",
+                    "quiet.com",
                 ][..],
             ),
             ("platform", PLATFORM, &["platform.net"][..]),
