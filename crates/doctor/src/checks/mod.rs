@@ -3,6 +3,7 @@
 
 pub mod apex_or_subdomain;
 pub mod caa;
+pub mod challenge_labels;
 pub mod dangling;
 pub mod dnssec;
 pub mod doubled_zone;
@@ -11,6 +12,7 @@ pub mod nameservers;
 pub mod propagation;
 pub mod proxy;
 pub mod records;
+pub mod records_at_name;
 pub mod renewal;
 pub mod tls;
 pub mod wildcard;

@@ -277,18 +277,67 @@ pub fn check(
                 .filter(|answer| !answer.answers.is_empty())
                 .map(|answer| evidence(label, answer, None))
                 .collect(),
-            fix: Some(Fix {
-                summary: format!(
-                    "Remove the other records at {} (move TXT or MX data to another name).",
-                    kind.relative_name
-                ),
-                changes: others.iter().map(remove).collect(),
-                steps: Vec::new(),
-            }),
+            fix: Some(beside_cname_fix(hostname, kind, &own_addresses, &beside)),
             cached_until: None,
         });
     }
     findings
+}
+
+/// The fix for records beside a CNAME: address records go, the CNAME replaces them. MX and
+/// TXT records are listed to keep, not removed: removing them stops the name's mail or breaks
+/// the service that reads them, and whether the site or the mail keeps the name is the
+/// customer's choice, not the doctor's.
+fn beside_cname_fix(
+    hostname: &str,
+    kind: &NameKind,
+    addresses: &[DnsRecord],
+    data: &[DnsRecord],
+) -> Fix {
+    let relative = &kind.relative_name;
+    let mut changes: Vec<RecordChange> = addresses
+        .iter()
+        .map(|record| change(ChangeAction::Remove, kind, record))
+        .collect();
+    changes.extend(data.iter().map(|record| {
+        let mut kept = change(ChangeAction::Keep, kind, record);
+        if record.record_type == "TXT" {
+            kept.value = crate::checks::challenge_labels::txt_text(&record.value);
+        }
+        kept
+    }));
+    let mut summary = if addresses.is_empty() {
+        String::new()
+    } else {
+        format!("Remove the A/AAAA records at {relative}: the CNAME replaces them.")
+    };
+    if !data.is_empty() {
+        let mut types: Vec<&str> = data
+            .iter()
+            .map(|record| record.record_type.as_ref())
+            .collect();
+        types.dedup();
+        let what = if types.contains(&"MX") {
+            format!("the mail for @{hostname}")
+        } else {
+            "what the services that read them check".to_owned()
+        };
+        if !summary.is_empty() {
+            summary.push(' ');
+        }
+        summary.push_str(&format!(
+            "The {} records at {relative} cannot share the name with its CNAME (resolvers that \
+             hold the CNAME answer with its target's records instead), and removing them ends \
+             {what}. To keep them, point another name at the platform and remove the CNAME \
+             here; to keep the site at {hostname}, remove them once nothing needs them.",
+            types.join(" and ")
+        ));
+    }
+    Fix {
+        summary,
+        changes,
+        steps: Vec::new(),
+    }
 }
 
 fn missing(
@@ -434,4 +483,113 @@ fn values(answer: &Answer, record_type: &str) -> BTreeSet<String> {
 fn same_name(left: &str, right: &str) -> bool {
     left.trim_end_matches('.')
         .eq_ignore_ascii_case(right.trim_end_matches('.'))
+}
+
+#[cfg(test)]
+mod tests {
+    use hickory_proto::op::ResponseCode;
+
+    use super::*;
+
+    const TARGET: &str = "edge.platform.example.net";
+
+    fn answer(kind: &'static str, records: &[(&str, &'static str, &str)]) -> Answer {
+        Answer::answered(
+            "192.0.2.53:53".to_owned(),
+            "mixed.example.com".to_owned(),
+            kind,
+            ResponseCode::NoError,
+            true,
+            records
+                .iter()
+                .map(|(name, record_type, value)| DnsRecord {
+                    name: (*name).to_owned(),
+                    record_type: (*record_type).into(),
+                    ttl: 300,
+                    value: (*value).to_owned(),
+                })
+                .collect(),
+            Vec::new(),
+        )
+    }
+
+    /// A CNAME with an A record, mail and SPF beside it: the A record goes, the mail and the
+    /// SPF record are kept and the choice is said, never removed behind the customer's back.
+    #[test]
+    fn records_beside_a_cname_keep_the_mail() {
+        let kind = NameKind {
+            apex: false,
+            registrable_apex: false,
+            zone_apex: Some(false),
+            public_suffix: "com".to_owned(),
+            registrable_domain: "example.com".to_owned(),
+            zone: "example.com".to_owned(),
+            relative_name: "mixed".to_owned(),
+        };
+        let cname = ("mixed.example.com", "CNAME", TARGET);
+        let a = answer("A", &[cname, ("mixed.example.com", "A", "192.0.2.10")]);
+        let aaaa = answer("AAAA", &[cname]);
+        let others = [
+            Arc::new(answer(
+                "TXT",
+                &[("mixed.example.com", "TXT", "\"v=spf1 -all\"")],
+            )),
+            Arc::new(answer(
+                "MX",
+                &[("mixed.example.com", "MX", "10 mx.example.net")],
+            )),
+        ];
+        let target_a = answer("A", &[(TARGET, "A", "192.0.2.1")]);
+        let target_aaaa = answer("AAAA", &[]);
+        let expected = crate::checks::apex_or_subdomain::expected_record(&kind, TARGET);
+        let findings = check(
+            "mixed.example.com",
+            &kind,
+            TARGET,
+            &expected,
+            &RecordAnswers {
+                server_label: "ns1.example.com",
+                a: &a,
+                aaaa: &aaaa,
+                cname: &answer("CNAME", &[cname]),
+                others: &others,
+                target_a: &target_a,
+                target_aaaa: &target_aaaa,
+            },
+        );
+        let beside = findings
+            .iter()
+            .find(|finding| finding.title == "mixed.example.com has other records beside its CNAME")
+            .expect("the records beside the CNAME");
+        let fix = beside.fix.as_ref().unwrap();
+        let changes: Vec<(ChangeAction, &str, &str)> = fix
+            .changes
+            .iter()
+            .map(|change| {
+                (
+                    change.action,
+                    change.record_type.as_str(),
+                    change.value.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            changes,
+            [
+                (ChangeAction::Remove, "A", "192.0.2.10"),
+                (ChangeAction::Keep, "TXT", "v=spf1 -all"),
+                (ChangeAction::Keep, "MX", "10 mx.example.net"),
+            ]
+        );
+        assert!(
+            fix.summary.starts_with(
+                "Remove the A/AAAA records at mixed: the CNAME replaces them. The TXT and MX \
+                 records at mixed cannot share the name with its CNAME"
+            ) && fix
+                .summary
+                .contains("removing them ends the mail for @mixed.example.com"),
+            "{}",
+            fix.summary
+        );
+    }
 }
