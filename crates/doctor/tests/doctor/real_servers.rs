@@ -143,6 +143,12 @@ fn wait_bounded(child: &mut Child, limit: Duration) -> Option<ExitStatus> {
     None
 }
 
+/// A figure BENCHMARKS.md quotes, seen with `--nocapture` inside the namespace.
+#[allow(clippy::print_stdout)]
+fn figure(text: &str) {
+    println!("{text}");
+}
+
 #[allow(clippy::print_stderr)]
 fn skip(reason: &str) {
     eprintln!("skipping the real-server test: {reason}");
@@ -953,7 +959,7 @@ async fn the_path_from_the_registry_down(hierarchy: &Hierarchy) {
     let started = Instant::now();
     let report = diagnose(&names, &options).await.unwrap();
     // The figure BENCHMARKS.md quotes (printed, not asserted: tests check correctness).
-    println!(
+    figure(&format!(
         "delegation walk: {} names in {} ms ({:?} ms per name)",
         names.len(),
         started.elapsed().as_millis(),
@@ -962,7 +968,7 @@ async fn the_path_from_the_registry_down(hierarchy: &Hierarchy) {
             .iter()
             .map(|host| host.elapsed_ms)
             .collect::<Vec<_>>()
-    );
+    ));
     let context = format!("{}\n{}", report.to_text(), hierarchy.logs());
 
     let moving = host(&report, "www.moving.com");
@@ -1047,10 +1053,10 @@ async fn the_path_from_the_registry_down(hierarchy: &Hierarchy) {
     let _silent = SilentServer::start(SILENT).await;
     let started = Instant::now();
     let quiet_report = diagnose(&["www.quiet.com"], &options).await.unwrap();
-    println!(
+    figure(&format!(
         "a silent nameserver: {} ms for the name",
         started.elapsed().as_millis()
-    );
+    ));
     let quiet_context = format!("{}\n{}", quiet_report.to_text(), hierarchy.logs());
     let quiet = host(&quiet_report, "www.quiet.com");
     let silent = finding(quiet, FindingCode::LameNameserver);

@@ -1,0 +1,300 @@
+//! One hostname's diagnosis, as a sequence of phases, each in its own file and each handing a
+//! small struct to the next: the zone and its servers ([`zone`]), every server's answers
+//! ([`answers`]), the records judged ([`records`]), DNSSEC ([`dnssec`]), caches, the zone's
+//! servers against each other and renewal ([`propagation`]), TLS at the edge ([`tls`]), and
+//! the report. [`diagnose_host`] reads as their table of contents.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::time::Instant;
+
+use chrono::{DateTime, Utc};
+use domain_desk_api::Hostname;
+use hickory_proto::rr::RecordType;
+use tokio::sync::OnceCell;
+
+use crate::checks::dnssec::recording::DnssecSource;
+use crate::dns::{Answer, QueryEngine};
+use crate::options::DoctorOptions;
+use crate::report::{Finding, FindingCode, HostReport, ProviderMatch, Severity};
+use crate::servers::Server;
+use crate::tls_probe::TlsSource;
+
+mod answers;
+mod dnssec;
+mod propagation;
+mod records;
+mod tls;
+mod zone;
+
+/// What every hostname of one run shares.
+pub(crate) struct Run {
+    pub engine: QueryEngine,
+    /// Where the TLS probe's connections come from (the edge, or a capture).
+    pub tls: TlsSource,
+    /// Where DNSSEC verdicts come from; `None` when the run does not validate.
+    pub dnssec: Option<DnssecSource>,
+    /// The run's clock: certificate expiry is judged at this instant (a replay's is the
+    /// capture's).
+    pub now: DateTime<Utc>,
+    pub options: DoctorOptions,
+    /// Never empty: `diagnose` refuses to start without a server.
+    pub servers: Vec<Server>,
+    /// The platform target, lowercase, without the final dot.
+    pub target: String,
+    target_answers: OnceCell<(Arc<Answer>, Arc<Answer>)>,
+    /// The provider found for each set of nameservers: the hostnames of a batch share a few
+    /// zones, and matching a set against every provider's patterns cost a tenth of the
+    /// analysis when it was done for each hostname.
+    providers:
+        std::sync::Mutex<HashMap<Vec<String>, Option<ProviderMatch>, foldhash::fast::RandomState>>,
+}
+
+impl Run {
+    pub fn new(
+        engine: QueryEngine,
+        tls: TlsSource,
+        dnssec: Option<DnssecSource>,
+        now: DateTime<Utc>,
+        options: DoctorOptions,
+        servers: Vec<Server>,
+    ) -> Self {
+        let target = crate::dns::presentation::normalise_name(&options.target);
+        Self {
+            engine,
+            tls,
+            dnssec,
+            now,
+            options,
+            servers,
+            target,
+            target_answers: OnceCell::new(),
+            providers: std::sync::Mutex::default(),
+        }
+    }
+
+    /// The DNS provider of `nameservers` ([`crate::providers::detect`]), found once per set.
+    fn provider(&self, nameservers: &[String]) -> Option<ProviderMatch> {
+        let mut known = self
+            .providers
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if let Some(found) = known.get(nameservers) {
+            return found.clone();
+        }
+        let found = crate::providers::detect(nameservers);
+        known.insert(nameservers.to_vec(), found.clone());
+        found
+    }
+
+    fn primary(&self) -> &Server {
+        // `diagnose` checked that there is at least one server.
+        &self.servers[0]
+    }
+
+    /// The target's A and AAAA answers, asked once per run.
+    async fn target_answers(&self) -> &(Arc<Answer>, Arc<Answer>) {
+        self.target_answers
+            .get_or_init(|| async {
+                let primary = self.primary();
+                let (a, aaaa) = tokio::join!(
+                    self.engine.ask(
+                        primary.address,
+                        primary.recursive(),
+                        &self.target,
+                        RecordType::A
+                    ),
+                    self.engine.ask(
+                        primary.address,
+                        primary.recursive(),
+                        &self.target,
+                        RecordType::AAAA
+                    ),
+                );
+                (a, aaaa)
+            })
+            .await
+    }
+}
+
+pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
+    let started = Instant::now();
+    let hostname = match Hostname::parse(input) {
+        Ok(hostname) => hostname,
+        Err(error) => return invalid(input, &error.to_string(), started),
+    };
+    let name = hostname.as_str();
+
+    let zone = zone::find(run, &hostname).await;
+    let answers = answers::ask(run, name, &zone).await;
+    let mut findings = records::judge(run, &hostname, &zone, &answers).await;
+    dnssec::judge(run, name, &mut findings).await;
+    let views = propagation::judge(run, name, &zone, &answers, &mut findings).await;
+    let tls = tls::judge(run, name, &answers, &mut findings).await;
+    provider_steps(run, &zone, &mut findings).await;
+
+    let unicode = hostname.unicode();
+    name_as_people_write_it(&mut findings, name, &unicode);
+    findings.sort_by_key(|finding| finding.severity);
+    let zone::Zone {
+        kind,
+        expected,
+        delegation,
+        nameservers,
+        provider,
+        ..
+    } = zone;
+    HostReport {
+        input: input.to_owned(),
+        hostname: name.to_owned(),
+        unicode_hostname: unicode,
+        expected_record: Some(expected),
+        name: Some(kind),
+        nameservers,
+        provider,
+        views,
+        caa: Some(answers.caa),
+        tls,
+        tls_addresses: Vec::new(),
+        delegation: delegation.map(|found| found.delegation),
+        findings,
+        elapsed_ms: elapsed_ms(started),
+    }
+}
+
+/// The fixes as clicks at the zone's DNS provider, when the doctor knows it.
+async fn provider_steps(run: &Run, zone: &zone::Zone, findings: &mut [Finding]) {
+    let (target_a, target_aaaa) = run.target_answers().await;
+    let (provider, kind) = (&zone.provider, &zone.kind);
+    if let Some(found) = &provider {
+        let target_addresses: Vec<(String, String)> = target_a
+            .records_of_type("A")
+            .chain(target_aaaa.records_of_type("AAAA"))
+            .map(|record| (record.record_type.to_string(), record.value.clone()))
+            .collect();
+        for fix in findings
+            .iter_mut()
+            .filter_map(|finding| finding.fix.as_mut())
+        {
+            crate::providers::apex_without_alias(
+                &found.provider,
+                kind,
+                &run.target,
+                &target_addresses,
+                fix,
+            );
+            if fix.steps.is_empty() {
+                fix.steps = crate::providers::steps(&found.provider, kind, &fix.changes);
+            }
+        }
+    }
+}
+
+/// An internationalised hostname in its findings' words as its owner writes it (`bücher.example`,
+/// not `xn--bcher-kva.example`): the title, the detail and the fix's summary are for a person.
+/// Evidence, the records to change and the provider's steps keep the A-labels, which are what
+/// DNS holds and what a provider's form takes.
+fn name_as_people_write_it(findings: &mut [Finding], ascii: &str, unicode: &str) {
+    if ascii == unicode {
+        return;
+    }
+    let speak = |text: &mut String| {
+        if text.contains(ascii) {
+            *text = text.replace(ascii, unicode);
+        }
+    };
+    for finding in findings {
+        speak(&mut finding.title);
+        speak(&mut finding.detail);
+        if let Some(fix) = finding.fix.as_mut() {
+            speak(&mut fix.summary);
+        }
+    }
+}
+
+fn invalid(input: &str, message: &str, started: Instant) -> HostReport {
+    let trimmed = input.trim().to_owned();
+    HostReport {
+        input: input.to_owned(),
+        hostname: trimmed.clone(),
+        unicode_hostname: trimmed,
+        name: None,
+        expected_record: None,
+        nameservers: Vec::new(),
+        provider: None,
+        views: Vec::new(),
+        caa: None,
+        tls: None,
+        tls_addresses: Vec::new(),
+        delegation: None,
+        findings: vec![Finding {
+            code: FindingCode::InvalidHostname,
+            severity: Severity::Error,
+            title: format!("{:?} is not a hostname that can be attached", input.trim()),
+            detail: message.to_owned(),
+            evidence: Vec::new(),
+            fix: None,
+            cached_until: None,
+        }],
+        elapsed_ms: elapsed_ms(started),
+    }
+}
+
+fn elapsed_ms(started: Instant) -> u64 {
+    u64::try_from(started.elapsed().as_millis()).unwrap_or(u64::MAX)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::report::Fix;
+
+    fn finding(title: &str, detail: &str, steps: &[&str]) -> Finding {
+        Finding {
+            code: FindingCode::NameKind,
+            severity: Severity::Warning,
+            title: title.to_owned(),
+            detail: detail.to_owned(),
+            evidence: Vec::new(),
+            fix: Some(Fix {
+                summary: format!("Fix {title}"),
+                changes: Vec::new(),
+                steps: steps.iter().map(|step| (*step).to_owned()).collect(),
+            }),
+            cached_until: None,
+        }
+    }
+
+    #[test]
+    fn an_internationalised_name_is_written_as_its_owner_writes_it_except_where_dns_needs_it() {
+        let ascii = "xn--bcher-kva.example.com";
+        let mut findings = vec![finding(
+            "xn--bcher-kva.example.com is a subdomain: it needs a CNAME record",
+            "xn--bcher-kva.example.com lies under example.com; create a CNAME named xn--bcher-kva.",
+            &["Name: xn--bcher-kva.example.com"],
+        )];
+        name_as_people_write_it(&mut findings, ascii, "bücher.example.com");
+        let found = &findings[0];
+        assert_eq!(
+            found.title,
+            "bücher.example.com is a subdomain: it needs a CNAME record"
+        );
+        // the record's own name stays as DNS holds it
+        assert_eq!(
+            found.detail,
+            "bücher.example.com lies under example.com; create a CNAME named xn--bcher-kva."
+        );
+        let fix = found.fix.as_ref().expect("a fix");
+        assert_eq!(
+            fix.summary,
+            "Fix bücher.example.com is a subdomain: it needs a CNAME record"
+        );
+        // what is typed into a provider's form keeps the A-labels
+        assert_eq!(fix.steps, ["Name: xn--bcher-kva.example.com"]);
+
+        // an ASCII name is left alone
+        let mut plain = vec![finding("shop.example.com is fine", "", &[])];
+        name_as_people_write_it(&mut plain, "shop.example.com", "shop.example.com");
+        assert_eq!(plain[0].title, "shop.example.com is fine");
+    }
+}
