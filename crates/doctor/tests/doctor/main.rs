@@ -2,6 +2,7 @@
 //! mistake, and servers that fail, time out or truncate.
 
 mod caa;
+mod challenge_labels;
 mod capture;
 mod failures;
 mod hostile;
