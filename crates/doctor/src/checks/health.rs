@@ -35,9 +35,43 @@ pub fn check(hostname: &str, offline: bool, answers: &[ServerAnswer<'_>]) -> Vec
             cached_until: None,
         });
     }
+    // Servers that could not be reached are said once, together: offline or behind a
+    // firewall, that is every public resolver, and it is one fact, not one per server.
+    let silent: Vec<&ServerAnswer<'_>> = answers
+        .iter()
+        .filter(|server| {
+            matches!(
+                server.answer.status,
+                AnswerStatus::Timeout | AnswerStatus::Failed
+            )
+        })
+        .collect();
+    if silent.len() > 1 && silent.len() < answers.len() {
+        let labels: Vec<&str> = silent.iter().map(|server| server.label).collect();
+        let (last, rest) = labels.split_last().unwrap_or((&"", &[]));
+        findings.push(Finding {
+            code: FindingCode::ServerTimeout,
+            severity: Severity::Warning,
+            title: format!("{} and {last} could not be reached", rest.join(", ")),
+            detail: format!(
+                "They gave no usable answer ({}): this computer may be offline for them, or a \
+                 firewall is in the way. The rest of the report is what the other servers \
+                 said; nothing in it is judged broken because these were silent.",
+                silent[0].answer.error.as_deref().unwrap_or("no answer")
+            ),
+            evidence: silent
+                .iter()
+                .map(|server| evidence(server.label, server.answer, None))
+                .collect(),
+            fix: None,
+            cached_until: None,
+        });
+    }
+    let said_together = silent.len() > 1 && silent.len() < answers.len();
     for server in answers {
         let answer = server.answer;
         match answer.status {
+            AnswerStatus::Timeout | AnswerStatus::Failed if said_together => {}
             AnswerStatus::Timeout | AnswerStatus::Failed => findings.push(Finding {
                 code: FindingCode::ServerTimeout,
                 severity: Severity::Warning,

@@ -10,6 +10,7 @@ mod nonsense;
 mod nsec3_denial;
 mod online;
 mod output;
+mod preflight;
 mod providers;
 #[cfg(target_os = "linux")]
 mod real_servers;
