@@ -421,7 +421,10 @@ fn aaaa_mismatch(
         severity: Severity::Error,
         title: format!("{hostname} has the right IPv4 addresses but other IPv6 addresses"),
         detail: format!(
-            "Its A records match {target}, its AAAA records do not ({} instead of {}):              usually an old host's AAAA left beside a new A. The CA validates over IPv6 when              there is an AAAA record, reaches the old host and does not issue; IPv6 visitors see              the old site.",
+            "Its A records match {target}, its AAAA records do not ({} instead of {}): \
+             usually an old host's AAAA left beside a new A. The CA validates over IPv6 when \
+             there is an AAAA record, reaches the old host and does not issue; IPv6 visitors see \
+             the old site.",
             list(found),
             list(wanted)
         ),
