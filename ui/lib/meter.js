@@ -10,7 +10,8 @@
 //                       until: RFC 3339|null, blocking}}
 // (domain_desk_client::QueueState). limit is null until the platform has answered once.
 // held_back is the part of the day that background and bulk work leave for your clicks while
-// you are using the app; it lapses a few minutes after the last click.
+// you are using the app; it lapses a few minutes after the last click. The meter speaks of it
+// only while it makes background checks wait.
 
 import { platformTime } from './clock.js';
 import { clockTime, duration, timeOfDayText } from './format.js';
@@ -114,7 +115,7 @@ export function meterView(state, nowMs, { timeText = timeOfDay } = {}) {
   }
   // While paused, the pause says what waits.
   const queued = pause ? '' : queuedText(state.queued);
-  const held = heldText(state.held_back, nowMs, timeText);
+  const held = heldText(state.held_back, nowMs, timeText, state.queued);
   const label = [budget, reset, pause, queued, held].filter(Boolean).join('; ') + '.';
   return { level, budget, reset, pause, queued, held, label, fraction: fraction({ limit: state.limit, remaining }), resetAt: reset ? resetAt : null };
 }
@@ -124,21 +125,23 @@ function waitingCount(queued) {
 }
 
 /**
- * What the day reserve holds back and why: "" when background work may use the whole day.
- * "50 of today's requests kept for your clicks (you used the app recently; until 12:45)",
- * with "— background work waits for the next day" while it is what stops that work. A time
- * of day, not a countdown, so the words stay still. Shown with textContent by the meter.
+ * What waits because of the day reserve, and until when, in plain words: "Background checks
+ * wait until 12:45: the last 50 of today's requests are kept for you", or, while your own
+ * requests are queued, "Background checks wait: your requests go first (…)". Nothing while
+ * the reserve stops nothing (background work has requests enough), once its time has passed,
+ * or when the requests it was kept for are no longer waiting (`queued`, the queue's counts):
+ * the meter never says something waits after the wait ended. A time of day, not a countdown,
+ * so the words stay still. Shown with textContent by the meter.
  */
-export function heldText(held, nowMs, timeText = timeOfDay) {
+export function heldText(held, nowMs, timeText = timeOfDay, queued = null) {
   const requests = Number(held?.requests);
-  if (!held || !Number.isFinite(requests) || requests <= 0) return '';
-  const why = held.reason === 'interactive_waiting'
-    ? 'your requests are waiting'
-    : 'you used the app recently';
-  const left = secondsUntil(held.until, nowMs);
-  const until = held.reason === 'interactive_recent' && left > 0 ? `; until ${timeText(instant(held.until), nowMs)}` : '';
-  const blocking = held.blocking ? ' — background work waits for the next day' : '';
-  return `${requests} of today's requests kept for your clicks (${why}${until})${blocking}`;
+  if (!held || !held.blocking || !Number.isFinite(requests) || requests <= 0) return '';
+  const kept = `the last ${requests} of today's requests are kept for you`;
+  if (held.reason === 'interactive_waiting') {
+    return (queued?.interactive ?? 0) > 0 ? `Background checks wait: your requests go first (${kept})` : '';
+  }
+  if (secondsUntil(held.until, nowMs) <= 0) return '';
+  return `Background checks wait until ${timeText(instant(held.until), nowMs)}: ${kept}`;
 }
 
 /** "" when nothing waits; "3 requests waiting: 1 yours, 2 in the background" (bulk named only when there is some). */

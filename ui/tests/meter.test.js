@@ -82,20 +82,31 @@ test('a time of day shows seconds only when the moment is less than a minute awa
   assert.equal(timeOfDay(at, at - 5 * 60_000), '12:41');
 });
 
-test('the day reserve says what it holds back and why, and nothing when it is off', () => {
+test('the day reserve says in plain words what waits and until when, and nothing when nothing waits', () => {
   const base = { limit: 1000, remaining: 40, reset: nowS + 7200, window: 'day' };
   assert.equal(meterView(base, NOW).held, '');
   assert.equal(meterView({ ...base, held_back: null }, NOW).held, '');
   const recent = { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 240_000).toISOString(), blocking: true };
   const v = view({ ...base, held_back: recent });
-  assert.equal(v.held, `50 of today's requests kept for your clicks (you used the app recently; until ${timeOfDay(NOW + 240_000, NOW)}) — background work waits for the next day`);
+  assert.equal(v.held, "Background checks wait until 12:04: the last 50 of today's requests are kept for you");
   // The words stay still while the reserve lasts: a time of day, not a countdown.
   assert.equal(view({ ...base, held_back: recent }, NOW + 61_000).held, v.held);
-  assert.match(v.label, /kept for your clicks/);
+  assert.match(v.label, /Background checks wait until 12:04/);
+  // Once its time has passed (the queue sends nothing new when only time passes), it is not said.
+  assert.equal(view({ ...base, held_back: recent }, NOW + 241_000).held, '');
+  // A reserve that stops nothing (background work has enough) is not worth a word.
+  assert.equal(view({ ...base, held_back: { ...recent, blocking: false } }).held, '');
+  // Kept for requests that wait: said while they wait, and not once they have gone (the
+  // tooltip kept "your requests are waiting" after the wait ended).
+  const waiting = { requests: 50, reason: 'interactive_waiting', until: null, blocking: true };
   assert.equal(
-    heldText({ requests: 50, reason: 'interactive_waiting', until: null, blocking: false }, NOW),
-    "50 of today's requests kept for your clicks (your requests are waiting)",
+    heldText(waiting, NOW, utc, { interactive: 2, background: 5 }),
+    "Background checks wait: your requests go first (the last 50 of today's requests are kept for you)",
   );
+  assert.equal(heldText(waiting, NOW, utc, { interactive: 0, background: 5 }), '');
+  const after = view({ ...base, held_back: waiting, queued: { interactive: 0, background: 5 } });
+  assert.equal(after.held, '');
+  assert.doesNotMatch(after.label, /your requests/);
   // Values are numbers from the queue; anything else shows nothing rather than markup.
   assert.equal(heldText({ requests: '<img src=x>', reason: 'interactive_recent' }, NOW), '');
 });
@@ -129,8 +140,8 @@ test("the meter's times are on the window's one clock: the demo's, when it is se
     const fast = { platformMs: NOW, wallMs: NOW, speed: 600 };
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(fast) }).reset, 'refills at 19:00');
     // five real minutes at 600× are 50 hours of the demo's: the day is named with the time
-    const later = { ...state, held_back: { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 300_000).toISOString(), blocking: false } };
-    assert.match(meterView(later, NOW, { timeText: screenTimeOfDay(fast) }).held, /until 23 Nov, 14:00\)$/);
+    const later = { ...state, held_back: { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 300_000).toISOString(), blocking: true } };
+    assert.match(meterView(later, NOW, { timeText: screenTimeOfDay(fast) }).held, /wait until 23 Nov, 14:00:/);
     // a stopped demo clock never gets there: the refill, in real time, on this computer's clock
     const stopped = { platformMs: NOW + 300_000, wallMs: NOW, speed: 0 };
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(stopped) }).reset, 'refills at 12:00:42');
