@@ -28,3 +28,18 @@ export function addBlockedReason(session, project, domainCount) {
   if (max != null && domainCount >= max) return `This project has ${domainCount} domains, the most the ${planName(plan)} plan allows. Remove one or upgrade the plan.`;
   return null;
 }
+
+/** "a, b, c and d". */
+function andList(items) {
+  return items.length <= 1 ? items.join('') : `${items.slice(0, -1).join(', ')} and ${items[items.length - 1]}`;
+}
+
+/**
+ * The demo's first hint on its projects list: what to try first, and which zones Demo DNS
+ * lets the user edit (`zones`, as the demo lists them; without them the hint names none).
+ */
+export function demoHint(zones) {
+  const first = 'To start, open Pro site and add shop.example.com: its zone still holds an old A record, and the window shows what to remove and when the domain goes live.';
+  const names = (zones ?? []).filter((z) => typeof z === 'string' && z);
+  return names.length ? `${first} Demo DNS lets you edit the zones ${andList(names)}.` : first;
+}

@@ -33,3 +33,12 @@ test('a hostname finds its demo zone, the longest match winning', () => {
   assert.equal(zoneFor('shop.other.net', zones), null);
   assert.equal(zoneFor(null, zones), null);
 });
+
+test('the demo says what to try first and which zones Demo DNS lets you edit', async () => {
+  const { demoHint } = await import('../lib/project.js');
+  const hint = demoHint(['example.com', 'example.net', 'example.org', 'example.co.uk']);
+  assert.match(hint, /^To start, open Pro site and add shop\.example\.com/);
+  assert.match(hint, /Demo DNS lets you edit the zones example\.com, example\.net, example\.org and example\.co\.uk\.$/);
+  assert.doesNotMatch(demoHint(null), /zones/, 'without the list, no zones are named');
+  assert.match(demoHint(['example.com']), /the zones example\.com\.$/);
+});

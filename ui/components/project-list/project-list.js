@@ -3,7 +3,8 @@
 import { html } from '../../lib/html.js';
 import { render, setText } from '../../lib/dom.js';
 import { store, openProject, loadProjects, screenNow } from '../../lib/app-state.js';
-import { planName, deployText } from '../../lib/project.js';
+import { planName, deployText, demoHint } from '../../lib/project.js';
+import { api } from '../../lib/api.js';
 import { errorText } from '../../lib/errors.js';
 import { toUnicode } from '../../lib/hostname.js';
 import { toast } from '../../lib/toast.js';
@@ -17,14 +18,28 @@ export class ProjectList extends HTMLElement {
   connectedCallback() {
     this.unsubscribe = store.subscribe((_s, changed) => {
       if (changed.includes('projects') || changed.includes('session')) this.draw();
+      if (changed.includes('session')) this.loadZones();
       else if (changed.includes('now')) this.drawDeploys();
     });
     this.draw();
+    this.loadZones();
     if (!store.get().projects) loadProjects().catch((err) => toast(errorText(err), 'error', { scope: 'account' }));
   }
 
   disconnectedCallback() {
     this.unsubscribe?.();
+  }
+
+  /** The demo's zones, for its hint (Demo DNS's own list). */
+  async loadZones() {
+    if (store.get().session?.mode !== 'demo' || this.zones) return;
+    try {
+      this.zones = await api.zones();
+      const hint = this.querySelector('#demo-hint');
+      if (hint) hint.textContent = demoHint(this.zones);
+    } catch {
+      // The hint then names no zones.
+    }
   }
 
   draw() {
@@ -38,6 +53,7 @@ export class ProjectList extends HTMLElement {
           <span class="muted" id="account-plan">${session?.account?.name ?? ''} · ${plan} plan</span>
           <button type="button" id="projects-refresh">Refresh</button>
         </div>
+        ${session?.mode === 'demo' && session?.account?.plan !== 'free' ? html`<p class="demo-hint" id="demo-hint">${demoHint(this.zones)}</p>` : ''}
         ${projects == null ? html`<p class="muted">Loading projects…</p>` : projects.length === 0
           ? html`<p class="muted">This account has no projects yet.</p>`
           : html`<table class="projects" id="projects">
