@@ -2,6 +2,7 @@
 // camelCase keys here to the Rust commands' snake_case parameters.
 
 import { invoke, channel } from './tauri.js';
+import { noteReport } from './diagnoses.js';
 
 export const api = {
   appInfo: () => invoke('app_info'),
@@ -48,9 +49,14 @@ export const api = {
   advanceClock: (seconds) => invoke('clock_advance', { seconds }),
   resetDemo: () => invoke('demo_reset'),
   openInBrowser: (hostname) => invoke('open_in_browser', { hostname }),
-  diagnose: (hostname, target = null) => invoke('diagnose', { hostname, target }),
+  // Its findings are kept in the app state too (lib/diagnoses.js).
+  diagnose: (hostname, target = null) => invoke('diagnose', { hostname, target }).then((diagnosis) => {
+    noteReport(diagnosis?.report);
+    return diagnosis;
+  }),
   // The window's own look at a name's records (DNS only, no API request).
   dnsLook: (hostname, target = null) => invoke('dns_look', { hostname, target }),
+  preflight: (hostname, target = null) => invoke('preflight', { hostname, target }),
   saveReport: (hostname, json) => invoke('report_save', { hostname, json }),
   // Save diagnostics…: the doctor's run with capture on; the file is picked on the Rust side.
   saveDiagnostics: (hostname, target = null) => invoke('diagnostics_save', { hostname, target }),

@@ -8,6 +8,8 @@ import { mark } from './perf.js';
 import { errorText } from './errors.js';
 import { WALL_CLOCK, clockFromReading, nextTickDelay, platformTime } from './clock.js';
 import { keepUnchanged } from './domain-list.js';
+import { keepDiagnosesIn } from './diagnoses.js';
+import { diagnosesWith } from './domain-view.js';
 
 const base = createStore({
   /** null until signed in: {mode, account, base_url, account_id, platform_domain, ca_identity}. */
@@ -22,6 +24,8 @@ const base = createStore({
   domains: [],
   /** The hostname whose details are shown. */
   selected: null,
+  /** Pre-flight warnings by hostname (Add domain's quick look), kept until a later look clears them. */
+  preflight: {},
   /** The id of the open project while its domains are on their way (a loading state, not "no domains"). */
   domainsLoading: null,
   queue: null,
@@ -40,6 +44,11 @@ const base = createStore({
   nextChecks: { of: () => null },
   /** Domain Desk's own latest look at a name's records: {hostname: {at, records}}. */
   dnsNow: {},
+  /**
+   * Each name's last Diagnose: {hostname: {at, findings}} (domain-view.js `diagnosesWith`);
+   * forgotten when a record changes in Demo DNS, as what it found may no longer hold.
+   */
+  diagnoses: {},
 });
 
 /**
@@ -89,6 +98,11 @@ export const store = {
     });
   },
 };
+
+keepDiagnosesIn((report) => store.set((s) => ({ diagnoses: diagnosesWith(s.diagnoses, report) })));
+globalThis.document?.addEventListener?.('dd-dns-changed', () => {
+  if (Object.keys(store.get().diagnoses).length) store.set({ diagnoses: {} });
+});
 
 /** "Now" as the platform sees it at this instant: the demo's clock may run ahead and fast. */
 export function platformNow() {

@@ -21,6 +21,44 @@ const LABELS = {
   [STATUS.LIVE]: 'Live',
 };
 
+/** The badge of a certificate being issued that the app already knows the CA will refuse. */
+export const ISSUING_WILL_FAIL = 'Issuing — will fail';
+
+/** Findings of the doctor that mean the CA will refuse to issue (or cannot validate) the name. */
+const REFUSING = new Set(['caa_forbids_issuance', 'dnssec_bogus', 'dnssec_failure', 'proxied_by_cloudflare']);
+
+/**
+ * The store's Diagnose results with those of `report` (a doctor report: `{generated_at,
+ * hosts: [{hostname, findings}]}`) in place of older ones: `{hostname: {at, findings}}`.
+ */
+export function diagnosesWith(diagnoses, report) {
+  const at = Date.parse(report?.generated_at ?? '');
+  const next = { ...(diagnoses ?? {}) };
+  for (const host of report?.hosts ?? []) {
+    if (!host?.hostname || !Array.isArray(host.findings)) continue;
+    const earlier = next[host.hostname];
+    if (earlier && !Number.isNaN(at) && earlier.at > at) continue;
+    next[host.hostname] = { at: Number.isNaN(at) ? null : at, findings: host.findings };
+  }
+  return next;
+}
+
+/**
+ * What the app already knows will make the CA refuse the name's certificate, or null: an
+ * error finding of the domain's last Diagnose (CAA forbids the CA, DNSSEC fails, a CDN proxy
+ * answers for the name), else the renewal watch's look when it found the renewal will fail.
+ * `{title, fix}`: the finding's title and its fix, in the doctor's words.
+ */
+export function caRefusal({ diagnosis = null, readiness = null } = {}) {
+  const finding = diagnosis?.findings?.find((f) => f?.severity === 'error' && REFUSING.has(f.code));
+  if (finding) return { title: String(finding.title ?? ''), fix: String(finding.fix?.summary ?? '') };
+  if (readiness?.state === 'at_risk' && readiness.cause) {
+    const cause = String(readiness.cause);
+    return { title: cause.charAt(0).toUpperCase() + cause.slice(1), fix: String(readiness.finding?.fix?.summary ?? '') };
+  }
+  return null;
+}
+
 /** One of STATUS, from the domain's and its certificate's status. */
 export function statusKey(domain) {
   if (domain.status === 'live') return STATUS.LIVE;
@@ -207,6 +245,12 @@ export function statusView(domain, nowMs, options = {}) {
       break;
     case STATUS.ISSUING: {
       const since = domain.certificate?.started_at;
+      // One truth: a certificate the app already knows will be refused is not said to be
+      // coming in a couple of minutes.
+      if (options.refusal) {
+        const { title, fix } = options.refusal;
+        return { key, label: ISSUING_WILL_FAIL, tone: 'error', reason: `Will fail: ${title.replace(/\.$/, '')}.${fix ? ` ${fix}` : ''}` };
+      }
       reason = since
         // A time of day, not "3 min ago": the reason is a live region, and a relative time
         // would be announced again at every tick.

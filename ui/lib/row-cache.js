@@ -20,7 +20,8 @@ import { rowKeys } from './domain-view.js';
 
 /**
  * Rows for domains, each remembered with what it was made from: the domain object, the
- * clock's tick, the CA the session expects, and the domain's renewal readiness. A row whose
+ * clock's tick, the CA the session expects, the domain's renewal readiness and its last
+ * Diagnose (what the app knows the CA will refuse). A row whose
  * inputs are all the same is the row made before. A row is made with the screen's `now`,
  * which news can move on between two ticks (a poll's answers, a few times a second): only
  * the rows of the domains that changed are made again then, as the others' texts are as old
@@ -30,7 +31,7 @@ import { rowKeys } from './domain-view.js';
  */
 export class RowCache {
   /**
-   * `make(domain, now, caIdentity, readiness)` makes a row; `keysOf(domain)` what sorting and
+   * `make(domain, now, caIdentity, readiness, diagnosis)` makes a row; `keysOf(domain)` what sorting and
    * filtering read of it.
    */
   constructor(make, keysOf = rowKeys) {
@@ -61,19 +62,19 @@ export class RowCache {
 
   /**
    * The row of `domain` as drawn now: `tick` is the platform time of the clock's last tick
-   * (`now` when not given), `readiness` the domain's renewal readiness, `selected` the
-   * hostname whose details are shown.
+   * (`now` when not given), `readiness` the domain's renewal readiness, `diagnosis` its last
+   * Diagnose's findings, `selected` the hostname whose details are shown.
    */
-  row(domain, { now, tick = now, caIdentity, readiness, selected = null }) {
+  row(domain, { now, tick = now, caIdentity, readiness, diagnosis = null, selected = null }) {
     const kept = this.made.get(domain);
     if (kept && kept.tick === tick && kept.caIdentity === caIdentity && kept.readiness === readiness
-      && (kept.now === now || domain.hostname !== selected)) return kept.row;
-    const made = this.make(domain, now, caIdentity, readiness);
+      && kept.diagnosis === diagnosis && (kept.now === now || domain.hostname !== selected)) return kept.row;
+    const made = this.make(domain, now, caIdentity, readiness, diagnosis);
     // At a tick most rows read as they did (a domain never checked, a live one): the row made
     // before is kept, so the one just made is dropped young, and the rows that last from tick
     // to tick are not replaced by copies at each one.
     const row = kept && sameRow(kept.row, made) ? kept.row : made;
-    this.made.set(domain, { row, now, tick, caIdentity, readiness });
+    this.made.set(domain, { row, now, tick, caIdentity, readiness, diagnosis });
     return row;
   }
 

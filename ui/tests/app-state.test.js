@@ -142,3 +142,12 @@ test("the demo clock's reading is anchored where the service read it, not where 
     store.set({ session });
   }
 });
+
+test('a Diagnose result is kept in the app state for the row and the details', async () => {
+  const { api } = await import('../lib/api.js');
+  const report = { generated_at: '2026-11-21T11:59:00Z', hosts: [{ hostname: 'www.locked.example.org', findings: [{ code: 'caa_forbids_issuance', severity: 'error', title: 'CAA at locked.example.org forbids letsencrypt.org' }] }] };
+  backend({ diagnose: () => ({ report, markdown: '' }) });
+  const answer = await api.diagnose('www.locked.example.org');
+  assert.equal(answer.report, report, 'the caller gets the answer as it came');
+  assert.equal(store.get().diagnoses['www.locked.example.org'].findings[0].code, 'caa_forbids_issuance');
+});

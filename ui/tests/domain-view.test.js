@@ -201,3 +201,44 @@ test('a notification says what the row says', () => {
   assert.deepEqual(changeNotification('live', domain({ status: 'live' }), 'Site'), { title: 'Domain live', body: `${domain().unicode_hostname} now serves Site over HTTPS.` });
   assert.equal(changeNotification('waiting', domain(), 'Site'), null);
 });
+
+test('one truth: a certificate the app knows the CA will refuse is "Issuing — will fail", with the finding, not "a couple of minutes"', async () => {
+  const { caRefusal, diagnosesWith, ISSUING_WILL_FAIL } = await import('../lib/domain-view.js');
+  const issuing = domain({ hostname: 'www.locked.example.org', unicode_hostname: 'www.locked.example.org', status: 'verified', certificate: { status: 'issuing', started_at: '2026-11-21T11:58:00Z' } });
+  const caa = {
+    code: 'caa_forbids_issuance', severity: 'error',
+    title: 'CAA at locked.example.org forbids letsencrypt.org from issuing for www.locked.example.org',
+    detail: '…', fix: { summary: 'Add the CAA record 0 issue "letsencrypt.org" at @ in the zone locked.example.org; the other CAs it lists may stay.' },
+  };
+  const report = { generated_at: '2026-11-21T11:59:00Z', hosts: [{ hostname: 'www.locked.example.org', findings: [{ code: 'dns_ok', severity: 'ok', title: 'fine' }, caa] }] };
+  const diagnoses = diagnosesWith({}, report);
+  assert.deepEqual(Object.keys(diagnoses), ['www.locked.example.org']);
+  const refusal = caRefusal({ diagnosis: diagnoses['www.locked.example.org'] });
+  const v = statusView(issuing, NOW, { refusal });
+  assert.equal(v.label, ISSUING_WILL_FAIL);
+  assert.equal(v.tone, 'error');
+  assert.equal(v.reason, `Will fail: ${caa.title}. ${caa.fix.summary}`);
+  assert.doesNotMatch(v.reason, /couple of minutes/);
+  // The row says the same.
+  assert.equal(domainRow(issuing, NOW, { refusal }).status.label, ISSUING_WILL_FAIL);
+  // DNSSEC and a proxy in front of the name: the CA cannot validate either.
+  for (const code of ['dnssec_bogus', 'dnssec_failure', 'proxied_by_cloudflare']) {
+    assert.ok(caRefusal({ diagnosis: { findings: [{ code, severity: 'error', title: code }] } }), code);
+  }
+  // A warning, or another error, is no refusal; nothing known, nothing said.
+  assert.equal(caRefusal({ diagnosis: { findings: [{ ...caa, severity: 'warning' }] } }), null);
+  assert.equal(caRefusal({ diagnosis: { findings: [{ code: 'record_missing', severity: 'error', title: 'x' }] } }), null);
+  assert.equal(caRefusal({}), null);
+  assert.match(statusView(issuing, NOW, { refusal: null }).reason, /couple of minutes/);
+  // The renewal watch's look knows it too.
+  const watch = caRefusal({ readiness: { state: 'at_risk', cause: 'the CAA record at locked.example.org now allows only other-ca.example', finding: { fix: { summary: 'Add …' } } } });
+  assert.deepEqual(watch, { title: 'The CAA record at locked.example.org now allows only other-ca.example', fix: 'Add …' });
+  // Only an issuing domain says it: a live one keeps serving, a failed one says why it failed.
+  const live = domain({ status: 'live', certificate: { status: 'issued', expires_at: '2027-02-19T12:00:00Z' } });
+  assert.equal(statusView(live, NOW, { refusal }).label, 'Live');
+  // A later report replaces an earlier one; an earlier one does not replace a later.
+  const fixed = { generated_at: '2026-11-21T12:05:00Z', hosts: [{ hostname: 'www.locked.example.org', findings: [] }] };
+  const after = diagnosesWith(diagnoses, fixed);
+  assert.equal(caRefusal({ diagnosis: after['www.locked.example.org'] }), null);
+  assert.equal(diagnosesWith(after, report)['www.locked.example.org'], after['www.locked.example.org']);
+});
