@@ -229,10 +229,9 @@ fn misplaced(
     let (first_place, first_name, _, first_record) = found.first()?;
     let zone = kind.zone.as_str();
     let record_type = challenge.record_type().to_string();
-    let value = |record: &DnsRecord| match challenge {
-        Challenge::Ownership => txt_text(&record.value),
-        Challenge::Acme => record.value.clone(),
-    };
+    // As every fix gives a value: in presentation form (a TXT record quoted, as `dig` shows
+    // it).
+    let value = |record: &DnsRecord| record.value.clone();
     let right_relative = relative_name(right, zone);
     let mut changes: Vec<RecordChange> = found
         .iter()

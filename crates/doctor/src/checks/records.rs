@@ -299,13 +299,10 @@ fn beside_cname_fix(
         .iter()
         .map(|record| change(ChangeAction::Remove, kind, record))
         .collect();
-    changes.extend(data.iter().map(|record| {
-        let mut kept = change(ChangeAction::Keep, kind, record);
-        if record.record_type == "TXT" {
-            kept.value = crate::checks::challenge_labels::txt_text(&record.value);
-        }
-        kept
-    }));
+    changes.extend(
+        data.iter()
+            .map(|record| change(ChangeAction::Keep, kind, record)),
+    );
     let mut summary = if addresses.is_empty() {
         String::new()
     } else {
@@ -580,7 +577,7 @@ mod tests {
             changes,
             [
                 (ChangeAction::Remove, "A", "192.0.2.10"),
-                (ChangeAction::Keep, "TXT", "v=spf1 -all"),
+                (ChangeAction::Keep, "TXT", "\"v=spf1 -all\""),
                 (ChangeAction::Keep, "MX", "10 mx.example.net"),
             ]
         );

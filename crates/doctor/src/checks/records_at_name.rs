@@ -74,13 +74,10 @@ fn order(record_type: &str) -> u8 {
     }
 }
 
-/// A record as a provider's form takes its value: a TXT record's text unquoted.
+/// A record's value in a change, as every fix gives it: its presentation form (a TXT record
+/// quoted and escaped as `dig` shows it).
 fn form_value(record: &DnsRecord) -> String {
-    if record.record_type == "TXT" {
-        txt_text(&record.value)
-    } else {
-        record.value.clone()
-    }
+    record.value.clone()
 }
 
 /// What a record at the name is for, in a few words.
@@ -119,7 +116,7 @@ fn is_record(change: &RecordChange, kind: &NameKind, record: &DnsRecord) -> bool
     change.zone == kind.zone
         && change.name == kind.relative_name
         && change.record_type == record.record_type
-        && (change.value == form_value(record) || change.value == record.value)
+        && (change.value == record.value || change.value == txt_text(&record.value))
 }
 
 /// Adds a `keep` change for each MX, TXT and CAA record at `hostname` to every fix in
@@ -481,8 +478,8 @@ mod tests {
                 .collect::<Vec<_>>(),
             [
                 ("MX", "10 mx1.mail.example"),
-                ("TXT", "google-site-verification=abc"),
-                ("TXT", "v=spf1 include:_spf.mail.example -all"),
+                ("TXT", "\"google-site-verification=abc\""),
+                ("TXT", "\"v=spf1 include:_spf.mail.example -all\""),
             ]
         );
         assert_eq!(found.evidence.len(), 2);

@@ -122,14 +122,14 @@ async fn records_made_with_the_zone_appended_are_moved_to_the_right_name() {
                 "example.com",
                 "_domain-desk-challenge.www.example.com",
                 "TXT",
-                "domain-desk-challenge=appended"
+                "\"domain-desk-challenge=appended\""
             ),
             change(
                 ChangeAction::Add,
                 "example.com",
                 "_domain-desk-challenge.www",
                 "TXT",
-                "domain-desk-challenge=appended"
+                "\"domain-desk-challenge=appended\""
             ),
         ]
     );
@@ -208,14 +208,14 @@ async fn records_made_at_the_apex_are_moved_under_the_subdomain() {
                 "example.org",
                 "_domain-desk-challenge",
                 "TXT",
-                "domain-desk-challenge=at-the-apex"
+                "\"domain-desk-challenge=at-the-apex\""
             ),
             change(
                 ChangeAction::Add,
                 "example.org",
                 "_domain-desk-challenge.shop",
                 "TXT",
-                "domain-desk-challenge=at-the-apex"
+                "\"domain-desk-challenge=at-the-apex\""
             ),
         ]
     );

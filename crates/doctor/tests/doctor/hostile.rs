@@ -178,10 +178,11 @@ async fn hostile_values_keep_the_markdown_intact() {
     let markdown = report.to_markdown();
     assert_inert(&markdown);
     assert_markdown_structure(&markdown);
-    // the TXT beside the CNAME is named for removal, escaped in its cell
+    // the TXT beside the CNAME is named to keep (not removed behind the customer's back),
+    // escaped in its cell
     assert!(
         markdown.contains(
-            "| remove | example.com | txt | TXT | ```\"\\027[31mred\\027[0m\\013\\010ERROR forged line \\| cell \\| `tick` ``two``\\u{202e}\"``` |"
+            "| keep | example.com | txt | TXT | ```\"\\027[31mred\\027[0m\\013\\010ERROR forged line \\| cell \\| `tick` ``two``\\u{202e}\"``` |"
         ),
         "{markdown}"
     );
