@@ -3,6 +3,7 @@
 
 mod caa;
 mod challenge_labels;
+mod dnssec_links;
 mod capture;
 mod failures;
 mod hostile;

@@ -13,7 +13,12 @@
 //! inception and expiration compared with the run's time. A delegation without a DS is
 //! accepted as insecure when the parent's NSEC record at that name, itself verified, lists no
 //! DS. What the walk cannot prove (NSEC3 denials, answers without records) it leaves to
-//! hickory's validator ([`Walked::Unproven`]).
+//! hickory's validator ([`Walked::Unproven`], or [`LinkState::Unproven`] for one link).
+//!
+//! The answer is judged link by link ([`Walk::links`]): the name's own RRset (its CNAME, or
+//! its addresses) in its own zone, then each name its CNAME chain leads to, in its zone. A
+//! signed name whose CNAME leads into an unsigned zone is then secure for itself, with the
+//! target's zone unsigned, whatever order the answer's RRsets came in.
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
@@ -35,20 +40,41 @@ use super::tcp::TcpExchange;
 /// How many zone cuts a walk climbs at most (the deepest real names have far fewer).
 const MAX_DEPTH: usize = 32;
 
-/// What the walk found for one name's answer.
+/// Why the walk could not judge a name's answer link by link.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Walked {
-    /// Every RRset of the answer validates.
+    /// The walk cannot decide (a negative answer, an answer without records): hickory's
+    /// validator decides for the whole answer.
+    Unproven(String),
+    /// The resolver did not give what the walk needs.
+    Unknown(String),
+}
+
+/// One link of an answer: an RRset (a CNAME on the way, or the addresses at the end) and
+/// how it stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Link {
+    pub(crate) owner: String,
+    pub(crate) record_type: String,
+    pub(crate) state: LinkState,
+    /// The zone the RRset belongs to: its signer for a signed one, the closest SOA above it
+    /// otherwise; `None` when that could not be found.
+    pub(crate) zone: Option<String>,
+}
+
+/// How one link stands.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum LinkState {
+    /// Its signature validates from the trust anchor.
     Secure,
-    /// The name's own RRset validates; the answer goes on (through its CNAME) into a zone
-    /// proven unsigned.
-    SignedToUnsigned { target: String, zone: String },
-    /// The name's own zone is proven unsigned.
+    /// Its zone is proven unsigned.
     Insecure,
-    /// The chain breaks, for this reason.
+    /// The chain breaks here, for this reason.
     Broken(BrokenChain),
-    /// The walk cannot decide (an NSEC3 denial, an answer without records): hickory's
-    /// validator decides.
+    /// hickory's validator says its signature does not validate (set by the caller, for a
+    /// link the walk left unproven).
+    Bogus(String),
+    /// The walk cannot decide (an NSEC3 denial of a DS, say): hickory's validator decides.
     Unproven(String),
     /// The resolver did not give what the walk needs.
     Unknown(String),
@@ -103,47 +129,51 @@ impl Walk {
         }
     }
 
-    /// Walks the chain for `name`'s A answer.
-    pub(crate) async fn name(&self, name: &Name) -> Walked {
-        let response = match self.ask(name, RecordType::A).await {
-            Ok(response) => response,
-            Err(error) => return Walked::Unknown(error),
-        };
+    /// Walks the chain for `name`'s A answer, link by link in the order of its CNAME chain
+    /// (the name's own RRset first), each judged in its own zone.
+    pub(crate) async fn links(&self, name: &Name) -> Result<Vec<Link>, Walked> {
+        let response = self
+            .ask(name, RecordType::A)
+            .await
+            .map_err(Walked::Unknown)?;
         if response.metadata.response_code != ResponseCode::NoError {
-            return Walked::Unproven(format!("the answer is {}", response.metadata.response_code));
+            return Err(Walked::Unproven(format!(
+                "the answer is {}",
+                response.metadata.response_code
+            )));
         }
-        let rrsets = rrsets(&response.answers);
+        let rrsets = in_chain_order(rrsets(&response.answers), name);
         if rrsets.is_empty() {
-            return Walked::Unproven("the answer holds no records".to_owned());
+            return Err(Walked::Unproven("the answer holds no records".to_owned()));
         }
-        let mut secure = Vec::new();
+        let mut links = Vec::with_capacity(rrsets.len());
         for rrset in &rrsets {
-            match self.rrset(rrset).await {
-                Ok(Keys::Secure(_)) => secure.push(true),
-                Ok(Keys::Insecure) => secure.push(false),
-                Err(Stop::Broken(cause)) => return Walked::Broken(cause),
-                Err(Stop::Unproven(why)) => return Walked::Unproven(why),
-                Err(Stop::Unknown(why)) => return Walked::Unknown(why),
-            }
-        }
-        if secure.iter().all(|secure| *secure) {
-            return Walked::Secure;
-        }
-        if secure[0] {
-            // the first RRset not proven signed: where the chain leads into an unsigned zone
-            let index = secure.iter().position(|secure| !secure).unwrap_or(0);
-            let target = &rrsets[index].owner;
-            let zone = match self.zone_of(target, rrsets[index].record_type).await {
-                Ok(zone) => zone,
-                Err(Stop::Unknown(why) | Stop::Unproven(why)) => return Walked::Unknown(why),
-                Err(Stop::Broken(cause)) => return Walked::Broken(cause),
+            let state = match self.rrset(rrset).await {
+                Ok(Keys::Secure(_)) => LinkState::Secure,
+                Ok(Keys::Insecure) => LinkState::Insecure,
+                Err(Stop::Broken(cause)) => LinkState::Broken(cause),
+                Err(Stop::Unproven(why)) => LinkState::Unproven(why),
+                Err(Stop::Unknown(why)) => LinkState::Unknown(why),
             };
-            return Walked::SignedToUnsigned {
-                target: display(target),
-                zone: display(&zone),
+            let zone = match (&state, rrset.signatures.first()) {
+                (LinkState::Secure, Some(signature)) => {
+                    Some(display(&signature.input().signer_name))
+                }
+                (LinkState::Insecure | LinkState::Unproven(_), _) => self
+                    .zone_of(&rrset.owner, rrset.record_type)
+                    .await
+                    .ok()
+                    .map(|zone| display(&zone)),
+                _ => None,
             };
+            links.push(Link {
+                owner: display(&rrset.owner),
+                record_type: rrset.record_type.to_string(),
+                state,
+                zone,
+            });
         }
-        Walked::Insecure
+        Ok(links)
     }
 
     /// Establishes one RRset of the answer: `Secure` when its signature validates from the
@@ -549,6 +579,41 @@ fn rrsets(records: &[Record]) -> Vec<Rrset> {
         .collect()
 }
 
+/// `rrsets` in the order of the CNAME chain from `name`: the name's own RRset, then the one
+/// at its CNAME's target, and so on; any other RRset after them, as they came.
+fn in_chain_order(mut rrsets: Vec<Rrset>, name: &Name) -> Vec<Rrset> {
+    let mut ordered = Vec::with_capacity(rrsets.len());
+    let mut current = name.clone();
+    while let Some(position) = rrsets
+        .iter()
+        .position(|rrset| rrset.owner == current && rrset.record_type == RecordType::CNAME)
+        .or_else(|| rrsets.iter().position(|rrset| rrset.owner == current))
+    {
+        let rrset = rrsets.remove(position);
+        let next = (rrset.record_type == RecordType::CNAME)
+            .then(|| {
+                rrset.records.iter().find_map(|record| match &record.data {
+                    RData::CNAME(target) => Some(target.0.clone()),
+                    _ => None,
+                })
+            })
+            .flatten();
+        ordered.push(rrset);
+        match next {
+            Some(target) => current = target,
+            None => {
+                // the addresses at the end: every RRset of the name, one after the other
+                while let Some(position) = rrsets.iter().position(|rrset| rrset.owner == current) {
+                    ordered.push(rrsets.remove(position));
+                }
+                break;
+            }
+        }
+    }
+    ordered.extend(rrsets);
+    ordered
+}
+
 /// The records of `owner` `record_type` among `records`, with their signatures.
 fn rrset_of(records: &[Record], owner: &Name, record_type: RecordType) -> Rrset {
     Rrset {
@@ -571,5 +636,65 @@ fn rrset_of(records: &[Record], owner: &Name, record_type: RecordType) -> Rrset 
                 _ => None,
             })
             .collect(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::Ipv4Addr;
+
+    use hickory_proto::rr::rdata::{A, CNAME};
+
+    use super::*;
+
+    fn name(text: &str) -> Name {
+        Name::from_ascii(text).unwrap()
+    }
+
+    /// The answer's RRsets in any order (hickory's validator gives them back in none) come
+    /// out in the chain's: the name's own first, then along its CNAMEs.
+    #[test]
+    fn rrsets_are_put_in_the_order_of_the_chain() {
+        let records = [
+            Record::from_rdata(
+                name("www.shop.net."),
+                300,
+                RData::A(A(Ipv4Addr::new(192, 0, 2, 7))),
+            ),
+            Record::from_rdata(
+                name("edge.shop.net."),
+                300,
+                RData::CNAME(CNAME(name("www.shop.net."))),
+            ),
+            Record::from_rdata(
+                name("www.good.com."),
+                300,
+                RData::CNAME(CNAME(name("edge.shop.net."))),
+            ),
+            Record::from_rdata(
+                name("www.shop.net."),
+                300,
+                RData::A(A(Ipv4Addr::new(192, 0, 2, 8))),
+            ),
+        ];
+        let ordered = in_chain_order(rrsets(&records), &name("WWW.good.com."));
+        let order: Vec<(String, RecordType, usize)> = ordered
+            .iter()
+            .map(|rrset| {
+                (
+                    display(&rrset.owner),
+                    rrset.record_type,
+                    rrset.records.len(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            order,
+            [
+                ("www.good.com".to_owned(), RecordType::CNAME, 1),
+                ("edge.shop.net".to_owned(), RecordType::CNAME, 1),
+                ("www.shop.net".to_owned(), RecordType::A, 2),
+            ]
+        );
     }
 }
