@@ -11,6 +11,7 @@ mod nonsense;
 mod nsec3_denial;
 mod online;
 mod output;
+mod path_checks;
 mod preflight;
 mod providers;
 #[cfg(target_os = "linux")]
