@@ -1,6 +1,11 @@
 //! The records at the name, judged the way the platform's verification judges them: a
 //! subdomain needs a CNAME equal to the target and nothing beside it; an apex needs A/AAAA
 //! answers exactly equal to the target's (what an ALIAS flattens to).
+//!
+//! A fix removes what blocks the record (old addresses, a wrong CNAME) and never the name's
+//! mail or verification records: MX and TXT records beside a CNAME are listed to keep, and
+//! which of the two keeps the name is the customer's choice (`records_at_name.rs` says what
+//! else lives at a name a fix changes).
 
 use std::collections::BTreeSet;
 use std::sync::Arc;
