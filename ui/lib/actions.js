@@ -66,6 +66,7 @@ export function consentQuestion(provider, host) {
     title: `Open ${provider}’s page at ${host}?`,
     body: `Your browser will open ${host}, where ${provider} shows the record and writes it when you approve there. Open it only if ${host} is your DNS provider’s.`,
     confirm: 'Open in browser',
+    tone: 'suggestion',
   };
 }
 
@@ -146,13 +147,17 @@ export async function makePrimary(hostname) {
   }
 }
 
-/** The question after Make primary: redirect the old primary to the new one? null when there was none. */
+/**
+ * The question after Make primary: redirect the old primary to the new one? null when there
+ * was none. A suggestion, harmless (it can be undone with Redirect…): not drawn as a removal.
+ */
 export function redirectOffer(old, name) {
   if (!old) return null;
   return {
     title: `Redirect ${old.unicode_hostname} to ${name}?`,
     body: `${old.unicode_hostname} was the primary domain and now serves the project as an alias. Redirect it to ${name} (301) so visitors and search engines use one address.`,
     confirm: 'Redirect',
+    tone: 'suggestion',
   };
 }
 
@@ -222,6 +227,19 @@ export async function saveDiagnostics(hostname) {
     toast(`The diagnostics of ${name} could not be saved. ${errorText(err)}`, 'error', { scope: 'project' });
     return null;
   }
+}
+
+/**
+ * The pre-flight warnings found for `hostname` before it was added, kept for its row until a
+ * later look (Diagnose, or the next pre-flight) no longer finds them.
+ */
+export function keepPreflight(hostname, warnings) {
+  store.set((s) => {
+    const preflight = { ...(s.preflight ?? {}) };
+    if (warnings.length) preflight[hostname] = warnings;
+    else delete preflight[hostname];
+    return { preflight };
+  });
 }
 
 export function diagnose(hostname) {

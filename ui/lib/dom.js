@@ -3,6 +3,7 @@
 // dialogs.
 
 import { SafeHtml } from './html.js';
+import { rememberOpener, giveFocusBack } from './dialogs.js';
 
 /** Replaces an element's content with markup built by `html` (never a raw string). */
 export function render(element, markup) {
@@ -79,11 +80,14 @@ export async function copyText(text) {
 /**
  * Opens a <dialog> modally and focuses its first field (or the element matching `focus`).
  * Enter submits the dialog's form from any field, a select too (a browser submits a form on
- * Enter only from a text field).
+ * Enter only from a text field). When it closes, the focus goes back to the control that
+ * opened it (lib/dialogs.js).
  */
 export function openDialog(dialog, focus) {
+  if (!dialog.open) rememberOpener(dialog, document.activeElement);
   if (!dialog.dataset.enterSubmits) {
     dialog.dataset.enterSubmits = 'true';
+    dialog.addEventListener('close', () => giveFocusBack(dialog));
     dialog.addEventListener('keydown', (e) => {
       if (submitsOnEnter(e)) {
         e.preventDefault();

@@ -41,5 +41,5 @@ export function headerKey(e, index, count) {
   return null;
 }
 
-/** The hint shown on a row's ⋯ button: the keys that open the same menu. */
-export const MENU_KEYS_HINT = 'Actions (Shift+F10 or the menu key)';
+/** The hint at the foot of a row's menu: the keys that open the same menu from a row. */
+export const MENU_KEYS_HINT = 'Shift+F10 or the menu key opens this menu from a row';

@@ -18,3 +18,14 @@ export function html(strings, ...values) {
   values.forEach((value, i) => { out += escape(value) + strings[i + 1]; });
   return new SafeHtml(out);
 }
+
+/**
+ * A name or value (a hostname, a record's value) for the page, escaped, with a line-break
+ * opportunity (`<wbr>`) after each dot and hyphen: a narrow column wraps
+ * "cname.pages.local-platform.test" between its labels, never inside one. A `<wbr>` adds no
+ * character, so the value reads and copies as it is.
+ */
+export function breakable(value) {
+  if (value === null || value === undefined || value === false) return new SafeHtml('');
+  return new SafeHtml(String(value).split(/(?<=[.-])(?=.)/).map(escape).join('<wbr>'));
+}

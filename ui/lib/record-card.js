@@ -1,7 +1,7 @@
 // The DNS record of a domain as a DNS provider asks for it, with a copy button per value the
 // user pastes (type, name, value) and the spec's warnings while it is still to be created.
 // Shared by the Add domain dialog and the detail panel.
-import { html } from './html.js';
+import { html, breakable } from './html.js';
 import { recordToCreate } from './domain-view.js';
 import { copyText } from './dom.js';
 import { toast } from './toast.js';
@@ -14,7 +14,7 @@ export function recordCard(domain, idPrefix = 'record', { live = domain.status =
   const r = recordToCreate(domain);
   const field = (key, label, value, { copy = true, note = '' } = {}) => html`<div class="rec-field">
       <span class="rec-label" id="${idPrefix}-${key}-label">${label}</span>
-      <span class="rec-value"><code id="${idPrefix}-${key}" aria-labelledby="${idPrefix}-${key}-label">${value}</code>${note ? html` <span class="muted small rec-note" id="${idPrefix}-${key}-full">${note}</span>` : ''}</span>
+      <span class="rec-value"><code id="${idPrefix}-${key}" aria-labelledby="${idPrefix}-${key}-label">${breakable(value)}</code>${note ? html` <span class="muted small rec-note" id="${idPrefix}-${key}-full">${breakable(note)}</span>` : ''}</span>
       ${copy ? html`<button type="button" class="copy-button" data-copy="${value}" aria-label="Copy ${label.toLowerCase()}">Copy</button>` : html`<span></span>`}
     </div>`;
   return html`<div class="record-card${live ? ' in-place' : ''}">
@@ -26,11 +26,21 @@ export function recordCard(domain, idPrefix = 'record', { live = domain.status =
     </div>`;
 }
 
+/**
+ * The notice after a copy: the value in quotes and no full stop after it, so that nothing
+ * reads as part of the value (a name's final dot is DNS's root): “Copied
+ * “cname.pages.example.net””. A long value (a link) is named by `label`, or as "the link".
+ */
+export function copiedNotice(value, label = null) {
+  if (label) return `Copied ${label}`;
+  const text = String(value ?? '');
+  return text.length > 60 ? 'Copied the link' : `Copied “${text}”`;
+}
+
 /** Wires the copy buttons inside `root` (call after rendering a record card). */
 export function wireCopyButtons(root) {
   root.querySelectorAll('.copy-button').forEach((b) => b.addEventListener('click', async () => {
     const ok = await copyText(b.dataset.copy);
-    const what = b.dataset.copyLabel ?? (b.dataset.copy.length > 60 ? 'the link' : b.dataset.copy);
-    toast(ok ? `Copied ${what}.` : 'Copying is not available; select the text instead.', ok ? 'ok' : 'error');
+    toast(ok ? copiedNotice(b.dataset.copy, b.dataset.copyLabel) : 'Copying is not available; select the text instead.', ok ? 'ok' : 'error');
   }));
 }

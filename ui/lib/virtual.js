@@ -16,6 +16,21 @@ export function visibleRange({ scrollTop, viewportHeight, rowHeight, count, over
   return { start, end, offset: start * rowHeight, total };
 }
 
+/**
+ * The rows to keep in the page for `range` (from `visibleRange`), in order: those in it, and
+ * the active row (`active`, of `count` rows) wherever it is. The active row is a grid's one
+ * Tab stop: kept in the page when it is scrolled out of view, the grid stays in the Tab order
+ * and a focused row keeps its focus.
+ */
+export function rowsToDraw(range, active, count) {
+  const indices = [];
+  const kept = Number.isInteger(active) && active >= 0 && active < count ? active : -1;
+  if (kept >= 0 && kept < range.start) indices.push(kept);
+  for (let i = range.start; i < Math.min(range.end, count); i++) indices.push(i);
+  if (kept >= range.end) indices.push(kept);
+  return indices;
+}
+
 /** The scrollTop that brings row `index` into view, or the current one if it already is. */
 export function scrollToReveal({ index, scrollTop, viewportHeight, rowHeight }) {
   const top = index * rowHeight;

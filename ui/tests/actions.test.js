@@ -180,3 +180,13 @@ test('after Make primary the old primary may be redirected to the new one', asyn
   assert.deepEqual(calls.filter(([c]) => c === 'domain_redirect').map(([, a]) => [a.hostname, a.to]), [['old.example.com', 'new.example.com']]);
   assert.equal(redirectOffer(undefined, 'new.example.com'), null, 'no old primary, no question');
 });
+
+test('a suggested, harmless step is not drawn in the destructive red; a removal is', async () => {
+  globalThis.HTMLElement ??= class {};
+  const { confirmClass } = await import('../components/confirm-dialog/confirm-dialog.js');
+  const offer = redirectOffer({ unicode_hostname: 'old.example.com' }, 'new.example.com');
+  assert.equal(confirmClass(offer.tone), 'primary');
+  const { consentQuestion } = await import('../lib/actions.js');
+  assert.equal(confirmClass(consentQuestion('Demo DNS', 'dc.example').tone), 'primary');
+  assert.equal(confirmClass(undefined), 'danger-solid', 'a question without a tone (Remove, Reset demo) stays red');
+});

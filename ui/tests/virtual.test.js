@@ -106,3 +106,13 @@ test('a filter every row matches answers with the order itself; otherwise a new 
   assert.deepEqual(filterOrder(rows, order, 'nothing'), []);
   assert.deepEqual(filterOrder(rows, rows.keys(), 'SITE 2'), [1], 'any iterable, every word, any case');
 });
+
+test('the active row stays in the page wherever the list is scrolled, in order, and only once', async () => {
+  const { rowsToDraw } = await import('../lib/virtual.js');
+  const range = { start: 20, end: 26 };
+  assert.deepEqual(rowsToDraw(range, 22, 100), [20, 21, 22, 23, 24, 25], 'in the range: nothing more');
+  assert.deepEqual(rowsToDraw(range, 3, 100), [3, 20, 21, 22, 23, 24, 25], 'above: first');
+  assert.deepEqual(rowsToDraw(range, 80, 100), [20, 21, 22, 23, 24, 25, 80], 'below: last');
+  assert.deepEqual(rowsToDraw(range, 80, 24), [20, 21, 22, 23], 'an active row past the end (the list narrowed) is none');
+  assert.deepEqual(rowsToDraw({ start: 0, end: 0 }, 0, 0), []);
+});

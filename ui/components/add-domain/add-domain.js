@@ -1,7 +1,7 @@
 // Add domain: the name is checked as it is typed (syntax here, the Public Suffix List on the
 // Rust side), the role is chosen (primary, alias or a redirect to another domain), then the
 // DNS record to create is shown with copy buttons and the warnings.
-import { html } from '../../lib/html.js';
+import { html, breakable } from '../../lib/html.js';
 import { render, openDialog, setText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store, loadProjects } from '../../lib/app-state.js';
@@ -44,6 +44,7 @@ export class AddDomain extends HTMLElement {
         <label for="add-hostname">Domain or subdomain</label>
         <input id="add-hostname" name="hostname" type="text" autocomplete="off" spellcheck="false" placeholder="www.example.com" aria-describedby="add-hostname-message" required>
         <p id="add-hostname-message" class="field-message" aria-live="polite"></p>
+        <div id="add-preflight" aria-live="polite"></div>
         <fieldset class="roles">
           <legend>Use it as</legend>
           <label><input type="radio" name="role" value="primary" id="add-role-primary" ${hasPrimary ? '' : html`checked`}> Primary — the project is served here</label>
@@ -142,6 +143,7 @@ export class AddDomain extends HTMLElement {
         message.textContent = info.apex
           ? `${info.unicode} is an apex domain: you will create an ALIAS (or ANAME) record at @.`
           : `${info.unicode} is a subdomain of ${info.registrable_domain}: you will create a CNAME named “${info.relative_name}”.`;
+        this.preflight(local.ascii, seq);
         // Enter was pressed while this name was being checked: it is added now (not when
         // the dialog was closed meanwhile).
         if (this.submitWhenChecked && this.dialog.open) {
@@ -156,6 +158,36 @@ export class AddDomain extends HTMLElement {
         message.textContent = describeError(err).message;
       }
     }, 200);
+  }
+
+  /**
+   * The doctor's quick look at the name before it is added (DNS questions only, no API
+   * request): what would stand in the way — a CAA record that refuses the platform's CA, a
+   * proxy, failing DNSSEC, the name live on another host, a stale AAAA. Nothing blocks the
+   * Add; the warnings are kept for the new row until a later look no longer finds them.
+   */
+  async preflight(ascii, seq) {
+    const box = this.body.querySelector('#add-preflight');
+    if (!box) return;
+    render(box, html``);
+    box.dataset.state = 'looking';
+    const target = store.get().domains.find((d) => d.dns_record?.value)?.dns_record.value ?? null;
+    let found;
+    try {
+      found = await api.preflight(ascii, target);
+    } catch {
+      // The look is a courtesy: a name it cannot look at is added all the same.
+      if (seq === this.seq) box.dataset.state = 'unknown';
+      return;
+    }
+    if (seq !== this.seq || !found) return;
+    actions.keepPreflight(ascii, found.warnings ?? []);
+    box.dataset.state = found.warnings?.length ? 'warned' : 'clear';
+    if (!found.warnings?.length) return;
+    render(box, html`<div class="preflight" id="add-preflight-warnings">
+      <p><strong>Before you create the record:</strong></p>
+      <ul>${found.warnings.map((w) => html`<li class="warn"><span class="preflight-title">${w.title}</span>${w.fix?.summary ? html` <span class="muted small">${w.fix.summary}</span>` : w.detail ? html` <span class="muted small">${w.detail}</span>` : ''}</li>`)}</ul>
+    </div>`);
   }
 
   /** The redirect targets: the project's domains that are not redirects, never the typed name. */
@@ -230,8 +262,8 @@ export class AddDomain extends HTMLElement {
         <p><strong>Another account holds ${hostname}.</strong> Prove that you control the name: create this TXT record at its DNS provider, then press Check and add. The name then moves to this project.</p>
         <div class="record-card">
           <div class="rec-field"><span class="rec-label" id="own-type-label">Type</span><span class="rec-value"><code id="own-type" aria-labelledby="own-type-label">${c.type}</code></span><span></span></div>
-          <div class="rec-field"><span class="rec-label" id="own-name-label">Name</span><span class="rec-value"><code id="own-name" aria-labelledby="own-name-label">${c.name}</code> <span class="muted small rec-note" id="own-fqdn">— ${c.fqdn}</span></span><button type="button" class="copy-button" data-copy="${c.name}" aria-label="Copy name">Copy</button></div>
-          <div class="rec-field"><span class="rec-label" id="own-value-label">Value</span><span class="rec-value"><code id="own-value" aria-labelledby="own-value-label">${c.value}</code></span><button type="button" class="copy-button" data-copy="${c.value}" aria-label="Copy value">Copy</button></div>
+          <div class="rec-field"><span class="rec-label" id="own-name-label">Name</span><span class="rec-value"><code id="own-name" aria-labelledby="own-name-label">${breakable(c.name)}</code> <span class="muted small rec-note" id="own-fqdn">${breakable(`— ${c.fqdn}`)}</span></span><button type="button" class="copy-button" data-copy="${c.name}" aria-label="Copy name">Copy</button></div>
+          <div class="rec-field"><span class="rec-label" id="own-value-label">Value</span><span class="rec-value"><code id="own-value" aria-labelledby="own-value-label">${breakable(c.value)}</code></span><button type="button" class="copy-button" data-copy="${c.value}" aria-label="Copy value">Copy</button></div>
         </div>
         <p class="muted small" id="own-expiry">${expiry}</p>
         ${again ? html`<p class="warn" id="own-not-yet" role="status">The platform does not see the TXT record yet${delay != null ? ` (its resolver takes up to ${delay} s to see a change)` : ''}. Check that it is saved at the DNS provider, then try again.</p>` : ''}

@@ -62,6 +62,9 @@ export class AppShell extends HTMLElement {
   show(route) {
     if (route === this.route) return;
     this.route = route;
+    // The project's screen fills the main area (its table and details scroll inside
+    // themselves); the others flow and the main area scrolls them.
+    this.dataset.route = route;
     if (route === 'first-run') render(this, html`<dd-first-run></dd-first-run>`);
     else if (route === 'projects') render(this, html`<dd-project-list></dd-project-list>`);
     else if (route === 'project') render(this, html`<dd-project-view></dd-project-view>`);

@@ -57,15 +57,16 @@ export class BulkPanel extends HTMLElement {
     const reason = addBlockedReason(session, project, domains.length);
     const button = this.querySelector('#import-button');
     button.disabled = this.running || Boolean(reason);
-    button.title = reason ?? 'Add every row of a CSV (hostname, redirect_to) or JSON lines file';
-    if (reason) button.setAttribute('aria-describedby', 'add-domain-reason');
-    else button.removeAttribute('aria-describedby');
+    // What it takes is said beside it, not in a tooltip: the tooltip lay over the refusal's
+    // title that opens below the button.
+    button.setAttribute('aria-describedby', reason ? 'add-domain-reason' : 'import-hint');
   }
 
   draw() {
     render(this, html`
       <div class="bulk-actions">
-        <button type="button" id="import-button" title="Add every row of a CSV (hostname, redirect_to) or JSON lines file">Import…</button>
+        <button type="button" id="import-button" aria-describedby="import-hint">Import…</button>
+        <span class="muted small" id="import-hint">a CSV (hostname, redirect_to) or JSON lines file</span>
         <label class="bulk-format">Export as
           <select id="export-format">
             <option value="csv">CSV</option>

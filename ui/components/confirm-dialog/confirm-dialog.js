@@ -1,8 +1,17 @@
-// <dd-confirm-dialog>: the confirmation asked before a removal; `ask()` resolves true when the
-// user confirms.
+// <dd-confirm-dialog>: the question asked before a removal (or a suggested step, such as
+// redirecting the old primary); `ask()` resolves true when the user confirms.
 import { html } from '../../lib/html.js';
 import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog } from '../../lib/dom.js';
+
+/**
+ * The confirm button's class for a question's `tone`: the destructive red only for what
+ * destroys (`danger`, the default: Remove, Reset demo); a suggested, harmless step is drawn
+ * as the primary action.
+ */
+export function confirmClass(tone = 'danger') {
+  return tone === 'danger' ? 'danger-solid' : 'primary';
+}
 
 export class ConfirmDialog extends HTMLElement {
   disconnectedCallback() {
@@ -24,15 +33,16 @@ export class ConfirmDialog extends HTMLElement {
   }
 
   /** Resolves true when the user confirms; Escape and Cancel resolve false. */
-  ask({ title, body, confirm }) {
+  ask({ title, body, confirm, tone }) {
     this.querySelector('#confirm-title').textContent = title;
     this.querySelector('#confirm-body').textContent = body;
-    this.querySelector('#confirm-ok').textContent = confirm;
-    const returnFocus = document.activeElement;
+    const ok = this.querySelector('#confirm-ok');
+    ok.textContent = confirm;
+    ok.className = confirmClass(tone);
     this.dialog.returnValue = '';
+    // The focus goes back to what asked (openDialog).
     return new Promise((resolve) => {
       this.dialog.addEventListener('close', () => {
-        returnFocus?.focus?.();
         resolve(this.dialog.returnValue === 'ok');
       }, { once: true });
       openDialog(this.dialog, '#confirm-cancel');

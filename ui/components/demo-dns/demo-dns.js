@@ -1,6 +1,6 @@
 // The Demo DNS panel plays the customer's DNS provider for the demo zones: list, add and
 // delete records. Changes reach the platform's resolvers after the demo's propagation delay.
-import { html } from '../../lib/html.js';
+import { html, breakable } from '../../lib/html.js';
 import { render, openDialog } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { store } from '../../lib/app-state.js';
@@ -33,10 +33,14 @@ export class DemoDns extends HTMLElement {
           <option value="expired">Signatures expired (a DNSSEC problem)</option>
         </select>
       </div>
+      <div class="dns-records-scroll">
       <table class="dns-records" id="dns-records" aria-label="Records in the zone">
         <thead><tr><th scope="col">Name</th><th scope="col">Type</th><th scope="col">Value</th><th scope="col">TTL</th><th scope="col"><span class="visually-hidden">Actions</span></th></tr></thead>
         <tbody></tbody>
       </table>
+      </div>
+      <p id="dns-error" class="error" role="alert" hidden></p>
+      <p id="dns-undo-bar" class="undo-bar" role="status" hidden><span id="dns-undo-text"></span> <button type="button" id="dns-undo">Undo</button></p>
       <form id="dns-add-form" class="dns-add" novalidate>
         <label><span>Name</span><input id="dns-new-name" placeholder="shop or @" autocomplete="off"></label>
         <label><span>Type</span><select id="dns-new-type">${RECORD_TYPES.map((t) => html`<option>${t}</option>`)}</select></label>
@@ -44,8 +48,6 @@ export class DemoDns extends HTMLElement {
         <label><span>TTL</span><input id="dns-new-ttl" inputmode="numeric" value="3600"></label>
         <button type="submit" id="dns-add" class="primary">Add record</button>
       </form>
-      <p id="dns-error" class="error" role="alert" hidden></p>
-      <p id="dns-undo-bar" class="undo-bar" role="status" hidden><span id="dns-undo-text"></span> <button type="button" id="dns-undo">Undo</button></p>
     </dialog>`);
     this.dialog = this.querySelector('dialog');
     this.querySelector('#demo-dns-close').addEventListener('click', () => this.dialog.close());
@@ -102,7 +104,7 @@ export class DemoDns extends HTMLElement {
       render(body, list.records.length === 0
         ? html`<tr><td colspan="5" class="muted">No records in ${zone}.</td></tr>`
         : html`${list.records.map((r) => html`<tr data-record-id="${r.id}" data-name="${r.name}" data-type="${r.type}">
-            <td class="mono">${r.name}</td><td>${r.type}</td><td class="mono value">${r.value}</td><td>${r.ttl}</td>
+            <td class="mono name">${breakable(r.name)}</td><td>${r.type}</td><td class="mono value">${breakable(r.value)}</td><td>${r.ttl}</td>
             <td><button type="button" class="dns-delete" data-record-id="${r.id}" data-label="${r.type} ${r.name}" aria-label="Delete ${r.type} record ${r.name} ${r.value}">Delete</button></td>
           </tr>`)}`);
     } catch (err) {

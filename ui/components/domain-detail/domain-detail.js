@@ -5,10 +5,11 @@
 //
 // Every time here is drawn from the store's `now` (the platform's clock, one tick for the
 // whole window), and redrawn on each tick without touching the buttons.
-import { html } from '../../lib/html.js';
+import { html, breakable } from '../../lib/html.js';
 import { render, renderChanged, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { statusView, roleLabel, verifyLabel, recordPlan, verificationAdvice, dnsNowFromReport, statusKey, STATUS, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
+import { statusView, roleLabel, verifyLabel, recordPlan, verificationAdvice, dnsNowFromReport, statusKey, caRefusal, STATUS, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
+import { renewalOf, subscribeRenewal } from '../../lib/renewal.js';
 import { dateTime, whenText, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
@@ -29,8 +30,10 @@ export class DomainDetail extends HTMLElement {
       const redraw = changed.includes('selected')
         || (changed.includes('domains') && (state.selected && actions.findDomain(state.selected)) !== this.drawn);
       if (redraw) this.draw();
-      else if (changed.some((c) => ['now', 'nextChecks', 'dnsNow'].includes(c))) this.drawState();
+      else if (changed.some((c) => ['now', 'nextChecks', 'dnsNow', 'diagnoses'].includes(c))) this.drawState();
     });
+    // The renewal watch's look can know the certificate will be refused (the status says so).
+    this.unsubscribeRenewal = subscribeRenewal(() => this.drawState());
     this.onDnsChanged = () => this.lookAtDns(true);
     document.addEventListener('dd-dns-changed', this.onDnsChanged);
     this.draw();
@@ -38,10 +41,29 @@ export class DomainDetail extends HTMLElement {
 
   disconnectedCallback() {
     this.unsubscribe?.();
+    this.unsubscribeRenewal?.();
     document.removeEventListener('dd-dns-changed', this.onDnsChanged);
   }
 
   draw() {
+    const focused = this.contains(document.activeElement) ? document.activeElement : null;
+    this.drawPanel();
+    this.keepFocus(focused);
+  }
+
+  /**
+   * The focus stays in the window when the panel is drawn anew under it: on the control of
+   * the same id, or, when there is none (Remove… took the domain, and its panel, away), on
+   * the domains table's row.
+   */
+  keepFocus(focused) {
+    if (!focused || focused.isConnected) return;
+    const same = focused.id ? this.querySelector(`#${CSS.escape(focused.id)}`) : null;
+    if (same && !same.disabled) same.focus({ preventScroll: true });
+    else this.restoreFocus({ hostname: this.drawn?.hostname ?? null });
+  }
+
+  drawPanel() {
     const hostname = store.get().selected;
     const domain = hostname && actions.findDomain(hostname);
     this.drawn = domain;
@@ -53,10 +75,13 @@ export class DomainDetail extends HTMLElement {
     const live = domain.status === 'live';
     const plan = recordPlan(domain);
     const cert = domain.certificate ?? {};
+    // The head (which domain, its status, what can be done) stays in view while the body
+    // scrolls beneath it.
     const panel = html`<aside class="detail" aria-labelledby="detail-title" id="detail-panel" data-hostname="${domain.hostname}">
-      <h4 id="detail-title">${domain.unicode_hostname}</h4>
-      ${domain.unicode_hostname !== domain.hostname ? html`<p class="mono small muted">${domain.hostname}</p>` : ''}
-      <div id="detail-state"></div>
+      <div class="detail-head">
+      <h4 id="detail-title">${breakable(domain.unicode_hostname)}</h4>
+      ${domain.unicode_hostname !== domain.hostname ? html`<p class="mono small muted">${breakable(domain.hostname)}</p>` : ''}
+      <p id="detail-status-line"></p>
       <div class="detail-actions">
         <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
         <button type="button" id="detail-diagnose">Diagnose</button>
@@ -64,8 +89,11 @@ export class DomainDetail extends HTMLElement {
         <button type="button" id="detail-make-primary" ${domain.role === 'primary' ? html`disabled title="This is the primary domain"` : ''}>Make primary</button>
         <button type="button" id="detail-redirect" ${domain.role === 'primary' ? html`disabled title="${PRIMARY_CANNOT_REDIRECT}"` : ''}>Redirect…</button>
         <button type="button" id="detail-remove" class="danger">Remove…</button>
-        <button type="button" id="detail-auto" hidden>Set up automatically</button>
       </div>
+      </div>
+      <div class="detail-body" id="detail-body">
+      <div id="detail-state"></div>
+      <p class="detail-auto"><button type="button" id="detail-auto" hidden>Set up automatically</button></p>
       <p id="detail-auto-note" class="muted small" hidden></p>
       <h5 id="detail-record-title">${live ? 'DNS record in place' : 'DNS record to create'}</h5>
       <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, null)}</span>${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
@@ -73,7 +101,7 @@ export class DomainDetail extends HTMLElement {
       ${live ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
       <table class="plan" id="record-plan">
         <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
-        <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono">${p.value}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
+        <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono value">${breakable(p.value)}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
       </table>`}
       <h5>Certificate</h5>
       <dl class="facts" id="detail-certificate">
@@ -84,6 +112,7 @@ export class DomainDetail extends HTMLElement {
         ${cert.error ? html`<dt>Problem</dt><dd>${cert.error.message}</dd>` : ''}
       </dl>
       <dd-renewal-section hostname="${domain.hostname}"></dd-renewal-section>
+      </div>
     </aside>`;
     // A new copy that changes nothing in the panel (a re-verify finding the same, its check's
     // time moved on) keeps the panel's nodes: its focus, a selection and its live region stay,
@@ -92,6 +121,16 @@ export class DomainDetail extends HTMLElement {
     this.drawState();
     this.offerAutomaticSetUp(domain);
     this.lookAtDns(false);
+  }
+
+  /**
+   * Takes the focus back after a dialog one of its buttons opened when that button is gone
+   * (Remove… took the domain away): to the domains table, on its active row.
+   */
+  restoreFocus(opener) {
+    const table = document.getElementById('domains-table');
+    if (table?.restoreFocus) table.restoreFocus(opener);
+    else document.getElementById('main')?.focus({ preventScroll: true });
   }
 
   /** The panel's buttons, once each time the panel is drawn anew. */
@@ -139,7 +178,8 @@ export class DomainDetail extends HTMLElement {
     const provider = dnsNow?.[hostname]?.provider;
     const providerText = this.querySelector('#detail-provider-line');
     if (provider && providerText && domain.status !== 'live') setText(providerText, providerLine(domain, provider));
-    const status = statusView(domain, now, { caIdentity: session?.ca_identity });
+    const refusal = caRefusal({ diagnosis: store.get().diagnoses?.[hostname] ?? null, readiness: renewalOf(hostname) });
+    const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal });
     const next = nextChecks?.of?.(hostname);
     const waiting = statusKey(domain) === STATUS.WAITING;
     const advice = waiting
@@ -155,12 +195,11 @@ export class DomainDetail extends HTMLElement {
     const nextText = next && !waiting ? `Next look ${relativeTime(new Date(Math.max(next.at, now)).toISOString(), now).replace('just now', 'now')}.` : '';
     if (!box.querySelector('#domain-reason')) {
       render(box, html`
-      <p id="detail-status-line"></p>
       <p id="domain-reason" class="reason-full" role="status"></p>
       <p id="domain-advice" class="advice" hidden></p>
       <p class="muted small" id="detail-checked-line"></p>`);
     }
-    renderChanged(box.querySelector('#detail-status-line'), html`<span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span>`);
+    renderChanged(this.querySelector('#detail-status-line'), html`<span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span>`);
     setText(box.querySelector('#domain-reason'), status.reason);
     const adviceText = box.querySelector('#domain-advice');
     setText(adviceText, advice);

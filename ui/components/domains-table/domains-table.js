@@ -5,12 +5,12 @@
 // Page Up/Down and Home/End move between rows, Enter shows the details, the context-menu key
 // or Shift+F10 opens the row's menu. The active row follows its domain when the list sorts
 // again (after a Verify changes a status), and keeps the focus it had.
-import { html } from '../../lib/html.js';
+import { html, breakable } from '../../lib/html.js';
 import { render, setAttribute, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { domainRow, verifyLabel, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
+import { domainRow, verifyLabel, caRefusal, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
 import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
-import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows } from '../../lib/virtual.js';
+import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows, rowsToDraw } from '../../lib/virtual.js';
 import { RowCache, sameSortKeys } from '../../lib/row-cache.js';
 import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
@@ -33,14 +33,16 @@ export class DomainsTable extends HTMLElement {
         <label for="domain-filter" class="visually-hidden">Filter domains</label>
         <input id="domain-filter" type="search" placeholder="Filter by name, status or role" autocomplete="off">
         <span id="domain-count" class="muted" aria-live="polite"></span>
+        <span id="domains-column-note" class="column-note muted small">Last checked: in the details</span>
       </div>
+      <span id="sort-keys-hint" class="visually-hidden">Sorts the table. Up from the first row comes here; Left and Right move between the columns.</span>
       <div class="vt" role="grid" aria-label="Domains" aria-readonly="true" id="domains-grid">
         <div class="vt-head" role="rowgroup">
           <div class="vt-row vt-header" role="row">
-            <span role="columnheader"><button type="button" class="sort" data-sort="hostname" tabindex="-1" title="Sort by hostname (Up from the first row; Left and Right between columns)">Hostname</button></span>
-            <span role="columnheader"><button type="button" class="sort" data-sort="role" tabindex="-1" title="Sort by role (Up from the first row; Left and Right between columns)">Role</button></span>
-            <span role="columnheader"><button type="button" class="sort" data-sort="status" tabindex="-1" title="Sort by status (Up from the first row; Left and Right between columns)">Status</button></span>
-            <span role="columnheader" title="Certificate expires">Cert. expires</span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="hostname" tabindex="-1" aria-describedby="sort-keys-hint">Hostname</button></span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="role" tabindex="-1" aria-describedby="sort-keys-hint">Role</button></span>
+            <span role="columnheader"><button type="button" class="sort" data-sort="status" tabindex="-1" aria-describedby="sort-keys-hint">Status</button></span>
+            <span role="columnheader"><span aria-hidden="true">Cert. expires</span><span class="visually-hidden">Certificate expires</span></span>
             <span role="columnheader">Last checked</span>
             <span role="columnheader"><span class="visually-hidden">Actions</span></span>
           </div>
@@ -57,6 +59,7 @@ export class DomainsTable extends HTMLElement {
         <button type="button" role="menuitem" id="menu-open" data-action="open">Open in browser</button>
         <button type="button" role="menuitem" id="menu-diagnose" data-action="diagnose">Diagnose</button>
         <button type="button" role="menuitem" id="menu-remove" data-action="remove" class="danger">Remove…</button>
+        <p class="row-menu-hint muted small" aria-hidden="true">${MENU_KEYS_HINT}</p>
       </div>`);
     this.viewport = this.querySelector('.vt-viewport');
     this.spacer = this.querySelector('.vt-spacer');
@@ -73,6 +76,10 @@ export class DomainsTable extends HTMLElement {
     this.querySelector('.vt-header').addEventListener('keydown', (e) => this.onHeaderKey(e));
     this.viewport.addEventListener('scroll', () => this.schedule());
     this.window.addEventListener('click', (e) => this.onClick(e));
+    this.window.addEventListener('pointerover', (e) => {
+      const cell = e.target.closest?.('[data-tip]');
+      if (cell) showTipIfCut(cell);
+    });
     this.window.addEventListener('keydown', (e) => this.onKey(e));
     // A row reached with Tab (or focused any other way) is the active one: the active row
     // follows its domain when the list re-sorts, so the focus stays on that domain, not on
@@ -90,7 +97,7 @@ export class DomainsTable extends HTMLElement {
     this.unsubscribe = store.subscribe((state, changed) => {
       // A tick of the window's clock redraws the relative times from the same "now" as the
       // detail panel's.
-      if (changed.includes('domains') || changed.includes('now')) this.load(state.domains);
+      if (changed.includes('domains') || changed.includes('now') || changed.includes('diagnoses')) this.load(state.domains);
       // News since the tick drew its rows at a later now than the others': a newly selected
       // row is made at that now too, as the details panel is.
       else if (changed.includes('selected') && state.now !== state.tickedAt) this.load(state.domains);
@@ -119,13 +126,14 @@ export class DomainsTable extends HTMLElement {
    */
   load(domains) {
     if (domains.length > 0) mark('rows-load');
-    this.cache ??= new RowCache((d, now, caIdentity, readiness) => withRenewal(domainRow(d, now, { caIdentity }), readiness));
+    this.cache ??= new RowCache((d, now, caIdentity, readiness, diagnosis) => withRenewal(domainRow(d, now, { caIdentity, refusal: caRefusal({ diagnosis, readiness }) }), readiness));
     this.domains = domains;
     this.drawing = {
       now: screenNow(),
       tick: store.get().tickedAt,
       caIdentity: store.get().session?.ca_identity ?? undefined,
       renewals: renewalsByHostname(),
+      diagnoses: store.get().diagnoses ?? {},
     };
     const previous = this.rows;
     let earlier;
@@ -216,7 +224,11 @@ export class DomainsTable extends HTMLElement {
     if (!force && previous && range.start === previous.start && range.end === previous.end) return;
     this.range = range;
     const overlaps = previous && range.start < previous.end && previous.start < range.end;
-    if (!force && overlaps) {
+    // The active row coming back into the range from where it was kept is drawn in full:
+    // the rows around it go on both of its sides.
+    const inRange = (r) => this.active >= r.start && this.active < r.end;
+    const returns = previous && !inRange(previous) && inRange(range);
+    if (!force && overlaps && !returns) {
       this.scrollRange(previous, range);
       this.keepRowsInView();
       return;
@@ -224,8 +236,8 @@ export class DomainsTable extends HTMLElement {
     const hadFocus = this.window.contains(document.activeElement);
     const focusedMenuButton = document.activeElement?.classList?.contains('row-menu-button');
     const present = new Map([...this.window.children].map((row) => [Number(row.dataset.index), row]));
-    const wanted = [];
-    for (let i = range.start; i < range.end; i++) wanted.push([i, this.rowHtml(i)]);
+    const wanted = this.indicesToDraw(range).map((i) => [i, this.rowHtml(i)]);
+    const wantedAt = new Map(wanted);
     const plan = reuseRows(
       new Map([...present].map(([index, row]) => [index, row.markup])),
       wanted.map(([index, markup]) => [index, markup.text]),
@@ -234,9 +246,9 @@ export class DomainsTable extends HTMLElement {
     for (const index of plan.patch) {
       const row = present.get(index);
       this.patchRow(row, index);
-      row.markup = wanted[index - range.start][1].text;
+      row.markup = wantedAt.get(index).text;
     }
-    const made = this.makeRows(plan.make.map((index) => wanted[index - range.start][1]));
+    const made = this.makeRows(plan.make.map((index) => wantedAt.get(index)));
     // The kept rows are in order; each new row goes in before the first kept row after it,
     // so the page keeps the rows in order, as assistive technology reads them.
     let next = this.window.firstElementChild;
@@ -253,10 +265,20 @@ export class DomainsTable extends HTMLElement {
     }
   }
 
-  /** The row cache keeps the rows in view only (`RowCache.retain`). */
+  /**
+   * The rows drawn for `range`: those in it and the active row wherever it is (`rowsToDraw`).
+   * The active row is the grid's one Tab stop, so it stays in the page when the list scrolls
+   * it out of view (Tab from the filter then still lands in the grid, on it, and a focused row
+   * scrolled away keeps the focus); it is positioned at its place in the list like any other.
+   */
+  indicesToDraw(range) {
+    return rowsToDraw(range, this.active, this.order.length);
+  }
+
+  /** The row cache keeps the rows drawn only (`RowCache.retain`). */
   keepRowsInView() {
     const inView = new Set();
-    for (let i = this.range.start; i < this.range.end; i++) inView.add(this.domains[this.order[i]]);
+    for (const i of this.indicesToDraw(this.range)) inView.add(this.domains[this.order[i]]);
     this.cache.retain(inView);
   }
 
@@ -264,15 +286,19 @@ export class DomainsTable extends HTMLElement {
    * From the rows of `from` to those of `to` (overlapping ranges), keeping the rows in both.
    * The rows that left the range become the rows that came into it, patched in place
    * (`patchRow`) and moved: a scroll makes no elements, so scrolling through thousands of
-   * rows leaves nothing behind for the web process to collect. The row holding the focus is
-   * not reused (it would carry the focus to another domain): it leaves the page, as before.
+   * rows leaves nothing behind for the web process to collect. The active row stays where it
+   * is, in view or not (`indicesToDraw`): it is never moved, so it keeps the focus. Another
+   * row holding the focus is not reused (it would carry the focus to another domain): it
+   * leaves the page.
    */
   scrollRange(from, to) {
     const spare = [];
+    let pinned = null;
     for (const row of [...this.window.children]) {
       const index = Number(row.dataset.index);
       if (index >= to.start && index < to.end) continue;
-      if (row.contains(document.activeElement)) row.remove();
+      if (index === this.active) pinned = row;
+      else if (row.contains(document.activeElement)) row.remove();
       else spare.push(row);
     }
     const rowsFor = (start, end) => {
@@ -293,12 +319,17 @@ export class DomainsTable extends HTMLElement {
       this.placeRows(rows);
       return [...rows, ...this.makeRows(markups)];
     };
-    // The page keeps the rows in order, as assistive technology reads them.
+    // The page keeps the rows in order, as assistive technology reads them: the rows that came
+    // in above go before the first row that stayed, those below after the last, and both on
+    // their side of the active row when it is out of the range (it is not moved).
     const before = rowsFor(to.start, Math.min(from.start, to.end));
     const after = rowsFor(Math.max(from.end, to.start), to.end);
     for (const row of spare) row.remove();
-    this.window.prepend(...before);
-    this.window.append(...after);
+    const stayed = [...this.window.children].find((row) => row !== pinned && !before.includes(row) && !after.includes(row));
+    const above = stayed ?? (pinned && Number(pinned.dataset.index) >= to.end ? pinned : null);
+    for (const row of before) this.window.insertBefore(row, above);
+    const below = pinned && Number(pinned.dataset.index) >= to.end ? pinned : null;
+    for (const row of after) this.window.insertBefore(row, below);
   }
 
   /**
@@ -326,20 +357,20 @@ export class DomainsTable extends HTMLElement {
    */
   rowAt(i) {
     const domain = this.domains[this.order[i]];
-    const { now, tick, caIdentity, renewals } = this.drawing;
-    return this.cache.row(domain, { now, tick, caIdentity, readiness: renewals.get(domain.hostname), selected: store.get().selected });
+    const { now, tick, caIdentity, renewals, diagnoses } = this.drawing;
+    return this.cache.row(domain, { now, tick, caIdentity, readiness: renewals.get(domain.hostname), diagnosis: diagnoses[domain.hostname] ?? null, selected: store.get().selected });
   }
 
   rowHtml(i) {
     const selected = store.get().selected;
     const row = this.rowAt(i);
     return html`<div class="vt-row${row.hostname === selected ? ' selected' : ''}" role="row" aria-rowindex="${i + 2}" data-index="${i}" data-hostname="${row.hostname}" data-status="${row.status.key}" data-renewal="${row.renewal.key}" tabindex="${i === this.active ? 0 : -1}" aria-selected="${String(row.hostname === selected)}">
-        <span role="gridcell" class="host" title="${row.hostname}"><span class="host-name">${breakableHostname(row.unicode)}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
-        <span role="gridcell" class="role role-${row.roleKey}" title="${row.role}">${row.roleText}</span>
-        <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" title="${row.status.reason}">${row.status.reason}</span></span>
-        <span role="gridcell" class="expires" title="${row.expiresTitle}">${expiresText(row)}</span>
-        <span role="gridcell" class="checked" title="${row.checkedTitle}">${row.checked}</span>
-        <span role="gridcell" class="actions"><button type="button" class="row-menu-button" tabindex="-1" aria-haspopup="menu" aria-keyshortcuts="Shift+F10 ContextMenu" title="${MENU_KEYS_HINT}" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
+        <span role="gridcell" class="host" data-tip="${row.hostname}"><span class="host-name">${breakable(row.unicode)}</span>${row.unicode !== row.hostname ? html`<span class="muted mono small">${row.hostname}</span>` : ''}</span>
+        <span role="gridcell" class="role role-${row.roleKey}" data-tip="${row.role}">${breakable(row.roleText)}</span>
+        <span role="gridcell" class="status"><span class="badge tone-${row.status.tone}">${row.status.label}</span><span class="reason" data-tip="${row.status.reason}">${row.status.reason}</span></span>
+        <span role="gridcell" class="expires" data-tip="${row.expiresTitle}"><span class="expires-date">${row.expires || '—'}</span><span class="renewal-flag">${row.renewal.label}</span></span>
+        <span role="gridcell" class="checked" data-tip="${row.checkedTitle}">${row.checked}</span>
+        <span role="gridcell" class="actions"><button type="button" class="row-menu-button" tabindex="-1" aria-haspopup="menu" aria-keyshortcuts="Shift+F10 ContextMenu" aria-label="Actions for ${row.unicode}" data-testid="row-menu-${row.hostname}">⋯</button></span>
       </div>`;
   }
 
@@ -361,9 +392,9 @@ export class DomainsTable extends HTMLElement {
     setAttribute(element, 'tabindex', String(i === this.active ? 0 : -1));
     setAttribute(element, 'aria-selected', String(isSelected));
     const [host, role, status, expires, checked, actions] = element.children;
-    setAttribute(host, 'title', row.hostname);
+    setTip(host, row.hostname);
     const [name, ascii] = host.children;
-    if (name.textContent !== row.unicode) render(name, breakableHostname(row.unicode));
+    if (name.textContent !== row.unicode) render(name, breakable(row.unicode));
     if (row.unicode === row.hostname) {
       ascii?.remove();
     } else if (ascii) {
@@ -375,16 +406,18 @@ export class DomainsTable extends HTMLElement {
       host.append(line);
     }
     setAttribute(role, 'class', `role role-${row.roleKey}`);
-    setAttribute(role, 'title', shown(row.role));
-    setText(role, shown(row.roleText));
+    setTip(role, shown(row.role));
+    if (role.textContent !== shown(row.roleText)) render(role, breakable(row.roleText));
     const [badge, reason] = status.children;
     setAttribute(badge, 'class', `badge tone-${row.status.tone}`);
     setText(badge, shown(row.status.label));
-    setAttribute(reason, 'title', shown(row.status.reason));
+    setTip(reason, shown(row.status.reason));
     setText(reason, shown(row.status.reason));
-    setAttribute(expires, 'title', shown(row.expiresTitle));
-    setText(expires, expiresText(row));
-    setAttribute(checked, 'title', shown(row.checkedTitle));
+    setTip(expires, shown(row.expiresTitle));
+    const [date, flag] = expires.children;
+    setText(date, row.expires || '—');
+    setText(flag, shown(row.renewal.label));
+    setTip(checked, shown(row.checkedTitle));
     setText(checked, shown(row.checked));
     const button = actions.firstElementChild;
     setAttribute(button, 'aria-label', `Actions for ${row.unicode}`);
@@ -412,11 +445,42 @@ export class DomainsTable extends HTMLElement {
     }
   }
 
-  /** Makes shown row `index` the active one (the grid's one Tab stop). */
+  /**
+   * Makes shown row `index` the active one (the grid's one Tab stop), at once in the page: the
+   * Tab stop moves to its row, and the row kept for the previous one out of view leaves.
+   */
   setActive(index) {
+    const previous = this.active;
     this.active = index;
     const ri = this.order[index];
     this.activeHost = ri == null ? null : this.rows[ri].hostname;
+    if (previous === index) return;
+    for (const row of [...this.window.children]) {
+      const i = Number(row.dataset.index);
+      const outOfRange = this.range && (i < this.range.start || i >= this.range.end);
+      if (i === previous && outOfRange && !row.contains(document.activeElement)) row.remove();
+      else setAttribute(row, 'tabindex', String(i === index ? 0 : -1));
+    }
+  }
+
+  /**
+   * Takes the focus back after a dialog opened from the table or the details (`opener`,
+   * lib/dialogs.js) when its control is gone: the row of the opener's domain when it is still
+   * listed, else the active row — where it is, without scrolling, when it is in the page.
+   */
+  restoreFocus(opener) {
+    if (this.order.length === 0) {
+      this.querySelector('#domain-filter')?.focus({ preventScroll: true });
+      return;
+    }
+    const host = opener?.hostname;
+    const index = host ? this.order.findIndex((ri) => this.rows[ri].hostname === host) : -1;
+    const target = index >= 0 ? index : Math.min(this.active, this.order.length - 1);
+    const row = this.window.querySelector(`[data-index="${target}"]`);
+    if (row) {
+      this.setActive(target);
+      row.focus({ preventScroll: true });
+    } else this.focusRow(target);
   }
 
   rowOf(target) {
@@ -431,8 +495,9 @@ export class DomainsTable extends HTMLElement {
       this.openMenu(row.dataset.hostname, e.target.closest('.row-menu-button'));
       return;
     }
+    // The details show beside the table, in view at every supported size: nothing scrolls
+    // (a click that scrolled the page moved the next click's target away).
     store.set({ selected: row.dataset.hostname });
-    revealDetails();
   }
 
   focusRow(index) {
@@ -458,7 +523,6 @@ export class DomainsTable extends HTMLElement {
     } else if (action.open) {
       this.setActive(index);
       store.set({ selected: row.dataset.hostname });
-      revealDetails();
     } else this.focusRow(action.move);
   }
 
@@ -572,38 +636,35 @@ export class DomainsTable extends HTMLElement {
   }
 }
 
-/** The row with its Renewal indicator: the expiry cell names a renewal that will fail. */
+/**
+ * The row with its Renewal indicator: the expiry cell names a renewal that will fail, on a
+ * line of its own below the date (the date is never what gives way).
+ */
 function withRenewal(row, readiness) {
   row.renewal = renewalIndicator(readiness);
   if (row.renewal.key === 'at_risk') row.expiresTitle = row.renewal.title;
   return row;
 }
 
-/** The expiry cell's text: the expiry, then the Renewal indicator when there is one. */
-function expiresText(row) {
-  const expires = row.expires || '—';
-  return row.renewal.label ? `${row.renewal.label} · ${expires}` : expires;
+/**
+ * A cell's whole value, shown as its tooltip only while the pointer is on it and only when the
+ * cell cuts it (`showTipIfCut`): a tooltip that repeated what the row shows covered the row
+ * below. A cell patched for another value loses the tooltip it had.
+ */
+function setTip(cell, text) {
+  setAttribute(cell, 'data-tip', text);
+  if (cell.hasAttribute('title')) cell.removeAttribute('title');
 }
 
-/**
- * Brings the selected domain's details into view: in a small window the main area scrolls and
- * the panel could sit below its fold (the panel is sticky and no taller than the main area,
- * so "nearest" shows it whole).
- */
-function revealDetails() {
-  requestAnimationFrame(() => document.getElementById('domain-detail')?.scrollIntoView({ block: 'nearest' }));
+/** Gives the cell under the pointer its tooltip when its text is cut there, and none otherwise. */
+function showTipIfCut(cell) {
+  const cut = [cell, ...cell.querySelectorAll('*')].some((e) => e.scrollWidth > e.clientWidth + 1 || e.scrollHeight > e.clientHeight + 1);
+  const tip = cell.dataset.tip;
+  if (cut && tip) setAttribute(cell, 'title', tip);
+  else if (cell.hasAttribute('title')) cell.removeAttribute('title');
 }
 
 /** A value as the `html` template prints it: nothing for null, undefined and false. */
 function shown(value) {
   return value === null || value === undefined || value === false ? '' : String(value);
-}
-
-/**
- * A hostname with a line-break opportunity after each dot (`<wbr>`), so a narrow column wraps
- * it between labels ("site02.example." / "net") rather than inside one. Its text is the name.
- */
-function breakableHostname(name) {
-  const labels = String(name).split('.');
-  return html`${labels.map((label, i) => (i < labels.length - 1 ? html`${label}.<wbr>` : html`${label}`))}`;
 }
