@@ -125,9 +125,10 @@ function waitingCount(queued) {
 }
 
 /**
- * What waits because of the day reserve, and until when, in plain words: "Background checks
- * wait until 12:45: the last 50 of today's requests are kept for you", or, while your own
- * requests are queued, "Background checks wait: your requests go first (…)". Nothing while
+ * What waits because of the day reserve, and until when, in plain words short enough for the
+ * status bar of the smallest window: "Background checks wait until 12:45 (50 kept for you)",
+ * or, while your own requests are queued, "Background checks wait for your requests (50 kept
+ * for you)". Nothing while
  * the reserve stops nothing (background work has requests enough), once its time has passed,
  * or when the requests it was kept for are no longer waiting (`queued`, the queue's counts):
  * the meter never says something waits after the wait ended. A time of day, not a countdown,
@@ -136,12 +137,12 @@ function waitingCount(queued) {
 export function heldText(held, nowMs, timeText = timeOfDay, queued = null) {
   const requests = Number(held?.requests);
   if (!held || !held.blocking || !Number.isFinite(requests) || requests <= 0) return '';
-  const kept = `the last ${requests} of today's requests are kept for you`;
+  const kept = `${requests} kept for you`;
   if (held.reason === 'interactive_waiting') {
-    return (queued?.interactive ?? 0) > 0 ? `Background checks wait: your requests go first (${kept})` : '';
+    return (queued?.interactive ?? 0) > 0 ? `Background checks wait for your requests (${kept})` : '';
   }
   if (secondsUntil(held.until, nowMs) <= 0) return '';
-  return `Background checks wait until ${timeText(instant(held.until), nowMs)}: ${kept}`;
+  return `Background checks wait until ${timeText(instant(held.until), nowMs)} (${kept})`;
 }
 
 /** "" when nothing waits; "3 requests waiting: 1 yours, 2 in the background" (bulk named only when there is some). */

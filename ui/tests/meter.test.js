@@ -88,7 +88,7 @@ test('the day reserve says in plain words what waits and until when, and nothing
   assert.equal(meterView({ ...base, held_back: null }, NOW).held, '');
   const recent = { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 240_000).toISOString(), blocking: true };
   const v = view({ ...base, held_back: recent });
-  assert.equal(v.held, "Background checks wait until 12:04: the last 50 of today's requests are kept for you");
+  assert.equal(v.held, 'Background checks wait until 12:04 (50 kept for you)');
   // The words stay still while the reserve lasts: a time of day, not a countdown.
   assert.equal(view({ ...base, held_back: recent }, NOW + 61_000).held, v.held);
   assert.match(v.label, /Background checks wait until 12:04/);
@@ -101,7 +101,7 @@ test('the day reserve says in plain words what waits and until when, and nothing
   const waiting = { requests: 50, reason: 'interactive_waiting', until: null, blocking: true };
   assert.equal(
     heldText(waiting, NOW, utc, { interactive: 2, background: 5 }),
-    "Background checks wait: your requests go first (the last 50 of today's requests are kept for you)",
+    'Background checks wait for your requests (50 kept for you)',
   );
   assert.equal(heldText(waiting, NOW, utc, { interactive: 0, background: 5 }), '');
   const after = view({ ...base, held_back: waiting, queued: { interactive: 0, background: 5 } });
@@ -141,7 +141,7 @@ test("the meter's times are on the window's one clock: the demo's, when it is se
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(fast) }).reset, 'refills at 19:00');
     // five real minutes at 600× are 50 hours of the demo's: the day is named with the time
     const later = { ...state, held_back: { requests: 50, reason: 'interactive_recent', until: new Date(NOW + 300_000).toISOString(), blocking: true } };
-    assert.match(meterView(later, NOW, { timeText: screenTimeOfDay(fast) }).held, /wait until 23 Nov, 14:00:/);
+    assert.match(meterView(later, NOW, { timeText: screenTimeOfDay(fast) }).held, /wait until 23 Nov, 14:00 \(/);
     // a stopped demo clock never gets there: the refill, in real time, on this computer's clock
     const stopped = { platformMs: NOW + 300_000, wallMs: NOW, speed: 0 };
     assert.equal(meterView(state, NOW, { timeText: screenTimeOfDay(stopped) }).reset, 'refills at 12:00:42');
