@@ -1,10 +1,13 @@
-// First run: the offline demo (the default, one click) or a connection to a platform with an
-// API key. The key goes to the Rust side, which keeps it in the OS keyring only.
+// First run: the offline demo (the default, one click), a connection to a platform with an
+// API key, or a domain diagnosed with no account at all (the DNS doctor, as `domain-desk
+// doctor HOST` runs it). The key goes to the Rust side, which keeps it in the OS keyring only.
 import { html } from '../../lib/html.js';
 import { render } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { describeError } from '../../lib/errors.js';
 import { store, startSession } from '../../lib/app-state.js';
+import { diagnose } from '../../lib/actions.js';
+import { checkHostname } from '../../lib/hostname.js';
 
 /**
  * The API base URL the user means by `text`: as typed when it starts with http:// or https://;
@@ -47,6 +50,15 @@ export class FirstRun extends HTMLElement {
               <button id="connect-submit" type="submit">Connect</button>
             </form>
           </article>
+          <article class="choice choice-diagnose">
+            <h3>Diagnose a domain</h3>
+            <p>No account needed: ask the DNS servers the world uses why a name does not reach its site, with the exact fix.</p>
+            <form id="diagnose-form" novalidate>
+              <label for="diagnose-hostname">Domain</label>
+              <input id="diagnose-hostname" name="hostname" type="text" required placeholder="www.example.com" autocomplete="off" spellcheck="false" autocapitalize="off">
+              <button id="diagnose-submit" type="submit">Diagnose</button>
+            </form>
+          </article>
         </div>
         <p id="first-run-error" class="error" role="alert" hidden></p>
         ${hasSession ? html`<button id="first-run-cancel" type="button">Back to projects</button>` : ''}
@@ -62,6 +74,16 @@ export class FirstRun extends HTMLElement {
       if (field.value !== base) field.value = base;
       if (!key) return this.showError({ kind: 'invalid_input', message: 'Enter the API key.' });
       this.run(() => api.connect(base, key));
+    });
+    this.querySelector('#diagnose-form').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const typed = this.querySelector('#diagnose-hostname').value.trim();
+      // A web address pasted from a browser is diagnosed by the hostname in it.
+      const checked = checkHostname(typed);
+      const ascii = checked.ok ? checked.ascii : checked.suggestion && checkHostname(checked.suggestion).ascii;
+      if (!ascii) return this.showError({ kind: 'invalid_input', message: checked.message });
+      this.querySelector('#first-run-error').hidden = true;
+      diagnose(ascii);
     });
     this.querySelector('#first-run-cancel')?.addEventListener('click', () => store.set({ route: 'projects' }));
     if (!hasSession) this.querySelector('#start-demo').focus();
