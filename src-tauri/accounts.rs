@@ -6,25 +6,28 @@
 //!
 //! One controller because the demo and the kept accounts are the same list: switching to a
 //! demo account starts the demo, and starting the demo makes its account the session like any
-//! other. What needs no Tauri lives beside it and is shared with the command line:
-//! [`crate::account_rules`] (entry names, where a key may go, demo account ids) and
-//! [`crate::demo_service`] (starting the embedded service once per database). Its control
-//! plane is `domain_desk_client::LocalControl`.
+//! other. What needs no Tauri is the application layer's, shared with the command line:
+//! [`domain_desk_app::account_rules`] (entry names, where a key may go, demo account ids),
+//! [`domain_desk_app::secrets`] (the keyring) and [`domain_desk_app::demo_service`] (starting
+//! the embedded service once per database). Its control plane is
+//! `domain_desk_client::LocalControl`.
 
 use domain_desk_api::Plan;
 use domain_desk_api::local::{ClockState, LocalInfo};
+use domain_desk_app::account_rules::{
+    account_entry, account_id, kept_key, normalise_base_url, pacing_speed, plan_of,
+};
+use domain_desk_app::demo_service::{EmbeddedService, start_embedded};
+use domain_desk_app::paths::AppPaths;
+use domain_desk_app::secrets::{Keyring, SecretStore};
 use domain_desk_client::{ApiKey, Client, ClientConfig, LocalControl};
 use tauri::{Manager, Runtime};
 use tokio::sync::Mutex;
 
-use crate::account_rules::{
-    account_entry, account_id, key_destination, normalise_base_url, pacing_speed, plan_of,
-};
-use crate::demo_service::{EmbeddedService, start_embedded};
-use crate::paths::AppPaths;
+use crate::error::AppError;
 use crate::settings::{self, AccountEntry, AccountMode};
 use crate::state::{AppState, Session, SessionDto};
-use crate::{Error, Result, secrets};
+use crate::{Error, Result};
 
 /// Signs in and out; holds the embedded demo service once it has been started.
 #[derive(Debug, Default)]
@@ -59,7 +62,7 @@ impl Accounts {
             Ok(dto) => Ok(Some(dto)),
             // The person should hear why they are not signed in: the window shows it on the
             // first-run screen.
-            Err(err @ Error::KeyDestination { .. }) => {
+            Err(err @ Error::App(AppError::KeyDestination { .. })) => {
                 tracing::warn!(%err, "refused to send the last account's key");
                 Err(err)
             }
@@ -81,12 +84,12 @@ impl Accounts {
         let base_url = normalise_base_url(base_url)?;
         let key = ApiKey::new(api_key);
         if key.is_empty() {
-            return Err(Error::InvalidInput("Enter the API key.".into()));
+            return Err(AppError::InvalidInput("Enter the API key.".into()).into());
         }
         let (client, account) = open(app, &base_url, key.clone()).await?;
         let entry = account_entry(&base_url, &account);
         let id = entry.id.clone();
-        secrets::store_key(&id, &key)?;
+        Keyring.store_key(&id, &key)?;
         settings::remember_account(app, entry)?;
         let session = Session::new(id, AccountMode::Connected, base_url, client, account);
         activate(app, session).await
@@ -116,11 +119,10 @@ impl Accounts {
             .into_iter()
             .find(|e| e.id == id)
             .ok_or_else(|| {
-                Error::InvalidInput("This account is no longer kept here; connect again.".into())
+                AppError::InvalidInput("This account is no longer kept here; connect again.".into())
             })?;
         // Before the key leaves the keyring: is this where it belongs?
-        key_destination(&entry, last_base_url)?;
-        let key = secrets::load_key(&entry.id)?;
+        let (_, key) = kept_key(&entry, last_base_url, &Keyring)?;
         let (client, account) = open(app, &entry.base_url, key).await?;
         let session = Session::new(
             entry.id,
@@ -135,7 +137,7 @@ impl Accounts {
     /// Forgets an account: its key leaves the keyring, its entry the list.
     pub async fn forget<R: Runtime>(&self, app: &tauri::AppHandle<R>, id: &str) -> Result<()> {
         if plan_of(id).is_none() {
-            secrets::delete_key(id)?;
+            Keyring.delete_key(id)?;
         }
         settings::forget_account(app, id)?;
         let state = app.state::<AppState>();
@@ -154,7 +156,7 @@ impl Accounts {
     ) -> Result<SessionDto> {
         let base_url = self.demo_running(app).await?;
         let local =
-            LocalControl::new(&base_url).map_err(|err| Error::DemoStart(err.to_string()))?;
+            LocalControl::new(&base_url).map_err(|err| AppError::DemoStart(err.to_string()))?;
         let info = local.info().await?;
         let clock = local.clock().await?;
         let session = demo_session(app, local, &info, plan, clock).await?;
@@ -255,7 +257,7 @@ async fn demo_session<R: Runtime>(
     clock: ClockState,
 ) -> Result<Session> {
     let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
-        Error::DemoStart(format!("the service has no {} demo key", plan.as_str()))
+        AppError::DemoStart(format!("the service has no {} demo key", plan.as_str()))
     })?;
     let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
     config.queue.platform_clock_speed = pacing_speed(clock.speed);

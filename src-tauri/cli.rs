@@ -105,14 +105,15 @@ pub fn run(command: Command, api: ApiArgs) -> ExitCode {
     // The user's own folders, private, before anything is kept there; without a home folder
     // nothing is kept anywhere shared (`/tmp`) instead. The doctor keeps nothing.
     if !matches!(command, Command::Doctor(_) | Command::Serve(_))
-        && let Err(err) = crate::paths::AppPaths::from_os().and_then(|paths| paths.prepare())
+        && let Err(err) =
+            domain_desk_app::paths::AppPaths::from_os().and_then(|paths| paths.prepare())
     {
         report_error(&err);
         return ExitCode::from(2);
     }
     match command {
         Command::Info => {
-            let paths = match crate::paths::AppPaths::from_os() {
+            let paths = match domain_desk_app::paths::AppPaths::from_os() {
                 Ok(paths) => paths,
                 Err(err) => {
                     report_error(&err);

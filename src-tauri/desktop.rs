@@ -76,7 +76,7 @@ pub fn instance_id(data_dir: &std::path::Path) -> String {
         hash ^= u64::from(*byte);
         hash = hash.wrapping_mul(0x0100_0000_01b3);
     }
-    format!("{}.d{hash:016x}", crate::paths::IDENTIFIER)
+    format!("{}.d{hash:016x}", domain_desk_app::paths::IDENTIFIER)
 }
 
 /// At start: links that arrive from now on, and the one this launch was opened with.

@@ -1,28 +1,20 @@
 //! Domain Desk's desktop shell: a thin Tauri front end over the library crates.
 //!
 //! Commands live in [`commands`] and stay a few lines each; the logic they call is in crates
-//! that know nothing of Tauri, so the command line ([`cli`]) drives the same code.
+//! that know nothing of Tauri (the application layer, [`domain_desk_app`], and the library
+//! crates under it), so the command line ([`cli`]) drives the same code.
 
-pub mod account_rules;
 pub mod accounts;
-pub mod accounts_file;
 pub mod allocator;
 pub mod browser;
 pub mod cli;
 pub mod commands;
 pub mod console;
-pub mod demo_service;
 pub mod desktop;
-pub mod doctor_options;
 pub mod error;
 pub mod logs;
-pub mod paths;
-pub mod renewal;
-pub mod renewal_watch;
-pub mod secrets;
 pub mod settings;
 pub mod state;
-pub mod updates;
 pub mod webview;
 
 pub use error::{Error, Result};
@@ -103,11 +95,11 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
 
 /// Opens the main window and runs until it closes.
 pub fn run_window() -> Result<()> {
-    let paths = paths::AppPaths::from_os()?;
+    let paths = domain_desk_app::paths::AppPaths::from_os()?;
     paths.prepare()?;
     let log_guard = logs::init(&paths.log_dir)?;
     tracing::info!(version = env!("CARGO_PKG_VERSION"), "starting Domain Desk");
-    secrets::KeyStore::install();
+    domain_desk_app::secrets::KeyStore::install();
     // Each key's budget is shared with the command line and other windows through the data
     // directory, so that together they never overrun the key's windows.
     let queue_dir = paths.queue_dir();
@@ -130,4 +122,19 @@ pub fn run_window() -> Result<()> {
         .manage(log_guard)
         .run(tauri::generate_context!())
         .map_err(Error::from)
+}
+
+#[cfg(test)]
+mod tests {
+    use domain_desk_app::paths::IDENTIFIER;
+
+    /// The window's folders are Tauri's, named by the bundle's identifier: the application
+    /// layer's copy of it must be the one `tauri.conf.json` gives, or the command line and the
+    /// window would keep their data in different places.
+    #[test]
+    fn the_identifier_is_the_bundles() {
+        let config: serde_json::Value =
+            serde_json::from_str(include_str!("../tauri.conf.json")).expect("tauri.conf.json");
+        assert_eq!(config["identifier"], IDENTIFIER);
+    }
 }

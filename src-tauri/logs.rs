@@ -83,7 +83,7 @@ impl CappedLog {
     /// Opens (or creates) the current file in `dir`, reading the time from `now`.
     pub fn open(dir: &Path, limits: LogLimits, now: Clock) -> Result<Self> {
         // The user's alone: the log names the user's domains and accounts.
-        crate::paths::private_dir(dir)?;
+        domain_desk_app::paths::private_dir(dir)?;
         let path = dir.join(CURRENT);
         let file = OpenOptions::new().create(true).append(true).open(&path)?;
         let metadata = file.metadata()?;

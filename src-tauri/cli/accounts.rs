@@ -6,10 +6,10 @@ use std::io::IsTerminal;
 use domain_desk_client::{ApiKey, ClientConfig, ClientPool};
 
 use super::output::{Failure, Outcome, inert, print_json, table};
-use crate::account_rules;
-use crate::accounts_file::AccountsFile;
-use crate::paths::AppPaths;
-use crate::secrets::{self, KeyStore};
+use domain_desk_app::account_rules;
+use domain_desk_app::accounts_file::AccountsFile;
+use domain_desk_app::paths::AppPaths;
+use domain_desk_app::secrets::{KeyStore, Keyring, SecretStore};
 
 #[derive(Debug, clap::Args)]
 pub struct LoginArgs {
@@ -50,7 +50,7 @@ pub async fn login(args: LoginArgs, json: bool) -> Outcome {
     let account = client.account().await?;
     let entry = account_rules::account_entry(&base_url, &account);
     KeyStore::install();
-    secrets::store_key(&entry.id, &key)?;
+    Keyring.store_key(&entry.id, &key)?;
     let paths = AppPaths::from_os()?;
     let mut file = AccountsFile::open(&paths.data_dir)?;
     file.remember(entry.clone())?;
@@ -74,7 +74,7 @@ pub fn logout(id: &str) -> Outcome {
     let removed = file.forget(id)?;
     file.save()?;
     KeyStore::install();
-    secrets::delete_key(id)?;
+    Keyring.delete_key(id)?;
     if removed {
         println!("Forgot {id} and deleted its key.");
         Ok(())

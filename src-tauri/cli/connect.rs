@@ -8,12 +8,12 @@ use domain_desk_api::{Account, Plan};
 use domain_desk_client::{Client, ClientConfig, ClientPool, LocalControl};
 
 use super::output::Failure;
-use crate::account_rules;
-use crate::accounts_file::AccountsFile;
-use crate::demo_service::{self, EmbeddedService};
-use crate::paths::AppPaths;
-use crate::secrets::{self, KeyStore};
 use crate::settings::AccountMode;
+use domain_desk_app::account_rules;
+use domain_desk_app::accounts_file::AccountsFile;
+use domain_desk_app::demo_service::{self, EmbeddedService};
+use domain_desk_app::paths::AppPaths;
+use domain_desk_app::secrets::{KeyStore, Keyring, SecretStore};
 
 /// The flags of every command that talks to the platform, and `--json`: global, so they go
 /// before the subcommand (`domain-desk --local domains list`) or after it.
@@ -116,7 +116,7 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
     // Before the key leaves the keyring: is this where it belongs?
     let base_url = account_rules::key_destination(&entry, None)?.to_owned();
     KeyStore::install();
-    let key = secrets::load_key(&entry.id)?;
+    let key = Keyring.load_key(&entry.id)?;
     let client = pool.client(ClientConfig::new(&base_url, key))?;
     if args.no_wait {
         // Reading the account is a request too.

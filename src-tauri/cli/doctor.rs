@@ -1,7 +1,7 @@
 //! `domain-desk doctor`: the DNS doctor over hostnames from the arguments or a file, its
 //! report as text, Markdown or JSON, and exit status 1 when any finding is an error. Next to
 //! `domain-desk serve` (`--resolver` its DNS server) it takes what the service says from the
-//! same builder as the window's Diagnose panel ([`crate::doctor_options`]).
+//! same builder as the window's Diagnose panel ([`domain_desk_app::doctor_options`]).
 
 use std::net::SocketAddr;
 use std::process::ExitCode;
@@ -118,7 +118,7 @@ pub fn run(args: DoctorArgs, connection: &ApiArgs) -> ExitCode {
         Ok(match &args.capture {
             Some(file) => {
                 // The file goes to support: it carries only what these names needed.
-                let options = crate::doctor_options::scoped_to(options, &hostnames);
+                let options = domain_desk_app::doctor_options::scoped_to(options, &hostnames);
                 domain_desk_doctor::diagnose_into_file(&hostnames, &options, file).await?
             }
             None => domain_desk_doctor::diagnose(&hostnames, &options).await?,
@@ -127,7 +127,7 @@ pub fn run(args: DoctorArgs, connection: &ApiArgs) -> ExitCode {
     let report = match outcome {
         Ok(report) => report,
         // The doctor's own sentence, without the window's "the DNS doctor:" in front.
-        Err(crate::Error::Doctor(err)) => {
+        Err(crate::Error::App(domain_desk_app::Error::Doctor(err))) => {
             report_error(&err);
             return ExitCode::from(2);
         }
@@ -167,7 +167,7 @@ fn one_format(args: &DoctorArgs, json: bool) -> Result<(), String> {
 
 /// The doctor's options from the flags. With `--resolver` the run is offline: the target, CA,
 /// edge, CA certificate, attached hostnames and DNSSEC key come from the local service at
-/// `--local-api` through the builder the window uses ([`crate::doctor_options`]) when it
+/// `--local-api` through the builder the window uses ([`domain_desk_app::doctor_options`]) when it
 /// answers, or are the service's defaults when it does not; the flags given go on top. The
 /// DNSSEC key is used only with `--dnssec`. Time is judged by the service's clock whenever it
 /// answers (its clock may run fast), by this computer's otherwise.
@@ -189,7 +189,7 @@ async fn doctor_options(
     };
     let mut options = match (&service, &args.target) {
         (Some((control, info)), _) => {
-            crate::doctor_options::for_local_service(control, info, clients).await?
+            domain_desk_app::doctor_options::for_local_service(control, info, clients).await?
         }
         (None, Some(target)) => DoctorOptions::new(target.clone()),
         (None, None) if offline => {
@@ -208,7 +208,7 @@ async fn doctor_options(
         && let Some((control, _)) = local_service(local_api).await
     {
         // every flag given, but the service is there: its clock is still the platform's
-        options.clock = crate::doctor_options::platform_clock(&control).await?;
+        options.clock = domain_desk_app::doctor_options::platform_clock(&control).await?;
     }
     if let Some(target) = &args.target {
         options.target.clone_from(target);

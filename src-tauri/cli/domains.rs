@@ -1,6 +1,6 @@
 //! `domain-desk projects …` and `domain-desk domains …`: the window's Domains view on the
 //! command line, each subcommand a call or two into the client. `list` and `inspect` add each
-//! live domain's renewal readiness (DNS questions only, `crate::renewal`).
+//! live domain's renewal readiness (DNS questions only, `domain_desk_app::renewal`).
 
 use std::collections::BTreeMap;
 use std::io::IsTerminal;
@@ -451,7 +451,7 @@ async fn renewal_readiness(
     connection: &Connection,
     domains: &[Domain],
 ) -> BTreeMap<String, Readiness> {
-    match crate::renewal::readiness(connection.local.as_ref(), domains).await {
+    match domain_desk_app::renewal::readiness(connection.local.as_ref(), domains).await {
         Ok(found) => found,
         Err(err) => {
             eprintln!(
@@ -464,7 +464,7 @@ async fn renewal_readiness(
 }
 
 fn renewal_cell(readiness: Option<&Readiness>) -> String {
-    let word = crate::renewal::state_word(readiness);
+    let word = domain_desk_app::renewal::state_word(readiness);
     match readiness {
         Some(ready) if ready.state == RenewalState::AtRisk => {
             format!("{word} ({})", ready.renews_at.format("%-d %b %Y"))
@@ -492,7 +492,7 @@ fn print_renewal(domain: &Domain, readiness: Option<&Readiness>) {
     };
     println!(
         "renewal      {}, from {} (checked {})",
-        crate::renewal::state_word(Some(ready)),
+        domain_desk_app::renewal::state_word(Some(ready)),
         ready.renews_at.format("%-d %b %Y"),
         ready.checked_at.format("%-d %b %Y %H:%M UTC")
     );

@@ -76,14 +76,23 @@ impl From<domain_desk_client::Error> for Failure {
     }
 }
 
+impl From<domain_desk_app::Error> for Failure {
+    fn from(err: domain_desk_app::Error) -> Self {
+        use domain_desk_app::Error;
+        match err {
+            Error::Api(err) => err.into(),
+            Error::InvalidInput(message) => Failure::usage(message),
+            Error::Keyring(_) | Error::KeyDestination { .. } => Failure::auth(err.to_string()),
+            other => Failure::check(other.to_string()),
+        }
+    }
+}
+
 impl From<crate::Error> for Failure {
     fn from(err: crate::Error) -> Self {
         match err {
-            crate::Error::Api(err) => err.into(),
+            crate::Error::App(err) => err.into(),
             crate::Error::InvalidInput(message) => Failure::usage(message),
-            crate::Error::Keyring(_) | crate::Error::KeyDestination { .. } => {
-                Failure::auth(err.to_string())
-            }
             other => Failure::check(other.to_string()),
         }
     }

@@ -110,7 +110,7 @@ pub fn run(mut args: ServeArgs) -> ExitCode {
         return ExitCode::FAILURE;
     }
     if !args.memory && args.data.is_none() {
-        match crate::paths::AppPaths::from_os() {
+        match domain_desk_app::paths::AppPaths::from_os() {
             Ok(paths) => args.data = Some(paths.demo_database()),
             Err(err) => {
                 report_error(&err);

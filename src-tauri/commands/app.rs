@@ -3,7 +3,7 @@
 use serde::Serialize;
 use tauri::State;
 
-use crate::paths::AppPaths;
+use domain_desk_app::paths::AppPaths;
 
 #[derive(Debug, Serialize)]
 pub struct AppInfo {
@@ -21,7 +21,9 @@ pub fn app_info(paths: State<'_, AppPaths>) -> AppInfo {
         version: env!("CARGO_PKG_VERSION"),
         data_dir: paths.data_dir.display().to_string(),
         log_dir: paths.log_dir.display().to_string(),
-        key_store: crate::secrets::KeyStore::installed()
-            .map_or("the system keyring", crate::secrets::KeyStore::describe),
+        key_store: domain_desk_app::secrets::KeyStore::installed().map_or(
+            "the system keyring",
+            domain_desk_app::secrets::KeyStore::describe,
+        ),
     }
 }

@@ -18,6 +18,7 @@ use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_dialog::DialogExt;
 use tokio::sync::{Mutex, oneshot};
 
+use crate::error::AppError;
 use crate::state::AppState;
 use crate::{Error, Result};
 
@@ -168,14 +169,15 @@ pub async fn import_file(
             valid,
         })) => {
             *running.refused.lock().await = Some(file.to_owned());
-            return Err(Error::ImportRefused {
+            return Err(AppError::ImportRefused {
                 file: file.display().to_string(),
                 retry_file: retry_path.display().to_string(),
                 problems,
                 valid,
-            });
+            }
+            .into());
         }
-        Err(domain_desk_bulk::Error::Client(err)) => return Err(Error::Api(err)),
+        Err(domain_desk_bulk::Error::Client(err)) => return Err(AppError::Api(err).into()),
         Err(other) => return Err(Error::InvalidInput(other.to_string())),
     };
     // No rows left: a retry file an earlier run left beside the file goes too.

@@ -8,8 +8,8 @@ use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_updater::{Update, Updater, UpdaterExt};
 
 use crate::desktop::{LinkOutcome, PendingLink, Watch};
-use crate::updates::{self, Installed, UpdateNotice};
 use crate::{Error, Result};
+use domain_desk_app::updates::{self, Installed, UpdateNotice};
 
 /// The link received last and not shown yet. Taking it is logged, so that "I opened the link
 /// and nothing happened" can be told apart from "the window never heard of it" (the

@@ -3,8 +3,8 @@
 //! replays with `domain-desk doctor --replay FILE`.
 //!
 //! In the offline demo the doctor runs against the demo's service with the options
-//! [`crate::doctor_options`] builds from it (the same as `domain-desk doctor --resolver`);
-//! connected to a platform it asks the zone's nameservers and public resolvers, against the
+//! [`domain_desk_app::doctor_options`] builds from it (the same as `domain-desk doctor
+//! --resolver`); connected to a platform it asks the zone's nameservers and public resolvers, against the
 //! DNS target the domain names.
 
 use std::path::Path;
@@ -32,7 +32,8 @@ async fn options(
     if let Some(local) = session.local.as_ref() {
         let info = local.info().await?;
         let mut options =
-            crate::doctor_options::for_local_service(local, &info, state.clients()).await?;
+            domain_desk_app::doctor_options::for_local_service(local, &info, state.clients())
+                .await?;
         // In the window the local service is the offline demo: its server is named so.
         for address in options.resolvers.clone() {
             options = options.with_resolver_label(address, "the demo’s DNS server");
@@ -76,8 +77,8 @@ pub async fn dns_look(
     let options = match session.local.as_ref() {
         Some(local) => {
             let info = local.info().await?;
-            let mut options = crate::doctor_options::from_info(&info)?;
-            options.clock = crate::doctor_options::platform_clock(local).await?;
+            let mut options = domain_desk_app::doctor_options::from_info(&info)?;
+            options.clock = domain_desk_app::doctor_options::platform_clock(local).await?;
             for address in options.resolvers.clone() {
                 options = options.with_resolver_label(address, "the demo’s DNS server");
             }
@@ -116,7 +117,7 @@ pub struct DiagnosticsRun {
 impl DiagnosticsRun {
     /// The run for `hostname` in the session, its options scoped to that name: the capture
     /// goes to support, so it carries only what this name's diagnosis needs
-    /// ([`crate::doctor_options::scoped_to`]), never the names other accounts attach.
+    /// ([`domain_desk_app::doctor_options::scoped_to`]), never the names other accounts attach.
     pub async fn prepare(
         state: &AppState,
         hostname: &str,
@@ -124,7 +125,7 @@ impl DiagnosticsRun {
     ) -> Result<DiagnosticsRun> {
         let name = Hostname::parse(hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
         let options = options(state, &*state.session().await?, target).await?;
-        let options = crate::doctor_options::scoped_to(options, &[name.as_str()]);
+        let options = domain_desk_app::doctor_options::scoped_to(options, &[name.as_str()]);
         // The run's time (the platform's, in the demo), as the capture inside says.
         let stamp = options.clock.now().format("%Y%m%dT%H%M%SZ");
         let suggested_name = format!("diagnostics-{}-{stamp}.json", name.as_str());

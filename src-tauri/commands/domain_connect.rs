@@ -9,8 +9,8 @@ use domain_desk_client::domain_connect::{AutoSetup, DomainConnect, SyncOutcome, 
 use serde::Serialize;
 use tauri::State;
 
+use crate::Result;
 use crate::state::{AppState, Session};
-use crate::{Error, Result};
 
 /// How long the window waits for the browser to come back from the consent page.
 const CONSENT_WAIT: Duration = Duration::from_secs(600);
@@ -118,7 +118,7 @@ pub async fn domain_connect_set_up(
                 .interactive()
                 .verify_domain(&project_id, &hostname)
                 .await
-                .map_err(Error::Api)?;
+                .map_err(crate::error::AppError::Api)?;
             let message = match &domain.verification.error {
                 None => format!("{provider} wrote the record and the domain is verified."),
                 Some(_) => format!(

@@ -1,7 +1,7 @@
 //! The renewal watch in the window: a background task that, every tick, runs
-//! [`crate::renewal_watch::Watcher`] over every account kept on this computer (the signed-in
-//! one, the other demo accounts while the demo runs, and each connected account whose key is
-//! in the keyring), shows one desktop notification per new problem and one when it is fixed
+//! [`domain_desk_app::renewal_watch::Watcher`] over every account kept on this computer (the
+//! signed-in one, the other demo accounts while the demo runs, and each connected account
+//! whose key is in the keyring), shows one desktop notification per new problem and one when it is fixed
 //! (naming the account), sends `renewal://changed` to the window when the results changed, and
 //! answers `renewal_state`, what the domains table, the detail panel and the account switcher
 //! show.
@@ -23,12 +23,14 @@ use tauri::{AppHandle, Emitter, Manager, Runtime, State};
 use tauri_plugin_notification::NotificationExt;
 use tokio::sync::Mutex;
 
-use crate::account_rules::{key_destination, pacing_speed, plan_of};
-use crate::paths::AppPaths;
-use crate::renewal_watch::{Inbox, WatchedAccount, Watcher};
+use crate::Result;
+use crate::error::AppError;
 use crate::settings::{self, AccountEntry, AccountMode};
 use crate::state::{AppState, Session};
-use crate::{Error, Result, secrets};
+use domain_desk_app::account_rules::{kept_key, pacing_speed, plan_of};
+use domain_desk_app::paths::AppPaths;
+use domain_desk_app::renewal_watch::{Inbox, WatchedAccount, Watcher};
+use domain_desk_app::secrets::Keyring;
 
 /// The event that carries a check's results to the window.
 pub const RENEWAL_CHANGED: &str = "renewal://changed";
@@ -245,7 +247,7 @@ async fn other_account<R: Runtime>(
             };
             let info = local.info().await?;
             let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
-                Error::DemoStart(format!("the service has no {} demo key", plan.as_str()))
+                AppError::DemoStart(format!("the service has no {} demo key", plan.as_str()))
             })?;
             let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
             config.queue.platform_clock_speed = pacing_speed(local.clock().await?.speed);
@@ -253,8 +255,7 @@ async fn other_account<R: Runtime>(
         }
         _ => {
             // Before the key leaves the keyring: is this where it belongs?
-            key_destination(entry, None)?;
-            let key = secrets::load_key(&entry.id)?;
+            let (_, key) = kept_key(entry, None, &Keyring)?;
             (
                 pool.clients()
                     .client(ClientConfig::new(&entry.base_url, key))?,

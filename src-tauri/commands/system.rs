@@ -7,10 +7,10 @@ use domain_desk_api::Hostname;
 use tauri::{AppHandle, Runtime, State};
 use tauri_plugin_notification::NotificationExt;
 
-use crate::paths::AppPaths;
 use crate::settings::{self, AccountMode, Settings, SettingsView};
 use crate::state::AppState;
 use crate::{Error, Result};
+use domain_desk_app::paths::AppPaths;
 
 /// The settings, with a `notice` when the file could not be read this run (it was kept beside
 /// as `settings.json.bad-<time>` and the defaults are in use).

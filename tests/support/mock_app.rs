@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use domain_desk::paths::AppPaths;
+use domain_desk_app::paths::AppPaths;
 use serde_json::Value;
 use tauri::ipc::{CallbackFn, InvokeBody};
 use tauri::test::{INVOKE_KEY, MockRuntime, get_ipc_response, mock_builder};

@@ -169,7 +169,7 @@ fn keyring_stores(sandbox: &session::Sandbox) -> Result<()> {
         [
             "test",
             "--package",
-            "domain-desk",
+            "domain-desk-app",
             "--lib",
             filter,
             "--",

@@ -4,9 +4,9 @@
 //! The check itself is the doctor's (`domain_desk_doctor::renewal`); this module only knows
 //! where the account lives. In the offline demo the doctor asks what `/_local/info` names
 //! (`doctor_options::from_info`: the demo's DNS server, target and CA, DNSSEC from the
-//! demo's key when its zones are signed) and dates everything by the demo's clock (`GET /_local/clock`), which may run 600 times
-//! faster than the wall's; against a real platform it asks the usual resolvers and dates by
-//! the computer's clock. No API request: the caller hands in the domains it already has.
+//! demo's key when its zones are signed) and dates everything by the demo's clock
+//! (`GET /_local/clock`), which may run 600 times faster than the wall's; against a real
+//! platform it asks the usual resolvers and dates by the computer's clock. No API request: the caller hands in the domains it already has.
 
 use std::collections::BTreeMap;
 

@@ -4,12 +4,12 @@
 //! Minimal window managers and remote sessions often have none; there the kernel's session
 //! keyring still keeps the key out of every file, for as long as the login session lasts.
 //!
-//! Allowed cycle with `super`: this is the Linux part of `KeyStore::install`, which calls it
-//! on Linux only; it answers with the parent's `KeyStore`, the one vocabulary of stores.
+//! It answers with [`KeyStore`], the vocabulary of stores ([`super::key_store`]), not with
+//! anything of its caller's.
 
 use keyring::{keyutils, secret_service};
 
-use super::KeyStore;
+use super::key_store::KeyStore;
 use crate::paths::IDENTIFIER;
 
 pub fn install() -> KeyStore {
@@ -44,17 +44,20 @@ mod tests {
     use domain_desk_client::ApiKey;
 
     use super::*;
-    use crate::secrets::{delete_key, load_key, store_key};
+    use crate::secrets::{Keyring, SecretStore};
 
     fn round_trip(account: &str) {
         let key = ApiKey::new("dd_test_0123456789".to_owned());
-        store_key(account, &key).expect("store");
-        assert_eq!(load_key(account).expect("load").expose(), key.expose());
-        delete_key(account).expect("delete");
-        let err = load_key(account).expect_err("gone after delete");
+        Keyring.store_key(account, &key).expect("store");
+        assert_eq!(
+            Keyring.load_key(account).expect("load").expose(),
+            key.expose()
+        );
+        Keyring.delete_key(account).expect("delete");
+        let err = Keyring.load_key(account).expect_err("gone after delete");
         assert!(!err.to_string().contains(key.expose()), "{err}");
         // deleting what is not there is not an error
-        delete_key(account).expect("delete again");
+        Keyring.delete_key(account).expect("delete again");
     }
 
     /// The fallback must work wherever the app may run without a Secret Service. A login

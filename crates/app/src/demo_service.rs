@@ -1,7 +1,7 @@
-//! The offline demo's service, without Tauri: the local service started on the demo's
-//! database on loopback ports the OS picks, unless another process on this computer already
-//! runs it. The window (through [`crate::accounts`]) and the command line (`cli/connect.rs`)
-//! start it the same way, so there is one service per database.
+//! The offline demo's service: the local service started on the demo's database on loopback
+//! ports the OS picks, unless another process on this computer already runs it. The window
+//! (through its accounts controller, `src-tauri/accounts.rs`) and the command line
+//! (`src-tauri/cli/connect.rs`) start it the same way, so there is one service per database.
 
 // The service runs in the window's process: a panic in one of its handlers must unwind to its
 // catch-panic layer (a 500 for that request), not abort the process and close the window.

@@ -1,13 +1,15 @@
-//! What an account kept on this computer is called and where its key may be sent, without
-//! Tauri: the rules the window's accounts controller ([`crate::accounts`]) and the command
-//! line (`cli/accounts.rs`, `cli/connect.rs`) share, unit-tested here.
+//! What an account kept on this computer is called and where its key may be sent: the rules
+//! the window's accounts controller (`src-tauri/accounts.rs`), its renewal watch and the
+//! command line (`src-tauri/cli/accounts.rs`, `cli/connect.rs`) share, unit-tested here.
 //!
 //! A connected account is kept as `<account>@<host>`, the keyring entry's name, so the name
 //! records where its key belongs; the offline demo's accounts are `offline-demo:<plan>` and
 //! have no key.
 
 use domain_desk_api::Plan;
+use domain_desk_client::ApiKey;
 
+use crate::secrets::SecretStore;
 use crate::settings::{AccountEntry, AccountMode, DEMO_ACCOUNT_ID};
 use crate::{Error, Result};
 
@@ -83,6 +85,17 @@ pub fn key_destination<'a>(
         }
     }
     Ok(&entry.base_url)
+}
+
+/// A kept account's key and where it may be sent ([`key_destination`]): the key leaves
+/// `keys` only once the entry's address is the host it was stored for.
+pub fn kept_key<'a>(
+    entry: &'a AccountEntry,
+    last_base_url: Option<&str>,
+    keys: &dyn SecretStore,
+) -> Result<(&'a str, ApiKey)> {
+    let base_url = key_destination(entry, last_base_url)?;
+    Ok((base_url, keys.load_key(&entry.id)?))
 }
 
 /// The account entry id of a demo plan's account: `offline-demo:pro`.
@@ -186,6 +199,21 @@ mod tests {
                 "{id} {url} {last:?}"
             );
         }
+    }
+
+    #[test]
+    fn a_kept_key_is_not_even_read_for_another_host() {
+        use crate::secrets::MemoryKeys;
+        let keys = MemoryKeys::default();
+        let key = ApiKey::new("ddk_kept_0123456789");
+        keys.store_key("acc_1@api.example.com", &key).unwrap();
+        let good = entry("acc_1@api.example.com", "https://api.example.com");
+        let (url, found) = kept_key(&good, None, &keys).unwrap();
+        assert_eq!((url, found), ("https://api.example.com", key));
+        let moved = entry("acc_1@api.example.com", "https://evil.example.net");
+        let err = kept_key(&moved, None, &keys).unwrap_err();
+        assert_eq!(err.kind(), "key_destination_mismatch");
+        assert_eq!(keys.loads(), 1, "the key stayed in the store");
     }
 
     #[test]

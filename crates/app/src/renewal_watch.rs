@@ -1,6 +1,6 @@
-//! The renewal watch over every account kept on this computer, without Tauri: what the
-//! window's background task (`commands::renewal`) runs at each tick, and what its tests drive
-//! with the demo's clock.
+//! The renewal watch over every account kept on this computer: what the window's background
+//! task (`src-tauri/commands/renewal.rs`) runs at each tick, and what its tests drive with the
+//! demo's clock.
 //!
 //! Each account is watched through its own client (its key's request queue from the app's
 //! pool, so one account's listing never spends another's budget), with its own

@@ -8,11 +8,8 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::settings::{self, AccountEntry, Settings};
+use crate::settings::{self, ACCOUNTS_KEY, AccountEntry, SETTINGS_KEY, Settings};
 use crate::{Error, Result};
-
-const SETTINGS_KEY: &str = "settings";
-const ACCOUNTS_KEY: &str = "accounts";
 
 #[derive(Debug)]
 pub struct AccountsFile {

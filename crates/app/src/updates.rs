@@ -1,7 +1,7 @@
 //! What to tell the user about a newer version, decided without Tauri so it is tested plainly.
 //!
 //! The updater plugin fetches the signed feed and checks the package's minisign signature
-//! ([`crate::commands::desktop::update_check`]); this module decides what follows: announce
+//! (`update_check` in `src-tauri/commands/desktop.rs`); this module decides what follows: announce
 //! a version once, with its notes, and say how to get it — "Install and restart" where the
 //! app installs itself (the Windows installer, the macOS app), the package manager where a
 //! package manager installed it (`.deb`, `.rpm`), the download page otherwise.

@@ -1,0 +1,27 @@
+//! Domain Desk's application layer: what the window (`src-tauri`'s commands) and the command
+//! line (`domain-desk <subcommand>`) share, without Tauri, tested with plain `cargo test`.
+//!
+//! The front ends parse, call one function here and report in their own way (a channel to
+//! the window, a progress line on the terminal); the rules and the workflows live once:
+//! - the accounts kept on this computer ([`settings`], [`accounts_file`]) and their rules
+//!   ([`account_rules`]: entry names, where a key may be sent, demo account ids), their keys
+//!   in the OS keyring ([`secrets`], behind [`secrets::SecretStore`]), the app's folders
+//!   ([`paths`]);
+//! - the offline demo's service ([`demo_service`]) and the doctor's options against it
+//!   ([`doctor_options`]);
+//! - renewal readiness ([`renewal`]) and the watch over every account ([`renewal_watch`]);
+//! - the update policy ([`updates`]).
+
+pub mod account_rules;
+pub mod accounts_file;
+pub mod demo_service;
+pub mod doctor_options;
+mod error;
+pub mod paths;
+pub mod renewal;
+pub mod renewal_watch;
+pub mod secrets;
+pub mod settings;
+pub mod updates;
+
+pub use error::{Error, Result};
