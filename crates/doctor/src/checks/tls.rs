@@ -127,19 +127,6 @@ pub(crate) async fn probe_all(
     probe_addresses(hostname, kind, &reached, options, source, now).await
 }
 
-/// [`probe_all`] as the report had it before every address was probed: the edge's probe and
-/// all the findings. (For `host.rs` until it keeps [`TlsProbes::addresses`].)
-pub(crate) async fn probe(
-    hostname: &str,
-    address_answers: &[(Arc<Answer>, Arc<Answer>)],
-    options: &DoctorOptions,
-    source: &TlsSource,
-    now: DateTime<Utc>,
-) -> (TlsProbe, Vec<Finding>) {
-    let probes = probe_all(hostname, None, address_answers, options, source, now).await;
-    (probes.edge, probes.findings)
-}
-
 /// How one address did.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 enum Served {

@@ -130,7 +130,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     let mut findings = records::judge(run, &hostname, &zone, &answers).await;
     dnssec::judge(run, name, &mut findings).await;
     let views = propagation::judge(run, name, &zone, &answers, &mut findings).await;
-    let tls = tls::judge(run, name, &answers, &mut findings).await;
+    let (tls, tls_addresses) = tls::judge(run, name, &zone, &answers, &mut findings).await;
     provider_steps(run, &zone, &mut findings).await;
 
     let unicode = hostname.unicode();
@@ -155,7 +155,7 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         views,
         caa: Some(answers.caa),
         tls,
-        tls_addresses: Vec::new(),
+        tls_addresses,
         delegation: delegation.map(|found| found.delegation),
         findings,
         elapsed_ms: elapsed_ms(started),

@@ -235,6 +235,30 @@ pub(crate) async fn judge(
             record_correct,
             expected,
         ));
+        // What else lives at the name: a fix that replaces its records keeps them, and a
+        // CNAME that would displace mail is said before it is made.
+        let at_name = checks::records_at_name::NameRecords {
+            others: &detail_answers[1..],
+            caa: Some(&answers.caa),
+            server_label: &server.source.label,
+        };
+        if let Some(displaced) =
+            checks::records_at_name::check(name, kind, &run.target, &at_name, &mut record_findings)
+        {
+            record_findings.push(displaced);
+        }
+        // Challenge records at the wrong name (the zone appended, or the apex's).
+        record_findings.extend(
+            checks::challenge_labels::check(
+                engine,
+                server.address,
+                server.recursive(),
+                &server.source.label,
+                name,
+                kind,
+            )
+            .await,
+        );
         findings.extend(record_findings);
     }
     findings

@@ -1,23 +1,34 @@
-//! The sixth phase: TLS at the edge, once the DNS is right.
+//! The sixth phase: TLS once the DNS is right — at the edge the caller named, or at every
+//! address the name reaches, each on its own.
 
 use super::Run;
 use super::answers::Answers;
+use super::zone::Zone;
 use crate::report::{Finding, Severity, TlsProbe};
 
+/// The probe the name is judged by, and one probe per address when it reaches several.
 pub(crate) async fn judge(
     run: &Run,
     name: &str,
+    zone: &Zone,
     answers: &Answers,
     findings: &mut Vec<Finding>,
-) -> Option<TlsProbe> {
+) -> (Option<TlsProbe>, Vec<TlsProbe>) {
     let dns_is_right = !findings
         .iter()
         .any(|finding| finding.severity == Severity::Error);
     if !run.options.tls_probe || !dns_is_right {
-        return None;
+        return (None, Vec::new());
     }
-    let (probe, tls_findings) =
-        crate::checks::tls::probe(name, &answers.address, &run.options, &run.tls, run.now).await;
-    findings.extend(tls_findings);
-    Some(probe)
+    let probes = crate::checks::tls::probe_all(
+        name,
+        Some(&zone.kind),
+        &answers.address,
+        &run.options,
+        &run.tls,
+        run.now,
+    )
+    .await;
+    findings.extend(probes.findings);
+    (Some(probes.edge), probes.addresses)
 }

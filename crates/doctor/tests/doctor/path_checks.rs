@@ -2,11 +2,6 @@
 //! the zone-appended name, the records a fix must keep (mail beside the A record a CNAME
 //! replaces, mail at a name that has nothing else, mail at an apex an ALIAS keeps), and TLS
 //! at each of the platform target's addresses, one serving another name's certificate.
-//!
-//! Ignored until `host` calls `checks::challenge_labels::check`,
-//! `checks::records_at_name::check` and `checks::tls::probe_all` (each is tested on its own
-//! in `challenge_labels.rs` and in its file's unit tests); seen passing with those calls
-//! made.
 
 use std::sync::Arc;
 
@@ -43,7 +38,6 @@ fn world() -> Zones {
 }
 
 #[tokio::test]
-#[ignore = "until host calls challenge_labels::check and records_at_name::check"]
 async fn challenge_records_and_records_that_must_stay_in_a_diagnosis() {
     let server = ZoneServer::start(&world()).await;
     let names = [
@@ -115,7 +109,6 @@ async fn challenge_records_and_records_that_must_stay_in_a_diagnosis() {
 /// serves the name's certificate, the other another name's. Port 443 needs root: without it
 /// the test says so and passes, except under `CI=true`.
 #[tokio::test]
-#[ignore = "until host calls tls::probe_all and keeps its addresses"]
 async fn every_address_of_the_target_is_probed() {
     use domain_desk_service::ca::authority::CertificateAuthority;
     use rustls::pki_types::pem::PemObject;
