@@ -39,6 +39,7 @@ const COMMANDS: &[&str] = &[
     "diagnose",
     "diagnostics_save",
     "dns_look",
+    "preflight",
     "settings_get",
     "settings_set",
     "open_in_browser",

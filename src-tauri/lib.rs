@@ -80,6 +80,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::diagnose::diagnose,
             commands::diagnose::diagnostics_save,
             commands::diagnose::dns_look,
+            commands::diagnose::preflight,
             commands::system::settings_get,
             commands::system::settings_set,
             commands::system::open_in_browser,

@@ -13,6 +13,8 @@ mod browser;
 mod calm;
 #[path = "e2e/desktop.rs"]
 mod desktop;
+#[path = "e2e/diagnose.rs"]
+mod diagnose;
 #[path = "support/feed.rs"]
 mod feed;
 #[path = "e2e/harness.rs"]

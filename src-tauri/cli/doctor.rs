@@ -459,4 +459,76 @@ mod tests {
         assert!(options.dnssec);
         assert_eq!(options.trust_anchor, None);
     }
+
+    /// The window's Diagnose without an account and `domain-desk doctor` are one code path:
+    /// for the same names and the same servers they give the same report (timings aside).
+    #[tokio::test]
+    async fn diagnose_without_an_account_answers_as_the_command_line_does() {
+        use domain_desk_service::{Service, ServiceSettings, Storage};
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let service = Service::bind(ServiceSettings {
+            storage: Storage::Memory,
+            api_addr: loopback,
+            dns_addr: loopback,
+            edge_https_addr: loopback,
+            edge_http_addr: loopback,
+            clock_speed: 0.0,
+            ..ServiceSettings::default()
+        })
+        .await
+        .unwrap();
+        let info = service.info().await.unwrap();
+        let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(service.run(async {
+            let _ = stopped.await;
+        }));
+        let dns = info.dns.clone().unwrap();
+        let names = [
+            "www.example.com",
+            "nothing-here.example.org",
+            "example.net",
+            "not a hostname",
+        ];
+        // The command line, not pointed at any local service (its API is not on loopback).
+        let mut flags = vec![
+            "--resolver",
+            dns.as_str(),
+            "--target",
+            info.platform_dns_target.as_str(),
+            "--local-api",
+            "192.0.2.1:9",
+        ];
+        flags.extend(names);
+        let (args, api) = doctor_cli(&flags).unwrap();
+        let cli = doctor_options(&args, api.local_api, &ClientPool::new())
+            .await
+            .unwrap();
+        let settings = crate::settings::Settings {
+            diagnose_resolvers: vec![dns.parse().unwrap()],
+            diagnose_target: Some(info.platform_dns_target.clone()),
+            ..crate::settings::Settings::default()
+        };
+        let window = crate::commands::diagnose::without_account(&settings, None);
+        let without_timings = |report: domain_desk_doctor::Report| {
+            let mut value = serde_json::to_value(report.hosts).unwrap();
+            strip_timings(&mut value);
+            value
+        };
+        let from_cli = without_timings(domain_desk_doctor::diagnose(&names, &cli).await.unwrap());
+        let from_window =
+            without_timings(domain_desk_doctor::diagnose(&names, &window).await.unwrap());
+        assert_eq!(from_cli, from_window);
+        assert_eq!(from_cli.as_array().map(Vec::len), Some(names.len()));
+    }
+
+    fn strip_timings(value: &mut serde_json::Value) {
+        match value {
+            serde_json::Value::Object(map) => {
+                map.remove("elapsed_ms");
+                map.values_mut().for_each(strip_timings);
+            }
+            serde_json::Value::Array(items) => items.iter_mut().for_each(strip_timings),
+            _ => {}
+        }
+    }
 }

@@ -211,9 +211,11 @@ pub async fn run(
             if let Some(go_ahead) = go_ahead {
                 return set_up_automatically(connection, project, &domain, json, go_ahead).await;
             }
+            let warnings = preflight_warnings(connection, &domain).await;
             if json {
                 return print_json(&domain);
             }
+            print_preflight(&warnings);
             println!(
                 "Create this record at the domain's DNS provider, then run `domain-desk domains verify {}`:",
                 domain.hostname
@@ -340,7 +342,9 @@ fn said_yes(answer: &str) -> bool {
 }
 
 /// `domains add --auto`: Domain Connect when the provider offers it (its consent page's host
-/// named, and opened once the user says yes), then Verify; the manual steps otherwise.
+/// named, and opened once the user says yes), then Verify
+/// ([`domain_desk_app::auto_setup`], as the window's Set up automatically does); the manual
+/// steps otherwise.
 async fn set_up_automatically(
     connection: &Connection,
     project: &Project,
@@ -348,13 +352,15 @@ async fn set_up_automatically(
     json: bool,
     go_ahead: GoAhead,
 ) -> Outcome {
-    use domain_desk_client::domain_connect::{AutoSetup, SyncOutcome};
-    let dc = connection.domain_connect()?;
-    let wait = std::time::Duration::from_secs(600);
-    let setup = match dc.offer(&domain.hostname).await? {
-        Err(reason) => AutoSetup::NotOffered { reason },
-        Ok(offered) => {
-            let consent = &offered.consent;
+    use domain_desk_app::auto_setup::{self, CONSENT_WAIT, SetUp};
+    use domain_desk_client::domain_connect::Consent;
+    let discovery = connection.domain_connect()?;
+    let done = auto_setup::set_up_then_verify(
+        &connection.client,
+        &discovery,
+        &project.id,
+        &domain.hostname,
+        async |consent: &Consent| {
             eprintln!(
                 "{}'s consent page for {} is at {}.",
                 inert(&consent.provider),
@@ -372,35 +378,28 @@ async fn set_up_automatically(
                 .and_then(Result::ok)
                 .unwrap_or_default();
                 if !said_yes(&answer) {
-                    if json {
-                        return print_json(domain);
-                    }
-                    println!("Nothing was opened. Create the record by hand:");
-                    print_record(domain);
-                    return Ok(());
+                    return None;
                 }
             }
-            let outcome = dc
-                .run(
-                    &offered.discovery,
-                    &consent.host,
-                    |url| {
-                        eprintln!(
-                            "Opening the DNS provider's consent page in your browser:\n  {url}"
-                        );
-                        crate::browser::open_url(url)
-                    },
-                    wait,
-                )
-                .await?;
-            AutoSetup::Finished {
-                provider: consent.provider.clone(),
-                outcome,
+            Some(consent.host.clone())
+        },
+        |url| {
+            eprintln!("Opening the DNS provider's consent page in your browser:\n  {url}");
+            crate::browser::open_url(url)
+        },
+        CONSENT_WAIT,
+    )
+    .await?;
+    match done {
+        SetUp::Declined => {
+            if json {
+                return print_json(domain);
             }
+            println!("Nothing was opened. Create the record by hand:");
+            print_record(domain);
+            Ok(())
         }
-    };
-    match setup {
-        AutoSetup::NotOffered { reason } => {
+        SetUp::NotOffered { reason } => {
             if json {
                 return print_json(domain);
             }
@@ -408,9 +407,10 @@ async fn set_up_automatically(
             print_record(domain);
             Ok(())
         }
-        AutoSetup::Finished {
-            outcome: SyncOutcome::Refused { error, description },
+        SetUp::Refused {
             provider,
+            error,
+            description,
         } => Err(Failure::check(format!(
             "{} did not write the record ({}{}); create it by hand:\n  {}",
             inert(&provider),
@@ -422,11 +422,10 @@ async fn set_up_automatically(
             },
             record_line(domain)
         ))),
-        AutoSetup::Finished { provider, .. } => {
-            let verified = connection
-                .client
-                .verify_domain(&project.id, &domain.hostname)
-                .await?;
+        SetUp::Applied {
+            provider,
+            domain: verified,
+        } => {
             if json {
                 print_json(&verified)?;
             } else {
@@ -441,6 +440,54 @@ async fn set_up_automatically(
                     domain.hostname
                 ))),
             }
+        }
+    }
+}
+
+/// The doctor's quick look at a name just added (the window's pre-flight, one code path:
+/// [`domain_desk_doctor::preflight`]): what would stand in the way. Empty when DNS could not
+/// be asked (said on standard error: the name is added all the same).
+async fn preflight_warnings(
+    connection: &Connection,
+    domain: &Domain,
+) -> Vec<domain_desk_doctor::Finding> {
+    let platform = match domain_desk_app::renewal::platform(
+        connection.local.as_ref(),
+        std::slice::from_ref(domain),
+    )
+    .await
+    {
+        Ok(platform) => platform,
+        Err(err) => {
+            eprintln!(
+                "The DNS pre-flight could not run: {}",
+                inert(&err.to_string())
+            );
+            return Vec::new();
+        }
+    };
+    match domain_desk_doctor::preflight::check(&domain.hostname, &platform.options).await {
+        Ok(found) => found.warnings,
+        Err(err) => {
+            eprintln!(
+                "The DNS pre-flight could not run: {}",
+                inert(&err.to_string())
+            );
+            Vec::new()
+        }
+    }
+}
+
+fn print_preflight(warnings: &[domain_desk_doctor::Finding]) {
+    if warnings.is_empty() {
+        return;
+    }
+    println!("Before you create the record:");
+    for warning in warnings {
+        println!("  ⚠ {}", inert(&warning.title));
+        match &warning.fix {
+            Some(fix) => println!("    {}", inert(&fix.summary)),
+            None => println!("    {}", inert(&warning.detail)),
         }
     }
 }

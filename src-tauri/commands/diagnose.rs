@@ -17,11 +17,47 @@ use tauri::{AppHandle, Runtime, State};
 use crate::state::{AppState, Session};
 use crate::{Error, Result};
 
-/// The report, and the same report as Markdown for "Copy report".
+/// The report, the same report as Markdown for "Copy report", and what of it Add domain's
+/// pre-flight would warn about (the window keeps those warnings on the row until a look no
+/// longer finds them).
 #[derive(Debug, Clone, Serialize)]
 pub struct Diagnosis {
     pub report: Report,
     pub markdown: String,
+    pub preflight: Option<domain_desk_doctor::preflight::Preflight>,
+}
+
+/// The doctor's options for the window: the session's platform when signed in (the demo's
+/// service, or the target the domain names), else [`without_account`].
+async fn options_for<R: Runtime>(
+    app: &AppHandle<R>,
+    state: &AppState,
+    target: Option<String>,
+) -> Result<DoctorOptions> {
+    match state.current().await {
+        Some(session) => options(state, &session, target).await,
+        None => Ok(without_account(&crate::settings::load(app)?, target)),
+    }
+}
+
+/// Diagnose with no account: the same defaults as `domain-desk doctor HOST` — the system's
+/// and public resolvers and each zone's own servers (or only the servers the settings name,
+/// as `--resolver`), against the target given, the settings' target, or the platform's
+/// published one.
+pub fn without_account(
+    settings: &crate::settings::Settings,
+    target: Option<String>,
+) -> DoctorOptions {
+    let target = target
+        .filter(|target| !target.trim().is_empty())
+        .or_else(|| settings.diagnose_target.clone())
+        .unwrap_or_else(|| domain_desk_service::ServiceSettings::default().platform_dns_target);
+    let options = DoctorOptions::new(target);
+    if settings.diagnose_resolvers.is_empty() {
+        options
+    } else {
+        options.with_resolvers(settings.diagnose_resolvers.iter().copied())
+    }
 }
 
 async fn options(
@@ -49,17 +85,22 @@ async fn options(
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
-pub async fn diagnose(
+#[tracing::instrument(skip(app, state), err(Debug))]
+pub async fn diagnose<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, AppState>,
     hostname: String,
     target: Option<String>,
 ) -> Result<Diagnosis> {
-    let session = state.session().await?;
-    let options = options(&state, &session, target).await?;
+    let options = options_for(&app, &state, target).await?;
     let report = domain_desk_doctor::diagnose(&[hostname], &options).await?;
     let markdown = report.to_markdown();
-    Ok(Diagnosis { report, markdown })
+    let preflight = report.hosts.first().map(domain_desk_doctor::preflight::of);
+    Ok(Diagnosis {
+        report,
+        markdown,
+        preflight,
+    })
 }
 
 /// The window's own look at a name waiting for DNS: its records and DNS provider as the
@@ -67,33 +108,59 @@ pub async fn diagnose(
 /// no TLS probe, no DNSSEC walk, and no API request (unlike Diagnose, it does not ask which
 /// names the demo's projects attach), so looking costs nothing of the rate limit.
 #[tauri::command]
-#[tracing::instrument(skip(state), err(Debug))]
-pub async fn dns_look(
+#[tracing::instrument(skip(app, state), err(Debug))]
+pub async fn dns_look<R: Runtime>(
+    app: AppHandle<R>,
     state: State<'_, AppState>,
     hostname: String,
     target: Option<String>,
 ) -> Result<Report> {
-    let session = state.session().await?;
-    let options = match session.local.as_ref() {
-        Some(local) => {
-            let info = local.info().await?;
-            let mut options = domain_desk_app::doctor_options::from_info(&info)?;
-            options.clock = domain_desk_app::doctor_options::platform_clock(local).await?;
-            for address in options.resolvers.clone() {
-                options = options.with_resolver_label(address, "the demo’s DNS server");
-            }
-            options
-        }
-        None => {
-            let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
-                Error::InvalidInput("Looking at DNS needs the platform DNS target.".into())
-            })?;
-            DoctorOptions::new(target)
-        }
-    };
-    let mut options = options.with_tls_probe(false);
-    options.dnssec = false;
+    let options = quick_options(&app, &state, target).await?;
     Ok(domain_desk_doctor::diagnose(&[hostname], &options).await?)
+}
+
+/// Add domain's pre-flight: the doctor's quick look at a name before it is added, and what
+/// would stand in the way ([`domain_desk_doctor::preflight`]). No API request.
+#[tauri::command]
+#[tracing::instrument(skip(app, state), err(Debug))]
+pub async fn preflight<R: Runtime>(
+    app: AppHandle<R>,
+    state: State<'_, AppState>,
+    hostname: String,
+    target: Option<String>,
+) -> Result<domain_desk_doctor::preflight::Preflight> {
+    let options = quick_options(&app, &state, target).await?;
+    Ok(domain_desk_doctor::preflight::check(&hostname, &options).await?)
+}
+
+/// DNS only, and no API request: in the demo what `/_local/info` says, connected the target
+/// given, with no account the defaults of [`without_account`].
+async fn quick_options<R: Runtime>(
+    app: &AppHandle<R>,
+    state: &AppState,
+    target: Option<String>,
+) -> Result<DoctorOptions> {
+    let options = match state.current().await {
+        Some(session) => match session.local.as_ref() {
+            Some(local) => {
+                let info = local.info().await?;
+                let mut options = domain_desk_app::doctor_options::from_info(&info)?;
+                options.clock = domain_desk_app::doctor_options::platform_clock(local).await?;
+                for address in options.resolvers.clone() {
+                    options = options.with_resolver_label(address, "the demo’s DNS server");
+                }
+                options
+            }
+            None => {
+                let target = target.filter(|t| !t.trim().is_empty()).ok_or_else(|| {
+                    Error::InvalidInput("Looking at DNS needs the platform DNS target.".into())
+                })?;
+                DoctorOptions::new(target)
+            }
+        },
+        None => without_account(&crate::settings::load(app)?, target),
+    };
+    Ok(domain_desk_doctor::preflight::options(options))
 }
 
 /// What "Save diagnostics…" wrote, for the window's notice.
@@ -118,13 +185,14 @@ impl DiagnosticsRun {
     /// The run for `hostname` in the session, its options scoped to that name: the capture
     /// goes to support, so it carries only what this name's diagnosis needs
     /// ([`domain_desk_app::doctor_options::scoped_to`]), never the names other accounts attach.
-    pub async fn prepare(
+    pub async fn prepare<R: Runtime>(
+        app: &AppHandle<R>,
         state: &AppState,
         hostname: &str,
         target: Option<String>,
     ) -> Result<DiagnosticsRun> {
         let name = Hostname::parse(hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
-        let options = options(state, &*state.session().await?, target).await?;
+        let options = options_for(app, state, target).await?;
         let options = domain_desk_app::doctor_options::scoped_to(options, &[name.as_str()]);
         // The run's time (the platform's, in the demo), as the capture inside says.
         let stamp = options.clock.now().format("%Y%m%dT%H%M%SZ");
@@ -159,7 +227,7 @@ pub async fn diagnostics_save<R: Runtime>(
     hostname: String,
     target: Option<String>,
 ) -> Result<Option<SavedDiagnostics>> {
-    let run = DiagnosticsRun::prepare(&state, &hostname, target).await?;
+    let run = DiagnosticsRun::prepare(&app, &state, &hostname, target).await?;
     match super::bulk::pick(&app, Some(run.suggested_name.clone())).await {
         Some(file) => run.save(&file).await.map(Some),
         None => Ok(None),

@@ -51,6 +51,12 @@ pub struct Settings {
     pub check_updates: bool,
     /// The newer version already announced, so each is announced once.
     pub update_announced: Option<String>,
+    /// Diagnose without an account: the platform DNS target names must point at; unset, the
+    /// platform's published one.
+    pub diagnose_target: Option<String>,
+    /// Diagnose without an account: ask only these DNS servers (as `doctor --resolver`);
+    /// empty, the system's and public resolvers and each zone's own servers.
+    pub diagnose_resolvers: Vec<std::net::SocketAddr>,
     /// Fields this version does not know, written back as they were read.
     #[serde(flatten, deserialize_with = "unknown_fields")]
     pub extra: serde_json::Map<String, serde_json::Value>,
@@ -67,6 +73,8 @@ impl Default for Settings {
             watch_after_close: true,
             check_updates: true,
             update_announced: None,
+            diagnose_target: None,
+            diagnose_resolvers: Vec::new(),
             extra: serde_json::Map::new(),
         }
     }

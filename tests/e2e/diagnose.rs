@@ -1,0 +1,120 @@
+//! Diagnose for anyone: a fresh profile with no account diagnoses a name from the welcome
+//! screen and from a `domain-desk://diagnose/…` link, against a DNS server the settings name
+//! (a local service's, as `domain-desk doctor --resolver` would ask it); and Add domain's
+//! pre-flight warns of a CAA record that refuses the platform's CA before the name is added,
+//! and no longer once the record is gone.
+
+use std::sync::Arc;
+
+use domain_desk_service::ServiceSettings;
+
+use super::harness::{self, App};
+use super::{PRO_SITE, open_project, platform_target, start_demo};
+
+/// A profile whose settings send Diagnose-without-an-account to `dns` only.
+fn profile_asking(dns: &str) -> Arc<tempfile::TempDir> {
+    let home = harness::new_home();
+    let folder = home.path().join("data/dev.domaindesk.app");
+    std::fs::create_dir_all(&folder).expect("the data folder");
+    let settings = serde_json::json!({
+        "settings": {
+            "diagnose_resolvers": [dns],
+            "diagnose_target": platform_target(),
+        },
+        "accounts": [],
+    });
+    std::fs::write(folder.join("settings.json"), settings.to_string()).expect("the settings");
+    home
+}
+
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn a_fresh_profile_diagnoses_a_name_without_an_account() {
+    let service = domain_desk_test_support::start_with(ServiceSettings {
+        clock_speed: 0.0,
+        ..domain_desk_test_support::loopback_settings()
+    })
+    .await;
+    let dns = service.info().dns.clone().expect("the service's DNS address");
+    let app = App::launch_in("diagnose_without_account", profile_asking(&dns), &[]).await;
+    app.wait_contains("#first-run-title", "Welcome to Domain Desk")
+        .await;
+    app.screenshot("62-welcome-diagnose").await;
+
+    app.type_into("#diagnose-hostname", "https://shop.example.com/cart")
+        .await;
+    app.click("#diagnose-submit").await;
+    app.wait_contains("#diagnose-title", "Diagnose shop.example.com")
+        .await;
+    // The demo zone's A record blocks the CNAME: the doctor says so, as it would in the demo.
+    let summary = app.wait_contains("#diagnose-summary", "").await;
+    let body = app.text("#diagnose-body").await;
+    assert!(
+        body.contains("192.0.2.10"),
+        "the report shows the record it found: {summary}\n{body}"
+    );
+    assert!(
+        !body.contains("Not signed in"),
+        "no account is needed: {body}"
+    );
+    app.screenshot("62-diagnose-without-account").await;
+    app.click("#diagnose-close").await;
+
+    // A support reply's link, opened with no account: that name's diagnosis.
+    let status = std::process::Command::new(harness::app_binary())
+        .arg("domain-desk://diagnose/www.example.com")
+        .envs(harness::xdg_env(app.home()))
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .status()
+        .expect("the second launch runs");
+    assert!(status.success(), "the second launch hands the link over: {status}");
+    app.wait_contains("#diagnose-title", "Diagnose www.example.com")
+        .await;
+    let body = app.wait_contains("#diagnose-body", "www.example.com").await;
+    assert!(!body.contains("Not signed in"), "{body}");
+    app.wait_contains("#diagnose-summary", "").await;
+    app.screenshot("62-link-without-account").await;
+    app.close().await;
+    drop(service);
+}
+
+#[tokio::test]
+#[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
+async fn add_domain_warns_of_a_forbidding_caa_before_the_name_is_added() {
+    let app = App::launch("preflight").await;
+    start_demo(&app).await;
+    open_project(&app, PRO_SITE, "Pro site").await;
+    app.click("#add-domain-button").await;
+    // The demo seeds `locked.example.org CAA 0 issue "other-ca.example"`.
+    app.type_into("#add-hostname", "www.locked.example.org").await;
+    let warning = app
+        .wait_contains("#add-preflight-warnings", "locked.example.org")
+        .await;
+    assert!(
+        warning.contains("Before you create the record"),
+        "the warning says when it matters: {warning}"
+    );
+    app.screenshot("62-preflight-caa").await;
+    // Nothing blocks the Add.
+    app.wait_enabled("#add-submit").await;
+    app.click("#add-cancel").await;
+
+    // The CAA record is removed, as Demo DNS removes it; the warning goes.
+    app.script_async(
+        "const done = arguments[arguments.length - 1];
+         window.__TAURI__.core.invoke('demo_dns_delete', { zone: 'example.org', id: 'seed-org-locked-caa' })
+           .then(() => done(true), (e) => done(String(e)));",
+    )
+    .await;
+    app.click("#add-domain-button").await;
+    app.type_into("#add-hostname", "www.locked.example.org").await;
+    app.wait_contains("#add-hostname-message", "subdomain of example.org")
+        .await;
+    app.wait_attr("#add-preflight", "data-state", "clear").await;
+    assert!(
+        !app.exists("#add-preflight-warnings").await,
+        "the warning stayed after the CAA record was removed"
+    );
+    app.close().await;
+}
