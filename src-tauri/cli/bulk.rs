@@ -1,13 +1,15 @@
-//! `domain-desk domains import` and `export`: the bulk crate with a progress line, Ctrl-C and
-//! a summary.
+//! `domain-desk domains import` and `export`: the application layer's import
+//! ([`domain_desk_app::import`], the window's too) with a progress line, Ctrl-C and a summary,
+//! and `--dry-run` and `--no-wait` between its plan and its run.
 
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use domain_desk_api::Project;
+use domain_desk_app::import::{self, ImportFile};
 use domain_desk_bulk::retry_file;
-use domain_desk_bulk::rows::{self, Format};
-use domain_desk_bulk::{ExportFormat, Progress, RunOptions, Summary, plan};
+use domain_desk_bulk::rows::Format;
+use domain_desk_bulk::{ExportFormat, Progress, Summary, plan};
 use unicode_width::{UnicodeWidthChar, UnicodeWidthStr};
 
 use super::connect::{Connection, refuse_to_wait};
@@ -44,21 +46,24 @@ pub struct ExportArgs {
     pub output: Option<PathBuf>,
 }
 
-/// The rows that could be read, and the lines that could not.
-fn read_rows(args: &ImportArgs) -> Result<(Vec<rows::Row>, Vec<rows::RowProblem>), Failure> {
-    let stdin = args.file.as_os_str() == "-";
-    let text = if stdin {
-        std::io::read_to_string(std::io::stdin())
-    } else {
-        std::fs::read_to_string(&args.file)
+/// The file (or standard input) to import, as `--format` and `--failed` say.
+fn read_file(args: &ImportArgs) -> Result<ImportFile, Failure> {
+    let text = match imported_file(args) {
+        None => std::io::read_to_string(std::io::stdin()),
+        Some(file) => std::fs::read_to_string(file),
     }
     .map_err(|err| Failure::usage(format!("cannot read {}: {err}", args.file.display())))?;
     let format = match args.format.as_deref() {
-        Some("jsonl") => Format::JsonLines,
-        Some(_) => Format::Csv,
-        None => Format::detect((!stdin).then_some(args.file.as_path()), &text),
+        Some("jsonl") => Some(Format::JsonLines),
+        Some(_) => Some(Format::Csv),
+        None => None,
     };
-    Ok(rows::read(&text, format))
+    Ok(ImportFile::new(
+        &text,
+        imported_file(args),
+        format,
+        args.failed.clone(),
+    ))
 }
 
 pub async fn import(
@@ -68,37 +73,30 @@ pub async fn import(
     json: bool,
     no_wait: bool,
 ) -> Outcome {
-    let (rows, unreadable) = read_rows(&args)?;
+    let file = read_file(&args)?;
     // Where the rows to import again go must be fit for it before anything is sent.
     if !args.dry_run {
-        retry_file::check_retry_path(&failed_path(&args), imported_file(&args))
-            .map_err(|err| Failure::usage(err.to_string()))?;
+        file.check_retry_path()?;
     }
     let client = &connection.client;
-    let existing = client.domains(&project.id).await?;
     let invalid = if args.skip_invalid {
         plan::Invalid::Skip
     } else {
         plan::Invalid::Refuse
     };
-    let plan = plan::plan_with(
-        &rows,
-        &unreadable,
-        &connection.account,
-        project,
-        &existing,
-        invalid,
-    )
-    .map_err(|refusal| {
-        let status = match refusal {
-            plan::Refusal::Rows { .. } => super::output::USAGE,
-            _ => super::output::CHECK_FAILED,
-        };
-        Failure {
-            status,
-            message: format!("{refusal}"),
-        }
-    })?;
+    let plan = file
+        .plan(client, &connection.account, project, invalid)
+        .await?
+        .map_err(|refusal| {
+            let status = match refusal {
+                plan::Refusal::Rows { .. } => super::output::USAGE,
+                _ => super::output::CHECK_FAILED,
+            };
+            Failure {
+                status,
+                message: format!("{refusal}"),
+            }
+        })?;
     let to_send = plan.to_send.len();
     if args.dry_run {
         if json {
@@ -123,15 +121,11 @@ pub async fn import(
         }
         eprintln!("\nStopping: rows not yet sent are withdrawn; rows on the wire finish.");
     };
-    let options = RunOptions {
-        clock_speed: connection.clock_speed,
-        ..RunOptions::default()
-    };
-    let summary = domain_desk_bulk::run::run(
+    let summary = import::send(
         client,
         &project.id,
         plan,
-        options,
+        connection.clock_speed,
         |progress| {
             if interactive {
                 // Redrawn in place, so it must not wrap: a wrapped line leaves its first part
@@ -160,11 +154,13 @@ pub async fn import(
     if interactive {
         eprintln!();
     }
-    let (failed_file, written) = write_failed_rows(&args, &summary)?;
+    let written = file
+        .write_retry_file(&summary)
+        .map_err(|err| Failure::check(err.to_string()))?;
     if json {
         print_json(&summary)?;
     } else {
-        print_summary(&summary, &failed_file, written);
+        print_summary(&summary, file.retry_path(), written);
     }
     if summary.complete() {
         Ok(())
@@ -277,34 +273,6 @@ fn cut_to_width(text: &str, room: usize) -> String {
 /// The file being imported; `None` for standard input.
 fn imported_file(args: &ImportArgs) -> Option<&std::path::Path> {
     (args.file.as_os_str() != "-").then_some(args.file.as_path())
-}
-
-/// Where the rows to import again go: `--failed`, else FILE.failed.csv beside the file.
-fn failed_path(args: &ImportArgs) -> PathBuf {
-    args.failed
-        .clone()
-        .unwrap_or_else(|| match imported_file(args) {
-            Some(file) => retry_file::retry_path(file),
-            None => PathBuf::from("import.failed.csv"),
-        })
-}
-
-/// Writes the rows to import again beside the file (or where --failed says), or removes the
-/// file a run before this one left there when none are left; never the imported file, nor a
-/// file Domain Desk did not write.
-fn write_failed_rows(
-    args: &ImportArgs,
-    summary: &Summary,
-) -> Result<(PathBuf, retry_file::RetryFile), Failure> {
-    let path = failed_path(args);
-    let written = retry_file::write_retry_file(
-        &path,
-        imported_file(args),
-        &summary.rows_to_retry(),
-        &summary.skipped,
-    )
-    .map_err(|err| Failure::check(err.to_string()))?;
-    Ok((path, written))
 }
 
 fn print_summary(summary: &Summary, failed_file: &std::path::Path, written: retry_file::RetryFile) {

@@ -189,10 +189,7 @@ async fn can_send_now(client: &Client, clock_speed: f64, requests: u64) -> Resul
             "The key is banned until {ban}."
         )));
     }
-    let now = chrono::Utc::now().timestamp_millis() as f64 / 1000.0;
-    let state = client.state().borrow().clone();
-    let wait = domain_desk_bulk::eta::WindowBudget::from_queue(&state, now, clock_speed)
-        .earliest_done(requests, now);
+    let wait = client.wait_for(requests, chrono::Utc::now(), clock_speed);
     if wait > std::time::Duration::ZERO {
         return Err(Failure::rate_limited(format!(
             "{requests} request(s) would wait {} for the rate limit (--no-wait).",
@@ -207,12 +204,8 @@ impl Connection {
     pub fn domain_connect(
         &self,
     ) -> Result<domain_desk_client::domain_connect::DomainConnect, Failure> {
-        use domain_desk_client::domain_connect::{DomainConnect, Targets};
-        Ok(match self.dns_server {
-            // Only the local service's accounts (the demo's) have its DNS server: its own
-            // provider on loopback is theirs to use.
-            Some(server) => DomainConnect::with_name_server(server, Targets::Demo)?,
-            None => DomainConnect::system()?,
-        })
+        // Only the local service's accounts (the demo's) have its DNS server: its own
+        // provider on loopback is theirs to use.
+        Ok(domain_desk_app::auto_setup::discovery(self.dns_server)?)
     }
 }

@@ -9,9 +9,9 @@
 
 use std::path::{Path, PathBuf};
 
-use domain_desk_bulk::retry_file;
-use domain_desk_bulk::rows::{self, Format};
-use domain_desk_bulk::{ExportFormat, Progress, RunOptions, Summary};
+use domain_desk_app::import::ImportFile;
+use domain_desk_bulk::retry_file::RetryFile;
+use domain_desk_bulk::{ExportFormat, Invalid, Progress, Summary};
 use serde::Serialize;
 use tauri::ipc::Channel;
 use tauri::{AppHandle, Runtime, State};
@@ -68,7 +68,7 @@ pub(crate) async fn pick<R: Runtime>(
 /// Imports a file picked in the system's dialog into the project, or with `again` the file
 /// the last refusal named; `None` when the user closed the dialog.
 ///
-/// Rows that cannot be imported as written refuse the file ([`Error::ImportRefused`], every
+/// Rows that cannot be imported as written refuse the file ([`AppError::ImportRefused`], every
 /// problem and the count of valid rows) unless `skip_invalid`: then the valid rows are
 /// imported and the others go to the retry file beside it, as `domains import --skip-invalid`
 /// does.
@@ -109,9 +109,9 @@ pub async fn domains_import<R: Runtime>(
     .map(Some)
 }
 
-/// What [`domains_import`] does once it has the file: reads it, imports it through the
-/// session's queue (Cancel withdraws the rows not yet sent), and writes the retry file beside
-/// it. A refusal is remembered for "Import the N valid rows".
+/// What [`domains_import`] does once it has the file: the application layer's import
+/// ([`ImportFile::import`]) through the session's queue, progress to `progress`, Cancel
+/// withdrawing the rows not yet sent. A refusal is remembered for "Import the N valid rows".
 pub async fn import_file(
     state: &AppState,
     running: &RunningImport,
@@ -123,12 +123,8 @@ pub async fn import_file(
     let session = state.session().await?;
     let text = std::fs::read_to_string(file)
         .map_err(|err| Error::InvalidInput(format!("Cannot read {}: {err}", file.display())))?;
-    // Unreadable lines and rows the plan refuses are reported together, in one refusal.
-    let (rows, unreadable) = rows::read(&text, Format::detect(Some(file), &text));
-    let retry_path = retry_file::retry_path(file);
-    // Nothing is sent when the rows to import again could not be written there.
-    retry_file::check_retry_path(&retry_path, Some(file))
-        .map_err(|err| Error::InvalidInput(err.to_string()))?;
+    let import = ImportFile::new(&text, Some(file), None, None);
+    import.check_retry_path()?;
     let (cancel, cancelled) = oneshot::channel();
     {
         let mut slot = running.cancel.lock().await;
@@ -141,60 +137,40 @@ pub async fn import_file(
         Some(local) => local.clock().await.map(|c| c.speed).unwrap_or(1.0),
         None => 1.0,
     };
-    let outcome = domain_desk_bulk::import_with(
-        &session.client,
-        project_id,
-        &rows,
-        &unreadable,
-        if skip_invalid {
-            domain_desk_bulk::Invalid::Skip
-        } else {
-            domain_desk_bulk::Invalid::Refuse
-        },
-        RunOptions {
-            clock_speed: if clock_speed > 0.0 { clock_speed } else { 1.0 },
-            ..RunOptions::default()
-        },
-        progress,
-        async {
-            let _ = cancelled.await;
-        },
-    )
-    .await;
+    let invalid = if skip_invalid {
+        Invalid::Skip
+    } else {
+        Invalid::Refuse
+    };
+    let outcome = import
+        .import(
+            &session.client,
+            project_id,
+            invalid,
+            clock_speed,
+            progress,
+            async {
+                let _ = cancelled.await;
+            },
+        )
+        .await;
     running.cancel.lock().await.take();
-    let summary = match outcome {
-        Ok(summary) => summary,
-        Err(domain_desk_bulk::Error::Refused(domain_desk_bulk::plan::Refusal::Rows {
-            problems,
-            valid,
-        })) => {
+    let imported = match outcome {
+        Ok(imported) => imported,
+        Err(err @ AppError::ImportRefused { .. }) => {
             *running.refused.lock().await = Some(file.to_owned());
-            return Err(AppError::ImportRefused {
-                file: file.display().to_string(),
-                retry_file: retry_path.display().to_string(),
-                problems,
-                valid,
-            }
-            .into());
+            return Err(err.into());
         }
-        Err(domain_desk_bulk::Error::Client(err)) => return Err(AppError::Api(err).into()),
-        Err(other) => return Err(Error::InvalidInput(other.to_string())),
+        Err(err) => return Err(err.into()),
     };
     // No rows left: a retry file an earlier run left beside the file goes too.
-    let retry_file = match retry_file::write_retry_file(
-        &retry_path,
-        Some(file),
-        &summary.rows_to_retry(),
-        &summary.skipped,
-    )
-    .map_err(|err| Error::InvalidInput(err.to_string()))?
-    {
-        retry_file::RetryFile::Written => Some(retry_path.display().to_string()),
-        retry_file::RetryFile::Removed | retry_file::RetryFile::Absent => None,
+    let retry_file = match imported.retry_file {
+        RetryFile::Written => Some(import.retry_path().display().to_string()),
+        RetryFile::Removed | RetryFile::Absent => None,
     };
     Ok(ImportResult {
         file: file.display().to_string(),
-        summary,
+        summary: imported.summary,
         retry_file,
     })
 }

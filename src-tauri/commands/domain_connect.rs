@@ -1,19 +1,17 @@
 //! "Set up automatically": Domain Connect for a domain whose DNS provider supports it. The
-//! consent page opens in the user's browser; the answer comes back to a loopback port; then
-//! the domain is verified. Everything else keeps the manual steps.
-
-use std::time::Duration;
+//! consent page opens in the user's browser once the window asked about its host; the answer
+//! comes back to a loopback port; then the domain is verified
+//! ([`domain_desk_app::auto_setup`], as `domains add --auto` does). Everything else keeps the
+//! manual steps.
 
 use domain_desk_api::Domain;
-use domain_desk_client::domain_connect::{AutoSetup, DomainConnect, SyncOutcome, Targets};
+use domain_desk_app::auto_setup::{self, CONSENT_WAIT, SetUp as Done};
+use domain_desk_client::domain_connect::DomainConnect;
 use serde::Serialize;
 use tauri::State;
 
 use crate::Result;
 use crate::state::{AppState, Session};
-
-/// How long the window waits for the browser to come back from the consent page.
-const CONSENT_WAIT: Duration = Duration::from_secs(600);
 
 /// Discovery as the session's platform sees DNS: the demo's own DNS server (and its provider
 /// on loopback), or the system's (and providers on the internet only).
@@ -22,10 +20,7 @@ async fn discovery_for(session: &Session) -> Result<DomainConnect> {
         Some(local) => local.info().await?.dns.and_then(|dns| dns.parse().ok()),
         None => None,
     };
-    Ok(match server {
-        Some(server) => DomainConnect::with_name_server(server, Targets::Demo)?,
-        None => DomainConnect::system()?,
-    })
+    Ok(auto_setup::discovery(server)?)
 }
 
 /// Whether "Set up automatically" is offered for the hostname, and why not.
@@ -83,24 +78,31 @@ pub async fn domain_connect_set_up(
     provider_host: String,
 ) -> Result<SetUp> {
     let session = state.session().await?;
-    let setup = discovery_for(&session)
-        .await?
-        .set_up(
-            &hostname,
-            &provider_host,
-            crate::browser::open_url,
-            CONSENT_WAIT,
-        )
-        .await?;
-    Ok(match setup {
-        AutoSetup::NotOffered { reason } => SetUp {
+    let done = auto_setup::set_up_then_verify(
+        &session.client,
+        &discovery_for(&session).await?,
+        &project_id,
+        &hostname,
+        // The window asked before it called: the host it names is the one approved.
+        async |_| Some(provider_host),
+        crate::browser::open_url,
+        CONSENT_WAIT,
+    )
+    .await?;
+    Ok(match done {
+        // Not reached: the window's question came before the call.
+        Done::Declined => SetUp {
+            outcome: "not_offered",
+            message: "Nothing was opened.".into(),
+            domain: None,
+        },
+        Done::NotOffered { reason } => SetUp {
             outcome: "not_offered",
             message: reason,
             domain: None,
         },
-        AutoSetup::Finished {
-            provider,
-            outcome: SyncOutcome::Refused { error, .. },
+        Done::Refused {
+            provider, error, ..
         } => SetUp {
             outcome: "refused",
             message: if error == "access_denied" {
@@ -112,13 +114,7 @@ pub async fn domain_connect_set_up(
             },
             domain: None,
         },
-        AutoSetup::Finished { provider, .. } => {
-            let domain = session
-                .client
-                .interactive()
-                .verify_domain(&project_id, &hostname)
-                .await
-                .map_err(crate::error::AppError::Api)?;
+        Done::Applied { provider, domain } => {
             let message = match &domain.verification.error {
                 None => format!("{provider} wrote the record and the domain is verified."),
                 Some(_) => format!(
@@ -128,7 +124,7 @@ pub async fn domain_connect_set_up(
             SetUp {
                 outcome: "applied",
                 message,
-                domain: Some(domain),
+                domain: Some(*domain),
             }
         }
     })

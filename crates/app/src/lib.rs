@@ -10,13 +10,17 @@
 //! - the offline demo's service ([`demo_service`]) and the doctor's options against it
 //!   ([`doctor_options`]);
 //! - renewal readiness ([`renewal`]) and the watch over every account ([`renewal_watch`]);
-//! - the update policy ([`updates`]).
+//! - the update policy ([`updates`]);
+//! - the workflows both front ends run: importing a file ([`import`]) and "set up
+//!   automatically, then verify" ([`auto_setup`]).
 
 pub mod account_rules;
 pub mod accounts_file;
+pub mod auto_setup;
 pub mod demo_service;
 pub mod doctor_options;
 mod error;
+pub mod import;
 pub mod paths;
 pub mod renewal;
 pub mod renewal_watch;

@@ -19,7 +19,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use domain_desk_api::Plan;
-use domain_desk_bulk::eta::WindowBudget;
+use domain_desk_client::WindowBudget;
 use serde_json::{Value, json};
 
 const ROWS: usize = 1_000;

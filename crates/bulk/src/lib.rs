@@ -5,7 +5,8 @@
 //! their line numbers, and a file the plan has no room for is refused. Each row's
 //! `Idempotency-Key` is derived from what it asks for, so running the same import again after
 //! a crash, a kill or a lost network acts on no row twice and reports what was already done
-//! ([`run`]). Progress carries an ETA computed from the plan's windows ([`eta`]).
+//! ([`run`]). Progress carries an ETA computed from the key's windows
+//! ([`Client::wait_for`](domain_desk_client::Client::wait_for)).
 //!
 //! ```no_run
 //! # async fn demo(client: domain_desk_client::Client) -> domain_desk_bulk::Result<()> {
@@ -18,7 +19,6 @@
 
 mod cells;
 mod error;
-pub mod eta;
 pub mod export;
 /// Writing the user's files: atomically, the owner's alone, never through a planted link.
 pub use domain_desk_api::private_file as file;

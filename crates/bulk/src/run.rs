@@ -24,7 +24,6 @@ use serde::Serialize;
 use tokio::sync::watch;
 use tokio::time::Instant;
 
-use crate::eta::WindowBudget;
 use crate::plan::{ImportPlan, PlannedRow, PresentRow};
 use crate::rows::Row;
 
@@ -558,11 +557,13 @@ fn eta(client: &Client, progress: &Progress, options: RunOptions) -> Option<Dura
     if left == 0 {
         return Some(Duration::ZERO);
     }
-    let now = chrono::Utc::now().timestamp_millis() as f64 / 1000.0;
-    let state = client.state().borrow().clone();
     // The queue's remaining budget already leaves out the requests on the wire.
-    let windows = WindowBudget::from_queue(&state, now, options.clock_speed)
-        .earliest_done(left.saturating_sub(state.in_flight as u64), now);
+    let in_flight = client.state().borrow().in_flight as u64;
+    let windows = client.wait_for(
+        left.saturating_sub(in_flight),
+        chrono::Utc::now(),
+        options.clock_speed,
+    );
     let pace = Duration::from_secs_f64(left as f64 / progress.rate.max(1e-9));
     let eta = windows.max(pace);
     (eta != Duration::MAX).then_some(eta)

@@ -26,6 +26,7 @@ use crate::headers;
 use crate::queue::{self, JobId, RATE_LIMIT_PATH};
 use crate::state::{Priority, QueueState};
 use crate::transport::{ApiRequest, HttpTransport, Transport, WireResponse};
+use crate::windows::WindowBudget;
 
 #[derive(Clone)]
 pub struct Client {
@@ -151,6 +152,18 @@ impl Client {
     /// The queue's state, updated as it changes (for the rate-limit meter).
     pub fn state(&self) -> watch::Receiver<QueueState> {
         self.queue.state()
+    }
+
+    /// How long from `now` until `requests` more requests (none of them on the wire yet) can
+    /// all have been sent, by the key's minute and day windows as the queue knows them now
+    /// ([`WindowBudget`]); zero when they fit in what is left. `now` is the caller's clock (the
+    /// wall clock, or a frozen one in a test) and `clock_speed` the platform's seconds per
+    /// local second (1 for the real platform). Sends nothing: a budget only the platform
+    /// knows (another computer's use of the key) is not asked for.
+    pub fn wait_for(&self, requests: u64, now: DateTime<Utc>, clock_speed: f64) -> Duration {
+        let now = now.timestamp_millis() as f64 / 1000.0;
+        let state = self.queue.state().borrow().clone();
+        WindowBudget::from_queue(&state, now, clock_speed).earliest_done(requests, now)
     }
 
     /// Queues a raw request and waits for the platform's answer, whatever its status. Dropping

@@ -38,6 +38,7 @@ mod queue;
 mod secret;
 mod state;
 mod transport;
+mod windows;
 
 pub use client::{AddedDomain, Client, RemovedDomain};
 pub use config::{ClientConfig, QueueConfig, RetryPolicy};
@@ -53,3 +54,4 @@ pub use transport::{
     ApiRequest, DEFAULT_MAX_RESPONSE_BYTES, HttpTransport, Transport, TransportError, WireResponse,
     is_loopback,
 };
+pub use windows::WindowBudget;

@@ -731,3 +731,33 @@ async fn the_probe_after_a_short_pause_waits_for_requests_still_on_the_wire() {
     );
     assert!(probe.sent_at >= still_out.answered_at, "{log:#?}");
 }
+
+/// "Would N requests have to wait" is answered from the key's windows as the queue knows them,
+/// at the clock reading the caller hands in: what fits in the minute left is sent now, the
+/// rest at the minute boundaries after it.
+#[tokio::test(start_paused = true)]
+async fn how_long_n_requests_would_wait_is_read_from_the_windows_at_the_given_time() {
+    let platform = FakePlatform::new(Settings::free());
+    let client = client(&platform, "a", queue(Plan::Free));
+    assert!(
+        burst(&client, Priority::Interactive, 50, "w")
+            .await
+            .iter()
+            .all(Result::is_ok)
+    );
+    let state = client.state().borrow().clone();
+    assert_eq!(state.minute.remaining, 10);
+    let reset = state
+        .minute
+        .reset
+        .expect("the platform said when the minute resets");
+    let at = |seconds_before_reset: i64| {
+        chrono::DateTime::from_timestamp(reset - seconds_before_reset, 0).unwrap()
+    };
+    assert_eq!(client.wait_for(10, at(30), 1.0), Duration::ZERO);
+    assert_eq!(client.wait_for(11, at(30), 1.0), Duration::from_secs(30));
+    assert_eq!(client.wait_for(71, at(30), 1.0), Duration::from_secs(90));
+    // On a platform clock ten times as fast, each further minute is six local seconds.
+    assert_eq!(client.wait_for(71, at(30), 10.0), Duration::from_secs(36));
+    assert_eq!(counted(&platform).len(), 50, "asking sends nothing");
+}

@@ -1,5 +1,6 @@
-//! When the rest of a bulk job can be done: from the plan's windows, not from the last few
-//! seconds' rate.
+//! When N more requests can all have been sent: from the key's windows, not from the last few
+//! seconds' rate. [`crate::Client::wait_for`] asks it of the queue's picture of the key (the
+//! command line's `--no-wait`, a bulk import's ETA).
 //!
 //! The platform counts requests in windows aligned to its clock's minute and day. The earliest
 //! the remaining requests can all be sent is found by walking those windows: spend what is
@@ -9,7 +10,7 @@
 
 use std::time::Duration;
 
-use domain_desk_client::QueueState;
+use crate::state::QueueState;
 
 /// What the walk needs to know about the key's budget, in the local clock's seconds.
 #[derive(Debug, Clone, Copy, PartialEq)]
