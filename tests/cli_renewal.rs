@@ -256,3 +256,56 @@ fn a_live_domain_whose_parent_gains_a_forbidding_caa_will_not_renew() {
         "{never:?}"
     );
 }
+
+/// `domains add` prints the window's pre-flight warnings (one code path): a name whose parent
+/// holds a CAA record naming another CA is told so before the record is created, and a name
+/// with nothing in the way is told nothing more.
+#[test]
+fn domains_add_warns_of_what_would_refuse_the_certificate() {
+    let dir = tempfile::tempdir().unwrap();
+    let served = Served::start(dir.path());
+    let info = served.info();
+    let key = info["demo_keys"]["pro"].as_str().unwrap().to_owned();
+    let post = |path: &str, body: Value| served.call(reqwest::Method::POST, path, Some(&key), body);
+    let project = post("/v1/projects", json!({"name": "preflight"}));
+    let project = project["id"].as_str().unwrap().to_owned();
+    post(&format!("/v1/projects/{project}/deploys"), json!({}));
+
+    // the demo seeds `locked.example.org CAA 0 issue "other-ca.example"`
+    let added = cli(
+        &served,
+        dir.path(),
+        &[
+            "domains",
+            "add",
+            "www.locked.example.org",
+            "--project",
+            "preflight",
+        ],
+    );
+    let said = stdout(&added);
+    assert!(added.status.success(), "{said}");
+    let warning = said
+        .split("Before you create the record:")
+        .nth(1)
+        .unwrap_or_else(|| panic!("no pre-flight warning: {said}"));
+    assert!(
+        warning.contains("CAA at locked.example.org forbids"),
+        "{said}"
+    );
+
+    let plain = cli(
+        &served,
+        dir.path(),
+        &[
+            "domains",
+            "add",
+            "new.example.org",
+            "--project",
+            "preflight",
+        ],
+    );
+    let said = stdout(&plain);
+    assert!(plain.status.success(), "{said}");
+    assert!(!said.contains("Before you create the record"), "{said}");
+}
