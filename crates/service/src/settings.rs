@@ -45,6 +45,14 @@ pub struct ServiceSettings {
     pub max_body_bytes: usize,
     /// How late the platform's resolver sees DNS changes.
     pub dns_propagation_delay: TimeDelta,
+    /// The customer zones' SOA MINIMUM (and SOA TTL): how long a resolver, the platform's
+    /// among them, keeps a negative answer from them (RFC 2308). Whole seconds.
+    pub dns_soa_minimum: TimeDelta,
+    /// The platform's resolver keeps an NXDOMAIN or NODATA answer for its zone's negative TTL
+    /// (the SOA minimum), as real resolvers do: a Verify pressed before the record existed
+    /// keeps failing until then, and says until when. Off, it reads the zones at every
+    /// question (as of the propagation delay).
+    pub dns_negative_cache: bool,
     /// How long the CA takes to issue once verification passed.
     pub certificate_issuance_time: TimeDelta,
     /// No certificate this long after the start: the attempt fails.
@@ -165,6 +173,8 @@ impl Default for ServiceSettings {
             idempotency_ttl: TimeDelta::hours(24),
             max_body_bytes: 2 * 1024 * 1024,
             dns_propagation_delay: TimeDelta::seconds(60),
+            dns_soa_minimum: TimeDelta::seconds(i64::from(crate::dns::DEFAULT_SOA_MINIMUM)),
+            dns_negative_cache: true,
             certificate_issuance_time: TimeDelta::minutes(2),
             certificate_deadline: TimeDelta::minutes(30),
             ownership_challenge_ttl: TimeDelta::days(7),

@@ -21,8 +21,9 @@ use crate::Result;
 /// How many CNAME or ALIAS steps an answer follows inside our zones before it stops.
 const MAX_CHAIN: usize = 8;
 
-/// TTL of the synthesised SOA and NS records and of the platform's own names; also the
-/// negative-caching TTL (the SOA minimum).
+/// TTL of the synthesised NS records and of the platform's own names; also the platform
+/// zone's SOA TTL and negative-caching TTL (its SOA minimum). The customer zones' SOA takes
+/// the store's SOA minimum for both (`ZoneStore::with_soa_minimum`).
 const PLATFORM_TTL: u32 = 60;
 
 /// The DNS answer to one question, before it is put into a message.
@@ -315,6 +316,11 @@ impl Zones {
     }
 
     fn soa(&self, zone: &str) -> Result<Record> {
+        let negative_ttl = if is_within(zone, &self.platform.domain) {
+            PLATFORM_TTL
+        } else {
+            self.soa_minimum
+        };
         let origin = dns_name(zone)?;
         let primary = dns_name(&format!("ns1.{}", self.platform.domain))?;
         let mailbox = dns_name(&format!("hostmaster.{}", self.platform.domain))?;
@@ -325,9 +331,9 @@ impl Zones {
             3600,
             600,
             604_800,
-            PLATFORM_TTL,
+            negative_ttl,
         );
-        Ok(Record::from_rdata(origin, PLATFORM_TTL, RData::SOA(soa)))
+        Ok(Record::from_rdata(origin, negative_ttl, RData::SOA(soa)))
     }
 
     fn ns(&self, zone: &str) -> Result<Record> {

@@ -4,13 +4,15 @@
 //!
 //! It exists so that verification, the CA's CAA check and the DNS doctor all run against real
 //! DNS messages rather than a table lookup: what `dig` shows is what the verifier sees (after
-//! the propagation delay).
+//! the propagation delay, and once the platform's resolver no longer keeps a negative answer
+//! it gave before the record existed: `negative_cache.rs`).
 //!
 //! The server answers from the zones in memory and never touches the database on an async
 //! worker; the edge, which may ask the database for a name's route, asks on the blocking pool
 //! (`edge/server.rs`).
 
 pub mod answer;
+pub mod negative_cache;
 pub mod records;
 pub mod seed;
 pub mod server;
@@ -18,10 +20,13 @@ pub mod signing;
 pub mod zone;
 
 pub use answer::Resolution;
+pub use negative_cache::NegativeCache;
 pub use seed::{DEMO_ZONES, demo_zones};
 pub use server::{ZoneHandler, ZoneView, bind_dns, serve_dns};
 pub use signing::{Signatures, ZoneSigning};
-pub use zone::{PlatformZone, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore};
+pub use zone::{
+    DEFAULT_SOA_MINIMUM, PlatformZone, StoredRecord, ZoneJournal, ZoneSnapshot, ZoneStore,
+};
 
 #[cfg(test)]
 pub(crate) mod tests;

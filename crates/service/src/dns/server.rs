@@ -11,7 +11,9 @@
 //!
 //! A zone change is therefore visible to the next query; there is no zone file to reload. The
 //! same handler type serves the live view on the public port and, on a second listener, the
-//! platform resolver's delayed view that the verifier and the CA query.
+//! platform resolver's delayed view that the verifier and the CA query. Only the delayed view
+//! may keep negative answers ([`NegativeCache`]), as a resolver does; its questions never take
+//! the UDP loops' answer cache, so the live view's fast paths do not look at it.
 
 use std::collections::HashMap;
 use std::future::Future;
@@ -21,7 +23,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::task::{Context, Waker};
 use std::time::Duration;
 
-use chrono::{DateTime, TimeDelta, Utc};
+use chrono::TimeDelta;
 use hickory_net::NetError;
 use hickory_net::runtime::{Time, TokioTime};
 use hickory_net::xfer::Protocol;
@@ -36,6 +38,7 @@ use hickory_server::zone_handler::{MessageResponse, MessageResponseBuilder};
 use tokio::net::{TcpListener, UdpSocket};
 
 use super::answer::Resolution;
+use super::negative_cache::NegativeCache;
 use super::signing::ZoneSigning;
 use super::zone::ZoneStore;
 use crate::clock::Clock;
@@ -106,16 +109,10 @@ pub enum ZoneView {
     Delayed {
         clock: Clock,
         delay: Arc<dyn Fn() -> TimeDelta + Send + Sync>,
+        /// With one, a negative answer is given again until its zone's negative TTL has
+        /// passed on `clock`, even once the record exists (RFC 2308).
+        negative_cache: Option<Arc<NegativeCache>>,
     },
-}
-
-impl ZoneView {
-    fn as_of(&self) -> Option<DateTime<Utc>> {
-        match self {
-            ZoneView::Live => None,
-            ZoneView::Delayed { clock, delay } => Some(clock.now() - delay()),
-        }
-    }
 }
 
 /// Answers DNS questions from a [`ZoneStore`] in one [`ZoneView`].
@@ -140,6 +137,30 @@ impl ZoneHandler {
     pub fn with_signing(mut self, signing: Option<Arc<ZoneSigning>>) -> Self {
         self.signing = signing;
         self
+    }
+
+    /// The answer to `name`/`qtype` in this handler's view: the zones as they are (live), or
+    /// as they were `delay` ago, through the negative cache when the view has one.
+    fn resolve(&self, name: &str, qtype: RecordType) -> Result<Resolution> {
+        let ZoneView::Delayed {
+            clock,
+            delay,
+            negative_cache,
+        } = &self.view
+        else {
+            return self.store.resolve(name, qtype, None);
+        };
+        let now = clock.now();
+        let as_of = now - delay();
+        let Some(cache) = negative_cache else {
+            return self.store.resolve(name, qtype, Some(as_of));
+        };
+        if let Some(cached) = cache.answer(name, qtype, now) {
+            return Ok(cached);
+        }
+        let resolution = self.store.resolve(name, qtype, Some(as_of))?;
+        cache.remember(name, qtype, &resolution, now);
+        Ok(resolution)
     }
 
     /// The DNSKEY RRset of `zone`'s apex.
@@ -666,9 +687,7 @@ impl RequestHandler for ZoneHandler {
                         {
                             Self::dnskey_answer(&self.store, signing, &zone)
                         }
-                        _ => self
-                            .store
-                            .resolve(&name, info.query.query_type(), self.view.as_of()),
+                        _ => self.resolve(&name, info.query.query_type()),
                     };
                     // With DO, each RRset of the answer comes with its RRSIG (a negative
                     // answer has no NSEC proof: it stays unproven).

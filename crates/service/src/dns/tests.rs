@@ -430,6 +430,7 @@ async fn the_delayed_view_sees_changes_after_the_propagation_delay() {
     let delayed = ZoneView::Delayed {
         clock: clock.clone(),
         delay: Arc::new(|| TimeDelta::minutes(5)),
+        negative_cache: None,
     };
     let live = start(store.clone(), ZoneView::Live).await;
     let resolver_view = start(store.clone(), delayed).await;
@@ -478,6 +479,119 @@ async fn the_delayed_view_sees_changes_after_the_propagation_delay() {
     assert_eq!(
         a_values(&ask_udp(resolver_view.address, "shop.example.com.", RecordType::A).await),
         ["192.0.2.10"]
+    );
+}
+
+/// The SOA TTL and MINIMUM in the authority section of a negative answer.
+fn negative_soa(message: &Message) -> (u32, u32) {
+    message
+        .authorities
+        .iter()
+        .find_map(|record| match &record.data {
+            RData::SOA(soa) => Some((record.ttl, soa.minimum)),
+            _ => None,
+        })
+        .expect("a negative answer carries the zone's SOA")
+}
+
+#[tokio::test]
+async fn the_resolver_view_keeps_a_negative_answer_for_the_soa_minimum_and_the_live_view_does_not()
+{
+    let store = seeded_store();
+    let clock = Clock::frozen_at(at("2026-01-01T12:40:00Z"));
+    let cache = Arc::new(NegativeCache::new(100));
+    let delayed = ZoneView::Delayed {
+        clock: clock.clone(),
+        delay: Arc::new(|| TimeDelta::seconds(60)),
+        negative_cache: Some(cache.clone()),
+    };
+    let live = start(store.clone(), ZoneView::Live).await;
+    let resolver_view = start(store.clone(), delayed).await;
+
+    // asked before the record exists: NXDOMAIN, with the demo zones' SOA minimum (300 s)
+    let before = ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await;
+    assert_eq!(before.response_code, ResponseCode::NXDomain);
+    assert_eq!(negative_soa(&before), (300, 300));
+    let live_before = ask_udp(live.address, "late.example.net.", RecordType::A).await;
+    assert_eq!(negative_soa(&live_before), (300, 300));
+    // NODATA is kept too (a CNAME question at a name with an A record)
+    let nodata = ask_udp(
+        resolver_view.address,
+        "shop.example.com.",
+        RecordType::CNAME,
+    )
+    .await;
+    assert_eq!(nodata.response_code, ResponseCode::NoError);
+    assert!(nodata.answers.is_empty());
+
+    clock.advance_seconds(10.0).unwrap();
+    store
+        .add_record(
+            "example.net",
+            &record("late", ZoneRecordType::A, "192.0.2.5"),
+            clock.now(),
+        )
+        .unwrap();
+    // the live view answers at once, and never from a cache
+    assert_eq!(
+        a_values(&ask_udp(live.address, "late.example.net.", RecordType::A).await),
+        ["192.0.2.5"]
+    );
+    // past the propagation delay the record is in the delayed view's zones, but the
+    // resolver keeps its NXDOMAIN, its SOA TTL counting down
+    clock.advance_seconds(110.0).unwrap();
+    let cached = ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await;
+    assert_eq!(cached.response_code, ResponseCode::NXDomain);
+    assert!(cached.answers.is_empty());
+    assert_eq!(negative_soa(&cached), (180, 300));
+    let cached = ask_tcp(resolver_view.address, "late.example.net.", RecordType::A).await;
+    assert_eq!(cached.response_code, ResponseCode::NXDomain, "over TCP too");
+    assert_eq!(
+        a_values(&ask_udp(live.address, "late.example.net.", RecordType::A).await),
+        ["192.0.2.5"]
+    );
+    clock.advance_seconds(179.0).unwrap();
+    let last = ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await;
+    assert_eq!(last.response_code, ResponseCode::NXDomain);
+    assert_eq!(negative_soa(&last), (1, 300));
+    // 300 s after it was cached, the resolver asks again and finds the record
+    clock.advance_seconds(1.0).unwrap();
+    let after = ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await;
+    assert_eq!(after.response_code, ResponseCode::NoError);
+    assert_eq!(a_values(&after), ["192.0.2.5"]);
+    // the platform zone keeps its own, shorter minimum
+    let platform = ask_udp(
+        resolver_view.address,
+        "nothing.domaindesk.test.",
+        RecordType::A,
+    )
+    .await;
+    assert_eq!(negative_soa(&platform), (60, 60));
+}
+
+#[tokio::test]
+async fn without_a_negative_cache_the_resolver_view_sees_a_record_after_the_delay_alone() {
+    let store = seeded_store();
+    let clock = Clock::frozen_at(at("2026-01-01T12:40:00Z"));
+    let delayed = ZoneView::Delayed {
+        clock: clock.clone(),
+        delay: Arc::new(|| TimeDelta::seconds(60)),
+        negative_cache: None,
+    };
+    let resolver_view = start(store.clone(), delayed).await;
+    let before = ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await;
+    assert_eq!(before.response_code, ResponseCode::NXDomain);
+    store
+        .add_record(
+            "example.net",
+            &record("late", ZoneRecordType::A, "192.0.2.5"),
+            clock.now(),
+        )
+        .unwrap();
+    clock.advance_seconds(60.0).unwrap();
+    assert_eq!(
+        a_values(&ask_udp(resolver_view.address, "late.example.net.", RecordType::A).await),
+        ["192.0.2.5"]
     );
 }
 

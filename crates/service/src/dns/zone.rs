@@ -121,7 +121,14 @@ pub(super) struct Zones {
     /// What `_domainconnect` at each customer zone's apex answers (TXT): the host of this
     /// DNS provider's Domain Connect API. `None` answers nothing there.
     pub(super) domain_connect_host: Option<String>,
+    /// The customer zones' SOA MINIMUM and SOA TTL, in seconds: how long a resolver keeps a
+    /// negative answer from them (RFC 2308).
+    pub(super) soa_minimum: u32,
 }
+
+/// The customer zones' SOA minimum unless told otherwise: five minutes, a common value, long
+/// enough that a negative answer the platform's resolver cached is seen to last.
+pub const DEFAULT_SOA_MINIMUM: u32 = 300;
 
 impl ZoneStore {
     /// An empty store with only the platform zone.
@@ -144,6 +151,7 @@ impl ZoneStore {
                 existing: HashMap::new(),
                 serial: 1,
                 domain_connect_host: None,
+                soa_minimum: DEFAULT_SOA_MINIMUM,
             })),
             generation: Arc::new(AtomicU64::new(0)),
             journal: None,
@@ -165,6 +173,13 @@ impl ZoneStore {
     /// oldest deletions (the delayed view then no longer sees them).
     pub fn with_removed_limit(mut self, limit: usize) -> Self {
         self.removed_limit = limit;
+        self
+    }
+
+    /// Gives the customer zones `seconds` as their SOA MINIMUM (and SOA TTL): the negative
+    /// TTL resolvers keep their NXDOMAIN and NODATA answers for.
+    pub fn with_soa_minimum(self, seconds: u32) -> Self {
+        self.write().soa_minimum = seconds;
         self
     }
 

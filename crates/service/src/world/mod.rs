@@ -35,8 +35,10 @@ use tokio::sync::watch;
 use crate::Result;
 use crate::ca::CertificateAuthority;
 use crate::clock::Clock;
+use crate::dns::negative_cache::DEFAULT_CAPACITY;
 use crate::dns::{
-    PlatformZone, ZoneHandler, ZoneSigning, ZoneStore, ZoneView, bind_dns, demo_zones, serve_dns,
+    NegativeCache, PlatformZone, ZoneHandler, ZoneSigning, ZoneStore, ZoneView, bind_dns,
+    demo_zones, serve_dns,
 };
 use crate::edge::{EdgeDirectory, serve_http_with_limits, serve_https_with_limits};
 use crate::settings::ServiceSettings;
@@ -75,6 +77,8 @@ pub struct LocalWorld {
     signing: Option<Arc<ZoneSigning>>,
     store: Store,
     zones: ZoneStore,
+    /// The platform resolver's negative answers, when it keeps them.
+    negative_cache: Option<Arc<NegativeCache>>,
     ca: Arc<CertificateAuthority>,
     directory: Arc<WorldDirectory>,
     verifier: Verifier,
@@ -195,7 +199,10 @@ impl LocalWorld {
         });
         // The platform zone answers projects' default addresses from memory: loaded here,
         // told of each new project (`World::project_created`), reloaded by a reset.
+        let soa_minimum =
+            u32::try_from(settings.dns_soa_minimum.num_seconds().max(0)).unwrap_or(u32::MAX);
         let zones = ZoneStore::new(platform)
+            .with_soa_minimum(soa_minimum)
             .with_removed_limit(settings.history.removed_dns_records)
             .with_journal(Arc::new(zones::StoreJournal(store.clone())));
         zones.restore(snapshot);
@@ -216,12 +223,16 @@ impl LocalWorld {
         } else {
             None
         };
+        let negative_cache = settings
+            .dns_negative_cache
+            .then(|| Arc::new(NegativeCache::new(DEFAULT_CAPACITY)));
         let (stop, _) = watch::channel(false);
         let world = Arc::new(Self {
             clock: clock.clone(),
             signing: signing.clone(),
             store: store.clone(),
             zones: zones.clone(),
+            negative_cache: negative_cache.clone(),
             ca,
             directory: directory.clone(),
             verifier: Verifier::new(resolver_address, &settings.platform_dns_target),
@@ -254,6 +265,7 @@ impl LocalWorld {
         let resolver_view = ZoneView::Delayed {
             clock: clock.clone(),
             delay: Arc::new(move || delay),
+            negative_cache,
         };
         spawn_logged(
             "dns",
@@ -342,8 +354,9 @@ impl LocalWorld {
         self.reconciled.subscribe()
     }
 
-    /// Back to the seed zones; certificates of names that are gone are forgotten. Called by
-    /// `POST /_local/reset` after the API data went back to the seed.
+    /// Back to the seed zones; certificates of names that are gone are forgotten, and so are
+    /// the platform resolver's negative answers. Called by `POST /_local/reset` after the API
+    /// data went back to the seed.
     pub async fn reset(&self) -> Result<()> {
         let settings_target = self.zones.platform().dns_target;
         let seed = demo_zones(&settings_target, self.ca.identity())?;
@@ -364,6 +377,9 @@ impl LocalWorld {
             .lock()
             .unwrap_or_else(std::sync::PoisonError::into_inner) = demo_event;
         self.zones.restore(seed);
+        if let Some(cache) = &self.negative_cache {
+            cache.clear();
+        }
         self.zones
             .set_platform_hosts(self.store.read(projects::default_addresses).await?);
         let kept = self.store.read(certificates::read_certificates).await?;
