@@ -18,6 +18,11 @@ pub struct LocalInfo {
     pub api: String,
     /// `host:port` of the DNS server (UDP and TCP); null until it runs.
     pub dns: Option<String>,
+    /// `host:port` (loopback, UDP and TCP) of the platform's resolver view: the zones as
+    /// the verifier and the CA see them, after the propagation delay and through the
+    /// resolver's negative cache. Null until it runs, and from a service that does not say.
+    #[serde(default)]
+    pub platform_resolver: Option<String>,
     pub edge_https: Option<String>,
     pub edge_http: Option<String>,
     pub platform_domain: String,

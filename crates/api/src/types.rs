@@ -202,6 +202,15 @@ pub struct VerificationError {
     pub code: VerificationErrorCode,
     pub message: String,
     pub found: Vec<FoundRecord>,
+    /// With `record_missing` from a platform whose resolver keeps negative answers (RFC
+    /// 2308): when it cached the "no such name" or "no such record" it answered. Absent
+    /// otherwise.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_at: Option<DateTime<Utc>>,
+    /// With `cached_at`: when the platform's resolver asks again. A record created since is
+    /// seen only from then on (after the propagation delay).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_until: Option<DateTime<Utc>>,
 }
 
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

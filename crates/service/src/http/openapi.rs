@@ -61,7 +61,13 @@ use super::idempotency::{MAX_KEY_LEN, REPLAYED};
             Faults set with `PUT /_local/faults` apply to admitted `/v1` requests only: added \
             latency, `503 service_unavailable`, or the connection closed without an answer.\n\n\
             Removing a domain re-points redirects that pointed to it at the project's current \
-            address: its primary domain if that is live, else its default address.",
+            address: its primary domain if that is live, else its default address.\n\n\
+            Verification sees DNS through the platform's resolver: after the propagation \
+            delay, and through its negative cache (RFC 2308), which keeps an NXDOMAIN or \
+            NODATA for the zone's negative TTL (the demo zones' SOA minimum, 300 s) even once \
+            the record exists. A `record_missing` answered from that cache carries \
+            `cached_at` and `cached_until` (when the resolver asks again) and says both in \
+            its message.",
     ),
     components(schemas(ErrorBody, RateWindow)),
     tags(

@@ -367,6 +367,8 @@ mod tests {
                         record_type: "CNAME".into(),
                         value: "elsewhere.example.net".into(),
                     }],
+                    cached_at: None,
+                    cached_until: None,
                 }),
             },
         )

@@ -4,10 +4,15 @@
 //!
 //! Each check builds a fresh resolver with its cache off: the resolver view already answers as
 //! of `clock - propagation delay`, and a cache running on the wall clock would hide clock jumps.
+//! The resolver view keeps negative answers itself, on the service clock
+//! (`dns::negative_cache`); with [`Verifier::with_negative_cache`] a `record_missing` says so,
+//! with when the answer was cached and when the resolver asks again (`cached_at`,
+//! `cached_until`), read from the SOA's remaining TTL in the negative answer.
 
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
+use chrono::{DateTime, TimeDelta, Utc};
 use domain_desk_api::caa::{CaaRecord, climb};
 use domain_desk_api::txt::txt_text;
 use domain_desk_api::{FoundRecord, Hostname, VerificationError, VerificationErrorCode};
@@ -20,6 +25,7 @@ use hickory_resolver::config::{
 };
 use hickory_resolver::{Resolver, TokioResolver};
 
+use crate::clock::Clock;
 use crate::dns::records::caa_from_rdata;
 
 /// How long one DNS question may take on loopback before the check gives up.
@@ -45,6 +51,24 @@ pub struct Verifier {
     dns_target: String,
     /// How long one question may take before the check gives up.
     timeout: Duration,
+    /// When the resolver view keeps negative answers: the clock it keeps them on.
+    negative_cache: Option<Clock>,
+}
+
+/// A negative answer (NXDOMAIN or NODATA) as it came, with its SOA's TTL and minimum.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+struct Negative {
+    nxdomain: bool,
+    /// The SOA record's TTL in the answer: from a cache, the seconds it has left.
+    ttl: u32,
+    /// The SOA's MINIMUM field, which a cache leaves as it was: the negative TTL in full.
+    minimum: u32,
+}
+
+/// The records answering a question, or the negative answer when there are none.
+struct Answer {
+    records: Vec<Record>,
+    negative: Option<Negative>,
 }
 
 impl Verifier {
@@ -53,7 +77,15 @@ impl Verifier {
             resolver_address,
             dns_target: dns_target.trim_end_matches('.').to_ascii_lowercase(),
             timeout: LOOKUP_TIMEOUT,
+            negative_cache: None,
         }
+    }
+
+    /// The same verifier for a resolver view that keeps negative answers on `clock`: a
+    /// missing record's error then says when the answer was cached and until when.
+    pub fn with_negative_cache(mut self, clock: Clock) -> Self {
+        self.negative_cache = Some(clock);
+        self
     }
 
     /// The same verifier with another per-question timeout.
@@ -94,13 +126,59 @@ impl Verifier {
         name: &str,
         record_type: RecordType,
     ) -> Result<Vec<Record>, LookupFailed> {
+        Ok(self.answer(name, record_type).await?.records)
+    }
+
+    /// [`Self::lookup`], keeping the negative answer's SOA when there are no records.
+    async fn answer(&self, name: &str, record_type: RecordType) -> Result<Answer, LookupFailed> {
         let fqdn = Name::from_ascii(format!("{}.", name.trim_end_matches('.')))
             .map_err(|error| LookupFailed(format!("{name} is not a DNS name: {error}")))?;
         match self.resolver()?.lookup(fqdn, record_type).await {
-            Ok(lookup) => Ok(lookup.answers().to_vec()),
-            Err(error) if is_negative(&error) => Ok(Vec::new()),
+            Ok(lookup) => Ok(Answer {
+                records: lookup.answers().to_vec(),
+                negative: None,
+            }),
+            Err(error) if is_negative(&error) => Ok(Answer {
+                records: Vec::new(),
+                negative: negative(&error),
+            }),
             Err(error) => Err(LookupFailed(error.to_string())),
         }
+    }
+
+    /// `record_missing` for `name`: `plain` as it is, or, when the resolver view keeps
+    /// negative answers and `negative` is one, the sentence that says when it was cached and
+    /// when the resolver asks again, then `add` (what to add if it is not there yet).
+    fn missing(
+        &self,
+        name: &str,
+        plain: String,
+        add: String,
+        negative: Option<Negative>,
+    ) -> VerificationError {
+        let (Some(clock), Some(negative)) = (&self.negative_cache, negative) else {
+            return failure(VerificationErrorCode::RecordMissing, plain, Vec::new());
+        };
+        let now = clock.now();
+        let until = now + TimeDelta::seconds(i64::from(negative.ttl.min(negative.minimum)));
+        let cached_at = (until - TimeDelta::seconds(i64::from(negative.minimum))).min(now);
+        let answer = if negative.nxdomain {
+            "no such name"
+        } else {
+            "no such record"
+        };
+        let (at_text, until_text) = cache_times(cached_at, until);
+        let mut error = failure(
+            VerificationErrorCode::RecordMissing,
+            format!(
+                "The platform's resolver cached '{answer}' for {name} at {at_text} and asks again \
+                 at {until_text}. {add} if you have not, and Verify again after {until_text}."
+            ),
+            Vec::new(),
+        );
+        error.cached_at = Some(cached_at);
+        error.cached_until = Some(until);
+        error
     }
 
     /// The TXT values at `name` itself (each record's strings joined), as the platform's
@@ -139,9 +217,9 @@ impl Verifier {
         &self,
         name: &str,
     ) -> Result<Result<(), VerificationError>, LookupFailed> {
-        let cnames: Vec<String> = self
-            .lookup(name, RecordType::CNAME)
-            .await?
+        let cname_answer = self.answer(name, RecordType::CNAME).await?;
+        let cnames: Vec<String> = cname_answer
+            .records
             .iter()
             .filter(|record| owned_by(record, name))
             .filter_map(|record| match &record.data {
@@ -197,25 +275,27 @@ impl Verifier {
                     beside,
                 ))
             }
-            None => Err(failure(
-                VerificationErrorCode::RecordMissing,
+            None => Err(self.missing(
+                name,
                 format!("{name} has no CNAME record yet; add a CNAME to {target}."),
-                Vec::new(),
+                format!("Add a CNAME to {target}"),
+                cname_answer.negative,
             )),
         })
     }
 
     async fn verify_apex(&self, name: &str) -> Result<Result<(), VerificationError>, LookupFailed> {
-        let expected = self.addresses(&self.dns_target.clone()).await?;
-        let found = self.addresses(name).await?;
+        let (expected, _) = self.addresses(&self.dns_target.clone()).await?;
+        let (found, negative) = self.addresses(name).await?;
         let target = &self.dns_target;
         if found.is_empty() {
-            return Ok(Err(failure(
-                VerificationErrorCode::RecordMissing,
+            return Ok(Err(self.missing(
+                name,
                 format!(
                     "{name} has no A or AAAA answer; add an ALIAS (or ANAME) record to {target} at the apex."
                 ),
-                Vec::new(),
+                format!("Add an ALIAS (or ANAME) record to {target} at the apex"),
+                negative,
             )));
         }
         if found == expected {
@@ -239,13 +319,17 @@ impl Verifier {
         )))
     }
 
-    /// The sorted, deduplicated A and AAAA answers for a name.
-    async fn addresses(&self, name: &str) -> Result<Vec<IpAddr>, LookupFailed> {
+    /// The sorted, deduplicated A and AAAA answers for a name, and the A question's negative
+    /// answer when it had none.
+    async fn addresses(&self, name: &str) -> Result<(Vec<IpAddr>, Option<Negative>), LookupFailed> {
         let mut addresses = Vec::new();
+        let mut first_negative = None;
         for record_type in [RecordType::A, RecordType::AAAA] {
+            let answer = self.answer(name, record_type).await?;
+            first_negative = first_negative.or(answer.negative);
             addresses.extend(
-                self.lookup(name, record_type)
-                    .await?
+                answer
+                    .records
                     .iter()
                     .filter_map(|record| match &record.data {
                         RData::A(a) => Some(IpAddr::V4(a.0)),
@@ -256,7 +340,7 @@ impl Verifier {
         }
         addresses.sort();
         addresses.dedup();
-        Ok(addresses)
+        Ok((addresses, first_negative))
     }
 
     /// RFC 8659 §3: from the name towards the root, ask for CAA (ordinary resolution follows
@@ -298,6 +382,50 @@ fn is_negative(error: &NetError) -> bool {
     )
 }
 
+/// The SOA of an NXDOMAIN or NODATA answer; `None` for REFUSED or an answer without one.
+fn negative(error: &NetError) -> Option<Negative> {
+    let NetError::Dns(DnsError::NoRecordsFound(NoRecords {
+        response_code,
+        soa: Some(soa),
+        ..
+    })) = error
+    else {
+        return None;
+    };
+    Some(Negative {
+        nxdomain: *response_code == ResponseCode::NXDomain,
+        ttl: soa.ttl,
+        minimum: soa.data.minimum,
+    })
+}
+
+/// When a negative answer was cached and when the resolver asks again, as the error says
+/// them: hours and minutes (UTC), the first rounded down and the second up, so "again at"
+/// is never before the answer expires; with the date when the two fall on different days.
+fn cache_times(cached_at: DateTime<Utc>, until: DateTime<Utc>) -> (String, String) {
+    let whole_minute = |time: DateTime<Utc>| {
+        time.timestamp()
+            .div_euclid(60)
+            .checked_mul(60)
+            .and_then(|seconds| DateTime::from_timestamp(seconds, 0))
+            .unwrap_or(time)
+    };
+    let at = whole_minute(cached_at);
+    let again = match whole_minute(until) {
+        minute if minute < until => minute + TimeDelta::minutes(1),
+        minute => minute,
+    };
+    let format = if at.date_naive() == again.date_naive() {
+        "%H:%M UTC"
+    } else {
+        "%Y-%m-%d %H:%M UTC"
+    };
+    (
+        at.format(format).to_string(),
+        again.format(format).to_string(),
+    )
+}
+
 fn owned_by(record: &Record, name: &str) -> bool {
     hostname_text(&record.name) == name.trim_end_matches('.').to_ascii_lowercase()
 }
@@ -329,6 +457,8 @@ fn failure(
         code,
         message,
         found,
+        cached_at: None,
+        cached_until: None,
     }
 }
 

@@ -251,3 +251,132 @@ async fn caa_issuewild_and_a_critical_unknown_tag() {
         CaaReason::UnknownCriticalProperty { .. }
     ));
 }
+
+/// The platform's resolver view (60 s propagation delay) with a negative cache, on `clock`.
+async fn resolver_view(
+    store: &crate::dns::ZoneStore,
+    clock: &crate::clock::Clock,
+) -> crate::dns::tests::RunningDns {
+    start(
+        store.clone(),
+        ZoneView::Delayed {
+            clock: clock.clone(),
+            delay: std::sync::Arc::new(|| chrono::TimeDelta::seconds(60)),
+            negative_cache: Some(std::sync::Arc::new(crate::dns::NegativeCache::new(100))),
+        },
+    )
+    .await
+}
+
+#[tokio::test]
+async fn a_cname_created_after_a_verify_is_seen_once_the_cached_no_such_name_expires() {
+    let store = seeded_store();
+    let clock = crate::clock::Clock::frozen_at(at("2026-01-01T12:40:00Z"));
+    let view = resolver_view(&store, &clock).await;
+    let live = start(store.clone(), ZoneView::Live).await;
+    let verifier = Verifier::new(view.address, TARGET).with_negative_cache(clock.clone());
+    let dig = Verifier::new(live.address, TARGET);
+    let name = host("new.example.com");
+
+    let error = verifier.verify(&name).await.unwrap_err();
+    assert_eq!(error.code, VerificationErrorCode::RecordMissing);
+    assert!(
+        error.message.starts_with(
+            "The platform's resolver cached 'no such name' for new.example.com at 12:40 UTC \
+             and asks again at 12:45 UTC."
+        ),
+        "{}",
+        error.message
+    );
+    assert!(error.message.contains(TARGET), "{}", error.message);
+    assert_eq!(error.cached_at, Some(at("2026-01-01T12:40:00Z")));
+    assert_eq!(error.cached_until, Some(at("2026-01-01T12:45:00Z")));
+
+    clock.advance_seconds(30.0).unwrap();
+    store
+        .add_record(
+            "example.com",
+            &NewZoneRecord {
+                name: "new".to_owned(),
+                record_type: ZoneRecordType::Cname,
+                value: TARGET.to_owned(),
+                ttl: Some(3600),
+            },
+            clock.now(),
+        )
+        .unwrap();
+    // what dig sees has it at once
+    assert_eq!(
+        dig.lookup("new.example.com", RecordType::CNAME)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    // past the propagation delay, within the SOA minimum: still the cached answer, with the
+    // times it was cached and expires
+    clock.advance_seconds(150.0).unwrap();
+    let error = verifier.verify(&name).await.unwrap_err();
+    assert_eq!(error.code, VerificationErrorCode::RecordMissing);
+    assert!(
+        error.message.starts_with(
+            "The platform's resolver cached 'no such name' for new.example.com at 12:40 UTC \
+             and asks again at 12:45 UTC."
+        ),
+        "{}",
+        error.message
+    );
+    assert_eq!(error.cached_at, Some(at("2026-01-01T12:40:00Z")));
+    assert_eq!(error.cached_until, Some(at("2026-01-01T12:45:00Z")));
+    assert_eq!(
+        dig.lookup("new.example.com", RecordType::CNAME)
+            .await
+            .unwrap()
+            .len(),
+        1
+    );
+    clock.advance_seconds(119.0).unwrap();
+    assert!(verifier.verify(&name).await.is_err(), "one second before");
+    clock.advance_seconds(1.0).unwrap();
+    verifier.verify(&name).await.unwrap();
+}
+
+#[tokio::test]
+async fn an_apex_without_addresses_says_no_such_record_and_without_the_cache_nothing_of_it() {
+    let store = seeded_store();
+    store
+        .add_zone("example.io", at("2026-01-01T00:00:00Z"))
+        .unwrap();
+    let clock = crate::clock::Clock::frozen_at(at("2026-01-01T23:58:30Z"));
+    let view = resolver_view(&store, &clock).await;
+    let verifier = Verifier::new(view.address, TARGET).with_negative_cache(clock.clone());
+    let error = verifier.verify(&host("example.io")).await.unwrap_err();
+    assert_eq!(error.code, VerificationErrorCode::RecordMissing);
+    // the apex exists (SOA, NS): NODATA; past midnight, with the dates; the minute it asks
+    // again rounded up
+    assert!(
+        error.message.starts_with(
+            "The platform's resolver cached 'no such record' for example.io at 2026-01-01 \
+             23:58 UTC and asks again at 2026-01-02 00:04 UTC. Add an ALIAS"
+        ),
+        "{}",
+        error.message
+    );
+    assert_eq!(error.cached_until, Some(at("2026-01-02T00:03:30Z")));
+
+    // a verifier not told of the cache says what it always said
+    let plain = Verifier::new(view.address, TARGET);
+    let error = plain
+        .verify(&host("nothing.example.com"))
+        .await
+        .unwrap_err();
+    assert_eq!(error.code, VerificationErrorCode::RecordMissing);
+    assert!(
+        error
+            .message
+            .starts_with("nothing.example.com has no CNAME record yet"),
+        "{}",
+        error.message
+    );
+    assert_eq!((error.cached_at, error.cached_until), (None, None));
+}

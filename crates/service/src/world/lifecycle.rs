@@ -283,6 +283,8 @@ mod tests {
             code: VerificationErrorCode::RecordMissing,
             message: "no CNAME".into(),
             found: Vec::new(),
+            cached_at: None,
+            cached_until: None,
         }
     }
 

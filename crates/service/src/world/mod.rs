@@ -62,6 +62,8 @@ pub struct WorldAddresses {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct WorldInfo {
     pub dns: Option<SocketAddr>,
+    /// The platform's resolver view: the zones as the verifier and the CA see them.
+    pub platform_resolver: Option<SocketAddr>,
     pub edge_https: Option<SocketAddr>,
     pub edge_http: Option<SocketAddr>,
     pub ca_certificate_pem: Option<String>,
@@ -79,6 +81,8 @@ pub struct LocalWorld {
     zones: ZoneStore,
     /// The platform resolver's negative answers, when it keeps them.
     negative_cache: Option<Arc<NegativeCache>>,
+    /// Where the platform resolver view listens (loopback).
+    resolver_address: SocketAddr,
     ca: Arc<CertificateAuthority>,
     directory: Arc<WorldDirectory>,
     verifier: Verifier,
@@ -226,6 +230,10 @@ impl LocalWorld {
         let negative_cache = settings
             .dns_negative_cache
             .then(|| Arc::new(NegativeCache::new(DEFAULT_CAPACITY)));
+        let mut verifier = Verifier::new(resolver_address, &settings.platform_dns_target);
+        if negative_cache.is_some() {
+            verifier = verifier.with_negative_cache(clock.clone());
+        }
         let (stop, _) = watch::channel(false);
         let world = Arc::new(Self {
             clock: clock.clone(),
@@ -233,9 +241,10 @@ impl LocalWorld {
             store: store.clone(),
             zones: zones.clone(),
             negative_cache: negative_cache.clone(),
+            resolver_address,
             ca,
             directory: directory.clone(),
-            verifier: Verifier::new(resolver_address, &settings.platform_dns_target),
+            verifier,
             addresses,
             propagation_delay: settings.dns_propagation_delay,
             timings: Timings {
@@ -408,6 +417,7 @@ impl LocalWorld {
     pub fn info(&self) -> WorldInfo {
         WorldInfo {
             dns: Some(self.addresses.dns),
+            platform_resolver: Some(self.resolver_address),
             edge_https: Some(self.addresses.edge_https),
             edge_http: Some(self.addresses.edge_http),
             ca_certificate_pem: Some(self.ca.certificate_pem().to_owned()),

@@ -16,6 +16,7 @@ mod faults;
 mod idempotency;
 mod limiter_exactness;
 mod local;
+mod negative_cache;
 mod openapi;
 mod pagination;
 mod persistence;

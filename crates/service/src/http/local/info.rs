@@ -16,6 +16,7 @@ pub async fn local_info(state: &AppState) -> Result<LocalInfo> {
     Ok(LocalInfo {
         api: state.api_addr().to_string(),
         dns: world.dns.map(|addr| addr.to_string()),
+        platform_resolver: world.platform_resolver.map(|addr| addr.to_string()),
         edge_https: world.edge_https.map(|addr| addr.to_string()),
         edge_http: world.edge_http.map(|addr| addr.to_string()),
         platform_domain: settings.platform_domain.clone(),
