@@ -170,13 +170,22 @@ export function verificationAdvice(domain, { nowMs, dnsNow = null, resolverDelay
       }
       return `Remove ${found.length === 1 ? 'it' : 'them'} at your DNS provider.${next}`;
     }
-    case 'record_missing':
+    case 'record_missing': {
+      const add = domain.apex
+        ? `Add an ALIAS (or ANAME) record at @ to ${record.value}.`
+        : `Add a CNAME named “${record.name}” to ${record.value}.`;
+      const cached = negativeCacheText(domain, nowMs);
+      if (cached) {
+        // Said instead of "add the record": the record may well be there. Only when Domain
+        // Desk's newer look finds no CNAME either does the instruction come first.
+        const missingNow = lookIsNewer && !domain.apex && dnsNow && !seen('CNAME', record.value);
+        return `${missingNow ? `${add} ` : ''}${cached}${next}`;
+      }
       if (lookIsNewer && !domain.apex && seen('CNAME', record.value)) {
         return lag(`Domain Desk finds the CNAME to ${record.value} in the zone now.`) + next;
       }
-      return domain.apex
-        ? `Add an ALIAS (or ANAME) record at @ to ${record.value}.${next}`
-        : `Add a CNAME named “${record.name}” to ${record.value}.${next}`;
+      return `${add}${next}`;
+    }
     case 'cname_mismatch':
       if (lookIsNewer && seen('CNAME', record.value)) {
         return lag(`Domain Desk finds the CNAME pointing to ${record.value} now.`) + next;
@@ -187,6 +196,22 @@ export function verificationAdvice(domain, { nowMs, dnsNow = null, resolverDelay
     default:
       return next.trim();
   }
+}
+
+/**
+ * What a `record_missing` says when the platform's resolver answered it from its negative
+ * cache (the error's `cached_at` and `cached_until`), in local time: "The platform’s resolver
+ * cached “no such record” for shop.example.com at 12:40 and asks again at 12:45; a record
+ * created since counts from then." '' for any other error.
+ */
+export function negativeCacheText(domain, nowMs) {
+  const error = domain.verification?.error;
+  if (error?.code !== 'record_missing' || !error.cached_until) return '';
+  const until = clockTime(error.cached_until, nowMs);
+  if (!until) return '';
+  const name = domain.unicode_hostname || domain.hostname;
+  const at = error.cached_at ? ` at ${clockTime(error.cached_at, nowMs)}` : '';
+  return `The platform’s resolver cached “no such record” for ${name}${at} and asks again at ${until}; a record created since counts from then.`;
 }
 
 /** Why a certificate failed, in words, with what to do. */
