@@ -6,12 +6,10 @@
 //! HTTP layer's state (axum's `State`) and holds the layer's own parts (the in-flight
 //! idempotency keys, the read cache): nothing outside `http` needs it.
 //!
-//! Allowed cycle with `super::idempotency` and `super::read_cache`: the state owns their
-//! parts (the in-flight keys, the cached answers), and their code reads the state for what
-//! stands beside those parts (the settings, the clock, the store). Sub-states through axum's
-//! `FromRef` would hand each only its own parts, at the price of a struct and a `FromRef` impl
-//! per module and a clone of each part per request, while every handler still takes the
-//! whole state; with one state and two such modules, the plainer shape wins.
+//! Those parts live in files of their own (`idempotency/in_flight.rs`, `read_cache/answers.rs`)
+//! that import neither this state nor the middleware that reads it, so the middleware can
+//! read the state for what stands beside its part (the settings, the clock, the store)
+//! without a ring.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -21,8 +19,8 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::Account;
 use domain_desk_api::local::Faults;
 
-use super::idempotency::InFlight;
-use super::read_cache::ReadCache;
+use super::idempotency::in_flight::InFlight;
+use super::read_cache::answers::ReadCache;
 use crate::clock::Clock;
 use crate::limiter::{BanPolicy, RateLimiter};
 use crate::settings::{ServiceSettings, Storage};

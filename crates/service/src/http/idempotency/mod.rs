@@ -12,8 +12,7 @@
 //! nothing (a `4xx`) are remembered afterwards; `5xx` answers are not remembered, so a retry
 //! after a failure acts again.
 
-use std::collections::HashSet;
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::Arc;
 
 use axum::body::Body;
 use axum::extract::Request;
@@ -33,93 +32,17 @@ use crate::store::idempotency::{self, AnswerIndex, AnswerKey, Fingerprint, NewAn
 use crate::store::time::to_sql;
 use crate::{Error, Result};
 
+pub(super) mod in_flight;
+
 pub const REPLAYED: &str = "idempotent-replayed";
 
 /// Longest accepted `Idempotency-Key`.
 pub const MAX_KEY_LEN: usize = 255;
 
-/// How often (in service-clock time) expired answers are purged.
-const PURGE_EVERY: chrono::TimeDelta = chrono::TimeDelta::minutes(1);
-
 /// Most answers one trip to the writer forgets: about a millisecond of deleting, so keyed
 /// requests queued behind it wait no longer than that. Twice the answers that arrive between
 /// two checks ([`crate::HistoryLimits::IDEMPOTENCY_TRIM_EVERY`]), so a check catches up.
 const FORGET_BATCH: usize = 2 * crate::HistoryLimits::IDEMPOTENCY_TRIM_EVERY as usize;
-
-/// The `(API key, Idempotency-Key)` pairs whose first request is still running, by the name
-/// their answer is remembered under.
-#[derive(Debug, Default)]
-pub struct InFlight {
-    running: Mutex<HashSet<AnswerKey>>,
-    /// When expired answers were last purged.
-    last_purge: Mutex<Option<DateTime<Utc>>>,
-    /// Keyed requests since the last purge: a frozen or slow clock must not let the table
-    /// grow past its bound ([`crate::HistoryLimits::idempotency_answers`]).
-    since_purge: std::sync::atomic::AtomicU64,
-    /// A purge is running (in batches): the next one waits its turn rather than running beside it.
-    purging: std::sync::atomic::AtomicBool,
-}
-
-/// Holds a pair in [`InFlight`] until dropped (also when the request is cancelled).
-struct Running {
-    in_flight: Arc<InFlight>,
-    pair: AnswerKey,
-}
-
-impl Drop for Running {
-    fn drop(&mut self) {
-        self.in_flight
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .remove(&self.pair);
-    }
-}
-
-impl InFlight {
-    fn start(self: &Arc<Self>, pair: AnswerKey) -> Option<Running> {
-        let fresh = self
-            .running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .insert(pair);
-        fresh.then(|| Running {
-            in_flight: self.clone(),
-            pair,
-        })
-    }
-
-    /// How many requests with an `Idempotency-Key` are running now.
-    pub fn len(&self) -> usize {
-        self.running
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// True once per [`PURGE_EVERY`] or per `trim_every` keyed requests, whichever comes
-    /// first: time to forget expired answers and those past the bound.
-    fn purge_due(&self, now: DateTime<Utc>, trim_every: u64) -> bool {
-        use std::sync::atomic::Ordering;
-        let mut last = self
-            .last_purge
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner);
-        let requests = self.since_purge.fetch_add(1, Ordering::Relaxed) + 1;
-        match *last {
-            Some(at) if now >= at && now - at < PURGE_EVERY && requests < trim_every => false,
-            _ => {
-                *last = Some(now);
-                self.since_purge.store(0, Ordering::Relaxed);
-                true
-            }
-        }
-    }
-}
 
 /// What a handler needs to remember its answer together with its change: put in the request's
 /// extensions by the gate for a `POST` with an `Idempotency-Key`.
@@ -496,24 +419,6 @@ mod tests {
         assert_eq!(
             fingerprint("POST", "/v1/projects", b"not json")[..],
             raw.finalize()[..]
-        );
-    }
-
-    #[test]
-    fn a_pair_runs_once_at_a_time() {
-        let in_flight = Arc::new(InFlight::default());
-        let pair = AnswerKey::new("hash", "key-1");
-        let first = in_flight.start(pair).expect("first copy runs");
-        assert!(in_flight.start(pair).is_none(), "second copy refused");
-        assert!(in_flight.start(AnswerKey::new("hash", "key-2")).is_some());
-        assert!(
-            in_flight.start(AnswerKey::new("other", "key-1")).is_some(),
-            "keys are scoped per API key"
-        );
-        drop(first);
-        assert!(
-            in_flight.start(pair).is_some(),
-            "free again once the first ended"
         );
     }
 }

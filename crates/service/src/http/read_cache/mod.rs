@@ -10,9 +10,6 @@
 //! Keys are the caller's account and the full URI; `/v1/rate_limit` (limiter state, not data)
 //! is never cached. The cache is small and cleared when full.
 
-use std::collections::HashMap;
-use std::sync::{Mutex, PoisonError};
-
 use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{HeaderValue, Method, StatusCode, header};
@@ -20,51 +17,13 @@ use axum::middleware::Next;
 use axum::response::Response;
 use bytes::Bytes;
 
+pub(super) mod answers;
+
 use super::extract::{Caller, read_body};
 use crate::http::state::AppState;
 
-/// Most answers kept; the cache is cleared when it would grow past this.
-const CAPACITY: usize = 4096;
-
 /// Largest answer kept (a page of 1,000 domains is about 1 MB).
 const MAX_BODY: usize = 4 * 1024 * 1024;
-
-#[derive(Debug, Default)]
-pub struct ReadCache {
-    answers: Mutex<HashMap<(String, String), Kept>>,
-}
-
-#[derive(Debug, Clone)]
-struct Kept {
-    generation: u64,
-    body: Bytes,
-}
-
-impl ReadCache {
-    fn get(&self, key: &(String, String), generation: u64) -> Option<Bytes> {
-        let answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
-        answers
-            .get(key)
-            .filter(|kept| kept.generation == generation)
-            .map(|kept| kept.body.clone())
-    }
-
-    fn put(&self, key: (String, String), generation: u64, body: Bytes) {
-        let mut answers = self.answers.lock().unwrap_or_else(PoisonError::into_inner);
-        if answers.len() >= CAPACITY && !answers.contains_key(&key) {
-            answers.clear();
-        }
-        answers.insert(key, Kept { generation, body });
-    }
-
-    /// Forgets every answer (a reset changes data without the store's writes alone telling).
-    pub fn clear(&self) {
-        self.answers
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .clear();
-    }
-}
 
 /// Middleware for `/v1` routes, inside the gate (which authenticated the caller and owns the
 /// rate-limit headers) and after the world's lifecycle step.
@@ -109,29 +68,4 @@ fn json(body: Bytes) -> Response {
         HeaderValue::from_static("application/json"),
     );
     response
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn an_answer_is_served_only_at_its_generation() {
-        let cache = ReadCache::default();
-        let key = ("acct".to_owned(), "/v1/projects".to_owned());
-        cache.put(key.clone(), 7, Bytes::from_static(b"[1]"));
-        assert_eq!(cache.get(&key, 7).unwrap(), Bytes::from_static(b"[1]"));
-        assert!(cache.get(&key, 8).is_none());
-        let other = ("other".to_owned(), "/v1/projects".to_owned());
-        assert!(cache.get(&other, 7).is_none());
-    }
-
-    #[test]
-    fn a_full_cache_starts_over() {
-        let cache = ReadCache::default();
-        for n in 0..CAPACITY + 1 {
-            cache.put(("a".into(), n.to_string()), 1, Bytes::new());
-        }
-        assert!(cache.answers.lock().unwrap().len() <= CAPACITY);
-    }
 }
