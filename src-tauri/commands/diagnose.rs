@@ -70,9 +70,12 @@ async fn options(
         let mut options =
             domain_desk_app::doctor_options::for_local_service(local, &info, state.clients())
                 .await?;
-        // In the window the local service is the offline demo: its server is named so.
+        // In the window the local service is the offline demo: its server is named so (the
+        // platform's resolver keeps the name it was given).
         for address in options.resolvers.clone() {
-            options = options.with_resolver_label(address, "the demo’s DNS server");
+            if !options.resolver_labels.contains_key(&address) {
+                options = options.with_resolver_label(address, "the demo’s DNS server");
+            }
         }
         return Ok(options);
     }

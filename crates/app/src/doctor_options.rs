@@ -26,6 +26,9 @@ use domain_desk_doctor::{DoctorOptions, RunClock};
 
 use crate::{Error, Result};
 
+/// What the report calls the local service's platform resolver view.
+pub const PLATFORM_RESOLVER_LABEL: &str = "the platform's resolver";
+
 /// How long the doctor waits for the list of attached hostnames. The list is a nicety (a
 /// warning more or less), so the doctor does not wait out a demo key's rate limit for it.
 const ATTACHED_HOSTNAMES_WAIT: Duration = Duration::from_secs(5);
@@ -39,6 +42,13 @@ pub async fn for_local_service(
     clients: &ClientPool,
 ) -> Result<DoctorOptions> {
     let mut options = from_info(info)?;
+    // After the service's own server, the platform's resolver view: what the verifier and the
+    // CA see, late by the propagation delay and with the negative answers it keeps, so a
+    // "no such name" it cached before the record existed is `negative_cached`.
+    if let Some(resolver) = address(info.platform_resolver.as_deref(), "platform resolver")? {
+        options.resolvers.push(resolver);
+        options = options.with_resolver_label(resolver, PLATFORM_RESOLVER_LABEL);
+    }
     options.clock = platform_clock(control).await?;
     let attached = attached_domains(control, info, clients).await;
     options.attached_hostnames = attached.as_ref().map(|domains| {
@@ -177,9 +187,17 @@ mod tests {
     #[tokio::test]
     async fn the_options_say_what_the_local_service_says() {
         let (options, info) = options_of(true).await;
+        // the service's DNS server, then the platform's resolver view with its caches
         assert_eq!(
             options.resolvers,
-            [info.dns.as_deref().unwrap().parse::<SocketAddr>().unwrap()]
+            [
+                info.dns.as_deref().unwrap().parse::<SocketAddr>().unwrap(),
+                info.platform_resolver
+                    .as_deref()
+                    .unwrap()
+                    .parse::<SocketAddr>()
+                    .unwrap()
+            ]
         );
         assert!(options.is_offline());
         assert_eq!(options.target, info.platform_dns_target);
@@ -216,6 +234,86 @@ mod tests {
         let (unsigned, _) = options_of(false).await;
         assert!(!unsigned.dnssec);
         assert_eq!(unsigned.trust_anchor, None);
+    }
+
+    /// Diagnose in the demo asks the platform's resolver too: a name asked before its CNAME
+    /// existed is still "no such name" there, cached, while the service's server has it.
+    #[tokio::test]
+    async fn the_platform_resolver_is_asked_after_the_dns_server_and_its_cache_is_reported() {
+        let running = domain_desk_test_support::start_with(ServiceSettings {
+            storage: Storage::Memory,
+            clock_speed: 0.0,
+            ..domain_desk_test_support::loopback_settings()
+        })
+        .await;
+        let control = LocalControl::new(&running.base_url()).unwrap();
+        let info = control.info().await.unwrap();
+        let options = for_local_service(&control, &info, &ClientPool::new())
+            .await
+            .unwrap()
+            .with_tls_probe(false);
+        let dns: SocketAddr = info.dns.as_deref().unwrap().parse().unwrap();
+        let resolver: SocketAddr = info.platform_resolver.as_deref().unwrap().parse().unwrap();
+        assert_eq!(options.resolvers, [dns, resolver]);
+        assert_eq!(
+            options.resolver_labels.get(&resolver).map(String::as_str),
+            Some(PLATFORM_RESOLVER_LABEL)
+        );
+
+        // asked before the record exists: the platform's resolver caches "no such name"
+        let before = domain_desk_doctor::diagnose(&["late.example.com"], &options)
+            .await
+            .unwrap();
+        assert!(
+            before.hosts[0]
+                .findings
+                .iter()
+                .any(|finding| finding.code == domain_desk_doctor::FindingCode::RecordMissing),
+            "{:?}",
+            before.hosts[0].findings
+        );
+        control
+            .add_record(
+                "example.com",
+                &domain_desk_api::local::NewZoneRecord {
+                    name: "late".to_owned(),
+                    record_type: domain_desk_api::local::ZoneRecordType::Cname,
+                    value: info.platform_dns_target.clone(),
+                    ttl: None,
+                },
+            )
+            .await
+            .unwrap();
+        // past the propagation delay, inside the demo zones' SOA minimum (300 s)
+        control.advance_clock(120.0).await.unwrap();
+        let options = for_local_service(&control, &info, &ClientPool::new())
+            .await
+            .unwrap()
+            .with_tls_probe(false);
+        let after = domain_desk_doctor::diagnose(&["late.example.com"], &options)
+            .await
+            .unwrap();
+        let findings = &after.hosts[0].findings;
+        let cached = findings
+            .iter()
+            .find(|finding| finding.code == domain_desk_doctor::FindingCode::NegativeCached)
+            .unwrap_or_else(|| panic!("negative_cached: {findings:?}"));
+        assert!(
+            cached.title.contains(PLATFORM_RESOLVER_LABEL),
+            "{}",
+            cached.title
+        );
+        let now = control.clock().await.unwrap().now;
+        assert_eq!(
+            cached.cached_until,
+            Some(now + chrono::TimeDelta::seconds(180))
+        );
+        assert!(
+            findings
+                .iter()
+                .all(|finding| finding.code != domain_desk_doctor::FindingCode::RecordMissing),
+            "{findings:?}"
+        );
     }
 
     #[test]
