@@ -8,6 +8,7 @@
 mod bench;
 mod deb_check;
 mod deny;
+mod http;
 mod installer;
 mod module_cycles;
 mod platforms;

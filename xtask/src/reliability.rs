@@ -8,11 +8,10 @@
 //! under `target/reliability/`, cargo-fuzz with `cargo install --locked`. Reports land in
 //! `target/reliability/`.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
+use std::io::{BufRead, BufReader};
+use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
@@ -521,88 +520,12 @@ impl LocalService {
         body: Option<&Value>,
         want: u16,
     ) -> Result<Value> {
-        let (status, answer) = http(self.api, method, path, key, body)
+        let (status, answer) = crate::http::exchange(self.api, method, path, key, body)
             .with_context(|| format!("{method} {path}; service log: {}", self.log.display()))?;
         if status != want {
             bail!("{method} {path}: expected {want}, got {status}: {answer}");
         }
         Ok(answer)
-    }
-}
-
-/// A minimal HTTP/1.1 exchange (`Connection: close`), enough to set up a pass.
-fn http(
-    addr: SocketAddr,
-    method: &str,
-    path: &str,
-    key: Option<&str>,
-    body: Option<&Value>,
-) -> Result<(u16, Value)> {
-    let mut stream = TcpStream::connect_timeout(&addr, Duration::from_secs(5))?;
-    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
-    let payload = body.map(Value::to_string).unwrap_or_default();
-    let mut request = format!(
-        "{method} {path} HTTP/1.1\r\nHost: {addr}\r\nConnection: close\r\nContent-Length: {}\r\n",
-        payload.len()
-    );
-    if let Some(key) = key {
-        request.push_str(&format!("Authorization: Bearer {key}\r\n"));
-    }
-    if body.is_some() {
-        request.push_str("Content-Type: application/json\r\n");
-    }
-    request.push_str("\r\n");
-    request.push_str(&payload);
-    stream.write_all(request.as_bytes())?;
-    let mut raw = Vec::new();
-    stream.read_to_end(&mut raw)?;
-    let split = raw
-        .windows(4)
-        .position(|w| w == b"\r\n\r\n")
-        .ok_or_else(|| anyhow!("no complete HTTP answer"))?;
-    let head = String::from_utf8_lossy(&raw[..split]).into_owned();
-    let rest = &raw[split + 4..];
-    let status = head
-        .split(' ')
-        .nth(1)
-        .and_then(|s| s.parse::<u16>().ok())
-        .ok_or_else(|| anyhow!("no status line in: {head}"))?;
-    let chunked = head.lines().any(|l| {
-        l.to_ascii_lowercase()
-            .starts_with("transfer-encoding: chunked")
-    });
-    let body = if chunked {
-        dechunk(rest)?
-    } else {
-        rest.to_vec()
-    };
-    let body = String::from_utf8(body).context("the answer is not UTF-8")?;
-    let value = if body.trim().is_empty() {
-        Value::Null
-    } else {
-        serde_json::from_str(&body).with_context(|| format!("answer is not JSON: {body}"))?
-    };
-    Ok((status, value))
-}
-
-fn dechunk(mut rest: &[u8]) -> Result<Vec<u8>> {
-    let mut body = Vec::new();
-    loop {
-        let line_end = rest
-            .windows(2)
-            .position(|w| w == b"\r\n")
-            .ok_or_else(|| anyhow!("bad chunked body"))?;
-        let size = std::str::from_utf8(&rest[..line_end])?;
-        let size = usize::from_str_radix(size.trim(), 16)?;
-        if size == 0 {
-            return Ok(body);
-        }
-        let after = &rest[line_end + 2..];
-        let chunk = after
-            .get(..size)
-            .ok_or_else(|| anyhow!("short chunk in the answer"))?;
-        body.extend_from_slice(chunk);
-        rest = after.get(size + 2..).unwrap_or_default();
     }
 }
 
