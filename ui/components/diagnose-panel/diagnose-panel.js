@@ -8,10 +8,16 @@ import { api } from '../../lib/api.js';
 import { hostOf, sortedFindings, summary, answerText, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords } from '../../lib/report.js';
 import { findDomain } from '../../lib/actions.js';
 import { dateTime, clockTime } from '../../lib/format.js';
-import { screenNow } from '../../lib/app-state.js';
+import { screenNow, store } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
 import { toUnicode } from '../../lib/hostname.js';
 import { toast } from '../../lib/toast.js';
+
+/** Which servers the run asked, in words: the demo's, the ones the settings name (no account), or the world's. */
+export function askedWords(report, signedIn = Boolean(store.get().session)) {
+  if (!report.offline) return 'asked the zone’s nameservers and public resolvers';
+  return signedIn ? 'asked the demo’s DNS servers only' : 'asked only the DNS servers set in the settings';
+}
 
 export class DiagnosePanel extends HTMLElement {
   disconnectedCallback() {
@@ -96,7 +102,7 @@ export class DiagnosePanel extends HTMLElement {
     const certWords = certificateText(host);
     const caa = host.caa;
     render(this.querySelector('#diagnose-body'), html`
-      <p id="diagnose-summary"><strong>${summary(host)}</strong> <span class="muted">· ${report.offline ? 'asked the demo’s DNS server only' : 'asked the zone’s nameservers and public resolvers'} · <span id="diagnose-time">${clockTime(report.generated_at, screenNow())}</span>${clockWords(report) ? html` <span id="diagnose-clock">(${clockWords(report)})</span>` : ''}</span></p>
+      <p id="diagnose-summary"><strong>${summary(host)}</strong> <span class="muted">· ${askedWords(report)} · <span id="diagnose-time">${clockTime(report.generated_at, screenNow())}</span>${clockWords(report) ? html` <span id="diagnose-clock">(${clockWords(report)})</span>` : ''}</span></p>
       ${host.expected_record ? html`<p class="muted small">Expected: ${host.expected_record.type} ${host.expected_record.name} → <span class="mono">${host.expected_record.value}</span></p>` : ''}
       ${providerText(host) ? html`<p class="muted small" id="diagnose-provider">${providerText(host)}</p>` : ''}
       <h4>Findings</h4>
