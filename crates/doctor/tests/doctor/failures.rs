@@ -205,3 +205,42 @@ async fn a_server_without_edns_is_asked_again_the_old_way() {
         .unwrap();
     assert!(codes(host(&report, "www.example.com"), Severity::Error).is_empty());
 }
+
+/// Offline or behind a firewall: the servers that cannot be reached are said once, together,
+/// and what the reachable one said stands — nothing is an error for their silence.
+#[tokio::test(start_paused = true)]
+async fn unreachable_servers_are_said_once_and_judge_nothing() {
+    let server = ZoneServer::start(&world()).await;
+    let silent = [
+        tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap(),
+        tokio::net::UdpSocket::bind("127.0.0.1:0").await.unwrap(),
+    ];
+    let mut opts = options(&[
+        server.address,
+        silent[0].local_addr().unwrap(),
+        silent[1].local_addr().unwrap(),
+    ]);
+    opts.timeout = Duration::from_millis(500);
+    opts.attempts = 1;
+    let report = diagnose(&["www.example.com"], &opts).await.unwrap();
+    let www = host(&report, "www.example.com");
+    let timeouts: Vec<_> = www
+        .findings
+        .iter()
+        .filter(|found| found.code == FindingCode::ServerTimeout)
+        .collect();
+    assert_eq!(timeouts.len(), 1, "{:#?}", www.findings);
+    assert_eq!(timeouts[0].severity, Severity::Warning);
+    assert!(
+        timeouts[0].title.ends_with("could not be reached") && timeouts[0].evidence.len() == 2,
+        "{:#?}",
+        timeouts[0]
+    );
+    assert!(
+        codes(www, Severity::Error).is_empty(),
+        "{:#?}",
+        www.findings
+    );
+    finding(www, FindingCode::RecordCorrect);
+    drop(silent);
+}
