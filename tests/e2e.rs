@@ -465,7 +465,8 @@ async fn demo_walk_from_a_conflicting_record_to_live_then_redirect_and_remove() 
     // The narrow Role column shows where the name goes; hovering it, where it is cut, shows
     // the whole role (its tooltip's text).
     assert_eq!(
-        app.try_attr(&format!("{} .role", row(WWW)), "data-tip").await,
+        app.try_attr(&format!("{} .role", row(WWW)), "data-tip")
+            .await,
         Some(format!("Redirect → {SHOP}"))
     );
     app.screenshot("09-redirect").await;

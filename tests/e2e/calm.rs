@@ -60,8 +60,7 @@ async fn add_one(app: &App, name: &str, hostname: &str) {
 
 #[tokio::test]
 #[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
-async fn a_calm_window_nothing_moves_the_grid_stays_one_tab_stop_and_names_break_between_labels()
-{
+async fn a_calm_window_nothing_moves_the_grid_stays_one_tab_stop_and_names_break_between_labels() {
     let app = App::launch("calm_window").await;
     start_demo(&app).await;
     open_project(&app, PRO_SITE, "Pro site").await;
@@ -272,8 +271,10 @@ async fn a_dialog_gives_the_focus_back_to_the_control_that_opened_it() {
         )
         .await
     };
-    app.wait_text("#dns-records tbody", "the zone's records", |t| !t.is_empty())
-        .await;
+    app.wait_text("#dns-records tbody", "the zone's records", |t| {
+        !t.is_empty()
+    })
+    .await;
     let records = app.text("#dns-records tbody").await;
     let first = close_at().await;
     app.choose("#dns-zone", "example.co.uk").await;
@@ -288,10 +289,16 @@ async fn a_dialog_gives_the_focus_back_to_the_control_that_opened_it() {
         "Close stays where it was: {first} → {second}"
     );
     app.click("#demo-dns-close").await;
-    wait_focus(&app, "add-domain-button", "Demo DNS (opened from Add domain) closed").await;
+    wait_focus(
+        &app,
+        "add-domain-button",
+        "Demo DNS (opened from Add domain) closed",
+    )
+    .await;
 
     // The details' Redirect…, cancelled: back on Redirect….
-    app.click(&format!("{} .host", row("blog.example.com"))).await;
+    app.click(&format!("{} .host", row("blog.example.com")))
+        .await;
     app.wait_attr("#detail-panel", "data-hostname", "blog.example.com")
         .await;
     app.click("#detail-redirect").await;

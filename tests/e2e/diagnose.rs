@@ -35,7 +35,11 @@ async fn a_fresh_profile_diagnoses_a_name_without_an_account() {
         ..domain_desk_test_support::loopback_settings()
     })
     .await;
-    let dns = service.info().dns.clone().expect("the service's DNS address");
+    let dns = service
+        .info()
+        .dns
+        .clone()
+        .expect("the service's DNS address");
     let app = App::launch_in("diagnose_without_account", profile_asking(&dns), &[]).await;
     app.wait_contains("#first-run-title", "Welcome to Domain Desk")
         .await;
@@ -68,7 +72,10 @@ async fn a_fresh_profile_diagnoses_a_name_without_an_account() {
         .stdout(std::process::Stdio::null())
         .status()
         .expect("the second launch runs");
-    assert!(status.success(), "the second launch hands the link over: {status}");
+    assert!(
+        status.success(),
+        "the second launch hands the link over: {status}"
+    );
     app.wait_contains("#diagnose-title", "Diagnose www.example.com")
         .await;
     let body = app.wait_contains("#diagnose-body", "www.example.com").await;
@@ -87,7 +94,8 @@ async fn add_domain_warns_of_a_forbidding_caa_before_the_name_is_added() {
     open_project(&app, PRO_SITE, "Pro site").await;
     app.click("#add-domain-button").await;
     // The demo seeds `locked.example.org CAA 0 issue "other-ca.example"`.
-    app.type_into("#add-hostname", "www.locked.example.org").await;
+    app.type_into("#add-hostname", "www.locked.example.org")
+        .await;
     let warning = app
         .wait_contains("#add-preflight-warnings", "locked.example.org")
         .await;
@@ -108,7 +116,8 @@ async fn add_domain_warns_of_a_forbidding_caa_before_the_name_is_added() {
     )
     .await;
     app.click("#add-domain-button").await;
-    app.type_into("#add-hostname", "www.locked.example.org").await;
+    app.type_into("#add-hostname", "www.locked.example.org")
+        .await;
     app.wait_contains("#add-hostname-message", "subdomain of example.org")
         .await;
     app.wait_attr("#add-preflight", "data-state", "clear").await;

@@ -2,9 +2,9 @@
 //! mistake, and servers that fail, time out or truncate.
 
 mod caa;
+mod capture;
 mod challenge_labels;
 mod dnssec_links;
-mod capture;
 mod failures;
 mod hostile;
 mod nonsense;
