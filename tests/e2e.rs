@@ -1920,25 +1920,33 @@ async fn keyboard_journey_and_small_windows() {
              for (const row of rows()) row.firstHost = row.dataset.hostname;
              const frames = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
              // The active row (the grid's Tab stop) stays in the page wherever the list is
-             // scrolled: the others are in order, one after the other.
-             const placed = () => rows().filter((row) => Number(row.dataset.index) !== table.active)
-               .every((row, i, all) => row.style.top === `${Number(row.dataset.index) * 56}px`
-                 && (i === 0 || Number(row.dataset.index) === Number(all[i - 1].dataset.index) + 1));
+             // scrolled, at its own place; the rows of the range are in order, one after the
+             // other.
+             const kept = (row) => Number(row.dataset.index) === table.active
+               && (table.active < table.range.start || table.active >= table.range.end);
+             const placed = () => rows().every((row) => row.style.top === `${Number(row.dataset.index) * 56}px`)
+               && rows().filter((row) => !kept(row))
+                 .every((row, i, all) => i === 0 || Number(row.dataset.index) === Number(all[i - 1].dataset.index) + 1);
              (async () => {
                let misplaced = 0;
+               let reused = 0;
+               let activeKept = true;
                for (const step of [...Array(10).fill(112), ...Array(10).fill(-112)]) {
                  viewport.scrollTop += step;
                  await frames();
                  if (!placed()) misplaced += 1;
+                 if (!rows().some((row) => Number(row.dataset.index) === table.active)) activeKept = false;
+                 reused = Math.max(reused, rows().filter((row) => row.firstHost !== undefined && row.firstHost !== row.dataset.hostname).length);
                }
-               done({ reused: rows().filter((row) => row.firstHost !== undefined && row.firstHost !== row.dataset.hostname).length,
-                      misplaced, rows: rows().length });
+               done({ reused, misplaced, activeKept, rows: rows().length });
              })();",
         )
         .await;
     assert!(
-        scrolled["reused"].as_u64().is_some_and(|n| n > 0) && scrolled["misplaced"] == 0,
-        "a scroll reuses the rows that left, each in order at its place: {scrolled}"
+        scrolled["reused"].as_u64().is_some_and(|n| n > 0)
+            && scrolled["misplaced"] == 0
+            && scrolled["activeKept"] == true,
+        "a scroll reuses the rows that left, each in order at its place, and keeps the active row: {scrolled}"
     );
     assert_rows_as_drawn_afresh(&app, "scrolled down and back").await;
     app.screenshot("34-scrolled-down-and-back").await;

@@ -85,7 +85,6 @@ export class DomainDetail extends HTMLElement {
       <div class="detail-actions">
         <button type="button" id="verify-button" class="primary">${verifyLabel(domain)}</button>
         <button type="button" id="detail-diagnose">Diagnose</button>
-        <button type="button" id="detail-save-diagnostics" title="Runs the doctor and saves every DNS answer and certificate it sees, for support">Save diagnostics…</button>
         <button type="button" id="detail-make-primary" ${domain.role === 'primary' ? html`disabled title="This is the primary domain"` : ''}>Make primary</button>
         <button type="button" id="detail-redirect" ${domain.role === 'primary' ? html`disabled title="${PRIMARY_CANNOT_REDIRECT}"` : ''}>Redirect…</button>
         <button type="button" id="detail-remove" class="danger">Remove…</button>
@@ -112,6 +111,7 @@ export class DomainDetail extends HTMLElement {
         ${cert.error ? html`<dt>Problem</dt><dd>${cert.error.message}</dd>` : ''}
       </dl>
       <dd-renewal-section hostname="${domain.hostname}"></dd-renewal-section>
+      <p class="detail-support"><button type="button" id="detail-save-diagnostics" aria-describedby="detail-save-diagnostics-note">Save diagnostics…</button> <span class="muted small" id="detail-save-diagnostics-note">runs the doctor and saves every DNS answer and certificate it sees, for support</span></p>
       </div>
     </aside>`;
     // A new copy that changes nothing in the panel (a re-verify finding the same, its check's
