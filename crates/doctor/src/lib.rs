@@ -23,6 +23,7 @@ mod host;
 pub mod live_certificate;
 pub mod markdown;
 pub mod options;
+pub mod picture;
 pub mod preflight;
 pub mod providers;
 pub mod renewal;

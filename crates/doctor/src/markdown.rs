@@ -1,5 +1,8 @@
 //! The report as Markdown that pastes into a support ticket: findings first, each with its
-//! evidence and fix, then the raw views for whoever digs deeper.
+//! evidence and fix, then the path a lookup takes as a text diagram (tickets render no SVG,
+//! [`crate::picture::to_text_diagram`]), then the raw views for whoever digs deeper, each
+//! server's answer as the chain it is, so that a "no such name" stays on the link it belongs
+//! to.
 //!
 //! Every value from the network or the caller goes through [`crate::escape`]: prose with
 //! [`markdown`], values in inline code with [`code`] (or [`code_cell`] in a table), evidence in
@@ -109,29 +112,49 @@ fn render_host(out: &mut String, host: &HostReport) {
     for finding in &host.findings {
         render_finding(out, finding);
     }
+    let diagram = crate::picture::to_text_diagram(host);
+    if !diagram.is_empty() {
+        // Every value in the diagram went through `terminal`: no line of it can close the
+        // fence, which outlasts any run of backticks inside.
+        let fence = code_fence(&diagram);
+        let _ = writeln!(
+            out,
+            "<details open><summary>The path a lookup takes</summary>\n\n{fence}\n{diagram}{fence}\n</details>\n"
+        );
+    }
     if !host.views.is_empty() {
         let _ = writeln!(
             out,
-            "### What each server says\n\n| server | status | records | cache expires | agrees |\n|---|---|---|---|---|"
+            "### What each server says\n\n| server | answer | cache expires | agrees |\n|---|---|---|---|"
         );
         for view in &host.views {
-            let records = view
-                .records
-                .iter()
-                .map(|record| {
-                    markdown(&format!(
-                        "{} {} {} ({} s)",
-                        record.name, record.record_type, record.value, record.ttl
-                    ))
-                })
-                .collect::<Vec<_>>()
-                .join("<br>");
+            let answer = match &view.chain {
+                Some(chain) => code_cell(&chain.to_text()),
+                // A report from before answers were kept as chains: its status and records.
+                None => {
+                    let records = view
+                        .records
+                        .iter()
+                        .map(|record| {
+                            markdown(&format!(
+                                "{} {} {} ({} s)",
+                                record.name, record.record_type, record.value, record.ttl
+                            ))
+                        })
+                        .collect::<Vec<_>>()
+                        .join("<br>");
+                    format!(
+                        "{}{}{records}",
+                        view.status,
+                        if records.is_empty() { "" } else { ": " }
+                    )
+                }
+            };
             let _ = writeln!(
                 out,
-                "| {} | {} | {} | {} | {} |",
+                "| {} | {} | {} | {} |",
                 markdown(&view.source.label),
-                view.status,
-                records,
+                answer,
                 view.cache_expires_in_seconds
                     .map(|seconds| format!("{seconds} s"))
                     .unwrap_or_default(),
@@ -285,5 +308,61 @@ fn render_finding(out: &mut String, finding: &Finding) {
             out,
             "<details><summary>Evidence</summary>\n\n{fence}\n{block}{fence}\n</details>\n"
         );
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::picture::fixtures::{half_moved, misspelt_target, report};
+
+    #[test]
+    fn each_server_answers_with_its_chain_and_no_such_name_on_the_link_it_belongs_to() {
+        let markdown = render(&report(vec![misspelt_target()]));
+        assert!(
+            markdown.contains(
+                "| Cloudflare 1.1.1.1 | `www.example.com → cname.pages.exmaple.net: no such name` | 300 s | yes |"
+            ),
+            "{markdown}"
+        );
+        assert!(
+            markdown.contains(
+                "| ns1.example.com (authoritative) | `www.example.com → cname.pages.exmaple.net (another zone's to answer)` |"
+            ),
+            "{markdown}"
+        );
+        // never the name asked marked missing, nor the bare response code beside it
+        assert!(
+            !markdown.contains("www.example.com: no such name"),
+            "{markdown}"
+        );
+        assert!(!markdown.contains("| NXDOMAIN |"), "{markdown}");
+    }
+
+    #[test]
+    fn the_path_is_a_text_diagram_in_a_fenced_block() {
+        let markdown = render(&report(vec![half_moved()]));
+        let block = "<details open><summary>The path a lookup takes</summary>\n\n```\n\
+                     com (registry) ┬─ ns1.example.com ✓ serves, serial 7\n";
+        assert!(markdown.contains(block), "{markdown}");
+        assert!(
+            markdown.contains(
+                "Google 8.8.8.8: www.example.com: no such name ◷ stale until 12:45 UTC\n\
+                 edge.platform.net → 127.0.0.10 ─ TLS ✓ certificate for www.example.com\n\
+                 edge.platform.net → 127.0.0.11 ─ TLS ✗ certificate for other.example.org\n\
+                 ```\n</details>\n"
+            ),
+            "{markdown}"
+        );
+    }
+
+    #[test]
+    fn a_backtick_in_a_name_cannot_close_the_diagrams_fence() {
+        let mut host = misspelt_target();
+        host.views[1].source.label = "```\n# forged".to_owned();
+        let markdown = render(&report(vec![host]));
+        assert!(markdown.contains("\n````\n"), "{markdown}");
+        assert!(markdown.contains("```\\010# forged: "), "{markdown}");
+        assert!(!markdown.lines().any(|line| line == "# forged"));
     }
 }

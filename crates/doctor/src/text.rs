@@ -1,5 +1,7 @@
 //! The report as plain text for a terminal: one block per hostname, worst findings first,
-//! each with its fix. The Markdown and JSON forms carry the full evidence.
+//! each with its fix, then the path a lookup takes ([`crate::picture::to_text_diagram`]):
+//! each server's answer as the chain it is, with a "no such name" on the link it belongs
+//! to. The Markdown and JSON forms carry the full evidence.
 //!
 //! Names and values come from the network: each goes through [`terminal`], so none can send
 //! the terminal an escape sequence or forge a line.
@@ -60,6 +62,14 @@ pub fn render(report: &Report) -> String {
                 }
             }
         }
+        // The diagram's values went through `terminal` already.
+        let diagram = crate::picture::to_text_diagram(host);
+        if !diagram.is_empty() {
+            let _ = writeln!(out, "  the path a lookup takes:");
+            for line in diagram.lines() {
+                let _ = writeln!(out, "    {line}");
+            }
+        }
         let _ = writeln!(out);
     }
     let _ = writeln!(
@@ -79,4 +89,22 @@ pub fn render(report: &Report) -> String {
         report.clock.describe()
     );
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::picture::fixtures::{misspelt_target, report};
+
+    #[test]
+    fn each_server_answers_with_its_chain() {
+        let text = render(&report(vec![misspelt_target()]));
+        assert!(
+            text.contains(
+                "  the path a lookup takes:\n    ns1.example.com (authoritative): www.example.com → cname.pages.exmaple.net (another zone's to answer) ✗ not the platform's target\n    Cloudflare 1.1.1.1: www.example.com → cname.pages.exmaple.net: no such name ✗\n"
+            ),
+            "{text}"
+        );
+        assert!(!text.contains("www.example.com: no such name"), "{text}");
+    }
 }

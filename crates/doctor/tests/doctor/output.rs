@@ -97,3 +97,35 @@ async fn the_diagnosis_runs_in_a_spawned_task() {
         .unwrap();
     assert_eq!(report.hosts.len(), 1);
 }
+
+#[tokio::test]
+async fn each_server_answers_as_its_chain_in_markdown_and_text() {
+    let server = ZoneServer::start(&world()).await;
+    let report = diagnose(
+        &["www.example.com", "gone.example.com"],
+        &options(&[server.address]),
+    )
+    .await
+    .unwrap();
+    let markdown = report.to_markdown();
+    // the answer link by link, in the table and in the diagram's fenced block
+    let chain = format!("www.example.com → {TARGET} → 192.0.2.1, 2001:db8::1");
+    assert!(markdown.contains(&format!("| `{chain}` |")), "{markdown}");
+    assert!(
+        markdown.contains("<details open><summary>The path a lookup takes</summary>"),
+        "{markdown}"
+    );
+    assert!(markdown.contains(&format!(": {chain} ✓\n")), "{markdown}");
+    // a missing name is missing at the name itself, which is where the chain ends
+    assert!(
+        markdown.contains("| `gone.example.com: no such name` |"),
+        "{markdown}"
+    );
+    let text = report.to_text();
+    assert!(text.contains("  the path a lookup takes:\n"), "{text}");
+    assert!(text.contains(&format!(": {chain} ✓\n")), "{text}");
+    assert!(
+        text.contains(": gone.example.com: no such name ✗\n"),
+        "{text}"
+    );
+}
