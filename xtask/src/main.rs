@@ -5,6 +5,7 @@
 //! it has no logic of the product.
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
+mod architecture;
 mod bench;
 mod deb_check;
 mod deny;
@@ -30,13 +31,15 @@ const USAGE: &str = "usage: cargo xtask <command>
 
 commands:
   run          install what the app needs (Linux), build it and open the window
-  test         install the test tools, then fmt, the module cycles, clippy, cargo deny, every
-               Rust test, the reliability checks, the UI tests, actionlint and the end-to-end
-               tests under Xvfb
+  test         install the test tools, then fmt, the module cycles, the architecture map,
+               clippy, cargo deny, every Rust test, the reliability checks, the UI tests,
+               actionlint and the end-to-end tests under Xvfb
   e2e [NAME…]  only the end-to-end tests (under Xvfb when there is no display); with
                NAMEs, only the tests whose name contains one of them
   cycles [DIR] only the check that no two files of a crate import each other (of the
                workspace at DIR, this one by default)
+  architecture only the check that ARCHITECTURE.md has at most 900 words and that every path
+               it names exists
   deny         cargo deny offline: RustSec's advisories (the ../shared snapshot), licenses,
                sources and banned duplicates, after proving a vulnerable lock file fails
   prereqs      only install what building and testing need (Linux)
@@ -64,6 +67,7 @@ fn main() {
         Some("deny") => deny::run(),
         Some("e2e") => e2e(&args[1..]),
         Some("cycles") => module_cycles::check(&args.get(1).map_or_else(root, PathBuf::from)),
+        Some("architecture") => architecture::check(&root()),
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
         Some("reliability") => reliability::run(),
         Some("contract") => reliability::contract(),
@@ -107,6 +111,8 @@ fn test() -> Result<()> {
     step("rustfmt", cargo().args(["fmt", "--all", "--check"]))?;
     println!("\n==> module cycles");
     module_cycles::check(&root())?;
+    println!("\n==> the architecture map");
+    architecture::check(&root())?;
     step(
         "clippy",
         cargo().args([

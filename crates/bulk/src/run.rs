@@ -38,6 +38,9 @@ pub struct RunOptions {
     /// How long rows wait for a platform that cannot be reached before they are not done,
     /// counted from the first failure of an outage; zero gives up at once.
     pub reconnect_for: Duration,
+    /// The wall clock the ETA reads the key's windows at ([`Client::wait_for`]): the
+    /// computer's, or a frozen one in a test.
+    pub now: fn() -> chrono::DateTime<chrono::Utc>,
 }
 
 impl Default for RunOptions {
@@ -45,6 +48,7 @@ impl Default for RunOptions {
         Self {
             clock_speed: 1.0,
             reconnect_for: DEFAULT_RECONNECT_FOR,
+            now: chrono::Utc::now,
         }
     }
 }
@@ -561,7 +565,7 @@ fn eta(client: &Client, progress: &Progress, options: RunOptions) -> Option<Dura
     let in_flight = client.state().borrow().in_flight as u64;
     let windows = client.wait_for(
         left.saturating_sub(in_flight),
-        chrono::Utc::now(),
+        (options.now)(),
         options.clock_speed,
     );
     let pace = Duration::from_secs_f64(left as f64 / progress.rate.max(1e-9));

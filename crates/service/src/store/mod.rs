@@ -28,6 +28,7 @@ pub mod deploys;
 pub mod domain_json;
 pub mod domains;
 pub mod idempotency;
+pub mod meta;
 pub mod migrations;
 pub mod ownership;
 pub mod page;

@@ -131,6 +131,18 @@ pub fn row_by_id(conn: &Connection, project_id: &str) -> Result<Option<ProjectRo
     .transpose()
 }
 
+/// The id of this account's project named `name`, if it has one (the demo's seeded stories
+/// find their project so).
+pub fn id_by_name(conn: &Connection, account_id: &str, name: &str) -> Result<Option<String>> {
+    Ok(conn
+        .query_row(
+            "SELECT id FROM projects WHERE account_id = ?1 AND name = ?2",
+            params![account_id, name],
+            |row| row.get(0),
+        )
+        .optional()?)
+}
+
 /// The project whose default address is `hostname` (for the edge).
 pub fn row_by_default_address(conn: &Connection, hostname: &str) -> Result<Option<ProjectRow>> {
     conn.query_row(

@@ -8,14 +8,16 @@
 //!
 //! It lives in the world, not in the API seed, because it needs what only the world has: the
 //! DNS target the domain's record names, the CA's issuance time and the zones the event edits.
+//! Its rows are read and written through the store (`store/projects.rs`, `store/domains.rs`,
+//! `store/meta.rs`): no SQL of its own.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use domain_desk_api::local::{NewZoneRecord, ZoneRecordType};
 use domain_desk_api::{Certificate, CertificateStatus, DomainRole, DomainStatus, Hostname};
-use rusqlite::{Connection, OptionalExtension, params};
+use rusqlite::Connection;
 
-use crate::store::domains;
 use crate::store::time::{from_sql, to_sql};
+use crate::store::{domains, meta, projects};
 use crate::{Error, Result};
 
 /// The seeded live domain.
@@ -41,14 +43,7 @@ pub fn seed(
     issuance_time: TimeDelta,
     now: DateTime<Utc>,
 ) -> Result<()> {
-    let project_id: Option<String> = conn
-        .query_row(
-            "SELECT id FROM projects WHERE account_id = ?1 AND name = ?2",
-            params![ACCOUNT, PROJECT_NAME],
-            |row| row.get(0),
-        )
-        .optional()?;
-    let Some(project_id) = project_id else {
+    let Some(project_id) = projects::id_by_name(conn, ACCOUNT, PROJECT_NAME)? else {
         // A database seeded by another version: nothing to hang the story on.
         return Ok(());
     };
@@ -72,29 +67,19 @@ pub fn seed(
     if domains::get(conn, HOSTNAME)?.is_none() {
         domains::insert(conn, &domain)?;
     }
-    conn.execute(
-        "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
-        params![EVENT_KEY, to_sql(now + EVENT_AFTER)],
-    )?;
-    Ok(())
+    meta::set(conn, EVENT_KEY, &to_sql(now + EVENT_AFTER))
 }
 
 /// When the event is due; `None` once it happened (or in a database without it).
 pub fn event_at(conn: &Connection) -> Result<Option<DateTime<Utc>>> {
-    conn.query_row(
-        "SELECT value FROM meta WHERE key = ?1",
-        params![EVENT_KEY],
-        |row| row.get::<_, String>(0),
-    )
-    .optional()?
-    .map(|text| from_sql(&text))
-    .transpose()
+    meta::get(conn, EVENT_KEY)?
+        .map(|text| from_sql(&text))
+        .transpose()
 }
 
 /// Forgets the event once it happened, so a restart does not add the record again.
 pub fn event_done(conn: &Connection) -> Result<()> {
-    conn.execute("DELETE FROM meta WHERE key = ?1", params![EVENT_KEY])?;
-    Ok(())
+    meta::delete(conn, EVENT_KEY)
 }
 
 /// The record the event adds.
