@@ -7,7 +7,7 @@ use std::sync::Arc;
 use futures::future::join_all;
 use hickory_proto::rr::RecordType;
 
-use super::Run;
+use super::run::Run;
 use super::zone::Zone;
 use crate::checks;
 use crate::dns::{Answer, AnswerStatus};

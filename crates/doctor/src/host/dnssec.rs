@@ -3,7 +3,7 @@
 
 use hickory_proto::rr::RecordType;
 
-use super::Run;
+use super::run::Run;
 use crate::checks;
 use crate::report::{Finding, FindingCode};
 

@@ -2,8 +2,8 @@
 //! negative caching, the delegation, servers that disagree), the CAA verdict and whether a
 //! live certificate will renew.
 
-use super::Run;
 use super::answers::Answers;
+use super::run::Run;
 use super::zone::Zone;
 use crate::checks::{self, nameservers, propagation};
 use crate::delegation;

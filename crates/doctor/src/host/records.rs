@@ -6,8 +6,8 @@ use domain_desk_api::Hostname;
 use futures::future::join_all;
 use hickory_proto::rr::RecordType;
 
-use super::Run;
 use super::answers::Answers;
+use super::run::Run;
 use super::zone::Zone;
 use crate::checks::{self, apex_or_subdomain, doubled_zone, health, records};
 use crate::dns::AnswerStatus;

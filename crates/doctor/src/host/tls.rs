@@ -1,8 +1,8 @@
 //! The sixth phase: TLS once the DNS is right — at the edge the caller named, or at every
 //! address the name reaches, each on its own.
 
-use super::Run;
 use super::answers::Answers;
+use super::run::Run;
 use super::zone::Zone;
 use crate::report::{Finding, Severity, TlsProbe};
 

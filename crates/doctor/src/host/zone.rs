@@ -7,7 +7,7 @@ use std::sync::Arc;
 use domain_desk_api::Hostname;
 use hickory_proto::rr::RecordType;
 
-use super::Run;
+use super::run::Run;
 use crate::checks::apex_or_subdomain;
 use crate::delegation;
 use crate::dns::Answer;
