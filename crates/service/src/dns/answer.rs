@@ -118,6 +118,47 @@ impl Zones {
         self.platform_hosts.contains(name)
     }
 
+    /// True when a DNS-01 token visible at `as_of` is published at `name` or below it, inside
+    /// the validation zone.
+    fn validation_tokens_at_or_below(&self, name: &str, as_of: Option<DateTime<Utc>>) -> bool {
+        let Some(zone) = &self.validation.zone else {
+            return false;
+        };
+        if !is_within(name, zone) {
+            return false;
+        }
+        self.validation
+            .tokens
+            .iter()
+            .any(|token| is_within(&token.owner, name) && token.visible_at(as_of))
+    }
+
+    /// RFC 4592: the wildcard record set that answers for `name`, which does not exist in
+    /// `zone`: `*.<closest encloser>` (the nearest parent that exists), when it has records.
+    fn source_of_synthesis(
+        &self,
+        zone: &str,
+        name: &str,
+        as_of: Option<DateTime<Utc>>,
+    ) -> Option<String> {
+        let mut parent = name;
+        while let Some((_, up)) = parent.split_once('.') {
+            parent = up;
+            if parent.len() < zone.len() {
+                return None;
+            }
+            if self.name_exists(zone, parent, as_of) {
+                let source = format!("*.{parent}");
+                return self
+                    .at_name(zone, &source, as_of)
+                    .next()
+                    .is_some()
+                    .then_some(source);
+            }
+        }
+        None
+    }
+
     /// The zone a name belongs to: the longest zone that is the name or a parent of it.
     fn zone_of(&self, name: &str, as_of: Option<DateTime<Utc>>) -> Option<String> {
         let platform = &self.platform.domain;
@@ -142,8 +183,10 @@ impl Zones {
         if zone == self.platform.domain {
             return std::iter::once(&self.platform.dns_target)
                 .chain(self.platform_hosts.iter())
+                .chain(self.validation.zone.iter())
                 .any(|host| host == name || host.ends_with(&below))
-                || self.is_platform_host(name);
+                || self.is_platform_host(name)
+                || self.validation_tokens_at_or_below(name, as_of);
         }
         self.existing.get(name).is_some_and(|indexes| {
             indexes.iter().any(|&index| {
@@ -166,8 +209,16 @@ impl Zones {
             return Ok(Step::OutOfZone);
         };
         *last_zone = Some(zone.clone());
+        // The records answering: the name's own, or a wildcard's in its place (RFC 4592).
+        let mut records_at = std::borrow::Cow::Borrowed(name);
         if !self.name_exists(&zone, name, as_of) {
-            return Ok(Step::NxDomain { zone });
+            match (zone != self.platform.domain)
+                .then(|| self.source_of_synthesis(&zone, name, as_of))
+                .flatten()
+            {
+                Some(source) => records_at = std::borrow::Cow::Owned(source),
+                None => return Ok(Step::NxDomain { zone }),
+            }
         }
         let owner = dns_name(name)?;
         if name == zone && matches!(qtype, RecordType::SOA | RecordType::NS | RecordType::ANY) {
@@ -193,7 +244,22 @@ impl Zones {
                 };
                 let is_host = name == self.platform.dns_target || self.is_platform_host(name);
                 if let (Some(rdata), true) = (rdata, is_host) {
-                    answers.push(Record::from_rdata(owner, PLATFORM_TTL, rdata));
+                    answers.push(Record::from_rdata(owner.clone(), PLATFORM_TTL, rdata));
+                }
+                if matches!(qtype, RecordType::TXT | RecordType::ANY) {
+                    for token in self
+                        .validation
+                        .tokens
+                        .iter()
+                        .filter(|token| token.owner == name && token.visible_at(as_of))
+                    {
+                        answers.push(to_record(
+                            &owner,
+                            ZoneRecordType::Txt,
+                            &token.value,
+                            PLATFORM_TTL,
+                        )?);
+                    }
                 }
             }
             return Ok(Step::Exists { zone });
@@ -205,7 +271,7 @@ impl Zones {
                 answers.push(to_record(&owner, ZoneRecordType::Txt, host, PLATFORM_TTL)?);
             }
         }
-        let here: Vec<&StoredRecord> = self.at_name(&zone, name, as_of).collect();
+        let here: Vec<&StoredRecord> = self.at_name(&zone, &records_at, as_of).collect();
         if let Some(cname) = here
             .iter()
             .find(|stored| stored.record.record_type == ZoneRecordType::Cname)

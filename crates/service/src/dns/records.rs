@@ -92,12 +92,18 @@ pub fn normalise_relative_name(zone: &str, name: &str) -> Result<String> {
         .strip_suffix(&format!(".{zone}"))
         .unwrap_or(&name)
         .to_owned();
-    if relative.contains('*') {
+    // A wildcard record (RFC 4592): a single `*` as the leftmost label, `*` or `*.shop`.
+    let below_wildcard = match relative.strip_prefix('*') {
+        Some("") => None,
+        Some(rest) => Some(rest.strip_prefix('.').unwrap_or("*")),
+        None => Some(relative.as_str()),
+    };
+    if below_wildcard.is_some_and(|rest| rest.contains('*')) {
         return Err(invalid_name(
-            "Wildcard records are not supported by the demo provider.".to_owned(),
+            "A wildcard record's name has a single * as its leftmost label (* or *.shop); no other * is allowed.".to_owned(),
         ));
     }
-    if normalise_hostname(&relative).is_none() {
+    if below_wildcard.is_some_and(|rest| normalise_hostname(rest).is_none()) {
         return Err(invalid_name(format!(
             "{relative:?} is not a valid record name: use letters, digits, hyphens and underscores, labels separated by dots."
         )));
@@ -268,7 +274,20 @@ mod tests {
             normalise_relative_name("example.com", "_acme-challenge").unwrap(),
             "_acme-challenge"
         );
-        assert!(normalise_relative_name("example.com", "*.shop").is_err());
+        assert_eq!(
+            normalise_relative_name("example.com", "*.Shop").unwrap(),
+            "*.shop"
+        );
+        assert_eq!(
+            normalise_relative_name("example.com", "*.example.com").unwrap(),
+            "*"
+        );
+        for bad in ["a.*", "*.*", "*x", "x*.shop", "**"] {
+            assert!(
+                normalise_relative_name("example.com", bad).is_err(),
+                "{bad}"
+            );
+        }
         assert!(normalise_relative_name("example.com", "a..b").is_err());
     }
 

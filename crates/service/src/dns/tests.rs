@@ -1018,3 +1018,165 @@ async fn every_question_of_a_burst_in_flight_is_answered() {
     }
     assert!(seen.iter().all(|&answered| answered));
 }
+
+fn resolved(
+    store: &ZoneStore,
+    name: &str,
+    record_type: RecordType,
+    as_of: Option<DateTime<Utc>>,
+) -> (Vec<String>, bool) {
+    match store.resolve(name, record_type, as_of).unwrap() {
+        Resolution::Answer {
+            answers, nxdomain, ..
+        } => (
+            answers
+                .iter()
+                .map(|record| format!("{} {} {}", record.name, record.record_type(), record.data))
+                .collect(),
+            nxdomain,
+        ),
+        Resolution::Refused => panic!("{name} refused"),
+    }
+}
+
+#[test]
+fn a_wildcard_answers_for_names_without_records_of_their_own() {
+    let store = seeded_store();
+    let now = at("2026-03-02T10:00:00Z");
+    store
+        .add_record(
+            "example.net",
+            &record("*.w", ZoneRecordType::Cname, TARGET),
+            now,
+        )
+        .unwrap();
+    store
+        .add_record(
+            "example.net",
+            &record("x.w", ZoneRecordType::A, "192.0.2.5"),
+            now,
+        )
+        .unwrap();
+    let (answers, nxdomain) = resolved(&store, "anything.w.example.net", RecordType::A, None);
+    assert!(!nxdomain);
+    assert_eq!(
+        answers,
+        [
+            format!("anything.w.example.net. CNAME {TARGET}."),
+            format!("{TARGET}. A 127.0.0.1"),
+        ]
+    );
+    // a name that has records of its own is answered from them alone
+    let (answers, _) = resolved(&store, "x.w.example.net", RecordType::A, None);
+    assert_eq!(answers, ["x.w.example.net. A 192.0.2.5"]);
+    assert!(
+        resolved(&store, "x.w.example.net", RecordType::CNAME, None)
+            .0
+            .is_empty()
+    );
+    // deeper names are covered too (RFC 4592), the wildcard's parent exists without data, and
+    // another branch does not exist
+    assert_eq!(
+        resolved(&store, "a.b.w.example.net", RecordType::CNAME, None).0,
+        [format!("a.b.w.example.net. CNAME {TARGET}.")]
+    );
+    assert_eq!(
+        resolved(&store, "w.example.net", RecordType::A, None),
+        (vec![], false)
+    );
+    assert!(resolved(&store, "other.example.net", RecordType::A, None).1);
+    // the delayed view sees the wildcard only once it was added
+    let before = now - TimeDelta::seconds(1);
+    assert!(
+        resolved(
+            &store,
+            "anything.w.example.net",
+            RecordType::A,
+            Some(before)
+        )
+        .1
+    );
+}
+
+#[test]
+fn validation_tokens_are_txt_in_the_validation_zone_seen_late_by_the_delayed_view() {
+    let store = seeded_store();
+    store.set_validation_zone("acme.domaindesk.test");
+    let published = at("2026-03-02T10:00:00Z");
+    let owner = "shop.example.org.acme.domaindesk.test";
+    store.publish_validation_token(owner, "shop.example.org", "token-1", published);
+    assert_eq!(
+        store.validation_token("shop.example.org"),
+        Some(("token-1".to_owned(), published))
+    );
+    assert_eq!(
+        resolved(&store, owner, RecordType::TXT, None).0,
+        [format!("{owner}. TXT token-1")]
+    );
+    let earlier = Some(published - TimeDelta::seconds(1));
+    assert!(resolved(&store, owner, RecordType::TXT, earlier).1);
+    // the zone and the names between exist (NODATA), a name beside them does not
+    assert_eq!(
+        resolved(&store, "acme.domaindesk.test", RecordType::TXT, None),
+        (vec![], false)
+    );
+    assert_eq!(
+        resolved(
+            &store,
+            "example.org.acme.domaindesk.test",
+            RecordType::TXT,
+            None
+        ),
+        (vec![], false)
+    );
+    assert!(
+        resolved(
+            &store,
+            "blog.example.net.acme.domaindesk.test",
+            RecordType::TXT,
+            None
+        )
+        .1
+    );
+    // reached through the customer's delegation
+    store
+        .add_record(
+            "example.org",
+            &record("_acme-challenge.shop", ZoneRecordType::Cname, owner),
+            published,
+        )
+        .unwrap();
+    assert_eq!(
+        resolved(
+            &store,
+            "_acme-challenge.shop.example.org",
+            RecordType::TXT,
+            None
+        )
+        .0,
+        [
+            format!("_acme-challenge.shop.example.org. CNAME {owner}."),
+            format!("{owner}. TXT token-1"),
+        ]
+    );
+    // a wildcard's order shares the owner with a token of its own; a new token replaces the
+    // order's old one; a withdrawn token stays in the delayed view for a while
+    store.publish_validation_token(owner, "*.shop.example.org", "token-2", published);
+    assert_eq!(resolved(&store, owner, RecordType::TXT, None).0.len(), 2);
+    let withdrawn = published + TimeDelta::minutes(5);
+    store.withdraw_validation_token("shop.example.org", withdrawn);
+    store.withdraw_validation_token("*.shop.example.org", withdrawn);
+    assert_eq!(store.validation_token("shop.example.org"), None);
+    assert!(resolved(&store, owner, RecordType::TXT, None).1);
+    assert_eq!(
+        resolved(
+            &store,
+            owner,
+            RecordType::TXT,
+            Some(withdrawn - TimeDelta::seconds(1))
+        )
+        .0
+        .len(),
+        2
+    );
+}

@@ -121,6 +121,8 @@ pub(super) struct Zones {
     /// What `_domainconnect` at each customer zone's apex answers (TXT): the host of this
     /// DNS provider's Domain Connect API. `None` answers nothing there.
     pub(super) domain_connect_host: Option<String>,
+    /// The validation zone under the platform's and the CA's DNS-01 tokens in it.
+    pub(super) validation: ValidationTokens,
     /// The customer zones' SOA MINIMUM and SOA TTL, in seconds: how long a resolver keeps a
     /// negative answer from them (RFC 2308).
     pub(super) soa_minimum: u32,
@@ -129,6 +131,43 @@ pub(super) struct Zones {
 /// The customer zones' SOA minimum unless told otherwise: five minutes, a common value, long
 /// enough that a negative answer the platform's resolver cached is seen to last.
 pub const DEFAULT_SOA_MINIMUM: u32 = 300;
+
+/// The platform's validation zone (`acme.<platform domain>`), where the CA publishes the TXT
+/// token of each DNS-01 challenge at `<name>.<validation zone>`, the target customers'
+/// `_acme-challenge` CNAMEs name. Tokens keep the virtual times they were published and
+/// withdrawn, so the platform resolver's delayed view sees them late like any record. They
+/// live in memory only: an attempt under way after a restart publishes a new one.
+#[derive(Debug, Clone, Default)]
+pub(super) struct ValidationTokens {
+    /// `None` until the world names it: nothing is answered under it.
+    pub(super) zone: Option<String>,
+    pub(super) tokens: Vec<ValidationToken>,
+}
+
+/// One DNS-01 token as the validation zone serves it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(super) struct ValidationToken {
+    /// The TXT record's owner, `<name without *.>.<validation zone>`.
+    pub(super) owner: String,
+    /// The name whose certificate it validates (`*.shop.example.com` and `shop.example.com`
+    /// share an owner, each with its own token).
+    pub(super) order: String,
+    pub(super) value: String,
+    pub(super) added_at: DateTime<Utc>,
+    pub(super) removed_at: Option<DateTime<Utc>>,
+}
+
+impl ValidationToken {
+    pub(super) fn visible_at(&self, as_of: Option<DateTime<Utc>>) -> bool {
+        match as_of {
+            None => self.removed_at.is_none(),
+            Some(at) => self.added_at <= at && self.removed_at.is_none_or(|removed| removed > at),
+        }
+    }
+}
+
+/// Most withdrawn tokens kept for the delayed view; the oldest go first.
+const WITHDRAWN_TOKENS_KEPT: usize = 1_000;
 
 impl ZoneStore {
     /// An empty store with only the platform zone.
@@ -151,6 +190,7 @@ impl ZoneStore {
                 existing: HashMap::new(),
                 serial: 1,
                 domain_connect_host: None,
+                validation: ValidationTokens::default(),
                 soa_minimum: DEFAULT_SOA_MINIMUM,
             })),
             generation: Arc::new(AtomicU64::new(0)),
@@ -255,11 +295,67 @@ impl ZoneStore {
         zones.serial = zones.serial.wrapping_add(1);
     }
 
+    /// Serves `zone` (under the platform's domain, e.g. `acme.<platform domain>`) as the
+    /// validation zone the CA publishes its DNS-01 tokens in.
+    pub fn set_validation_zone(&self, zone: &str) {
+        let mut zones = self.write();
+        zones.validation.zone = Some(zone.trim_end_matches('.').to_ascii_lowercase());
+        zones.serial = zones.serial.wrapping_add(1);
+    }
+
+    /// The validation zone, once named.
+    pub fn validation_zone(&self) -> Option<String> {
+        self.read().validation.zone.clone()
+    }
+
+    /// Publishes `value` as the DNS-01 token validating `order` (a hostname), as TXT at
+    /// `owner` in the validation zone, from `now` on; a token `order` had before is withdrawn.
+    pub fn publish_validation_token(
+        &self,
+        owner: &str,
+        order: &str,
+        value: &str,
+        now: DateTime<Utc>,
+    ) {
+        let mut zones = self.write();
+        withdraw(&mut zones.validation, order, now);
+        zones.validation.tokens.push(ValidationToken {
+            owner: owner.trim_end_matches('.').to_ascii_lowercase(),
+            order: order.to_owned(),
+            value: value.to_owned(),
+            added_at: now,
+            removed_at: None,
+        });
+        zones.serial = zones.serial.wrapping_add(1);
+    }
+
+    /// The token published for `order` and still served, with when it was published.
+    pub fn validation_token(&self, order: &str) -> Option<(String, DateTime<Utc>)> {
+        self.read()
+            .validation
+            .tokens
+            .iter()
+            .find(|token| token.order == order && token.removed_at.is_none())
+            .map(|token| (token.value.clone(), token.added_at))
+    }
+
+    /// Withdraws `order`'s token (its challenge is over); the delayed view keeps seeing it
+    /// for the propagation delay.
+    pub fn withdraw_validation_token(&self, order: &str, now: DateTime<Utc>) {
+        if self.validation_token(order).is_none() {
+            return;
+        }
+        let mut zones = self.write();
+        withdraw(&mut zones.validation, order, now);
+        zones.serial = zones.serial.wrapping_add(1);
+    }
+
     /// Replaces all customer zones and records (restoring from persistence or resetting).
     pub fn restore(&self, snapshot: ZoneSnapshot) {
         let mut zones = self.write();
         zones.customer = snapshot.zones.into_iter().collect();
         zones.records = snapshot.records;
+        zones.validation.tokens.clear();
         zones.reindex();
         zones.serial = zones.serial.wrapping_add(1);
     }
@@ -515,6 +611,38 @@ impl ZoneStore {
         });
         zones.reindex();
         Ok(())
+    }
+}
+
+/// Marks `order`'s live token withdrawn at `now`, and forgets the oldest withdrawn tokens past
+/// [`WITHDRAWN_TOKENS_KEPT`].
+fn withdraw(validation: &mut ValidationTokens, order: &str, now: DateTime<Utc>) {
+    for token in &mut validation.tokens {
+        if token.order == order && token.removed_at.is_none() {
+            token.removed_at = Some(now);
+        }
+    }
+    let withdrawn = validation
+        .tokens
+        .iter()
+        .filter(|token| token.removed_at.is_some())
+        .count();
+    if withdrawn > WITHDRAWN_TOKENS_KEPT {
+        let mut ages: Vec<DateTime<Utc>> = validation
+            .tokens
+            .iter()
+            .filter_map(|token| token.removed_at)
+            .collect();
+        ages.sort_unstable();
+        let cutoff = ages[withdrawn - WITHDRAWN_TOKENS_KEPT - 1];
+        let mut over = withdrawn - WITHDRAWN_TOKENS_KEPT;
+        validation.tokens.retain(|token| match token.removed_at {
+            Some(at) if at <= cutoff && over > 0 => {
+                over -= 1;
+                false
+            }
+            _ => true,
+        });
     }
 }
 
