@@ -10,6 +10,7 @@
 //! | `locked.example.org` | `CAA 0 issue "other-ca.example"` | a CAA record forbidding the platform's CA, on the parent of ... |
 //! | `www.locked.example.org` | `CNAME <target>` | ... a name that is itself correct: only the climb to the parent finds the CAA |
 //! | `example.org` (apex) | `CAA 0 issue "<ca identity>"` | none: the zone allows the platform's CA |
+//! | `shop.example.org` | `A 192.0.2.77` | none yet: a site live on another host (an address outside the platform), not attached to any project, to attach without a gap: add it, create the `_acme-challenge.shop` CNAME its `certificate.validation.dns_record` names, Verify (the certificate is issued while the old host still serves), then replace the A record with the routing CNAME and Verify again (live at once) |
 //! | `example.co.uk` (apex) | `A 192.0.2.30` | an apex without ALIAS under a two-label public suffix |
 //! | `www.example.co.uk` | `CNAME <target>` | none |
 //! | `app.example.co.uk` | `CNAME <target>` | none yet: the demo's live domain, until a seeded event adds a CAA record at `example.co.uk` that names another CA (`crate::world::renewal_demo`) |
@@ -29,12 +30,18 @@ pub use domain_desk_api::local::DEMO_ZONES;
 /// TTL of the seed records: what the platform asks customers for.
 const SEED_TTL: u32 = 3600;
 
+/// The seeded name live on another host, not attached to any project.
+pub const LIVE_ELSEWHERE: &str = "shop.example.org";
+
+/// The address the other host serves [`LIVE_ELSEWHERE`] at: outside the platform (TEST-NET-1).
+pub const LIVE_ELSEWHERE_ADDRESS: &str = "192.0.2.77";
+
 /// The seed zones and records for a platform whose DNS target is `dns_target` and whose CA
 /// is known to CAA as `ca_identity`.
 pub fn demo_zones(dns_target: &str, ca_identity: &str) -> Result<ZoneSnapshot> {
     let target = dns_target.trim_end_matches('.');
     let seeded_at = DateTime::<Utc>::UNIX_EPOCH;
-    let rows: [(&str, &str, &str, ZoneRecordType, String); 10] = [
+    let rows: [(&str, &str, &str, ZoneRecordType, String); 11] = [
         (
             "example.com",
             "seed-com-shop-a",
@@ -83,6 +90,13 @@ pub fn demo_zones(dns_target: &str, ca_identity: &str) -> Result<ZoneSnapshot> {
             "@",
             ZoneRecordType::Caa,
             format!("0 issue \"{ca_identity}\""),
+        ),
+        (
+            "example.org",
+            "seed-org-shop-a",
+            "shop",
+            ZoneRecordType::A,
+            LIVE_ELSEWHERE_ADDRESS.to_owned(),
         ),
         (
             "example.co.uk",
