@@ -13,12 +13,21 @@ use psl::Psl;
 use crate::{Error, Result};
 
 /// A validated custom-domain hostname in lowercase ASCII (A-label) form, without a trailing dot.
+///
+/// [`Hostname::parse`] refuses wildcards, so every name it gives can be asked of DNS and
+/// served as it is. A domain may also be a wildcard (`*.shop.example.com`): only
+/// [`Hostname::parse_domain`] gives one, and [`Hostname::is_wildcard`] tells it apart.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub struct Hostname {
     ascii: String,
     /// Length in bytes of the registrable domain at the end of `ascii`.
     registrable_len: usize,
+    /// `ascii` starts with `*.`: a single `*` as the leftmost label.
+    wildcard: bool,
 }
+
+/// The label the ACME DNS-01 challenge is asked at (RFC 8555 §8.4).
+pub const ACME_CHALLENGE_LABEL: &str = "_acme-challenge";
 
 impl Hostname {
     /// Parses what a person typed: any case, Unicode or Punycode, with or without a trailing dot.
@@ -93,7 +102,89 @@ impl Hostname {
         Ok(Self {
             ascii,
             registrable_len,
+            wildcard: false,
         })
+    }
+
+    /// Parses a custom domain as [`Hostname::parse`] does, and also accepts a wildcard: a
+    /// single `*` as the leftmost label (`*.example.com`, `*.shop.example.com`) over a name
+    /// that is not itself a public suffix (so `*.com` and `*.co.uk` are refused). Any other
+    /// `*` (`a.*.example.com`, `*.*.example.com`, `*x.example.com`) is refused.
+    pub fn parse_domain(input: &str) -> Result<Self> {
+        let trimmed = input.trim();
+        let Some(base) = trimmed.strip_prefix("*.") else {
+            if trimmed.contains('*') {
+                return Err(invalid(WILDCARD_FORM));
+            }
+            return Self::parse(trimmed);
+        };
+        if base.contains('*') {
+            return Err(invalid(WILDCARD_FORM));
+        }
+        let base = Self::parse(base).map_err(|error| match error {
+            Error::InvalidHostname(message) if message.starts_with("This is a public suffix") => {
+                invalid(
+                    "A wildcard must be under your own domain (*.example.com), not directly under a public suffix.",
+                )
+            }
+            other => other,
+        })?;
+        let ascii = format!("*.{}", base.ascii);
+        if ascii.len() > 253 {
+            return Err(invalid("A hostname can have at most 253 characters."));
+        }
+        Ok(Self {
+            ascii,
+            registrable_len: base.registrable_len,
+            wildcard: true,
+        })
+    }
+
+    /// True for a wildcard domain (`*.shop.example.com`), which only
+    /// [`Hostname::parse_domain`] gives.
+    pub fn is_wildcard(&self) -> bool {
+        self.wildcard
+    }
+
+    /// The name a wildcard stands over (`shop.example.com` for `*.shop.example.com`); the
+    /// name itself for any other.
+    pub fn wildcard_base(&self) -> &str {
+        if self.wildcard {
+            &self.ascii[2..]
+        } else {
+            &self.ascii
+        }
+    }
+
+    /// True when `name` (lowercase, no trailing dot) is one label under this wildcard's base,
+    /// as a wildcard certificate covers it (RFC 6125 §6.4.3); false for any other hostname.
+    pub fn covers(&self, name: &str) -> bool {
+        self.wildcard
+            && name
+                .strip_suffix(self.wildcard_base())
+                .and_then(|head| head.strip_suffix('.'))
+                .is_some_and(|label| !label.is_empty() && !label.contains('.'))
+    }
+
+    /// Where the ACME DNS-01 challenge for this name is asked: `_acme-challenge.shop.example.com`
+    /// for `shop.example.com` and for `*.shop.example.com` alike (RFC 8555 §8.4).
+    pub fn acme_challenge_fqdn(&self) -> String {
+        format!("{ACME_CHALLENGE_LABEL}.{}", self.wildcard_base())
+    }
+
+    /// [`Hostname::acme_challenge_fqdn`] relative to the registrable domain, as DNS providers
+    /// ask for it: `_acme-challenge.shop`, or `_acme-challenge` for an apex (and for
+    /// `*.example.com`).
+    pub fn acme_challenge_name(&self) -> String {
+        let base = self.wildcard_base();
+        if base.len() == self.registrable_len {
+            ACME_CHALLENGE_LABEL.to_owned()
+        } else {
+            format!(
+                "{ACME_CHALLENGE_LABEL}.{}",
+                &base[..base.len() - self.registrable_len - 1]
+            )
+        }
     }
 
     /// The lowercase A-label form, as stored and sent.
@@ -103,7 +194,11 @@ impl Hostname {
 
     /// The Unicode form for display (`bücher.example.com`).
     pub fn unicode(&self) -> String {
-        idna::domain_to_unicode(&self.ascii).0
+        if self.wildcard {
+            format!("*.{}", idna::domain_to_unicode(self.wildcard_base()).0)
+        } else {
+            idna::domain_to_unicode(&self.ascii).0
+        }
     }
 
     /// The registrable domain (`example.co.uk` for `shop.example.co.uk`).
@@ -117,7 +212,7 @@ impl Hostname {
     }
 
     /// The name relative to its registrable domain, as DNS providers ask for it: `shop`, `a.b`,
-    /// or `@` for an apex.
+    /// or `@` for an apex; `*.shop` for `*.shop.example.com`, `*` for `*.example.com`.
     pub fn relative_name(&self) -> &str {
         if self.is_apex() {
             "@"
@@ -145,6 +240,9 @@ impl std::str::FromStr for Hostname {
         Self::parse(s)
     }
 }
+
+const WILDCARD_FORM: &str =
+    "A wildcard is a single * as the leftmost label, such as *.example.com or *.shop.example.com.";
 
 fn invalid(message: &str) -> Error {
     Error::InvalidHostname(message.to_owned())
@@ -208,6 +306,59 @@ mod tests {
             too_long_name.as_str(),
         ] {
             assert!(Hostname::parse(bad).is_err(), "accepted {bad:?}");
+        }
+    }
+
+    #[test]
+    fn wildcards_only_through_parse_domain_and_only_leftmost() {
+        assert!(Hostname::parse("*.example.com").is_err());
+        let wildcard = Hostname::parse_domain("*.Shop.Example.com.").unwrap();
+        assert_eq!(wildcard.as_str(), "*.shop.example.com");
+        assert!(wildcard.is_wildcard() && !wildcard.is_apex());
+        assert_eq!(wildcard.relative_name(), "*.shop");
+        assert_eq!(wildcard.wildcard_base(), "shop.example.com");
+        assert_eq!(wildcard.registrable_domain(), "example.com");
+        assert_eq!(wildcard.acme_challenge_name(), "_acme-challenge.shop");
+        assert_eq!(
+            wildcard.acme_challenge_fqdn(),
+            "_acme-challenge.shop.example.com"
+        );
+        assert!(wildcard.covers("a.shop.example.com"));
+        assert!(!wildcard.covers("a.b.shop.example.com"));
+        assert!(!wildcard.covers("shop.example.com"));
+        assert!(!wildcard.covers("ashop.example.com"));
+        let top = Hostname::parse_domain("*.example.co.uk").unwrap();
+        assert_eq!(top.relative_name(), "*");
+        assert_eq!(top.acme_challenge_name(), "_acme-challenge");
+        assert_eq!(
+            Hostname::parse_domain("*.bücher.example.com")
+                .unwrap()
+                .unicode(),
+            "*.bücher.example.com"
+        );
+        let plain = Hostname::parse_domain("shop.example.com").unwrap();
+        assert!(!plain.is_wildcard());
+        assert_eq!(plain.acme_challenge_name(), "_acme-challenge.shop");
+        assert_eq!(
+            Hostname::parse("example.com")
+                .unwrap()
+                .acme_challenge_name(),
+            "_acme-challenge"
+        );
+        for bad in [
+            "*",
+            "*.",
+            "*.com",
+            "*.co.uk",
+            "*.github.io",
+            "a.*.example.com",
+            "*.*.example.com",
+            "*shop.example.com",
+            "**.example.com",
+            "shop.*",
+            "*.127.0.0.1",
+        ] {
+            assert!(Hostname::parse_domain(bad).is_err(), "accepted {bad:?}");
         }
     }
 

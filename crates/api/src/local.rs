@@ -42,6 +42,11 @@ pub struct LocalInfo {
     /// much. Null from a service that does not say.
     #[serde(default)]
     pub propagation_delay_seconds: Option<u64>,
+    /// The zone the platform's DNS server serves for DNS validation (`acme.<platform
+    /// domain>`): every `certificate.validation.dns_record.value` is a name under it, where the
+    /// CA publishes its DNS-01 TXT token. Null from a service that does not say.
+    #[serde(default)]
+    pub validation_zone: Option<String>,
 }
 
 /// `PUT /_local/dns/{zone}/dnssec` (with `serve --sign-zones`): the signatures a zone gets.
@@ -133,6 +138,9 @@ pub struct ZoneRecord {
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
 pub struct NewZoneRecord {
+    /// Relative to the zone (`shop`, `@` for the apex), or the whole name. A wildcard record
+    /// (RFC 4592) has a single `*` as its leftmost label (`*`, `*.shop`): it answers for names
+    /// under its parent that have no records of their own.
     pub name: String,
     #[serde(rename = "type")]
     pub record_type: ZoneRecordType,

@@ -237,6 +237,10 @@ pub enum CertificateErrorCode {
     /// The name's zone is signed and its DNSSEC answers do not validate (for example,
     /// expired signatures): a validating CA cannot trust what DNS says about the name.
     DnssecInvalid,
+    /// Validation by DNS was needed (a wildcard, the renewal of a certificate validated by
+    /// DNS, a name whose routing record does not pass yet) and the `_acme-challenge` CNAME is
+    /// missing, has another value, or the CA's token is not visible through it yet.
+    DelegationMissing,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -259,6 +263,10 @@ pub struct Certificate {
     /// `null` for any other status.
     #[serde(default)]
     pub renews_at: Option<DateTime<Utc>>,
+    /// How the current or last certificate was validated, and the delegation record that lets
+    /// the platform validate by DNS before traffic moves.
+    #[serde(default)]
+    pub validation: CertificateValidation,
 }
 
 impl Default for Certificate {
@@ -270,8 +278,63 @@ impl Default for Certificate {
             expires_at: None,
             error: None,
             renews_at: None,
+            validation: CertificateValidation::default(),
         }
     }
+}
+
+/// How a certificate's control of the name was proven.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, ToSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ValidationMethod {
+    /// Through the routing record: the name already pointed at the platform.
+    Http,
+    /// Through the delegation: `_acme-challenge.<name>` CNAME to the platform's validation
+    /// zone, where the CA publishes its DNS-01 token (ACME DNS-01 through a CNAME).
+    Dns,
+}
+
+/// `certificate.validation` of a Domain.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct CertificateValidation {
+    /// How the current or last certificate was validated; `null` before any was issued.
+    pub method: Option<ValidationMethod>,
+    /// The delegation record: with it in DNS, the certificate is issued before the routing
+    /// record moves traffic (and a wildcard's certificate can be issued at all).
+    pub dns_record: ValidationRecord,
+}
+
+/// The `_acme-challenge` CNAME that delegates DNS validation to the platform.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct ValidationRecord {
+    /// Always `CNAME`.
+    #[serde(rename = "type")]
+    pub record_type: String,
+    /// Relative to the registrable domain, as DNS providers ask for it: `_acme-challenge.shop`
+    /// for `shop.example.com` and for `*.shop.example.com`, `_acme-challenge` for an apex.
+    pub name: String,
+    /// The whole name (`_acme-challenge.shop.example.com`).
+    pub fqdn: String,
+    /// The CNAME's target, exactly: `<name without *.>.<the platform's validation zone>`.
+    pub value: String,
+}
+
+impl Default for ValidationRecord {
+    fn default() -> Self {
+        Self {
+            record_type: "CNAME".to_owned(),
+            name: String::new(),
+            fqdn: String::new(),
+            value: String::new(),
+        }
+    }
+}
+
+/// The body of `POST /v1/projects/{project_id}/domains/{hostname}/move`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
+pub struct MoveDomain {
+    /// A project of the same account.
+    pub to_project_id: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]

@@ -155,6 +155,23 @@ impl Default for ConnectionLimits {
 
 pub const DEFAULT_PLATFORM_DOMAIN: &str = "pages.local-platform.test";
 
+/// The label under the platform domain of the zone DNS validation is delegated to.
+pub const VALIDATION_ZONE_LABEL: &str = "acme";
+
+impl ServiceSettings {
+    /// The zone the platform's DNS server serves for DNS validation, `acme.<platform domain>`:
+    /// customers point `_acme-challenge.<name>` at `<name>.<this zone>`, where the CA publishes
+    /// its DNS-01 TXT token.
+    pub fn validation_zone(&self) -> String {
+        format!(
+            "{VALIDATION_ZONE_LABEL}.{}",
+            self.platform_domain
+                .trim_end_matches('.')
+                .to_ascii_lowercase()
+        )
+    }
+}
+
 impl Default for ServiceSettings {
     fn default() -> Self {
         let loopback = |port| SocketAddr::from(([127, 0, 0, 1], port));

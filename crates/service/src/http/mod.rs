@@ -43,6 +43,7 @@ pub fn api_router() -> OpenApiRouter<AppState> {
         .routes(routes!(v1::domains::list_domains, v1::domains::add_domain))
         .routes(routes!(v1::domains::get_domain, v1::domains::remove_domain))
         .routes(routes!(v1::domains::verify_domain))
+        .routes(routes!(v1::domain_move::move_domain))
         .routes(routes!(v1::domains::list_removed_domains))
         .routes(routes!(
             v1::domain_config::get_domain_config,

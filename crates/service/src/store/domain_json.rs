@@ -17,7 +17,7 @@ use serde::Serialize;
 
 use super::domains::{
     COLUMNS, REDIRECT_STATUS, certificate_status_from_sql, record_type_from_sql, role_from_sql,
-    status_from_sql, unicode_form,
+    status_from_sql, unicode_form, validation_method_from_sql, validation_record,
 };
 use super::page::{self, After, Page, PageRequest};
 use super::time::from_sql;
@@ -128,7 +128,8 @@ fn write_domain(out: &mut Vec<u8>, row: &rusqlite::Row<'_>) -> Result<After> {
         &record_type_from_sql(required(row, 6, "record type")?)?,
     )?;
     out.extend_from_slice(b",\"name\":");
-    string(out, required(row, 7, "record name")?)?;
+    let dns_name = required(row, 7, "record name")?;
+    string(out, dns_name)?;
     out.extend_from_slice(b",\"value\":");
     string(out, required(row, 8, "record value")?)?;
     out.extend_from_slice(b",\"ttl\":");
@@ -155,7 +156,14 @@ fn write_domain(out: &mut Vec<u8>, row: &rusqlite::Row<'_>) -> Result<After> {
         None => None,
     };
     value(out, &renews_at)?;
-    out.extend_from_slice(b"},\"created_at\":");
+    out.extend_from_slice(b",\"validation\":{\"method\":");
+    value(out, &validation_method_from_sql(optional(row, 18)?)?)?;
+    out.extend_from_slice(b",\"dns_record\":");
+    value(
+        out,
+        &validation_record(hostname, dns_name, required(row, 19, "validation target")?),
+    )?;
+    out.extend_from_slice(b"}},\"created_at\":");
     timestamp(out, created_at)?;
     out.push(b'}');
     Ok(After {
@@ -302,7 +310,7 @@ mod tests {
     }
 
     fn add(conn: &Connection, project: &str, name: &str, role: DomainRole, at: &str) {
-        let hostname = Hostname::parse(name).unwrap();
+        let hostname = Hostname::parse_domain(name).unwrap();
         let redirect_to = (role == DomainRole::Redirect).then(|| "www.example.com".to_owned());
         let domain = domains::new_domain(
             &hostname,
@@ -310,6 +318,7 @@ mod tests {
             role,
             redirect_to,
             "cname.pages.example",
+            "acme.pages.example",
             at.parse().unwrap(),
         );
         domains::insert(conn, &domain).unwrap();
@@ -353,6 +362,13 @@ mod tests {
             DomainRole::Alias,
             "2026-01-04T23:59:59.999Z",
         );
+        add(
+            conn,
+            project,
+            "*.shop.example.com",
+            DomainRole::Alias,
+            "2026-01-04T23:59:59.999999Z",
+        );
         let checked: DateTime<Utc> = "2026-01-05T10:00:00.5Z".parse().unwrap();
         domains::set_verification(
             conn,
@@ -394,6 +410,10 @@ mod tests {
                 expires_at: Some(checked + Duration::days(90)),
                 error: None,
                 renews_at: None,
+                validation: domain_desk_api::CertificateValidation {
+                    method: Some(domain_desk_api::ValidationMethod::Dns),
+                    ..Default::default()
+                },
             },
         )
         .unwrap();
@@ -411,6 +431,10 @@ mod tests {
                     message: "CAA allows only \\ other CAs".into(),
                 }),
                 renews_at: None,
+                validation: domain_desk_api::CertificateValidation {
+                    method: Some(domain_desk_api::ValidationMethod::Http),
+                    ..Default::default()
+                },
             },
         )
         .unwrap();
@@ -425,7 +449,7 @@ mod tests {
         let (conn, project) = store();
         every_state(&conn, &project);
         let typed = domains::page_of_project(&conn, &project, &request(100, None)).unwrap();
-        assert_eq!(typed.items.len(), 5);
+        assert_eq!(typed.items.len(), 6);
         // every optional field is filled somewhere, so none is compared only as null
         let as_value = serde_json::to_value(&typed.items).unwrap();
         for field in [
@@ -437,6 +461,7 @@ mod tests {
             "/certificate/expires_at",
             "/certificate/error",
             "/certificate/renews_at",
+            "/certificate/validation/method",
         ] {
             let filled = as_value
                 .as_array()
@@ -458,7 +483,7 @@ mod tests {
     fn pages_end_and_continue_where_the_typed_pages_do() {
         let (conn, project) = store();
         every_state(&conn, &project);
-        for limit in 1..=6 {
+        for limit in 1..=7 {
             let mut typed_after = None;
             let mut json_after = None;
             loop {

@@ -2,9 +2,11 @@
 //! verifier and the CA only update them ([`set_verification`], [`set_certificate`]).
 
 use chrono::{DateTime, Utc};
+use domain_desk_api::hostname::ACME_CHALLENGE_LABEL;
 use domain_desk_api::{
-    Certificate, CertificateError, CertificateStatus, DnsRecord, DnsRecordType, Domain, DomainRole,
-    DomainStatus, Redirect, Verification, VerificationError,
+    Certificate, CertificateError, CertificateStatus, CertificateValidation, DnsRecord,
+    DnsRecordType, Domain, DomainRole, DomainStatus, Redirect, ValidationMethod, ValidationRecord,
+    Verification, VerificationError,
 };
 use rusqlite::{Connection, OptionalExtension, params};
 
@@ -87,25 +89,77 @@ pub(super) fn record_type_from_sql(text: &str) -> Result<DnsRecordType> {
     }
 }
 
+pub fn validation_method_to_sql(method: Option<ValidationMethod>) -> Option<&'static str> {
+    method.map(|method| match method {
+        ValidationMethod::Http => "http",
+        ValidationMethod::Dns => "dns",
+    })
+}
+
+pub(super) fn validation_method_from_sql(text: Option<&str>) -> Result<Option<ValidationMethod>> {
+    match text {
+        None => Ok(None),
+        Some("http") => Ok(Some(ValidationMethod::Http)),
+        Some("dns") => Ok(Some(ValidationMethod::Dns)),
+        Some(other) => Err(Error::Corrupt(format!("validation method {other:?}"))),
+    }
+}
+
+/// The `_acme-challenge` CNAME of a domain, from its stored columns: `dns_name` is the
+/// routing record's name relative to the registrable domain (`shop`, `*.shop`, `@`, `*`),
+/// `target` the delegation's value. No IDNA or Public Suffix List on the way.
+pub(super) fn validation_record(hostname: &str, dns_name: &str, target: &str) -> ValidationRecord {
+    let relative = match dns_name {
+        "@" | "*" => None,
+        name => Some(name.strip_prefix("*.").unwrap_or(name)),
+    };
+    ValidationRecord {
+        record_type: "CNAME".to_owned(),
+        name: match relative {
+            None => ACME_CHALLENGE_LABEL.to_owned(),
+            Some(relative) => format!("{ACME_CHALLENGE_LABEL}.{relative}"),
+        },
+        fqdn: format!(
+            "{ACME_CHALLENGE_LABEL}.{}",
+            hostname.strip_prefix("*.").unwrap_or(hostname)
+        ),
+        value: target.to_owned(),
+    }
+}
+
+/// The delegation's value for `hostname` under `validation_zone`: the name without a
+/// wildcard's `*.`, then the zone (`shop.example.com.acme.<platform domain>` for
+/// `shop.example.com` and `*.shop.example.com` alike, as both are validated at
+/// `_acme-challenge.shop.example.com`).
+pub fn validation_target(hostname: &str, validation_zone: &str) -> String {
+    format!(
+        "{}.{}",
+        hostname.strip_prefix("*.").unwrap_or(hostname),
+        validation_zone.trim_end_matches('.')
+    )
+}
+
 pub(super) const COLUMNS: &str = "hostname, project_id, apex, role, redirect_to, status, dns_type, dns_name, \
     dns_value, dns_ttl, verification_checked_at, verification_error, certificate_status, \
     certificate_started_at, certificate_issued_at, certificate_expires_at, certificate_error, \
-    created_at";
+    created_at, validation_method, validation_target";
 
 /// The text columns of one row, read before they are parsed (parsing can fail with our
 /// error type, which `query_map` cannot carry).
 struct RawDomain {
-    text: [Option<String>; 16],
+    text: [Option<String>; 18],
     apex: bool,
     ttl: u32,
 }
 
 fn raw(row: &rusqlite::Row<'_>) -> rusqlite::Result<RawDomain> {
-    let mut text: [Option<String>; 16] = Default::default();
-    // Columns 0,1,3..8,10..17 are text; 2 is apex and 9 is the TTL.
-    for (slot, column) in [0, 1, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17]
-        .into_iter()
-        .enumerate()
+    let mut text: [Option<String>; 18] = Default::default();
+    // Columns 0,1,3..8,10..19 are text; 2 is apex and 9 is the TTL.
+    for (slot, column) in [
+        0, 1, 3, 4, 5, 6, 7, 8, 10, 11, 12, 13, 14, 15, 16, 17, 18, 19,
+    ]
+    .into_iter()
+    .enumerate()
     {
         text[slot] = row.get(column)?;
     }
@@ -143,6 +197,8 @@ fn parse(raw: RawDomain) -> Result<Domain> {
         expires_at,
         certificate_error,
         created_at,
+        validation_method,
+        validation_target,
     ] = raw.text;
     let required = |value: Option<String>, what: &str| {
         value.ok_or_else(|| Error::Corrupt(format!("domain without {what}")))
@@ -157,6 +213,15 @@ fn parse(raw: RawDomain) -> Result<Domain> {
         .as_deref()
         .map(serde_json::from_str)
         .transpose()?;
+    let dns_name = required(dns_name, "record name")?;
+    let validation = CertificateValidation {
+        method: validation_method_from_sql(validation_method.as_deref())?,
+        dns_record: validation_record(
+            &hostname,
+            &dns_name,
+            &required(validation_target, "validation target")?,
+        ),
+    };
     Ok(Domain {
         // Only A-labels (`xn--`) have another Unicode form; skip IDNA for the rest.
         unicode_hostname: unicode_form(&hostname).into_owned(),
@@ -174,7 +239,7 @@ fn parse(raw: RawDomain) -> Result<Domain> {
         status: status_from_sql(&required(status, "status")?)?,
         dns_record: DnsRecord {
             record_type: record_type_from_sql(&required(dns_type, "record type")?)?,
-            name: required(dns_name, "record name")?,
+            name: dns_name,
             value: required(dns_value, "record value")?,
             ttl: raw.ttl,
         },
@@ -193,6 +258,7 @@ fn parse(raw: RawDomain) -> Result<Domain> {
                 expires_at,
                 error: certificate_error,
                 renews_at: crate::ca::renews_at(status, expires_at),
+                validation,
             }
         },
         created_at: from_sql(&required(created_at, "creation time")?)?,
@@ -204,7 +270,8 @@ pub fn insert(conn: &Connection, domain: &Domain) -> Result<()> {
         conn,
         &format!(
             "INSERT INTO domains ({COLUMNS}) VALUES \
-             (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18)"
+             (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, \
+              ?19, ?20)"
         ),
         params![
             domain.hostname,
@@ -235,6 +302,8 @@ pub fn insert(conn: &Connection, domain: &Domain) -> Result<()> {
                 .map(serde_json::to_string)
                 .transpose()?,
             to_sql(domain.created_at),
+            validation_method_to_sql(domain.certificate.validation.method),
+            domain.certificate.validation.dns_record.value,
         ],
     )?;
     Ok(())
@@ -405,7 +474,8 @@ pub fn set_verification(
     Ok(())
 }
 
-/// Records the certificate's state and the domain's resulting status.
+/// Records the certificate's state (with its validation method; the delegation record is
+/// the domain's own) and the domain's resulting status.
 pub fn set_certificate(
     conn: &Connection,
     hostname: &str,
@@ -415,7 +485,8 @@ pub fn set_certificate(
     execute_cached(
         conn,
         "UPDATE domains SET status = ?2, certificate_status = ?3, certificate_started_at = ?4,
-             certificate_issued_at = ?5, certificate_expires_at = ?6, certificate_error = ?7
+             certificate_issued_at = ?5, certificate_expires_at = ?6, certificate_error = ?7,
+             validation_method = ?8
          WHERE hostname = ?1",
         params![
             hostname,
@@ -429,18 +500,62 @@ pub fn set_certificate(
                 .as_ref()
                 .map(serde_json::to_string)
                 .transpose()?,
+            validation_method_to_sql(certificate.validation.method),
         ],
     )?;
     Ok(())
 }
 
-/// A new domain as the contract creates it: pending verification, no certificate.
+/// Points every domain's delegation at `validation_zone` (the world's, from its settings)
+/// where it names another: rows written before migration 12 took the zone from their DNS
+/// target, which a platform with its own settings may not match.
+pub fn set_validation_zone(conn: &Connection, validation_zone: &str) -> Result<usize> {
+    execute_cached(
+        conn,
+        "UPDATE domains SET validation_target = (CASE WHEN substr(hostname, 1, 2) = '*.'
+             THEN substr(hostname, 3) ELSE hostname END) || '.' || ?1
+         WHERE validation_target IS NOT ((CASE WHEN substr(hostname, 1, 2) = '*.'
+             THEN substr(hostname, 3) ELSE hostname END) || '.' || ?1)",
+        params![validation_zone.trim_end_matches('.')],
+    )
+}
+
+/// Moves a domain to another project with `role` (status, certificate and validation stay):
+/// the triggers of migrations 6 and 9 keep both projects' counts and primaries.
+pub fn move_to_project(
+    conn: &Connection,
+    hostname: &str,
+    project_id: &str,
+    role: DomainRole,
+) -> Result<()> {
+    execute_cached(
+        conn,
+        "UPDATE domains SET project_id = ?2, role = ?3, redirect_to = NULL WHERE hostname = ?1",
+        params![hostname, project_id, role_to_sql(role)],
+    )?;
+    Ok(())
+}
+
+/// The wildcard domain that covers `name` (`*.shop.example.com` for `a.shop.example.com`),
+/// whichever project holds it; `None` when there is none or `name` has no parent.
+pub fn wildcard_covering(conn: &Connection, name: &str) -> Result<Option<Domain>> {
+    match name.split_once('.') {
+        Some((label, parent)) if !label.is_empty() && parent.contains('.') => {
+            get(conn, &format!("*.{parent}"))
+        }
+        _ => Ok(None),
+    }
+}
+
+/// A new domain as the contract creates it: pending verification, no certificate, its
+/// delegation under `validation_zone`.
 pub fn new_domain(
     hostname: &domain_desk_api::Hostname,
     project_id: &str,
     role: DomainRole,
     redirect_to: Option<String>,
     platform_dns_target: &str,
+    validation_zone: &str,
     now: DateTime<Utc>,
 ) -> Domain {
     let apex = hostname.is_apex();
@@ -466,7 +581,18 @@ pub fn new_domain(
             ttl: DNS_TTL,
         },
         verification: Verification::default(),
-        certificate: Certificate::default(),
+        certificate: Certificate {
+            validation: CertificateValidation {
+                method: None,
+                dns_record: ValidationRecord {
+                    record_type: "CNAME".to_owned(),
+                    name: hostname.acme_challenge_name(),
+                    fqdn: hostname.acme_challenge_fqdn(),
+                    value: validation_target(hostname.as_str(), validation_zone),
+                },
+            },
+            ..Certificate::default()
+        },
         created_at: now,
     }
 }

@@ -236,7 +236,27 @@ pub const MIGRATIONS: &[Migration] = &[
         name: "remembered answers found by an index in memory, not in the table",
         sql: ANSWERS_WITHOUT_INDEX,
     },
+    Migration {
+        version: 12,
+        name: "each domain's certificate validation: its method and the delegation's target",
+        sql: CERTIFICATE_VALIDATION,
+    },
 ];
+
+/// Migration 12. `certificate.validation` of every Domain: how the current or last
+/// certificate was validated (NULL, `http` or `dns`) and the value of the `_acme-challenge`
+/// CNAME that delegates DNS validation, `<name without *.>.<validation zone>`. The zone is
+/// `acme.<platform domain>`, which SQL does not know; existing rows take it from their DNS
+/// target (`<label>.<platform domain>`, as every target the service made so far), and the
+/// world, which knows the settings, corrects any that differ when it starts
+/// (`domains::set_validation_zone`).
+const CERTIFICATE_VALIDATION: &str = r#"
+    ALTER TABLE domains ADD COLUMN validation_method TEXT;
+    ALTER TABLE domains ADD COLUMN validation_target TEXT NOT NULL DEFAULT '';
+    UPDATE domains SET validation_target =
+        (CASE WHEN substr(hostname, 1, 2) = '*.' THEN substr(hostname, 3) ELSE hostname END)
+        || '.acme.' || substr(dns_value, instr(dns_value, '.') + 1);
+"#;
 
 /// Migration 11. A keyed `POST` inserted into the unique index of answers' names, at a random
 /// leaf, and (past the bound) deleted from it at another, on the single writer: pages found,
@@ -457,6 +477,115 @@ mod tests {
         assert_eq!(kept, "yes");
     }
 
+    /// Whether the database has migration 12's columns.
+    fn domains_have_validation(conn: &Connection) -> bool {
+        version(conn) >= 12
+    }
+
+    /// Inserts `domain` as the schema before migration 12 holds it (no validation columns).
+    fn insert_before_validation(conn: &Connection, domain: &domain_desk_api::Domain) {
+        use crate::store::domains::{certificate_status_to_sql, role_to_sql, status_to_sql};
+        conn.execute(
+            "INSERT INTO domains (hostname, project_id, apex, role, redirect_to, status, dns_type,
+                 dns_name, dns_value, dns_ttl, certificate_status, created_at)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
+            rusqlite::params![
+                domain.hostname,
+                domain.project_id,
+                domain.apex,
+                role_to_sql(domain.role),
+                domain.redirect.as_ref().map(|r| r.to.clone()),
+                status_to_sql(domain.status),
+                match domain.dns_record.record_type {
+                    domain_desk_api::DnsRecordType::Cname => "CNAME",
+                    domain_desk_api::DnsRecordType::Alias => "ALIAS",
+                },
+                domain.dns_record.name,
+                domain.dns_record.value,
+                domain.dns_record.ttl,
+                certificate_status_to_sql(domain.certificate.status),
+                crate::store::time::to_sql(domain.created_at),
+            ],
+        )
+        .unwrap();
+    }
+
+    #[test]
+    fn each_domain_gets_its_delegation_from_the_upgrade_on() {
+        use crate::store::domains;
+        use domain_desk_api::{DomainRole, Hostname, ValidationMethod};
+        let now = chrono::Utc::now();
+        let (mut conn, first, _) = two_projects_after(11, now);
+        for name in ["shop.example.com", "example.com", "*.a.example.com"] {
+            let hostname = Hostname::parse_domain(name).unwrap();
+            let domain = domains::new_domain(
+                &hostname,
+                &first,
+                DomainRole::Alias,
+                None,
+                "cname.pages.example",
+                "unused.example",
+                now,
+            );
+            insert_before_validation(&conn, &domain);
+        }
+        migrate(&mut conn, MIGRATIONS).unwrap();
+        let record = |name: &str| {
+            let domain = domains::get(&conn, name).unwrap().unwrap();
+            assert_eq!(domain.certificate.validation.method, None);
+            let record = domain.certificate.validation.dns_record;
+            (record.name, record.fqdn, record.value)
+        };
+        assert_eq!(
+            record("shop.example.com"),
+            (
+                "_acme-challenge.shop".to_owned(),
+                "_acme-challenge.shop.example.com".to_owned(),
+                "shop.example.com.acme.pages.example".to_owned()
+            )
+        );
+        assert_eq!(record("example.com").0, "_acme-challenge", "an apex's name");
+        assert_eq!(
+            record("*.a.example.com"),
+            (
+                "_acme-challenge.a".to_owned(),
+                "_acme-challenge.a.example.com".to_owned(),
+                "a.example.com.acme.pages.example".to_owned()
+            )
+        );
+        // a world with other settings points them at its own zone, once
+        assert_eq!(
+            domains::set_validation_zone(&conn, "acme.other.test").unwrap(),
+            3
+        );
+        assert_eq!(
+            domains::set_validation_zone(&conn, "acme.other.test").unwrap(),
+            0
+        );
+        assert_eq!(record("example.com").2, "example.com.acme.other.test");
+        let mut certificate = domains::get(&conn, "example.com")
+            .unwrap()
+            .unwrap()
+            .certificate;
+        certificate.validation.method = Some(ValidationMethod::Dns);
+        domains::set_certificate(
+            &conn,
+            "example.com",
+            domain_desk_api::DomainStatus::PendingVerification,
+            &certificate,
+        )
+        .unwrap();
+        assert_eq!(
+            domains::get(&conn, "example.com")
+                .unwrap()
+                .unwrap()
+                .certificate
+                .validation
+                .method,
+            Some(ValidationMethod::Dns)
+        );
+    }
+
     /// A database migrated through the first `steps` steps, with one account and two projects
     /// in it (their ids), for the upgrade tests.
     fn two_projects_after(
@@ -495,9 +624,14 @@ mod tests {
                 DomainRole::Alias,
                 None,
                 "t.example",
+                "acme.example",
                 now,
             );
-            domains::insert(conn, &domain).unwrap();
+            if domains_have_validation(conn) {
+                domains::insert(conn, &domain).unwrap();
+            } else {
+                insert_before_validation(conn, &domain);
+            }
         };
         let (mut conn, first, second) = two_projects_after(5, now);
         for name in ["a.example.com", "b.example.com", "c.example.com"] {
@@ -587,8 +721,20 @@ mod tests {
         let now = chrono::Utc::now();
         let add = |conn: &Connection, project: &str, name: &str, role: DomainRole| {
             let hostname = Hostname::parse(name).unwrap();
-            let domain = domains::new_domain(&hostname, project, role, None, "t.example", now);
-            domains::insert(conn, &domain).unwrap();
+            let domain = domains::new_domain(
+                &hostname,
+                project,
+                role,
+                None,
+                "t.example",
+                "acme.example",
+                now,
+            );
+            if domains_have_validation(conn) {
+                domains::insert(conn, &domain).unwrap();
+            } else {
+                insert_before_validation(conn, &domain);
+            }
         };
         let files = BTreeMap::from([("index.html".to_owned(), "hi".to_owned())]);
         let deploy = |conn: &Connection, project: &str, status: DeployStatus| {
@@ -634,6 +780,7 @@ mod tests {
             expires_at: Some(now),
             error: None,
             renews_at: None,
+            validation: Default::default(),
         };
         domains::set_certificate(&conn, "d.example.com", DomainStatus::Live, &issued).unwrap();
         assert_eq!(of(&copies_agree(&conn), &second).2.as_deref(), Some("live"));

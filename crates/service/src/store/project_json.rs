@@ -145,6 +145,7 @@ mod tests {
             DomainRole::Primary,
             None,
             "cname.pages.example",
+            "acme.pages.example",
             at("2026-01-03T00:00:00Z"),
         );
         domains::insert(conn, &domain).unwrap();
@@ -161,6 +162,7 @@ mod tests {
                     expires_at: Some(issued + Duration::days(90)),
                     error: None,
                     renews_at: None,
+                    validation: Default::default(),
                 },
             )
             .unwrap();

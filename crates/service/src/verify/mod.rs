@@ -197,9 +197,12 @@ impl Verifier {
     }
 
     /// Checks that `hostname` points at the platform: a subdomain by a CNAME equal to the
-    /// target with no A/AAAA beside it, an apex by A/AAAA answers equal to the target's.
+    /// target with no A/AAAA beside it, an apex by A/AAAA answers equal to the target's, a
+    /// wildcard by a random label under it (`delegation.rs`).
     pub async fn verify(&self, hostname: &Hostname) -> Result<(), VerificationError> {
-        let outcome = if hostname.is_apex() {
+        let outcome = if hostname.is_wildcard() {
+            self.verify_wildcard(hostname).await
+        } else if hostname.is_apex() {
             self.verify_apex(hostname.as_str()).await
         } else {
             self.verify_subdomain(hostname.as_str()).await
@@ -461,6 +464,8 @@ fn failure(
         cached_until: None,
     }
 }
+
+pub mod delegation;
 
 #[cfg(test)]
 mod tests;

@@ -1,5 +1,6 @@
 //! What the edge asks at every handshake and request: is this name a project's default address
-//! or a live domain, and with which certificate. Answered from the database (through the
+//! or a live domain (itself, or a live wildcard over it that no other domain's name beats), and
+//! with which certificate. Answered from the database (through the
 //! reader pool; the edge calls it on the blocking pool) each time, so a new project is served
 //! at once and a removed domain's next handshake fails, with nothing to keep in sync.
 
@@ -98,9 +99,18 @@ fn route_of(domain: &Domain) -> Route {
     }
 }
 
+/// What a name is served as: its route, whether it is a default address, and the name its
+/// certificate is kept under (a wildcard's own, `*.shop.example.com`, for a name under it).
+type Found = (Route, bool, String);
+
 impl WorldDirectory {
-    /// The route of `name` and whether it is a default address, or `None`.
-    fn lookup(&self, name: &str) -> Result<Option<(Route, bool)>> {
+    /// The route of `name`, or `None`. A domain of that exact name decides, live or not (an
+    /// explicit domain always wins, whichever project holds it); only a name no domain holds
+    /// is served by a live wildcard one label above it.
+    fn lookup(&self, name: &str) -> Result<Option<Found>> {
+        if name.contains('*') {
+            return Ok(None);
+        }
         self.store.read_blocking(|conn| {
             if let Some(project) = projects::row_by_default_address(conn, name)? {
                 return Ok(Some((
@@ -108,11 +118,15 @@ impl WorldDirectory {
                         project_id: project.id,
                     },
                     true,
+                    name.to_owned(),
                 )));
             }
-            Ok(domains::get(conn, name)?
-                .filter(|domain| domain.status == DomainStatus::Live)
-                .map(|domain| (route_of(&domain), false)))
+            let live = |domain: &Domain| domain.status == DomainStatus::Live;
+            let found = match domains::get(conn, name)? {
+                Some(domain) => Some(domain).filter(live),
+                None => domains::wildcard_covering(conn, name)?.filter(live),
+            };
+            Ok(found.map(|domain| (route_of(&domain), false, domain.hostname)))
         })
     }
 }
@@ -120,7 +134,7 @@ impl WorldDirectory {
 impl EdgeDirectory for WorldDirectory {
     fn host(&self, hostname: &str) -> Option<EdgeHost> {
         let name = hostname.trim_end_matches('.').to_ascii_lowercase();
-        let (route, default_address) = match self.lookup(&name) {
+        let (route, default_address, certificate_name) = match self.lookup(&name) {
             Ok(Some(found)) => found,
             Ok(None) => return None,
             Err(error) => {
@@ -129,7 +143,7 @@ impl EdgeDirectory for WorldDirectory {
             }
         };
         let now = self.clock.now();
-        let loaded = match self.certificates.get(&name) {
+        let loaded = match self.certificates.get(&certificate_name) {
             Some(loaded) if !default_address || now < loaded.issued.expires_at - RENEW_BEFORE => {
                 loaded
             }

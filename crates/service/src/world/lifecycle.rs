@@ -1,6 +1,13 @@
 //! What a domain's state should become: the certificate lifecycle's decisions as pure
 //! functions of the domain, what DNS (or the CA's checks) answered, and the clock's now.
 //!
+//! A certificate is validated through the routing record (`http`) or through the delegation
+//! (`dns`: `_acme-challenge.<name>` CNAME to the platform's validation zone). The delegation
+//! lets it be issued before traffic moves: a Verify whose routing fails while the delegation
+//! passes starts issuance and leaves the domain `pending_verification` (issuance never makes a
+//! pending domain live; only a Verify whose routing passes does, at once when the certificate
+//! is already issued).
+//!
 //! It exists apart from [`super::LocalWorld`], which asks DNS, issues certificates and writes
 //! the results, so that every rule (when issuance is due, what a passed or failed check leads
 //! to, when a renewal is tried and when it gives up) is read in one place and unit-tested
@@ -8,8 +15,8 @@
 
 use chrono::{DateTime, TimeDelta, Utc};
 use domain_desk_api::{
-    Certificate, CertificateError, CertificateStatus, Domain, DomainStatus, Verification,
-    VerificationError,
+    Certificate, CertificateError, CertificateStatus, Domain, DomainStatus, ValidationMethod,
+    Verification, VerificationError,
 };
 
 pub use crate::ca::RENEW_BEFORE;
@@ -42,44 +49,60 @@ pub struct VerificationChange {
     pub fresh_certificate: Option<Certificate>,
 }
 
-/// A verification of `domain` that DNS answered with `outcome` at `now`: a pass makes the
-/// domain `Verified` (a live one stays `Live`) and starts issuance unless a certificate is
-/// already issued or issuing; a failure records its error and changes nothing else.
+/// What a Verify found: the routing record's check, and whether the delegation passes
+/// (asked only when it matters: the routing failed, or the name is a wildcard).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerifyOutcome {
+    pub routing: Result<(), VerificationError>,
+    pub delegated: bool,
+}
+
+impl VerifyOutcome {
+    /// The routing record's outcome alone (no delegation).
+    pub fn routing(routing: Result<(), VerificationError>) -> Self {
+        Self {
+            routing,
+            delegated: false,
+        }
+    }
+}
+
+/// A verification of `domain` that DNS answered with `outcome` at `now`. A passing routing
+/// record makes the domain `Verified`, or `Live` at once when its certificate is already
+/// issued (by DNS validation before the switch) or it was live; it starts issuance unless a
+/// certificate is issued or being issued. A failing routing record records its error and
+/// leaves the status; when the delegation passes it still starts issuance (validated by DNS).
 pub fn after_verification(
     domain: &Domain,
-    outcome: &Result<(), VerificationError>,
+    outcome: &VerifyOutcome,
     now: DateTime<Utc>,
 ) -> VerificationChange {
     let verification = Verification {
         checked_at: Some(now),
-        error: outcome.as_ref().err().cloned(),
+        error: outcome.routing.as_ref().err().cloned(),
     };
-    if outcome.is_err() {
-        return VerificationChange {
-            status: domain.status,
-            verification,
-            fresh_certificate: None,
-        };
-    }
-    let keep_certificate = matches!(
+    let in_flight = matches!(
         domain.certificate.status,
         CertificateStatus::Issued | CertificateStatus::Issuing
     );
-    let status = if domain.status == DomainStatus::Live {
-        DomainStatus::Live
-    } else {
-        DomainStatus::Verified
+    let status = match (&outcome.routing, domain.certificate.status) {
+        (Err(_), _) => domain.status,
+        (Ok(()), CertificateStatus::Issued) => DomainStatus::Live,
+        (Ok(()), _) if domain.status == DomainStatus::Live => DomainStatus::Live,
+        (Ok(()), _) => DomainStatus::Verified,
     };
+    let starts = !in_flight && (outcome.routing.is_ok() || outcome.delegated);
     VerificationChange {
         status,
         verification,
-        fresh_certificate: (!keep_certificate).then_some(Certificate {
+        fresh_certificate: starts.then(|| Certificate {
             status: CertificateStatus::Issuing,
             started_at: Some(now),
             issued_at: None,
             expires_at: None,
             error: None,
             renews_at: None,
+            validation: domain.certificate.validation.clone(),
         }),
     }
 }
@@ -139,16 +162,21 @@ pub fn due(domain: &Domain, now: DateTime<Utc>, timings: Timings) -> Due {
 /// What the CA does once its checks answered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum CertificateAction {
-    /// Issue a certificate dated `issued_at` and save it as `Issued` (keeping `started_at`);
-    /// the domain becomes `status`. Its renewal is due [`RENEW_BEFORE`] before it expires.
+    /// Issue a certificate dated `issued_at`, validated by `method`, and save it as `Issued`
+    /// (keeping `started_at`); the domain becomes `status`. Its renewal is due
+    /// [`RENEW_BEFORE`] before it expires.
     Issue {
         issued_at: DateTime<Utc>,
         started_at: Option<DateTime<Utc>>,
         status: DomainStatus,
+        method: ValidationMethod,
     },
-    /// Give up: save this `Failed` certificate; the domain goes back to `Verified` and is no
-    /// longer served.
-    Fail { certificate: Certificate },
+    /// Give up: save this `Failed` certificate; the domain becomes `status` (back to
+    /// `Verified`, or still `PendingVerification`) and is no longer served.
+    Fail {
+        certificate: Certificate,
+        status: DomainStatus,
+    },
     /// Ask again at `at`. An issuance remembers its `cause`, so that the next pass knows it
     /// is not the first attempt.
     Retry {
@@ -164,17 +192,20 @@ pub enum CertificateAction {
     },
 }
 
-/// The outcome of `attempt` for `domain` whose checks answered `check` at `now`.
-/// `first_attempt` is whether no earlier attempt of this issuance failed: passing at the
-/// first attempt, the CA finished when the issuance time was up (the clock may have jumped
-/// well past it); after failed attempts, now.
+/// The outcome of `attempt` for `domain` whose checks answered `check` at `now` (on a pass,
+/// how the CA validated the name). `first_attempt` is whether no earlier attempt of this
+/// issuance failed: passing at the first attempt, the CA finished when the issuance time was
+/// up (the clock may have jumped well past it); after failed attempts, now. An issuance makes
+/// a verified domain live; a pending one (issued by DNS before its routing record passes)
+/// stays pending until a Verify.
 pub fn after_check(
     attempt: Attempt,
     domain: &Domain,
-    check: Result<(), CertificateError>,
+    check: Result<ValidationMethod, CertificateError>,
     now: DateTime<Utc>,
     first_attempt: bool,
 ) -> CertificateAction {
+    let pending = domain.status == DomainStatus::PendingVerification;
     let failed = |cause| CertificateAction::Fail {
         certificate: Certificate {
             status: CertificateStatus::Failed,
@@ -183,23 +214,35 @@ pub fn after_check(
             expires_at: None,
             error: Some(cause),
             renews_at: None,
+            validation: domain.certificate.validation.clone(),
+        },
+        status: if pending {
+            DomainStatus::PendingVerification
+        } else {
+            DomainStatus::Verified
         },
     };
     match (attempt, check) {
-        (Attempt::Issuance { ready_at, .. }, Ok(())) => CertificateAction::Issue {
+        (Attempt::Issuance { ready_at, .. }, Ok(method)) => CertificateAction::Issue {
             issued_at: if first_attempt { ready_at } else { now },
             started_at: domain.certificate.started_at,
-            status: DomainStatus::Live,
+            status: if pending {
+                DomainStatus::PendingVerification
+            } else {
+                DomainStatus::Live
+            },
+            method,
         },
         (Attempt::Issuance { deadline, .. }, Err(cause)) if now >= deadline => failed(cause),
         (Attempt::Issuance { deadline, .. }, Err(cause)) => CertificateAction::Retry {
             at: (now + RETRY_EVERY).min(deadline),
             cause: Some(cause),
         },
-        (Attempt::Renewal { .. }, Ok(())) => CertificateAction::Issue {
+        (Attempt::Renewal { .. }, Ok(method)) => CertificateAction::Issue {
             issued_at: now,
             started_at: Some(now),
             status: domain.status,
+            method,
         },
         (Attempt::Renewal { expires_at }, Err(cause)) if now >= expires_at => failed(cause),
         (Attempt::Renewal { expires_at }, Err(cause)) => CertificateAction::RenewalFailing {
@@ -257,6 +300,7 @@ mod tests {
             expires_at: None,
             error: None,
             renews_at: None,
+            validation: Default::default(),
         }
     }
 
@@ -268,6 +312,7 @@ mod tests {
             expires_at: Some(at(0) + TimeDelta::days(expires_in_days)),
             error: None,
             renews_at: Some(at(0) + TimeDelta::days(expires_in_days) - RENEW_BEFORE),
+            validation: Default::default(),
         }
     }
 
@@ -275,6 +320,17 @@ mod tests {
         CertificateError {
             code: CertificateErrorCode::CaaForbidsIssuance,
             message: "CAA forbids".into(),
+        }
+    }
+
+    fn passed() -> VerifyOutcome {
+        VerifyOutcome::routing(Ok(()))
+    }
+
+    fn delegated(routing: Result<(), VerificationError>) -> VerifyOutcome {
+        VerifyOutcome {
+            routing,
+            delegated: true,
         }
     }
 
@@ -291,7 +347,7 @@ mod tests {
     #[test]
     fn a_passed_verification_verifies_and_starts_issuance() {
         let pending = domain(DomainStatus::PendingVerification, Certificate::default());
-        let change = after_verification(&pending, &Ok(()), at(0));
+        let change = after_verification(&pending, &passed(), at(0));
         assert_eq!(change.status, DomainStatus::Verified);
         assert_eq!(change.verification.checked_at, Some(at(0)));
         assert_eq!(change.verification.error, None);
@@ -301,12 +357,12 @@ mod tests {
     #[test]
     fn a_passed_verification_keeps_a_live_domain_and_its_certificate() {
         let live = domain(DomainStatus::Live, issued(60));
-        let change = after_verification(&live, &Ok(()), at(0));
+        let change = after_verification(&live, &passed(), at(0));
         assert_eq!(change.status, DomainStatus::Live);
         assert_eq!(change.fresh_certificate, None);
 
         let already_issuing = domain(DomainStatus::Verified, issuing(-1));
-        let change = after_verification(&already_issuing, &Ok(()), at(0));
+        let change = after_verification(&already_issuing, &passed(), at(0));
         assert_eq!(change.status, DomainStatus::Verified);
         assert_eq!(change.fresh_certificate, None);
     }
@@ -318,17 +374,70 @@ mod tests {
             error: Some(caa_forbids()),
             ..issuing(-20)
         };
-        let change = after_verification(&domain(DomainStatus::Verified, failed), &Ok(()), at(0));
+        let change = after_verification(&domain(DomainStatus::Verified, failed), &passed(), at(0));
         assert_eq!(change.fresh_certificate, Some(issuing(0)));
     }
 
     #[test]
     fn a_failed_verification_records_its_error_and_changes_nothing_else() {
         let live = domain(DomainStatus::Live, issued(60));
-        let change = after_verification(&live, &Err(record_missing()), at(0));
+        let change =
+            after_verification(&live, &VerifyOutcome::routing(Err(record_missing())), at(0));
         assert_eq!(change.status, DomainStatus::Live);
         assert_eq!(change.verification.error, Some(record_missing()));
         assert_eq!(change.fresh_certificate, None);
+    }
+
+    #[test]
+    fn a_failing_routing_record_with_the_delegation_starts_issuance_and_stays_pending() {
+        let pending = domain(DomainStatus::PendingVerification, Certificate::default());
+        let change = after_verification(&pending, &delegated(Err(record_missing())), at(0));
+        assert_eq!(change.status, DomainStatus::PendingVerification);
+        assert_eq!(change.verification.error, Some(record_missing()));
+        assert_eq!(change.fresh_certificate, Some(issuing(0)));
+        // without the delegation nothing starts
+        let change = after_verification(
+            &pending,
+            &VerifyOutcome::routing(Err(record_missing())),
+            at(0),
+        );
+        assert_eq!(change.fresh_certificate, None);
+    }
+
+    #[test]
+    fn the_first_passing_routing_record_makes_a_domain_with_its_certificate_live_at_once() {
+        let ready = domain(DomainStatus::PendingVerification, issued(90));
+        let change = after_verification(&ready, &passed(), at(0));
+        assert_eq!(change.status, DomainStatus::Live);
+        assert_eq!(change.fresh_certificate, None);
+        // still failing: pending, the certificate kept
+        let change = after_verification(&ready, &delegated(Err(record_missing())), at(0));
+        assert_eq!(change.status, DomainStatus::PendingVerification);
+        assert_eq!(change.fresh_certificate, None);
+    }
+
+    #[test]
+    fn issuance_by_dns_leaves_a_pending_domain_pending_and_a_failure_too() {
+        let pending = domain(DomainStatus::PendingVerification, issuing(0));
+        let attempt = Attempt::Issuance {
+            ready_at: at(2),
+            deadline: at(10),
+        };
+        assert_eq!(
+            after_check(attempt, &pending, Ok(ValidationMethod::Dns), at(2), true),
+            CertificateAction::Issue {
+                issued_at: at(2),
+                started_at: Some(at(0)),
+                status: DomainStatus::PendingVerification,
+                method: ValidationMethod::Dns,
+            }
+        );
+        match after_check(attempt, &pending, Err(caa_forbids()), at(10), false) {
+            CertificateAction::Fail { status, .. } => {
+                assert_eq!(status, DomainStatus::PendingVerification);
+            }
+            other => panic!("fails at the deadline, not {other:?}"),
+        }
     }
 
     #[test]
@@ -381,20 +490,34 @@ mod tests {
             panic!("due");
         };
         assert_eq!(
-            after_check(attempt, &verified, Ok(()), at(300), true),
+            after_check(
+                attempt,
+                &verified,
+                Ok(ValidationMethod::Http),
+                at(300),
+                true
+            ),
             CertificateAction::Issue {
                 issued_at: at(2),
                 started_at: Some(at(0)),
                 status: DomainStatus::Live,
+                method: ValidationMethod::Http,
             }
         );
         // after failed attempts, the CA finished now
         assert_eq!(
-            after_check(attempt, &verified, Ok(()), at(300), false),
+            after_check(
+                attempt,
+                &verified,
+                Ok(ValidationMethod::Http),
+                at(300),
+                false
+            ),
             CertificateAction::Issue {
                 issued_at: at(300),
                 started_at: Some(at(0)),
                 status: DomainStatus::Live,
+                method: ValidationMethod::Http,
             }
         );
     }
@@ -432,7 +555,9 @@ mod tests {
                     expires_at: None,
                     error: Some(caa_forbids()),
                     renews_at: None,
-                }
+                    validation: Default::default(),
+                },
+                status: DomainStatus::Verified,
             }
         );
     }
@@ -444,11 +569,12 @@ mod tests {
             expires_at: at(0) + TimeDelta::days(20),
         };
         assert_eq!(
-            after_check(attempt, &live, Ok(()), at(0), true),
+            after_check(attempt, &live, Ok(ValidationMethod::Dns), at(0), true),
             CertificateAction::Issue {
                 issued_at: at(0),
                 started_at: Some(at(0)),
                 status: DomainStatus::Live,
+                method: ValidationMethod::Dns,
             }
         );
     }
@@ -486,7 +612,7 @@ mod tests {
             }
         );
         let certificate = match after_check(attempt, &live, Err(caa_forbids()), expires_at, true) {
-            CertificateAction::Fail { certificate } => certificate,
+            CertificateAction::Fail { certificate, .. } => certificate,
             other => panic!("fails at expiry, not {other:?}"),
         };
         assert_eq!(certificate.status, CertificateStatus::Failed);

@@ -42,11 +42,11 @@ use crate::dns::{
 };
 use crate::edge::{EdgeDirectory, serve_http_with_limits, serve_https_with_limits};
 use crate::settings::ServiceSettings;
-use crate::store::{Store, certificates, projects, zones};
+use crate::store::{Store, certificates, domains, projects, zones};
 use crate::verify::{LookupFailed, Verifier};
 use directory::{CertificateCache, WorldDirectory};
-pub use lifecycle::RENEW_BEFORE;
 use lifecycle::Timings;
+pub use lifecycle::{RENEW_BEFORE, VerifyOutcome};
 use reconcile::background;
 pub use reconcile::record_verification;
 
@@ -88,6 +88,9 @@ pub struct LocalWorld {
     verifier: Verifier,
     addresses: WorldAddresses,
     propagation_delay: TimeDelta,
+    /// The zone DNS validation is delegated to (`acme.<platform domain>`), served by the
+    /// platform's DNS server with the CA's DNS-01 tokens.
+    validation_zone: String,
     timings: Timings,
     /// Certificates by hostname (domains and default addresses), as in the database.
     certificates: Arc<CertificateCache>,
@@ -166,14 +169,17 @@ impl LocalWorld {
         };
         let identity = settings.ca_identity.clone();
         let target = settings.platform_dns_target.clone();
+        let validation_zone = settings.validation_zone();
         let (issuance_time, now) = (settings.certificate_issuance_time, clock.now());
         let (snapshot, ca, certificates, demo_event) = {
             let store = store.clone();
+            let validation_zone = validation_zone.clone();
             tokio::task::spawn_blocking(move || -> Result<_> {
                 store.write_blocking(|tx| {
+                    domains::set_validation_zone(tx, &validation_zone)?;
                     if !zones::zones_seeded(tx)? {
                         zones::write_zones(tx, &demo_zones(&target, &identity)?)?;
-                        renewal_demo::seed(tx, &target, issuance_time, now)?;
+                        renewal_demo::seed(tx, &target, &validation_zone, issuance_time, now)?;
                     }
                     let ca = match certificates::read_ca(tx)? {
                         Some(material) => CertificateAuthority::load(&identity, material)?,
@@ -210,6 +216,7 @@ impl LocalWorld {
             .with_removed_limit(settings.history.removed_dns_records)
             .with_journal(Arc::new(zones::StoreJournal(store.clone())));
         zones.restore(snapshot);
+        zones.set_validation_zone(&validation_zone);
         {
             // past the bound (lowered since the history was written): the journal writes
             let zones = zones.clone();
@@ -247,6 +254,7 @@ impl LocalWorld {
             verifier,
             addresses,
             propagation_delay: settings.dns_propagation_delay,
+            validation_zone,
             timings: Timings {
                 issuance_time: settings.certificate_issuance_time,
                 deadline: settings.certificate_deadline,
@@ -371,11 +379,12 @@ impl LocalWorld {
         let seed = demo_zones(&settings_target, self.ca.identity())?;
         let demo_event = {
             let seed = seed.clone();
+            let validation_zone = self.validation_zone.clone();
             let (issuance_time, now) = (self.timings.issuance_time, self.clock.now());
             self.store
                 .write(move |tx| {
                     zones::write_zones(tx, &seed)?;
-                    renewal_demo::seed(tx, &settings_target, issuance_time, now)?;
+                    renewal_demo::seed(tx, &settings_target, &validation_zone, issuance_time, now)?;
                     certificates::prune_certificates(tx)?;
                     renewal_demo::event_at(tx)
                 })

@@ -19,17 +19,44 @@ use std::time::Duration;
 use chrono::{DateTime, Utc};
 use domain_desk_api::caa::evaluate;
 use domain_desk_api::{
-    Certificate, CertificateError, CertificateErrorCode, CertificateStatus, Domain, DomainStatus,
-    Hostname, VerificationError, VerificationErrorCode,
+    Certificate, CertificateError, CertificateErrorCode, CertificateStatus, CertificateValidation,
+    Domain, DomainStatus, Hostname, ValidationMethod, VerificationErrorCode,
 };
 use rusqlite::Transaction;
 
-use super::lifecycle::{self, Attempt, CertificateAction, Due};
+use super::lifecycle::{self, Attempt, CertificateAction, Due, VerifyOutcome};
 use super::{LocalWorld, RENEW_BEFORE};
 use crate::Result;
 use crate::ca::IssuedCertificate;
 use crate::dns::Signatures;
 use crate::store::domains;
+use crate::verify::delegation::DelegationProblem;
+
+/// What the CA's checks before an issuance or a renewal answered.
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Check {
+    /// Everything passed; the name was validated by `method`.
+    Passed(ValidationMethod),
+    /// A check failed with this cause.
+    Failed(CertificateError),
+    /// The delegation is there, and the CA's DNS-01 token was just published (or is not
+    /// visible through it yet): look again at `until`. `cause` is what to report if it never
+    /// shows.
+    Waiting {
+        until: DateTime<Utc>,
+        cause: CertificateError,
+    },
+}
+
+/// A DNS-01 token as ACME makes them: 43 characters of base64url (RFC 8555 §8.4).
+fn new_token() -> String {
+    use rand::Rng;
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut rng = rand::thread_rng();
+    (0..43)
+        .map(|_| char::from(ALPHABET[rng.gen_range(0..ALPHABET.len())]))
+        .collect()
+}
 
 /// How often the background task looks for due work while nothing else wakes it (real time).
 const BACKGROUND_TICK: Duration = Duration::from_secs(1);
@@ -101,15 +128,42 @@ impl LocalWorld {
                 return Ok(Some(at));
             }
         }
-        let check = self.check_issuance(&domain.hostname).await;
+        let check = match self.check_issuance(domain, attempt, now).await {
+            Check::Passed(method) => Ok(method),
+            Check::Failed(cause) => Err(cause),
+            Check::Waiting { until, cause } => {
+                let bound = match attempt {
+                    Attempt::Issuance { deadline, .. } => deadline,
+                    Attempt::Renewal { expires_at } => expires_at,
+                };
+                if now < bound {
+                    let until = until.min(bound);
+                    match attempt {
+                        // not a first attempt that passed any more: issued when it passes
+                        Attempt::Issuance { .. } => {
+                            self.lock_failures().insert(domain.hostname.clone(), cause);
+                        }
+                        // a wait for the token, not a failing renewal: no error to show
+                        Attempt::Renewal { .. } => {
+                            self.lock_renewal_retry()
+                                .insert(domain.hostname.clone(), until);
+                        }
+                    }
+                    return Ok(Some(until));
+                }
+                Err(cause)
+            }
+        };
         let first_attempt = !self.lock_failures().contains_key(&domain.hostname);
         match lifecycle::after_check(attempt, domain, check, now, first_attempt) {
             CertificateAction::Issue {
                 issued_at,
                 started_at,
                 status,
+                method,
             } => {
                 let issued = self.issue_and_keep(&domain.hostname, issued_at).await?;
+                self.zones.withdraw_validation_token(&domain.hostname, now);
                 let certificate = Certificate {
                     status: CertificateStatus::Issued,
                     started_at,
@@ -117,27 +171,35 @@ impl LocalWorld {
                     expires_at: Some(issued.expires_at),
                     error: None,
                     renews_at: Some(issued.expires_at - RENEW_BEFORE),
+                    validation: CertificateValidation {
+                        method: Some(method),
+                        dns_record: domain.certificate.validation.dns_record.clone(),
+                    },
                 };
                 self.save_certificate(&domain.hostname, status, certificate)
                     .await?;
                 match attempt {
                     Attempt::Issuance { .. } => {
                         self.lock_failures().remove(&domain.hostname);
-                        tracing::info!(hostname = %domain.hostname, "certificate issued; domain live");
+                        tracing::info!(hostname = %domain.hostname, ?method, ?status, "certificate issued");
                     }
                     Attempt::Renewal { .. } => {
                         self.lock_renewal_retry().remove(&domain.hostname);
-                        tracing::info!(hostname = %domain.hostname, "certificate renewed");
+                        tracing::info!(hostname = %domain.hostname, ?method, "certificate renewed");
                     }
                 }
                 Ok(Some(issued.expires_at - RENEW_BEFORE))
             }
-            CertificateAction::Fail { certificate } => {
+            CertificateAction::Fail {
+                certificate,
+                status,
+            } => {
                 self.lock_renewal_retry().remove(&domain.hostname);
+                self.zones.withdraw_validation_token(&domain.hostname, now);
                 if let (Attempt::Issuance { .. }, Some(cause)) = (attempt, &certificate.error) {
                     tracing::info!(hostname = %domain.hostname, code = ?cause.code, "certificate failed at the deadline");
                 }
-                self.save_certificate(&domain.hostname, DomainStatus::Verified, certificate)
+                self.save_certificate(&domain.hostname, status, certificate)
                     .await?;
                 Ok(None)
             }
@@ -218,56 +280,181 @@ impl LocalWorld {
             .unwrap_or_else(PoisonError::into_inner)
     }
 
-    /// What the CA checks before it issues, the first time and at every renewal alike: the
-    /// name still points at the platform, its zone's DNSSEC validates when the service signs
-    /// its zones, and CAA (RFC 8659, through the platform resolver) allows this CA.
-    async fn check_issuance(&self, hostname: &str) -> std::result::Result<(), CertificateError> {
-        let name = Hostname::parse(hostname).map_err(|error| CertificateError {
-            code: CertificateErrorCode::DnsChanged,
-            message: error.to_string(),
-        })?;
-        if let Err(error) = self.verifier.verify(&name).await {
-            return Err(if error.code == VerificationErrorCode::DnsLookupFailed {
-                CertificateError {
-                    code: CertificateErrorCode::DnsLookupFailed,
-                    message: error.message,
-                }
-            } else {
-                CertificateError {
+    /// What the CA checks before it issues, the first time and at every renewal alike: that
+    /// it can validate the name, its zone's DNSSEC validates when the service signs its
+    /// zones, and CAA (RFC 8659, through the platform resolver; a wildcard's from its parent,
+    /// with `issuewild`) allows this CA.
+    ///
+    /// Validation: a wildcard, and the renewal of a certificate validated by DNS, only by DNS
+    /// (the delegation); any other through the routing record (`http`), and by DNS when the
+    /// routing record does not pass but the delegation does. A name that never passed its
+    /// routing record (still pending) is told what its delegation lacks; one that did and no
+    /// longer points here, `dns_changed` as before.
+    async fn check_issuance(&self, domain: &Domain, attempt: Attempt, now: DateTime<Utc>) -> Check {
+        let hostname = domain.hostname.as_str();
+        let name = match Hostname::parse_domain(hostname) {
+            Ok(name) => name,
+            Err(error) => {
+                return Check::Failed(CertificateError {
                     code: CertificateErrorCode::DnsChanged,
+                    message: error.to_string(),
+                });
+            }
+        };
+        let by_dns_only = name.is_wildcard()
+            || (matches!(attempt, Attempt::Renewal { .. })
+                && domain.certificate.validation.method == Some(ValidationMethod::Dns));
+        let method = if by_dns_only {
+            match self.dns01(&name, now).await {
+                Check::Passed(method) => method,
+                other => return other,
+            }
+        } else {
+            match self.verifier.verify(&name).await {
+                Ok(()) => ValidationMethod::Http,
+                Err(routing) => match self.dns01(&name, now).await {
+                    Check::Passed(method) => method,
+                    Check::Failed(cause)
+                        if cause.code == CertificateErrorCode::DelegationMissing
+                            && domain.status != DomainStatus::PendingVerification =>
+                    {
+                        return Check::Failed(
+                            if routing.code == VerificationErrorCode::DnsLookupFailed {
+                                CertificateError {
+                                    code: CertificateErrorCode::DnsLookupFailed,
+                                    message: routing.message,
+                                }
+                            } else {
+                                CertificateError {
+                                    code: CertificateErrorCode::DnsChanged,
+                                    message: format!(
+                                        "{hostname} no longer points at the platform: {}",
+                                        routing.message
+                                    ),
+                                }
+                            },
+                        );
+                    }
+                    other => return other,
+                },
+            }
+        };
+        if let Err(cause) = self.check_dnssec(hostname) {
+            return Check::Failed(cause);
+        }
+        let relevant = match self.verifier.relevant_caa(name.wildcard_base()).await {
+            Ok(relevant) => relevant,
+            Err(failed) => {
+                return Check::Failed(CertificateError {
+                    code: CertificateErrorCode::DnsLookupFailed,
                     message: format!(
-                        "{hostname} no longer points at the platform: {}",
-                        error.message
+                        "The CA could not look up CAA records for {hostname}: {}",
+                        failed.0
                     ),
-                }
-            });
-        }
-        self.check_dnssec(hostname)?;
-        let relevant = self
-            .verifier
-            .relevant_caa(hostname)
-            .await
-            .map_err(|failed| CertificateError {
-                code: CertificateErrorCode::DnsLookupFailed,
-                message: format!(
-                    "The CA could not look up CAA records for {hostname}: {}",
-                    failed.0
-                ),
-            })?;
-        let decision = evaluate(&relevant.records, self.ca.identity(), false);
+                });
+            }
+        };
+        let decision = evaluate(&relevant.records, self.ca.identity(), name.is_wildcard());
         if decision.allowed {
-            return Ok(());
+            return Check::Passed(method);
         }
-        let at = relevant.found_at.unwrap_or_else(|| hostname.to_owned());
-        Err(CertificateError {
+        let at = relevant
+            .found_at
+            .unwrap_or_else(|| name.wildcard_base().to_owned());
+        let tag = if name.is_wildcard() {
+            "issuewild"
+        } else {
+            "issue"
+        };
+        Check::Failed(CertificateError {
             code: CertificateErrorCode::CaaForbidsIssuance,
             message: format!(
-                "CAA records at {at} forbid the platform's CA ({}): {}. Add `0 issue \"{}\"` there or remove the records.",
+                "CAA records at {at} forbid the platform's CA ({}): {}. Add `0 {tag} \"{}\"` there or remove the records.",
                 self.ca.identity(),
                 decision.reason,
                 self.ca.identity()
             ),
         })
+    }
+
+    /// ACME DNS-01 through the delegation: `_acme-challenge.<name>` must CNAME to the
+    /// name's target in the validation zone, where the CA publishes its token as TXT (once
+    /// per attempt) and then looks for it through the platform's resolver, which sees it only
+    /// after the propagation delay.
+    async fn dns01(&self, name: &Hostname, now: DateTime<Utc>) -> Check {
+        let expected = self.validation_target(name);
+        match self.verifier.delegation(name, &expected).await {
+            Ok(()) => {}
+            Err(DelegationProblem::Missing(message)) => {
+                return Check::Failed(CertificateError {
+                    code: CertificateErrorCode::DelegationMissing,
+                    message: format!(
+                        "The certificate for {name} can only be validated by DNS here: {message}"
+                    ),
+                });
+            }
+            Err(DelegationProblem::LookupFailed(message)) => {
+                return Check::Failed(CertificateError {
+                    code: CertificateErrorCode::DnsLookupFailed,
+                    message,
+                });
+            }
+        }
+        let (token, published_at) = match self.zones.validation_token(name.as_str()) {
+            Some(published) => published,
+            None => {
+                let token = new_token();
+                self.zones
+                    .publish_validation_token(&expected, name.as_str(), &token, now);
+                (token, now)
+            }
+        };
+        match self.verifier.challenge_txt(name, &expected).await {
+            Ok(values) if values.contains(&token) => Check::Passed(ValidationMethod::Dns),
+            Ok(_) => {
+                let visible_at = published_at + self.propagation_delay;
+                Check::Waiting {
+                    until: if visible_at > now {
+                        visible_at
+                    } else {
+                        now + lifecycle::RETRY_EVERY
+                    },
+                    cause: CertificateError {
+                        code: CertificateErrorCode::DelegationMissing,
+                        message: format!(
+                            "The CA's DNS-01 token for {name} is not visible at {expected} through {} yet.",
+                            name.acme_challenge_fqdn()
+                        ),
+                    },
+                }
+            }
+            Err(failed) => Check::Failed(CertificateError {
+                code: CertificateErrorCode::DnsLookupFailed,
+                message: format!(
+                    "The CA could not look up the DNS-01 token for {name}: {}",
+                    failed.0
+                ),
+            }),
+        }
+    }
+
+    /// Publishes a DNS-01 token for `name` unless one is published: called when a Verify
+    /// starts an issuance by DNS, so the token has propagated when the CA looks.
+    pub(super) fn publish_token(&self, name: &Hostname) {
+        if self.zones.validation_token(name.as_str()).is_none() {
+            let expected = self.validation_target(name);
+            self.zones.publish_validation_token(
+                &expected,
+                name.as_str(),
+                &new_token(),
+                self.clock.now(),
+            );
+        }
+    }
+
+    /// The delegation's value for `name`: `<name without *.>.<validation zone>`.
+    pub fn validation_target(&self, name: &Hostname) -> String {
+        domains::validation_target(name.as_str(), &self.validation_zone)
     }
 
     /// A validating CA's resolver refuses a signed zone whose signatures no longer validate
@@ -334,20 +521,28 @@ impl LocalWorld {
     pub async fn verify<T, F>(&self, hostname: &Hostname, record: F) -> Result<T>
     where
         T: Send + 'static,
-        F: FnOnce(
-                &Transaction<'_>,
-                Result<(), VerificationError>,
-                DateTime<Utc>,
-            ) -> Result<(T, bool)>
+        F: FnOnce(&Transaction<'_>, VerifyOutcome, DateTime<Utc>) -> Result<(T, bool)>
             + Send
             + 'static,
     {
-        let outcome = self.verifier.verify(hostname).await;
+        let routing = self.verifier.verify(hostname).await;
+        // The delegation matters when the routing record cannot validate the name.
+        let by_dns = routing.is_err() || hostname.is_wildcard();
+        let delegated = by_dns
+            && self
+                .verifier
+                .delegation(hostname, &self.validation_target(hostname))
+                .await
+                .is_ok();
+        let outcome = VerifyOutcome { routing, delegated };
         let now = self.clock.now();
         let one_at_a_time = self.reconciling.lock().await;
         let (value, fresh_attempt) = self.store.write(move |tx| record(tx, outcome, now)).await?;
         if fresh_attempt {
             self.lock_failures().remove(hostname.as_str());
+            if by_dns && delegated {
+                self.publish_token(hostname);
+            }
         }
         drop(one_at_a_time);
         self.mark_changed();
@@ -362,7 +557,7 @@ impl LocalWorld {
 pub fn record_verification(
     tx: &Transaction<'_>,
     domain: &Domain,
-    outcome: &std::result::Result<(), VerificationError>,
+    outcome: &VerifyOutcome,
     now: DateTime<Utc>,
 ) -> Result<bool> {
     let change = lifecycle::after_verification(domain, outcome, now);

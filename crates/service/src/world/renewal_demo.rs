@@ -40,6 +40,7 @@ const EVENT_KEY: &str = "demo_event.renewal_caa_at";
 pub fn seed(
     conn: &Connection,
     dns_target: &str,
+    validation_zone: &str,
     issuance_time: TimeDelta,
     now: DateTime<Utc>,
 ) -> Result<()> {
@@ -55,6 +56,7 @@ pub fn seed(
         DomainRole::Primary,
         None,
         dns_target.trim_end_matches('.'),
+        validation_zone,
         started_at,
     );
     domain.status = DomainStatus::Verified;

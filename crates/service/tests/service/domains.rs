@@ -67,7 +67,10 @@ async fn a_new_domain_carries_every_field_of_the_contract() {
             "status": "pending_verification",
             "dns_record": {"type": "CNAME", "name": "www.shop", "value": "cname.pages.local-platform.test", "ttl": 3600},
             "verification": {"checked_at": null, "error": null},
-            "certificate": {"status": "none", "started_at": null, "issued_at": null, "expires_at": null, "error": null, "renews_at": null},
+            "certificate": {"status": "none", "started_at": null, "issued_at": null, "expires_at": null, "error": null, "renews_at": null,
+                "validation": {"method": null, "dns_record": {"type": "CNAME", "name": "_acme-challenge.www.shop",
+                    "fqdn": "_acme-challenge.www.shop.example.com",
+                    "value": "www.shop.example.com.acme.pages.local-platform.test"}}},
             "created_at": "2026-03-02T10:00:10Z"
         })
     );
@@ -148,7 +151,13 @@ async fn bad_hostnames_are_refused() {
         "exa mple.com",
         "-bad-.example.com",
         "a..b.com",
-        "*.example.com",
+        "a.*.example.com",
+        "*.*.example.com",
+        "*shop.example.com",
+        "*.com",
+        "*.co.uk",
+        "*",
+        "*.shop.pages.local-platform.test",
         "127.0.0.1",
         "com",
         "co.uk",

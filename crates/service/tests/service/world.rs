@@ -1204,3 +1204,6 @@ async fn the_seeded_demo_domain_is_live_meets_its_caa_event_and_renews_once_fixe
     assert_eq!(text(&again, "/status"), "live", "{}", again.body);
     assert!(caa_records().await.is_empty());
 }
+
+/// The contract's second part: certificates before the switch, wildcards, moving a domain.
+mod switch;

@@ -25,6 +25,7 @@ pub async fn local_info(state: &AppState) -> Result<LocalInfo> {
         ca_certificate_pem: world.ca_certificate_pem,
         dnssec_trust_anchor: world.dnssec_trust_anchor,
         propagation_delay_seconds: u64::try_from(settings.dns_propagation_delay.num_seconds()).ok(),
+        validation_zone: Some(settings.validation_zone()),
         demo_keys: keys
             .into_iter()
             .map(|(plan, key)| (plan.as_str().to_owned(), key))

@@ -4,7 +4,8 @@
 //! becomes an alias. Rules: status 301 only (`unsupported_redirect_status`); both ends must be
 //! this project's (a `to` may also be the project's default address); no self-redirect, no
 //! chain (a `to` that itself redirects), hence no loop; the primary cannot redirect
-//! (`invalid_redirect`).
+//! (`invalid_redirect`). A wildcard domain is neither the primary (`validation_failed`) nor
+//! either end of a redirect (`invalid_redirect`): it stays an alias.
 
 use std::collections::BTreeMap;
 
@@ -76,7 +77,7 @@ fn attached(conn: &Connection, project_id: &str, hostname: &Hostname) -> Result<
     request_body = DomainConfig,
     responses(
         (status = 200, description = "The configuration now in effect", body = DomainConfig),
-        (status = 422, description = "`unsupported_redirect_status`, `invalid_redirect`, `invalid_hostname` or `validation_failed`", body = ErrorBody),
+        (status = 422, description = "`unsupported_redirect_status`, `invalid_redirect` (also a wildcard as a redirect's `from` or `to`), `invalid_hostname` or `validation_failed` (also a wildcard as `primary`)", body = ErrorBody),
     ),
 )]
 pub async fn put_domain_config(
@@ -93,8 +94,16 @@ pub async fn put_domain_config(
             let primary = match &body.primary {
                 None => None,
                 Some(raw) => {
-                    let name = Hostname::parse(raw)
+                    let name = Hostname::parse_domain(raw)
                         .map_err(|err| Error::invalid_hostname("primary", err.to_string()))?;
+                    if name.is_wildcard() {
+                        return Err(Error::validation(
+                            "primary",
+                            format!(
+                                "{name} is a wildcard; the primary domain is one name the project is served at."
+                            ),
+                        ));
+                    }
                     if !attached(tx, &project.id, &name)? {
                         return Err(Error::validation(
                             "primary",
@@ -113,8 +122,13 @@ pub async fn put_domain_config(
                         format!("Redirects use status 301 only, not {}.", rule.status),
                     ));
                 }
-                let from = Hostname::parse(&rule.from)
+                let from = Hostname::parse_domain(&rule.from)
                     .map_err(|err| Error::invalid_hostname("redirects", err.to_string()))?;
+                if from.is_wildcard() {
+                    return Err(Error::invalid_redirect(format!(
+                        "{from} is a wildcard, which cannot redirect."
+                    )));
+                }
                 if !attached(tx, &project.id, &from)? {
                     return Err(Error::invalid_redirect(format!(
                         "{from} is not a domain of this project; add it first."
@@ -166,6 +180,11 @@ fn config_target(
     let lowered = to.trim().trim_end_matches('.').to_ascii_lowercase();
     if lowered == project.default_address {
         return Ok(lowered);
+    }
+    if lowered.contains('*') {
+        return Err(Error::invalid_redirect(format!(
+            "The redirect target {to:?} is a wildcard; a redirect leads to one name."
+        )));
     }
     let target = Hostname::parse(to).map_err(|_| {
         Error::invalid_redirect(format!("The redirect target {to:?} is not a hostname."))

@@ -4,6 +4,8 @@
 //! `redirect_to` while the project has no primary becomes primary, later ones are aliases; with
 //! `redirect_to` the domain 301-redirects to another domain of the project (or to its default
 //! address), never to itself and never to a domain that redirects (no chains).
+//! A wildcard (`*.shop.example.com`) is added like any name but never becomes primary (it is
+//! an alias even as a project's first domain) and cannot redirect or be redirected to.
 //! Removing is always allowed; redirects that pointed at the removed domain re-point to the
 //! project's current address (its live primary domain, else its default address). When the
 //! removed name still points at the platform, the `204` names the record to delete
@@ -100,6 +102,11 @@ pub(crate) fn redirect_target(
     if lowered == project.default_address {
         return Ok(lowered);
     }
+    if lowered.contains('*') {
+        return Err(Error::invalid_redirect(format!(
+            "The redirect target {to:?} is a wildcard; a redirect leads to one name."
+        )));
+    }
     let target = Hostname::parse(to).map_err(|_| {
         Error::invalid_redirect(format!("The redirect target {to:?} is not a hostname."))
     })?;
@@ -134,10 +141,10 @@ pub(crate) fn redirect_target(
     params(("project_id" = String, Path, description = "The project's id")),
     request_body = AddDomain,
     responses(
-        (status = 201, description = "The new domain, pending verification, with the DNS record to create", body = Domain),
+        (status = 201, description = "The new domain, pending verification, with the DNS record to create (the routing record) and `certificate.validation.dns_record` (the delegation that lets the certificate be issued before traffic moves). `hostname` may be a wildcard (`*.example.com`, `*.shop.example.com`: a single `*` as the leftmost label, not directly under a public suffix); a wildcard is never primary (an alias even as the first domain) and its certificate is validated by DNS only", body = Domain),
         (status = 403, description = "`plan_upgrade_required` (Free plan) or `key_banned`", body = ErrorBody),
         (status = 409, description = "`deploy_required`, `domain_already_attached`, `domain_taken` or `domain_limit_reached`. When a project of another account holds the name, `domain_taken` carries `ownership_challenge`: the TXT record (`name`, `fqdn`, `value`, `expires_at`) that proves control of it; once the platform's resolver sees it, adding again moves the domain here (the other project loses it at once and lists it under `removed_domains`)", body = ErrorBody),
-        (status = 422, description = "`invalid_hostname`, `invalid_redirect` or `validation_failed`", body = ErrorBody),
+        (status = 422, description = "`invalid_hostname` (also any other wildcard form), `invalid_redirect` (also a wildcard with `redirect_to`, or a wildcard as `redirect_to`) or `validation_failed`", body = ErrorBody),
     ),
 )]
 pub async fn add_domain(
@@ -150,13 +157,14 @@ pub async fn add_domain(
     let now = state.now();
     let platform_domain = state.settings().platform_domain.clone();
     let platform_target = state.settings().platform_dns_target.clone();
+    let validation_zone = state.settings().validation_zone();
     let account = caller.account;
     let pending = pending.map(|Extension(pending)| pending);
     // A name another account holds may be taken over with a proof in DNS, looked up before
     // the transaction (see `ownership`).
     // Parsed once, here: IDNA and the Public Suffix List are work the writer's thread, which
     // every write waits for, need not do. Its error is still reported at its place below.
-    let parsed = Hostname::parse(&body.hostname);
+    let parsed = Hostname::parse_domain(&body.hostname);
     let prepared = match &parsed {
         Ok(hostname) if account.plan.allows_custom_domains() => {
             ownership::prepare(&state, &account.id, hostname).await?
@@ -184,6 +192,11 @@ pub async fn add_domain(
                 "hostname",
                 format!("Names under the platform's own domain {platform_domain} cannot be added."),
             ));
+        }
+        if hostname.is_wildcard() && body.redirect_to.is_some() {
+            return Err(Error::invalid_redirect(format!(
+                "{hostname} is a wildcard, which cannot redirect; add it without redirect_to."
+            )));
         }
         let redirect_to = body
             .redirect_to
@@ -218,6 +231,9 @@ pub async fn add_domain(
         }
         let role = if redirect_to.is_some() {
             DomainRole::Redirect
+        } else if hostname.is_wildcard() {
+            // a wildcard is never the name a project is served at
+            DomainRole::Alias
         } else if domains::primary(tx, &project.id)?.is_none() {
             DomainRole::Primary
         } else {
@@ -229,6 +245,7 @@ pub async fn add_domain(
             role,
             redirect_to,
             &platform_target,
+            &validation_zone,
             now,
         );
         domains::insert(tx, &domain)?;
@@ -276,7 +293,7 @@ pub async fn get_domain(
     post,
     path = "/v1/projects/{project_id}/domains/{hostname}/verify",
     tag = "domains",
-    summary = "Verify (or Re-verify) the domain's DNS; on success certificate issuance starts",
+    summary = "Verify (or Re-verify) the domain's DNS; on success certificate issuance starts. When the routing record does not pass yet but the `_acme-challenge` CNAME (`certificate.validation.dns_record`) does, the certificate is issued by DNS validation while the domain stays `pending_verification` (not served); the first Verify whose routing record passes makes it `live` at once",
     params(
         ("project_id" = String, Path, description = "The project's id"),
         ("hostname" = String, Path, description = "The domain, as A-labels or Unicode"),

@@ -3,6 +3,7 @@
 pub mod account;
 pub mod deploys;
 pub mod domain_config;
+pub mod domain_move;
 pub mod domains;
 pub mod ownership;
 pub mod projects;
@@ -12,9 +13,10 @@ use domain_desk_api::Hostname;
 
 use crate::Error;
 
-/// A hostname from a URL path: one that cannot be valid names no domain, so `404`.
+/// A domain's name from a URL path (a wildcard too): one that cannot be valid names no
+/// domain, so `404`.
 pub(crate) fn path_hostname(raw: &str) -> Result<Hostname, Error> {
-    Hostname::parse(raw).map_err(|_| Error::not_found(format!("No domain {raw} here.")))
+    Hostname::parse_domain(raw).map_err(|_| Error::not_found(format!("No domain {raw} here.")))
 }
 
 /// A list's answer, `{"<field>":[…],"next_cursor":…}`, from the page's items already written

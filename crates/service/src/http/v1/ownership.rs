@@ -37,16 +37,24 @@ pub(crate) struct Prepared {
     proved: bool,
 }
 
-/// The TXT record that answers `challenge` for `hostname`.
+/// The TXT record that answers `challenge` for `hostname`; a wildcard's goes under the name
+/// it stands over (`_domain-desk-challenge.shop` for `*.shop.example.com`), where DNS can
+/// hold it.
 pub fn challenge_record(hostname: &Hostname, challenge: &Challenge) -> OwnershipChallenge {
-    let name = match hostname.relative_name() {
-        "@" => CHALLENGE_LABEL.to_owned(),
-        relative => format!("{CHALLENGE_LABEL}.{relative}"),
+    let relative = hostname.relative_name();
+    let name = match relative
+        .strip_prefix('*')
+        .map(|rest| rest.trim_start_matches('.'))
+    {
+        Some("") => CHALLENGE_LABEL.to_owned(),
+        Some(rest) => format!("{CHALLENGE_LABEL}.{rest}"),
+        None if relative == "@" => CHALLENGE_LABEL.to_owned(),
+        None => format!("{CHALLENGE_LABEL}.{relative}"),
     };
     OwnershipChallenge {
         record_type: "TXT".to_owned(),
         name,
-        fqdn: format!("{CHALLENGE_LABEL}.{}", hostname.as_str()),
+        fqdn: format!("{CHALLENGE_LABEL}.{}", hostname.wildcard_base()),
         value: format!("{CHALLENGE_PREFIX}{}", challenge.token),
         expires_at: challenge.expires_at,
     }
