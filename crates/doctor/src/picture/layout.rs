@@ -9,7 +9,7 @@
 //! Text widths are computed from DejaVu Sans's advance widths (the font the SVG names
 //! first; Verdana, its fallback, has nearly the same), not measured: there is no font here.
 
-use super::{Graph, Layer};
+use super::graph::{Graph, Layer};
 
 /// Font sizes, in SVG user units (pixels at 1:1).
 pub const TITLE_SIZE: f64 = 13.0;
@@ -231,7 +231,7 @@ fn shorten(text: &str, width: f64, size: f64, middle: bool) -> String {
 }
 
 /// The title's and the verdict's lines for a node `width` wide.
-fn lines_of(node: &super::Node, width: f64) -> (Vec<String>, Vec<String>) {
+fn lines_of(node: &super::graph::Node, width: f64) -> (Vec<String>, Vec<String>) {
     let room = width - 2.0 * PADDING;
     // A label breaks at its spaces ("system resolver" / "127.0.0.53"); a name, or a label
     // that does not fit so, after its dots and hyphens as well.
@@ -395,7 +395,7 @@ fn place_column(wanted: &[(usize, Option<f64>)], places: &mut [Place]) {
 #[cfg(test)]
 mod tests {
     use super::super::fixtures::half_moved;
-    use super::super::graph;
+    use super::super::graph::graph;
     use super::*;
 
     #[test]

@@ -13,11 +13,11 @@ use std::fmt::Write;
 
 use chrono::SecondsFormat;
 
+use super::graph::{Graph, Verdict, graph};
 use super::layout::{
     self, BOLD, HEADING_SIZE, LEGEND_HEIGHT, MARGIN, NODE_PADDING, PADDING, TITLE_LINE, TITLE_SIZE,
     TOP, WORDS_LINE, WORDS_SIZE, fit_end, text_width,
 };
-use super::{Graph, Verdict, graph};
 use crate::escape::terminal;
 use crate::report::HostReport;
 
@@ -159,7 +159,7 @@ pub fn to_svg(host: &HostReport, theme: Theme) -> String {
         out,
         "<title id=\"ddp-title\">The path a lookup of {} takes</title><desc id=\"ddp-desc\">{}</desc>",
         xml(&host.hostname),
-        super::to_text_diagram(host)
+        super::text::to_text_diagram(host)
             .lines()
             .map(xml)
             .collect::<Vec<_>>()

@@ -15,7 +15,7 @@
 
 use std::fmt::Write;
 
-use super::{
+use super::graph::{
     Verdict, ip_of, nameserver_verdict, probes, registry_name, stale_servers, tls_verdict,
     view_verdict,
 };
