@@ -155,6 +155,10 @@ impl Default for ConnectionLimits {
 
 pub const DEFAULT_PLATFORM_DOMAIN: &str = "pages.local-platform.test";
 
+/// The demo zones' SOA MINIMUM (and TTL), in seconds: how long the platform's resolver keeps a
+/// negative answer (RFC 2308). `dns::DEFAULT_SOA_MINIMUM` is this one.
+pub const DEFAULT_SOA_MINIMUM: u32 = 300;
+
 /// The label under the platform domain of the zone DNS validation is delegated to.
 pub const VALIDATION_ZONE_LABEL: &str = "acme";
 
@@ -190,7 +194,7 @@ impl Default for ServiceSettings {
             idempotency_ttl: TimeDelta::hours(24),
             max_body_bytes: 2 * 1024 * 1024,
             dns_propagation_delay: TimeDelta::seconds(60),
-            dns_soa_minimum: TimeDelta::seconds(i64::from(crate::dns::DEFAULT_SOA_MINIMUM)),
+            dns_soa_minimum: TimeDelta::seconds(i64::from(DEFAULT_SOA_MINIMUM)),
             dns_negative_cache: true,
             certificate_issuance_time: TimeDelta::minutes(2),
             certificate_deadline: TimeDelta::minutes(30),

@@ -130,7 +130,7 @@ pub(super) struct Zones {
 
 /// The customer zones' SOA minimum unless told otherwise: five minutes, a common value, long
 /// enough that a negative answer the platform's resolver cached is seen to last.
-pub const DEFAULT_SOA_MINIMUM: u32 = 300;
+pub const DEFAULT_SOA_MINIMUM: u32 = crate::settings::DEFAULT_SOA_MINIMUM;
 
 /// The platform's validation zone (`acme.<platform domain>`), where the CA publishes the TXT
 /// token of each DNS-01 challenge at `<name>.<validation zone>`, the target customers'
