@@ -37,6 +37,8 @@ pub mod projects;
 pub mod seed;
 pub mod time;
 pub mod zones;
+#[cfg(test)]
+mod twins;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
