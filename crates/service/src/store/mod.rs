@@ -36,9 +36,9 @@ pub mod project_json;
 pub mod projects;
 pub mod seed;
 pub mod time;
-pub mod zones;
 #[cfg(test)]
 mod twins;
+pub mod zones;
 
 use std::path::Path;
 use std::sync::atomic::{AtomicU64, Ordering};
