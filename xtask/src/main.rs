@@ -25,7 +25,7 @@ use std::process::Command;
 
 use anyhow::Result;
 
-use crate::steps::{cargo, exe, root, step};
+use crate::steps::{cargo, exe, root, step, timed};
 
 const USAGE: &str = "usage: cargo xtask <command>
 
@@ -106,13 +106,19 @@ fn run(app_args: &[String]) -> Result<()> {
     step("Domain Desk", &mut cmd)
 }
 
+/// Every check, in order, then how long each step took (also when one failed).
 fn test() -> Result<()> {
-    prereqs::ensure(prereqs::Purpose::Test)?;
+    let started = std::time::Instant::now();
+    let result = test_steps();
+    println!("{}", steps::durations(started));
+    result
+}
+
+fn test_steps() -> Result<()> {
+    timed("prerequisites", || prereqs::ensure(prereqs::Purpose::Test))?;
     step("rustfmt", cargo().args(["fmt", "--all", "--check"]))?;
-    println!("\n==> module cycles");
-    module_cycles::check(&root())?;
-    println!("\n==> the architecture map");
-    architecture::check(&root())?;
+    timed("module cycles", || module_cycles::check(&root()))?;
+    timed("the architecture map", || architecture::check(&root()))?;
     step(
         "clippy",
         cargo().args([

@@ -185,7 +185,10 @@ pub fn fuzz(mode: FuzzMode) -> Result<()> {
 
 /// Like [`step`], with the command's standard error shown as it comes and also returned.
 fn step_reading_stderr(title: &str, cmd: &mut Command) -> Result<String> {
-    println!("\n==> {title}");
+    crate::steps::timed(title, || read_stderr(title, cmd))
+}
+
+fn read_stderr(title: &str, cmd: &mut Command) -> Result<String> {
     let mut child = cmd
         .stderr(Stdio::piped())
         .spawn()

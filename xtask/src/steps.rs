@@ -1,9 +1,12 @@
 //! How xtask runs things, shared by every command: where the workspace is, cargo in it, a
-//! step that fails with its name, a check that cannot run (skipped here, a failure in CI).
+//! step that fails with its name, a check that cannot run (skipped here, a failure in CI),
+//! and how long each step took ([`durations`], the table `cargo xtask test` ends with).
 //! It imports nothing of the commands, so each command can use it without a ring.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 
@@ -38,14 +41,79 @@ pub fn cannot_run(reason: &str, ci: bool) -> Result<()> {
 
 /// Runs a command to completion, failing with its name when it fails.
 pub fn step(title: &str, cmd: &mut Command) -> Result<()> {
+    timed(title, || {
+        let status = cmd
+            .status()
+            .with_context(|| format!("could not start: {title}"))?;
+        if !status.success() {
+            bail!("{title} failed ({status})");
+        }
+        Ok(())
+    })
+}
+
+/// A step's title, how long it took, and whether it passed.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Timed {
+    pub title: String,
+    pub took: Duration,
+    pub passed: bool,
+}
+
+/// Every step this process ran, in order.
+static TIMES: Mutex<Vec<Timed>> = Mutex::new(Vec::new());
+
+/// Runs `work` as a step named `title`: announced, and its time kept for [`durations`].
+pub fn timed<T>(title: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
     println!("\n==> {title}");
-    let status = cmd
-        .status()
-        .with_context(|| format!("could not start: {title}"))?;
-    if !status.success() {
-        bail!("{title} failed ({status})");
+    let started = Instant::now();
+    let result = work();
+    TIMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .push(Timed {
+            title: title.to_owned(),
+            took: started.elapsed(),
+            passed: result.is_ok(),
+        });
+    result
+}
+
+/// The steps run so far, as a table: each with its time, the one that failed marked, and the
+/// time outside any step and the total since `started`.
+pub fn durations(started: Instant) -> String {
+    let times = TIMES
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+        .clone();
+    durations_table(&times, started.elapsed())
+}
+
+/// The row for the time no step accounts for (between steps, and checks run without one).
+const OUTSIDE: &str = "outside the steps above";
+
+fn durations_table(times: &[Timed], total: Duration) -> String {
+    let width = times
+        .iter()
+        .map(|timed| timed.title.chars().count())
+        .chain([OUTSIDE.len()])
+        .max()
+        .unwrap_or(0);
+    let row = |title: &str, took: Duration, note: &str| {
+        format!("  {title:<width$}  {:>8.1} s{note}\n", took.as_secs_f64())
+    };
+    let mut table = String::from("\n==> step durations\n");
+    for timed in times {
+        table.push_str(&row(
+            &timed.title,
+            timed.took,
+            if timed.passed { "" } else { "  (failed)" },
+        ));
     }
-    Ok(())
+    let in_steps: Duration = times.iter().map(|timed| timed.took).sum();
+    table.push_str(&row(OUTSIDE, total.saturating_sub(in_steps), ""));
+    table.push_str(&row("total", total, ""));
+    table
 }
 
 pub fn exe(name: &str) -> String {
@@ -55,6 +123,30 @@ pub fn exe(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_durations_table_lists_each_step_the_failed_one_and_the_rest() {
+        let times = [
+            Timed {
+                title: "rustfmt".into(),
+                took: Duration::from_millis(3_250),
+                passed: true,
+            },
+            Timed {
+                title: "Rust tests".into(),
+                took: Duration::from_secs(412),
+                passed: false,
+            },
+        ];
+        assert_eq!(
+            durations_table(&times, Duration::from_millis(420_000)),
+            "\n==> step durations\n\
+             \x20 rustfmt                       3.2 s\n\
+             \x20 Rust tests                  412.0 s  (failed)\n\
+             \x20 outside the steps above       4.8 s\n\
+             \x20 total                       420.0 s\n"
+        );
+    }
 
     #[test]
     fn a_check_that_cannot_run_fails_in_ci_and_is_skipped_elsewhere() {
