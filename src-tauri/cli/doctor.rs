@@ -1,9 +1,11 @@
 //! `domain-desk doctor`: the DNS doctor over hostnames from the arguments or a file, its
-//! report as text, Markdown or JSON, and exit status 1 when any finding is an error. Next to
+//! report as text, Markdown or JSON (and with `--svg` the picture of each name's path, the
+//! drawing the window's Diagnose panel shows), and exit status 1 when any finding is an error. Next to
 //! `domain-desk serve` (`--resolver` its DNS server) it takes what the service says from the
 //! same builder as the window's Diagnose panel ([`domain_desk_app::doctor_options`]).
 
 use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -62,6 +64,13 @@ pub struct DoctorArgs {
     /// versioned JSON capture that `--replay` reads).
     #[arg(long, value_name = "FILE", conflicts_with = "replay")]
     pub capture: Option<std::path::PathBuf>,
+    /// Also write the picture of the path a lookup takes (the registry, the nameservers, each
+    /// server's answer, the CNAME chain, the addresses and TLS at each, every step marked
+    /// right, wrong, stale or lame) to FILE as an SVG, light or dark as the viewer's system
+    /// asks. With several hostnames, one file per hostname, its name before FILE's extension:
+    /// `--svg path.svg` writes `path-www.example.com.svg`, `path-shop.example.com.svg`, ….
+    #[arg(long, value_name = "FILE")]
+    pub svg: Option<PathBuf>,
     /// Re-run the analysis of a capture with no network, giving the report it gave; the
     /// hostnames and options are the capture's.
     #[arg(long, value_name = "FILE", conflicts_with_all = ["hostnames", "file", "resolvers", "target", "ca_identity", "edge", "no_tls", "dnssec", "trust_anchor"])]
@@ -136,6 +145,12 @@ pub fn run(args: DoctorArgs, connection: &ApiArgs) -> ExitCode {
             return ExitCode::from(2);
         }
     };
+    if let Some(file) = &args.svg
+        && let Err(err) = write_pictures(&report, file)
+    {
+        report_error(&err);
+        return ExitCode::from(2);
+    }
     if connection.json {
         match serde_json::to_string_pretty(&report) {
             Ok(json) => println!("{json}"),
@@ -154,6 +169,57 @@ pub fn run(args: DoctorArgs, connection: &ApiArgs) -> ExitCode {
     } else {
         ExitCode::SUCCESS
     }
+}
+
+/// Where `--svg FILE` puts the picture of each of `hostnames`: FILE itself for one name; for
+/// several, FILE's name with `-` and the hostname before its extension. A name that is not a
+/// hostname keeps only letters, digits, dots and hyphens, so it can never leave FILE's folder.
+fn picture_paths(file: &Path, hostnames: &[&str]) -> Vec<PathBuf> {
+    if hostnames.len() == 1 {
+        return vec![file.to_path_buf()];
+    }
+    let stem = file
+        .file_stem()
+        .map(|stem| stem.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let extension = file
+        .extension()
+        .map(|extension| format!(".{}", extension.to_string_lossy()))
+        .unwrap_or_else(|| ".svg".to_owned());
+    hostnames
+        .iter()
+        .map(|hostname| {
+            let safe: String = hostname
+                .chars()
+                .map(|character| {
+                    if character.is_ascii_alphanumeric() || matches!(character, '.' | '-') {
+                        character.to_ascii_lowercase()
+                    } else {
+                        '_'
+                    }
+                })
+                .collect();
+            let safe = safe.trim_start_matches('.');
+            file.with_file_name(format!("{stem}-{safe}{extension}"))
+        })
+        .collect()
+}
+
+/// Writes the picture of each host's path ([`domain_desk_doctor::picture::to_svg`], both
+/// colour sets) where [`picture_paths`] says, each file whole or not at all.
+fn write_pictures(report: &domain_desk_doctor::Report, file: &Path) -> Result<(), String> {
+    let hostnames: Vec<&str> = report
+        .hosts
+        .iter()
+        .map(|host| host.hostname.as_str())
+        .collect();
+    for (host, path) in report.hosts.iter().zip(picture_paths(file, &hostnames)) {
+        let svg =
+            domain_desk_doctor::picture::to_svg(host, domain_desk_doctor::picture::Theme::System);
+        domain_desk_api::private_file::write_atomically(&path, svg.as_bytes())
+            .map_err(|err| format!("cannot write the picture to {}: {err}", path.display()))?;
+    }
+    Ok(())
 }
 
 /// `--json` (which may come before `doctor`, where clap does not see the conflict) or
@@ -519,6 +585,97 @@ mod tests {
             without_timings(domain_desk_doctor::diagnose(&names, &window).await.unwrap());
         assert_eq!(from_cli, from_window);
         assert_eq!(from_cli.as_array().map(Vec::len), Some(names.len()));
+    }
+
+    #[test]
+    fn one_picture_goes_to_the_file_named_and_several_beside_it() {
+        let file = Path::new("/tmp/out/path.svg");
+        assert_eq!(
+            picture_paths(file, &["www.example.com"]),
+            [PathBuf::from("/tmp/out/path.svg")]
+        );
+        assert_eq!(
+            picture_paths(
+                file,
+                &["www.example.com", "../../etc/passwd", "not a hostname"]
+            ),
+            [
+                PathBuf::from("/tmp/out/path-www.example.com.svg"),
+                PathBuf::from("/tmp/out/path-_.._etc_passwd.svg"),
+                PathBuf::from("/tmp/out/path-not_a_hostname.svg"),
+            ]
+        );
+        assert_eq!(
+            picture_paths(Path::new("pictures"), &["a.example", "b.example"]),
+            [
+                PathBuf::from("pictures-a.example.svg"),
+                PathBuf::from("pictures-b.example.svg")
+            ]
+        );
+        let (args, _) = doctor_cli(&["--svg", "path.svg", "a.example"]).unwrap();
+        assert_eq!(args.svg.as_deref(), Some(Path::new("path.svg")));
+        // a replay draws its pictures too
+        assert!(doctor_cli(&["--replay", "capture.json", "--svg", "path.svg"]).is_ok());
+    }
+
+    /// `doctor --svg` writes the picture of each name the run diagnosed, the window's drawing.
+    #[tokio::test]
+    async fn the_picture_of_each_name_is_written() {
+        use domain_desk_service::{Service, ServiceSettings, Storage};
+        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
+        let service = Service::bind(ServiceSettings {
+            storage: Storage::Memory,
+            api_addr: loopback,
+            dns_addr: loopback,
+            edge_https_addr: loopback,
+            edge_http_addr: loopback,
+            clock_speed: 0.0,
+            ..ServiceSettings::default()
+        })
+        .await
+        .unwrap();
+        let info = service.info().await.unwrap();
+        let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(service.run(async {
+            let _ = stopped.await;
+        }));
+        let dns = info.dns.clone().unwrap();
+        let directory = tempfile::tempdir().unwrap();
+        let file = directory.path().join("path.svg");
+        for names in [
+            &["www.example.com"][..],
+            &["www.example.com", "nothing-here.example.org"],
+        ] {
+            let mut flags = vec![
+                "--resolver",
+                dns.as_str(),
+                "--target",
+                info.platform_dns_target.as_str(),
+                "--local-api",
+                "192.0.2.1:9",
+                "--no-tls",
+            ];
+            flags.extend(names);
+            let (args, api) = doctor_cli(&flags).unwrap();
+            let options = doctor_options(&args, api.local_api, &ClientPool::new())
+                .await
+                .unwrap();
+            let report = domain_desk_doctor::diagnose(names, &options).await.unwrap();
+            write_pictures(&report, &file).unwrap();
+        }
+        let one = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            one.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""),
+            "{one}"
+        );
+        assert!(one.contains("The path a lookup of www.example.com takes"));
+        assert!(one.contains("@media (prefers-color-scheme: dark)"));
+        assert!(one.ends_with("</svg>"));
+        let missing =
+            std::fs::read_to_string(directory.path().join("path-nothing-here.example.org.svg"))
+                .unwrap();
+        assert!(missing.contains("no such name"), "{missing}");
+        assert!(directory.path().join("path-www.example.com.svg").exists());
     }
 
     fn strip_timings(value: &mut serde_json::Value) {

@@ -669,12 +669,11 @@ pub(crate) fn graph(host: &HostReport) -> Graph {
             address.tooltip.push(error.clone());
         }
     }
-    if !probes.is_empty() {
-        for node in addresses.values() {
-            let address = &mut graph.nodes[*node];
-            if address.words.is_empty() {
-                address.words = "TLS not checked".to_owned();
-            }
+    // No probe at an address (none at all when the DNS is not right yet): said, not left blank.
+    for node in addresses.values() {
+        let address = &mut graph.nodes[*node];
+        if address.words.is_empty() {
+            address.words = "TLS not checked".to_owned();
         }
     }
     graph

@@ -282,13 +282,14 @@ pub fn layout(graph: &Graph) -> Layout {
         })
         .collect();
     let gaps = COLUMN_GAP * layers.len().saturating_sub(1) as f64;
-    let room = WIDTH - 2.0 * MARGIN - gaps;
+    // A pixel a column kept for rounding its width up.
+    let room = WIDTH - 2.0 * MARGIN - gaps - layers.len() as f64;
     let cap = cap_to_fit(&natural, room);
     let mut columns = Vec::with_capacity(layers.len());
     let mut x = MARGIN;
     for (layer, width) in layers.iter().zip(&natural) {
-        // Whole pixels: sharp edges, and a shorter SVG.
-        let width = width.min(cap).max(MIN_COLUMN).floor();
+        // Whole pixels, rounded up: a text measured to fit still fits.
+        let width = width.min(cap).max(MIN_COLUMN).ceil();
         columns.push(Column {
             layer: *layer,
             x,
