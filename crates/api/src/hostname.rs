@@ -129,6 +129,15 @@ impl Hostname {
             }
             other => other,
         })?;
+        // The contract's first part (and its acceptance walk-through) refuses `*.example.com`
+        // as `invalid_hostname`; its second part lists it among the wildcards it takes. Both
+        // hold for a wildcard one label below the registrable domain or deeper, which is what
+        // is taken here (see docs/api-v1-additions.md).
+        if base.ascii.len() == base.registrable_len {
+            return Err(invalid(
+                "A wildcard is taken one label below your domain or deeper (*.shop.example.com), not for the whole domain (*.example.com): add its names one by one, or a wildcard under one of them.",
+            ));
+        }
         let ascii = format!("*.{}", base.ascii);
         if ascii.len() > 253 {
             return Err(invalid("A hostname can have at most 253 characters."));
@@ -312,6 +321,9 @@ mod tests {
     #[test]
     fn wildcards_only_through_parse_domain_and_only_leftmost() {
         assert!(Hostname::parse("*.example.com").is_err());
+        // not for a whole registrable domain: the contract's first part refuses it
+        assert!(Hostname::parse_domain("*.example.com").is_err());
+        assert!(Hostname::parse_domain("*.example.co.uk").is_err());
         let wildcard = Hostname::parse_domain("*.Shop.Example.com.").unwrap();
         assert_eq!(wildcard.as_str(), "*.shop.example.com");
         assert!(wildcard.is_wildcard() && !wildcard.is_apex());
@@ -327,9 +339,6 @@ mod tests {
         assert!(!wildcard.covers("a.b.shop.example.com"));
         assert!(!wildcard.covers("shop.example.com"));
         assert!(!wildcard.covers("ashop.example.com"));
-        let top = Hostname::parse_domain("*.example.co.uk").unwrap();
-        assert_eq!(top.relative_name(), "*");
-        assert_eq!(top.acme_challenge_name(), "_acme-challenge");
         assert_eq!(
             Hostname::parse_domain("*.bücher.example.com")
                 .unwrap()
