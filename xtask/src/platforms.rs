@@ -18,6 +18,7 @@ const MACOS_TARGET: &str = "aarch64-apple-darwin";
 /// The crates that know nothing of Tauri and must build everywhere.
 const PORTABLE_CRATES: &[&str] = &[
     "domain-desk-api",
+    "domain-desk-app",
     "domain-desk-client",
     "domain-desk-doctor",
     "domain-desk-service",
