@@ -1161,7 +1161,7 @@ fn save_diagnostics_writes_a_capture_that_replays_offline() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("diagnostics.json");
     let saved = tauri::async_runtime::block_on(async {
-        let run = DiagnosticsRun::prepare(&state, "shop.example.com", None).await?;
+        let run = DiagnosticsRun::prepare(h.app.handle(), &state, "shop.example.com", None).await?;
         assert!(
             run.suggested_name
                 .starts_with("diagnostics-shop.example.com-"),
@@ -1201,7 +1201,12 @@ fn save_diagnostics_writes_a_capture_that_replays_offline() {
         report.to_text()
     );
 
-    let err = tauri::async_runtime::block_on(DiagnosticsRun::prepare(&state, "not a name", None))
-        .unwrap_err();
+    let err = tauri::async_runtime::block_on(DiagnosticsRun::prepare(
+        h.app.handle(),
+        &state,
+        "not a name",
+        None,
+    ))
+    .unwrap_err();
     assert_eq!(serde_json::to_value(err).unwrap()["kind"], "invalid_input");
 }
