@@ -634,26 +634,18 @@ pub(crate) fn graph(host: &HostReport) -> Graph {
         if address.verdict == Verdict::Wrong {
             continue;
         }
-        let port = probe
-            .address
-            .rsplit_once(':')
-            .map(|(_, port)| port)
-            .filter(|port| *port != "443" && port.bytes().all(|byte| byte.is_ascii_digit()));
-        let tls = match port {
-            Some(port) => format!("TLS on port {port}"),
-            None => "TLS".to_owned(),
-        };
+        // The address is the node's title; its port (a loopback edge's is an internal) is not
+        // said: the edge is where the name's HTTPS goes, whatever port it listens on.
         address.words = match verdict {
-            Verdict::Right => format!("{tls} valid"),
+            Verdict::Right => "TLS valid".to_owned(),
             _ => format!(
-                "{tls}: {}",
+                "TLS: {}",
                 words.strip_prefix("certificate ").unwrap_or(&words)
             ),
         };
         address.verdict = verdict;
         address.tooltip.push(format!(
-            "TLS at {}: {}",
-            probe.address,
+            "TLS at {ip}: {}",
             verdict_sentence(verdict, &words)
         ));
         if let Some(certificate) = &probe.certificate {
@@ -824,7 +816,9 @@ mod tests {
 
     #[test]
     fn tls_at_each_address() {
-        let host = half_moved();
+        let mut host = half_moved();
+        // a loopback edge's port is an internal: the node says TLS, not where it listens
+        host.tls_addresses[0].address = "127.0.0.10:41727".to_owned();
         let graph = graph(&host);
         let tls: Vec<&Node> = graph
             .nodes
@@ -835,6 +829,7 @@ mod tests {
         assert_eq!(tls[0].title, "127.0.0.10");
         assert_eq!(tls[0].verdict, Verdict::Right);
         assert_eq!(tls[0].words, "TLS valid");
+        assert!(tls[0].tooltip.iter().all(|line| !line.contains("41727")));
         assert_eq!(tls[1].verdict, Verdict::Wrong);
         assert_eq!(tls[1].words, "TLS: for other.example.org");
         // both reached from the target
