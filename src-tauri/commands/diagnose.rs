@@ -17,14 +17,18 @@ use tauri::{AppHandle, Runtime, State};
 use crate::state::{AppState, Session};
 use crate::{Error, Result};
 
-/// The report, the same report as Markdown for "Copy report", and what of it Add domain's
+/// The report, the same report as Markdown for "Copy report", what of it Add domain's
 /// pre-flight would warn about (the window keeps those warnings on the row until a look no
-/// longer finds them).
+/// longer finds them), and the picture of the name's path.
 #[derive(Debug, Clone, Serialize)]
 pub struct Diagnosis {
     pub report: Report,
     pub markdown: String,
     pub preflight: Option<domain_desk_doctor::preflight::Preflight>,
+    /// The SVG `domain-desk doctor --svg` writes ([`domain_desk_doctor::picture`]), every
+    /// text in it escaped by the doctor; without a `<style>` (the window's CSP allows none):
+    /// the panel's stylesheet colours it by its classes for the app's theme.
+    pub picture: Option<String>,
 }
 
 /// The doctor's options for the window: the session's platform when signed in (the demo's
@@ -99,10 +103,14 @@ pub async fn diagnose<R: Runtime>(
     let report = domain_desk_doctor::diagnose(&[hostname], &options).await?;
     let markdown = report.to_markdown();
     let preflight = report.hosts.first().map(domain_desk_doctor::preflight::of);
+    let picture = report.hosts.first().map(|host| {
+        domain_desk_doctor::picture::to_svg(host, domain_desk_doctor::picture::Theme::Light)
+    });
     Ok(Diagnosis {
         report,
         markdown,
         preflight,
+        picture,
     })
 }
 

@@ -4,7 +4,8 @@
 //
 // A host report: {hostname, unicode_hostname, name: {apex, zone, relative_name, ...},
 //   expected_record: {type, name, value, ttl}, views: [{source: {label, address, kind},
-//   status, error, records: [{name, type, ttl, value}], cache_expires_in_seconds, agrees}],
+//   status, error, records: [{name, type, ttl, value}], cache_expires_in_seconds, agrees,
+//   chain: {links: [{name, target, ttl}], end: {kind, name, addresses?, status?}}}],
 //   caa: {steps, deciding_name, decision}, tls: {address, connected, error, certificate,
 //   http_status, location}, provider: {provider: {name, apex_alias_note, ...},
 //   matched_nameservers} or null, findings: [{code, severity, title, detail, evidence,
@@ -50,9 +51,38 @@ export function summary(host) {
   return parts.length ? parts.join(', ') : 'No problems found';
 }
 
-/** "CNAME cname.platform.test (TTL 3600); A 192.0.2.1 (TTL 300)", or why there is none. */
+/**
+ * An answer as the chain it is, in the doctor's words (AnswerChain::to_text): every name, each
+ * CNAME's target after "→", and how it ends on the last name — "www.example.com →
+ * cname.pages.exmaple.net: no such name", never "no such name" beside the name asked.
+ */
+export function chainText(chain) {
+  const end = chain?.end;
+  if (!end) return '';
+  const names = [...(chain.links ?? []).map((link) => link.name), end.name].join(' → ');
+  switch (end.kind) {
+    case 'addresses': return `${names} → ${(end.addresses ?? []).join(', ')}`;
+    case 'no_such_name': return `${names}: no such name`;
+    case 'no_address': return `${names}: no address`;
+    case 'out_of_zone': return `${names} (another zone’s to answer)`;
+    case 'failed': return `${names}: ${STATUS_WORD[end.status] ?? 'error'}`;
+    default: return names;
+  }
+}
+
+/** Whether a chain ends without an answer: a missing name, no address, or a failure. */
+export function chainFails(chain) {
+  return ['no_such_name', 'no_address', 'failed'].includes(chain?.end?.kind);
+}
+
+/**
+ * What a server answered: its chain ("www.example.com → edge.platform.test → 192.0.2.1"), or
+ * for a report without chains "CNAME cname.platform.test (TTL 3600); A 192.0.2.1 (TTL 300)",
+ * or why there is none.
+ */
 export function answerText(view) {
   if (view.error) return dnsErrorWords(view.error);
+  if (view.chain?.end) return chainText(view.chain);
   if (view.status && view.status !== 'no_error') return STATUS_WORD[view.status] ?? view.status;
   if (!view.records?.length) return 'no records';
   return view.records.map((r) => `${r.type} ${r.value} (TTL ${r.ttl})`).join('; ');

@@ -1,11 +1,11 @@
-// The Diagnose panel: the DNS doctor's report for one domain — findings with fixes, what each
-// resolver answers (with TTLs), and the certificate the edge serves — with Copy report
-// (Markdown) and Export (JSON).
+// The Diagnose panel: the DNS doctor's report for one domain — findings with fixes, the
+// picture of the path a lookup takes, what each server answers (as its chain, with TTLs), and
+// the certificate the edge serves — with Copy report (Markdown) and Export (JSON).
 import { html } from '../../lib/html.js';
 import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { hostOf, sortedFindings, summary, answerText, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords } from '../../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, chainFails, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords } from '../../lib/report.js';
 import { findDomain } from '../../lib/actions.js';
 import { dateTime, clockTime } from '../../lib/format.js';
 import { screenNow, store } from '../../lib/app-state.js';
@@ -17,6 +17,32 @@ import { toast } from '../../lib/toast.js';
 export function askedWords(report, signedIn = Boolean(store.get().session)) {
   if (!report.offline) return 'asked the zone’s nameservers and public resolvers';
   return signedIn ? 'asked the demo’s DNS servers only' : 'asked only the DNS servers set in the settings';
+}
+
+/** Elements and attributes an SVG picture never needs: what could run code or load anything. */
+const UNSAFE_ELEMENTS = 'script, foreignObject, style, iframe, image, use, a, animate, set';
+
+/**
+ * The picture of the path (the `diagnose` command's `picture`) as an <svg> element for this
+ * page, or null when there is none or it does not parse. The SVG is made by the doctor in
+ * Rust (domain_desk_doctor::picture), which escapes every name and value for XML; it is read
+ * here as XML with DOMParser (never as HTML through innerHTML) and imported as nodes, with
+ * anything that could run code or fetch a resource dropped first, should a future doctor ever
+ * write one. It carries no style element (the CSP allows none): diagnose-panel.css colours it by
+ * its classes, in the app's theme.
+ */
+export function pictureElement(svgText, doc = globalThis.document) {
+  if (typeof svgText !== 'string' || !svgText.startsWith('<svg') || !doc || typeof DOMParser === 'undefined') return null;
+  const parsed = new DOMParser().parseFromString(svgText, 'image/svg+xml');
+  const svg = parsed.documentElement;
+  if (svg?.localName !== 'svg' || parsed.getElementsByTagName('parsererror').length) return null;
+  for (const element of svg.querySelectorAll(UNSAFE_ELEMENTS)) element.remove();
+  for (const element of [svg, ...svg.querySelectorAll('*')]) {
+    for (const { name } of [...element.attributes]) {
+      if (/^on/i.test(name) || /href$/i.test(name) || name === 'style') element.removeAttribute(name);
+    }
+  }
+  return doc.importNode(svg, true);
 }
 
 export class DiagnosePanel extends HTMLElement {
@@ -77,7 +103,7 @@ export class DiagnosePanel extends HTMLElement {
       const diagnosis = await api.diagnose(hostname, findDomain(hostname)?.dns_record?.value ?? null);
       if (run !== this.runs) return;
       this.diagnosis = diagnosis;
-      this.draw(hostOf(diagnosis), diagnosis.report);
+      this.draw(hostOf(diagnosis), diagnosis.report, diagnosis.picture);
       this.querySelector('#diagnose-copy').disabled = false;
       this.querySelector('#diagnose-export').disabled = false;
     } catch (err) {
@@ -93,7 +119,7 @@ export class DiagnosePanel extends HTMLElement {
     return source ? serverName(source) : server;
   }
 
-  draw(host, report) {
+  draw(host, report, picture = null) {
     if (!host) {
       render(this.querySelector('#diagnose-body'), html`<p class="error">The doctor returned no result for this name.</p>`);
       return;
@@ -113,12 +139,13 @@ export class DiagnosePanel extends HTMLElement {
           ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix.summary}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}${fixSteps(f.fix).length ? html`<ol class="steps">${fixSteps(f.fix).map((step) => html`<li>${step}</li>`)}</ol>` : ''}</div>` : ''}
         </div>
       </li>`)}</ul>
+      <div id="diagnose-picture" class="picture"></div>
       <h4>What each DNS server answers</h4>
       ${resolversDisagree(host) ? html`<p class="warn">The servers disagree: a change is still propagating or a cache holds an old answer. It clears when the cached answer’s TTL runs out.</p>` : ''}
       <table class="matrix" id="diagnose-matrix">
         <thead><tr><th scope="col">Server</th><th scope="col">Answer</th><th scope="col">Cache expires</th><th scope="col">Compared</th></tr></thead>
         <tbody>${(host.views ?? []).map((v) => html`<tr><td title="${v.source.address}">${serverName(v.source)}</td>
-          <td class="mono ${v.error || v.status !== 'no_error' ? 'error' : ''}">${answerText(v)}</td>
+          <td class="mono ${v.error || (v.chain ? chainFails(v.chain) : v.status !== 'no_error') ? 'error' : ''}">${answerText(v)}</td>
           <td>${v.cache_expires_in_seconds != null ? `${v.cache_expires_in_seconds} s after ${clockTime(report.generated_at, screenNow())}` : '—'}</td>
           <td>${agreementText(v)}</td></tr>`)}</tbody>
       </table>
@@ -133,5 +160,7 @@ export class DiagnosePanel extends HTMLElement {
             ${cert.not_after ? html`<dt>Valid until</dt><dd>${dateTime(cert.not_after)}</dd>` : ''}
             ${host.tls?.http_status ? html`<dt>HTTP</dt><dd>${host.tls.http_status}${host.tls.location ? ` → ${host.tls.location}` : ''}</dd>` : ''}</dl>` : ''}
       </div>`);
+    const drawing = pictureElement(picture);
+    if (drawing) this.querySelector('#diagnose-picture').replaceChildren(drawing);
   }
 }
