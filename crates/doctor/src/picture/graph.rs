@@ -198,6 +198,8 @@ pub(crate) fn view_verdict(
         let target = normalise_name(&expected.value);
         return if chain_names(chain).any(|name| name == target) {
             (Verdict::Right, "to the platform".to_owned())
+        } else if chain.links.is_empty() {
+            (Verdict::Wrong, "no CNAME to the platform".to_owned())
         } else {
             (Verdict::Wrong, "not the platform's target".to_owned())
         };
@@ -845,6 +847,25 @@ mod tests {
                 .filter(|edge| edge.from == target)
                 .count(),
             2
+        );
+    }
+
+    #[test]
+    fn an_address_where_a_cname_belongs_is_said_so() {
+        let mut host = misspelt_target();
+        host.findings.clear();
+        host.views[1].agrees = None;
+        host.views[1].chain = Some(AnswerChain {
+            links: Vec::new(),
+            end: ChainEnd::Addresses {
+                name: "www.example.com".to_owned(),
+                addresses: vec!["192.0.2.10".to_owned()],
+            },
+        });
+        let (verdict, words) = view_verdict(&host, &host.views[1], &BTreeMap::new());
+        assert_eq!(
+            (verdict, words.as_str()),
+            (Verdict::Wrong, "no CNAME to the platform")
         );
     }
 
