@@ -864,7 +864,9 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
         .await;
 
     // The TXT record at the provider (the test plays the user at the Demo DNS panel's
-    // command), a platform minute for the resolver, then Check and add moves the name here.
+    // command); the platform's resolver keeps the "no such name" the first Check and add got
+    // for the zone's negative TTL (300 s, its SOA minimum) and sees a change a minute late,
+    // so six platform minutes pass; then Check and add moves the name here.
     let added = app
         .script_async(&format!(
             "const done = arguments[0];
@@ -876,13 +878,13 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     let moved = app
         .script_async(
             "const done = arguments[0];
-             window.__TAURI__.core.invoke('clock_advance', { seconds: 120 }).then(() => done('ok'), (e) => done(String(e.message ?? e)));",
+             window.__TAURI__.core.invoke('clock_advance', { seconds: 360 }).then(() => done('ok'), (e) => done(String(e.message ?? e)));",
         )
         .await;
     assert_eq!(
         moved,
         serde_json::json!("ok"),
-        "the platform's resolver gets its minute"
+        "the platform's resolver's cache runs out and it gets its minute"
     );
     app.click("#own-check").await;
     app.wait_contains("#add-record-name", "held").await;
