@@ -9,7 +9,9 @@
 //   caa: {steps, deciding_name, decision}, tls: {address, connected, error, certificate,
 //   http_status, location}, provider: {provider: {name, apex_alias_note, ...},
 //   matched_nameservers} or null, findings: [{code, severity, title, detail, evidence,
-//   fix: {summary, changes, steps}}]}
+//   fix: {summary, changes, steps}, cached_until}]}
+
+import { clockTime } from './format.js';
 
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2, ok: 3 };
 const SEVERITY_WORD = { error: 'Problem', warning: 'Warning', info: 'Note', ok: 'OK' };
@@ -216,4 +218,19 @@ export function clockWords(report) {
   if (!clock) return '';
   const source = typeof clock === 'string' ? clock : clock.source ?? clock.kind;
   return source && source !== 'wall' && source !== 'system' && source !== 'this_computer' ? 'times by the platform’s clock' : '';
+}
+
+/**
+ * A finding's words with the time it counts down to in this computer's local time. The doctor
+ * writes "until 12:45 UTC" (its reports are read in tickets across time zones); the window
+ * says the same instant as the clock on the user's screen ("until 13:45"), taken from the
+ * finding's exact `cached_until`, never re-parsed from the words.
+ */
+export function localTimes(text, finding, nowMs) {
+  if (typeof text !== 'string' || !finding?.cached_until) return text;
+  const at = Date.parse(finding.cached_until);
+  if (Number.isNaN(at)) return text;
+  const utc = new Date(at).toISOString().slice(11, 16);
+  const local = clockTime(finding.cached_until, nowMs);
+  return local ? text.split(`${utc} UTC`).join(local) : text;
 }

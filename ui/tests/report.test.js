@@ -89,3 +89,24 @@ test("a finding's evidence says what was answered in words, never a status's cod
   assert.equal(evidenceText({ status: 'timeout', records: [] }), 'no answer in time');
   assert.equal(evidenceText({ status: 'something_new', records: [] }), 'error');
 });
+
+test('a cached answer counts down to a time in the local clock, from the finding\'s exact cached_until', async () => {
+  const { localTimes } = await import('../lib/report.js');
+  const { configureTimes } = await import('../lib/format.js');
+  configureTimes({ locale: 'en-GB', timeZone: 'Europe/Paris' });
+  const finding = {
+    code: 'negative_cached',
+    title: 'the system resolver still answers "no such name" for fresh.example.com from its cache, until 12:45 UTC (in 5 minutes)',
+    cached_until: '2026-11-21T12:45:00Z',
+  };
+  const now = Date.parse('2026-11-21T12:40:00Z');
+  assert.equal(
+    localTimes(finding.title, finding, now),
+    'the system resolver still answers "no such name" for fresh.example.com from its cache, until 13:45 (in 5 minutes)',
+  );
+  // another UTC time in the words is not this finding's instant, and stays as written
+  assert.equal(localTimes('signed at 09:00 UTC', finding, now), 'signed at 09:00 UTC');
+  // without cached_until the words are the doctor's
+  assert.equal(localTimes('until 12:45 UTC', { code: 'x' }, now), 'until 12:45 UTC');
+  configureTimes({ locale: 'en-GB', timeZone: 'UTC' });
+});

@@ -5,7 +5,7 @@ import { html } from '../../lib/html.js';
 import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
-import { hostOf, sortedFindings, summary, answerText, chainFails, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords } from '../../lib/report.js';
+import { hostOf, sortedFindings, summary, answerText, chainFails, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords, localTimes } from '../../lib/report.js';
 import { findDomain } from '../../lib/actions.js';
 import { dateTime, clockTime } from '../../lib/format.js';
 import { screenNow, store } from '../../lib/app-state.js';
@@ -127,6 +127,7 @@ export class DiagnosePanel extends HTMLElement {
     const cert = host.tls?.certificate;
     const certWords = certificateText(host);
     const caa = host.caa;
+    const now = screenNow();
     render(this.querySelector('#diagnose-body'), html`
       <p id="diagnose-summary"><strong>${summary(host)}</strong> <span class="muted">· ${askedWords(report)} · <span id="diagnose-time">${clockTime(report.generated_at, screenNow())}</span>${clockWords(report) ? html` <span id="diagnose-clock">(${clockWords(report)})</span>` : ''}</span></p>
       ${host.expected_record ? html`<p class="muted small">Expected: ${host.expected_record.type} ${host.expected_record.name} → <span class="mono">${host.expected_record.value}</span></p>` : ''}
@@ -134,9 +135,9 @@ export class DiagnosePanel extends HTMLElement {
       <h4>Findings</h4>
       <ul class="findings" id="diagnose-findings">${sortedFindings(host).map((f) => html`<li class="finding sev-${f.severity}" data-code="${f.code}" data-severity="${f.severity}">
         <span class="sev">${severityWord(f.severity)}</span>
-        <div><strong>${f.title}</strong>${f.detail ? html`<div class="muted">${f.detail}</div>` : ''}
+        <div><strong>${localTimes(f.title, f, now)}</strong>${f.detail ? html`<div class="muted">${localTimes(f.detail, f, now)}</div>` : ''}
           ${(f.evidence ?? []).length ? html`<ul class="evidence">${f.evidence.map((e) => html`<li><span class="mono">${e.question}</span> — ${this.serverLabel(report, e.server)}: ${evidenceText(e)}${e.note ? ` (${e.note})` : ''}</li>`)}</ul>` : ''}
-          ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${f.fix.summary}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}${fixSteps(f.fix).length ? html`<ol class="steps">${fixSteps(f.fix).map((step) => html`<li>${step}</li>`)}</ol>` : ''}</div>` : ''}
+          ${f.fix ? html`<div class="fix"><span class="fix-label">Fix:</span> ${localTimes(f.fix.summary, f, now)}${f.fix.changes?.length ? html`<ul class="changes">${f.fix.changes.map((c) => html`<li class="change-${c.action} mono">${changeText(c)}</li>`)}</ul>` : ''}${fixSteps(f.fix).length ? html`<ol class="steps">${fixSteps(f.fix).map((step) => html`<li>${step}</li>`)}</ol>` : ''}</div>` : ''}
         </div>
       </li>`)}</ul>
       <div id="diagnose-picture" class="picture"></div>
