@@ -241,6 +241,10 @@ pub enum CertificateErrorCode {
     /// DNS, a name whose routing record does not pass yet) and the `_acme-challenge` CNAME is
     /// missing, has another value, or the CA's token is not visible through it yet.
     DelegationMissing,
+    /// A code a newer platform added: the certificate's `message` says what it means, and a
+    /// listing with it still reads.
+    #[serde(other)]
+    Unknown,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, ToSchema)]
@@ -662,6 +666,32 @@ mod tests {
         let body: ErrorBody =
             serde_json::from_str(r#"{"error":{"code":"brand_new","message":"x"}}"#).unwrap();
         assert_eq!(body.error.code, ErrorCode::Unknown);
+    }
+
+    #[test]
+    fn a_new_certificate_error_code_does_not_break_a_listing() {
+        let mut domain = serde_json::json!({
+            "hostname": "shop.example.com", "unicode_hostname": "shop.example.com",
+            "project_id": "prj_1", "apex": false, "role": "alias", "redirect": null,
+            "status": "live",
+            "dns_record": {"type": "CNAME", "name": "shop", "value": "cname.example.net", "ttl": 3600},
+            "verification": {"checked_at": null, "error": null},
+            "certificate": {"status": "issued", "started_at": null, "issued_at": null,
+                            "expires_at": null, "renews_at": null,
+                            "error": {"code": "ct_log_unavailable", "message": "Try later."}},
+            "created_at": "2026-01-01T00:00:00Z"
+        });
+        let list: DomainList =
+            serde_json::from_value(serde_json::json!({"domains": [domain.clone()]})).unwrap();
+        let error = list.domains[0].certificate.error.as_ref().unwrap();
+        assert_eq!(error.code, CertificateErrorCode::Unknown);
+        assert_eq!(error.message, "Try later.");
+        domain["certificate"]["error"]["code"] = "delegation_missing".into();
+        let known: Domain = serde_json::from_value(domain).unwrap();
+        assert_eq!(
+            known.certificate.error.unwrap().code,
+            CertificateErrorCode::DelegationMissing
+        );
     }
 
     #[test]

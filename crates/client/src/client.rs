@@ -13,7 +13,7 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::{
     Account, AddDomain, CreateDeploy, CreateProject, DANGLING_DNS_RECORD, DanglingRecord, Deploy,
     Domain, DomainConfig, DomainList, DomainRemoval, DomainRemovalList, ErrorBody, ErrorCode,
-    Project, ProjectList, RateLimitStatus,
+    MoveDomain, Project, ProjectList, RateLimitStatus,
 };
 use reqwest::StatusCode;
 use serde::Serialize;
@@ -301,6 +301,29 @@ impl Client {
     pub async fn remove_domain(&self, project_id: &str, hostname: &str) -> Result<()> {
         self.call_no_content(ApiRequest::delete(domain_path(project_id, hostname)?))
             .await
+    }
+
+    /// Moves a domain to another project of the same account without a gap: the answer is
+    /// the domain in `to_project_id`, its status, certificate and validation kept, and the
+    /// platform serves it from the target project from the same instant. Sent with an
+    /// `Idempotency-Key` like every POST, so the queue's retry after a lost answer moves it
+    /// once. A wildcard (`*.shop.example.com`) is named as it is.
+    pub async fn move_domain(
+        &self,
+        project_id: &str,
+        hostname: &str,
+        to_project_id: &str,
+    ) -> Result<Domain> {
+        if to_project_id.is_empty() {
+            return Err(Error::InvalidInput(
+                "Name the project to move the domain to.".into(),
+            ));
+        }
+        let path = format!("{}/move", domain_path(project_id, hostname)?);
+        let body = json(&MoveDomain {
+            to_project_id: to_project_id.to_owned(),
+        })?;
+        self.call(ApiRequest::post(path, body)).await
     }
 
     /// Removes a domain and reports what it left behind: the DNS record that still points at

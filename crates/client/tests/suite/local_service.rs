@@ -374,3 +374,96 @@ async fn removing_a_domain_reports_the_record_left_pointing_at_the_platform() {
     assert_eq!(clean.dangling_record, None);
     assert!(pro.removed_domains(&project.id).await.unwrap().is_empty());
 }
+
+#[tokio::test]
+async fn a_domain_moves_between_projects_and_a_wildcard_lists_and_reads_back() {
+    let service = LocalService::start().await;
+    service.set_clock(minute_boundary(4), 0.0).await;
+    let pro = service.client(Plan::Pro, 1.0);
+    let from = pro.create_project("move-from").await.unwrap();
+    let to = pro.create_project("move-to").await.unwrap();
+    let bare = pro.create_project("never-deployed").await.unwrap();
+    for project in [&from, &to] {
+        pro.deploy(&project.id, None).await.unwrap();
+    }
+    for hostname in ["moving.example.com", "*.shop.example.com"] {
+        pro.add_domain(
+            &from.id,
+            &AddDomain {
+                hostname: hostname.into(),
+                redirect_to: None,
+            },
+        )
+        .await
+        .unwrap();
+    }
+
+    // A wildcard is named as it is, in the listing and in a path.
+    let listed = pro.domains(&from.id).await.unwrap();
+    let wildcard = listed
+        .iter()
+        .find(|d| d.hostname == "*.shop.example.com")
+        .expect("the wildcard is listed");
+    assert!(
+        domain_desk_api::Hostname::parse_domain(&wildcard.hostname)
+            .unwrap()
+            .is_wildcard()
+    );
+    assert_eq!(wildcard.dns_record.name, "*.shop");
+    assert_eq!(
+        wildcard.certificate.validation.dns_record.fqdn,
+        "_acme-challenge.shop.example.com"
+    );
+    let read = pro.domain(&from.id, "*.shop.example.com").await.unwrap();
+    assert_eq!(read.hostname, "*.shop.example.com");
+
+    let moved = pro
+        .move_domain(&from.id, "moving.example.com", &to.id)
+        .await
+        .unwrap();
+    assert_eq!(moved.project_id, to.id);
+    assert_eq!(moved.status, DomainStatus::PendingVerification);
+    assert!(pro.domain(&from.id, "moving.example.com").await.is_err());
+    assert_eq!(
+        pro.domain(&to.id, "moving.example.com")
+            .await
+            .unwrap()
+            .hostname,
+        "moving.example.com"
+    );
+    let moved_wildcard = pro
+        .move_domain(&from.id, "*.shop.example.com", &to.id)
+        .await
+        .unwrap();
+    assert_eq!(moved_wildcard.project_id, to.id);
+
+    // The contract's refusals arrive as their codes.
+    let again = pro
+        .move_domain(&to.id, "moving.example.com", &to.id)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        again.code(),
+        Some(ErrorCode::DomainAlreadyAttached),
+        "{again:?}"
+    );
+    let undeployed = pro
+        .move_domain(&to.id, "moving.example.com", &bare.id)
+        .await
+        .unwrap_err();
+    assert_eq!(
+        undeployed.code(),
+        Some(ErrorCode::DeployRequired),
+        "{undeployed:?}"
+    );
+    let gone = pro
+        .move_domain(&from.id, "moving.example.com", &to.id)
+        .await
+        .unwrap_err();
+    assert!(gone.is_not_found(), "{gone:?}");
+    assert!(
+        pro.move_domain(&to.id, "moving.example.com", "")
+            .await
+            .is_err()
+    );
+}
