@@ -760,7 +760,7 @@ fn skip_invalid_imports_the_valid_rows_and_keeps_the_rest_for_later() {
         text.push_str(&format!("host{i}.mixed.example.com,\n"));
         match i {
             5 => text.push_str("not a host,\n"),
-            10 => text.push_str("*.mixed.example.com,\n"),
+            10 => text.push_str("*.example.com,\n"),
             15 => text.push_str("host3.mixed.example.com,\n"),
             20 => text.push_str(",host1.mixed.example.com\n"),
             _ => {}

@@ -6,6 +6,7 @@
 //! fragment is pasted into a DNS admin's configuration: any name that is not plainly a DNS
 //! name is written as an inert comment rather than as a record.
 
+use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use domain_desk_api::{Domain, DomainList, DomainRole, DomainStatus, wire_name};
@@ -131,6 +132,7 @@ fn zone(domains: &[Domain], label: &str) -> String {
         out,
         "; Create these records at the DNS provider of each domain, then verify in Domain Desk."
     );
+    let mut delegated = BTreeSet::new();
     for d in domains {
         let owner = format!("{}.", d.hostname);
         let target = format!("{}.", d.dns_record.value.trim_end_matches('.'));
@@ -142,7 +144,9 @@ fn zone(domains: &[Domain], label: &str) -> String {
             role(d.role),
             status(d.status)
         );
-        if !plain_dns_name(&d.hostname) || !plain_dns_name(d.dns_record.value.trim_end_matches('.'))
+        // A wildcard's owner is `*.` over a plain name (RFC 4592), which a zone holds as is.
+        let owner_name = d.hostname.strip_prefix("*.").unwrap_or(&d.hostname);
+        if !plain_dns_name(owner_name) || !plain_dns_name(d.dns_record.value.trim_end_matches('.'))
         {
             let _ = writeln!(
                 out,
@@ -170,8 +174,41 @@ fn zone(domains: &[Domain], label: &str) -> String {
         } else {
             let _ = writeln!(out, "{owner}\t{}\tIN\tCNAME\t{target}", d.dns_record.ttl);
         }
+        delegation(&mut out, d, &mut delegated);
     }
     out
+}
+
+/// The `_acme-challenge` CNAME that lets the platform's CA validate `d` by DNS: before the
+/// routing record moves traffic, for a wildcard at all, and for each renewal of a certificate
+/// validated that way. Written once per owner (`shop.example.com` and `*.shop.example.com`
+/// share one); nothing for a domain whose platform names none.
+fn delegation(out: &mut String, d: &Domain, delegated: &mut BTreeSet<String>) {
+    let record = &d.certificate.validation.dns_record;
+    let (fqdn, value) = (
+        record.fqdn.trim_end_matches('.'),
+        record.value.trim_end_matches('.'),
+    );
+    if fqdn.is_empty() || value.is_empty() || !delegated.insert(fqdn.to_owned()) {
+        return;
+    }
+    if !plain_dns_name(fqdn)
+        || !plain_dns_name(value)
+        || !record.record_type.eq_ignore_ascii_case("CNAME")
+    {
+        let _ = writeln!(
+            out,
+            "; skipped: the delegation {} -> {} is not a plain DNS name",
+            comment_text(fqdn),
+            comment_text(value)
+        );
+        return;
+    }
+    let _ = writeln!(
+        out,
+        "; lets the certificate be issued before you switch, and renewed (DNS validation)"
+    );
+    let _ = writeln!(out, "{fqdn}.\t{}\tIN\tCNAME\t{value}.", d.dns_record.ttl);
 }
 
 #[cfg(test)]
@@ -211,6 +248,65 @@ mod tests {
         );
         assert!(text.contains(";example.com.\t3600\tIN\tALIAS\tcname.platform.test."));
         assert!(text.contains("make www.example.com the primary"));
+    }
+
+    fn delegated(mut domain: Domain, name: &str, fqdn: &str, value: &str) -> Domain {
+        let record = &mut domain.certificate.validation.dns_record;
+        record.name = name.into();
+        record.fqdn = fqdn.into();
+        record.value = value.into();
+        domain
+    }
+
+    #[test]
+    fn zone_writes_a_wildcards_cname_and_each_delegation_once() {
+        let mut wildcard = domain("*.shop.example.com", false, "cname.platform.test");
+        wildcard.dns_record.name = "*.shop".into();
+        let text = zone(
+            &[
+                delegated(
+                    wildcard,
+                    "_acme-challenge.shop",
+                    "_acme-challenge.shop.example.com",
+                    "shop.example.com.acme.platform.test",
+                ),
+                delegated(
+                    domain("shop.example.com", false, "cname.platform.test"),
+                    "_acme-challenge.shop",
+                    "_acme-challenge.shop.example.com",
+                    "shop.example.com.acme.platform.test",
+                ),
+                delegated(
+                    domain("example.com", true, "cname.platform.test"),
+                    "_acme-challenge",
+                    "_acme-challenge.example.com",
+                    "example.com.acme.platform.test.",
+                ),
+                delegated(
+                    domain("odd.example.com", false, "cname.platform.test"),
+                    "_acme-challenge.odd",
+                    "_acme-challenge.odd.example.com",
+                    "x.test.\nexample.com. IN A 6.6.6.6",
+                ),
+            ],
+            "Shop",
+        );
+        let records: Vec<&str> = text
+            .lines()
+            .filter(|l| !l.starts_with(';') && !l.is_empty())
+            .collect();
+        assert_eq!(
+            records,
+            vec![
+                "*.shop.example.com.\t3600\tIN\tCNAME\tcname.platform.test.",
+                "_acme-challenge.shop.example.com.\t3600\tIN\tCNAME\tshop.example.com.acme.platform.test.",
+                "shop.example.com.\t3600\tIN\tCNAME\tcname.platform.test.",
+                "_acme-challenge.example.com.\t3600\tIN\tCNAME\texample.com.acme.platform.test.",
+                "odd.example.com.\t3600\tIN\tCNAME\tcname.platform.test.",
+            ],
+            "{text}"
+        );
+        assert!(text.contains("; skipped: the delegation _acme-challenge.odd.example.com"));
     }
 
     #[test]

@@ -190,8 +190,9 @@ pub fn plan_with(
     let mut checked: Vec<(&Row, String, Option<String>)> = Vec::new();
     for row in rows {
         let problem = |message: String| row_problem(row, message);
-        let hostname = match Hostname::parse(&row.hostname) {
-            Ok(h) => h.as_str().to_owned(),
+        // A wildcard (`*.shop.example.com`) is a domain like any other, with no redirect.
+        let (hostname, wildcard) = match Hostname::parse_domain(&row.hostname) {
+            Ok(h) => (h.as_str().to_owned(), h.is_wildcard()),
             Err(err) => {
                 problems.push(problem(err.to_string()));
                 continue;
@@ -204,12 +205,25 @@ pub fn plan_with(
         first_line.insert(hostname.clone(), row.line);
         let redirect_to = match row.redirect_to.as_deref() {
             None => None,
+            Some(_) if wildcard => {
+                problems.push(problem(
+                    "a wildcard cannot redirect; leave redirect_to empty".into(),
+                ));
+                continue;
+            }
             Some(to) => {
                 let lowered = to.trim_end_matches('.').to_ascii_lowercase();
                 if lowered == project.default_address {
                     Some(lowered)
                 } else {
-                    match Hostname::parse(to) {
+                    match Hostname::parse_domain(to) {
+                        Ok(target) if target.is_wildcard() => {
+                            problems.push(problem(format!(
+                                "redirect_to: {} is a wildcard, which cannot be a redirect's target",
+                                target.as_str()
+                            )));
+                            continue;
+                        }
                         Ok(target) if target.as_str() == hostname => {
                             problems.push(problem("a domain cannot redirect to itself".into()));
                             continue;
@@ -377,6 +391,33 @@ mod tests {
     }
 
     #[test]
+    fn a_wildcard_row_is_planned_but_never_redirects_nor_is_redirected_to() {
+        let rows = [
+            row(2, "*.Shop.Example.com", None),
+            row(3, "*.blog.example.com", Some("shop.example.com")),
+            row(4, "www.example.com", Some("*.shop.example.com")),
+            row(5, "shop.example.com", None),
+        ];
+        let shown = problems(plan(&rows, &account(Plan::Pro), &project(), &[]));
+        assert_eq!(shown.len(), 2, "{shown:#?}");
+        assert!(shown[0].starts_with("line 3: *.blog.example.com: a wildcard cannot redirect"));
+        assert!(
+            shown[1].contains("*.shop.example.com is a wildcard"),
+            "{shown:#?}"
+        );
+
+        let fine = plan(
+            &[rows[0].clone(), rows[3].clone()],
+            &account(Plan::Pro),
+            &project(),
+            &[],
+        )
+        .expect("a wildcard row is valid");
+        let planned: Vec<&str> = fine.to_send.iter().map(|r| r.hostname.as_str()).collect();
+        assert_eq!(planned, ["*.shop.example.com", "shop.example.com"]);
+    }
+
+    #[test]
     fn bad_rows_are_all_reported_with_their_lines() {
         let rows = [
             row(2, "shop.example.com", None),
@@ -391,7 +432,7 @@ mod tests {
         let shown = problems(plan(&rows, &account(Plan::Pro), &project(), &[]));
         assert_eq!(shown.len(), 6, "{shown:#?}");
         assert!(
-            shown[0].starts_with("line 3: *.example.com: Wildcard"),
+            shown[0].starts_with("line 3: *.example.com: A wildcard is taken one label below"),
             "{shown:#?}"
         );
         assert_eq!(shown[1], "line 4: SHOP.example.com.: a duplicate of line 2");
