@@ -150,10 +150,7 @@ fn e2e(filters: &[String]) -> Result<()> {
     if cfg!(target_os = "linux") {
         prereqs::ensure(prereqs::Purpose::Test)?;
     }
-    step(
-        "build the app",
-        cargo().args(["build", "--package", "domain-desk"]),
-    )?;
+    steps::build_app("build the app")?;
     let sandbox = session::Sandbox::new()?;
     if cfg!(target_os = "linux") {
         keyring_stores(&sandbox)?;
@@ -162,8 +159,7 @@ fn e2e(filters: &[String]) -> Result<()> {
     let mut cmd = sandbox.command(cargo().get_program());
     cmd.current_dir(root()).args([
         "test",
-        "--package",
-        "domain-desk",
+        "--workspace",
         "--test",
         "e2e",
         "--",
@@ -176,19 +172,12 @@ fn e2e(filters: &[String]) -> Result<()> {
 }
 
 /// The two Linux keyring stores the app may use, each where it exists: the Secret Service in
-/// the sandbox's D-Bus session, the kernel keyutils in a fresh session keyring.
+/// the sandbox's D-Bus session, the kernel keyutils in a fresh session keyring. The test
+/// binaries are the workspace's (`--workspace --lib`, see [`steps::build_app`]): only
+/// `domain-desk-app`'s has tests with these names, the others run none.
 fn keyring_stores(sandbox: &session::Sandbox) -> Result<()> {
     let test_args = |filter: &str| {
-        [
-            "test",
-            "--package",
-            "domain-desk-app",
-            "--lib",
-            filter,
-            "--",
-            "--ignored",
-        ]
-        .map(String::from)
+        ["test", "--workspace", "--lib", "--", filter, "--ignored"].map(String::from)
     };
     let mut secret_service = sandbox.command(cargo().get_program());
     secret_service

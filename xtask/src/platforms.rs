@@ -161,7 +161,7 @@ pub fn actionlint() -> Result<()> {
 }
 
 /// The contract's acceptance walk-throughs, kept beside the clone in `../shared/acceptance`,
-/// against a fresh build of the app. Without them the step is skipped, except in CI.
+/// against the build of the app the tests use. Without them the step is skipped, except in CI.
 pub fn acceptance() -> Result<()> {
     let acceptance = root().join("../shared/acceptance");
     if !acceptance.is_dir() {
@@ -173,10 +173,7 @@ pub fn acceptance() -> Result<()> {
             crate::steps::in_ci(),
         );
     }
-    step(
-        "build the app (for the walk-throughs)",
-        cargo().args(["build", "--package", "domain-desk"]),
-    )?;
+    crate::steps::build_app("build the app (for the walk-throughs)")?;
     for walk in ["local-api", "local-world"] {
         step(
             &format!("acceptance: {walk}"),

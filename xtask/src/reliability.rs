@@ -65,10 +65,7 @@ fn work_dir() -> PathBuf {
 
 /// schemathesis against `/openapi.json` in four passes, each on a fresh in-memory service.
 pub fn contract() -> Result<()> {
-    step(
-        "build the app (for `domain-desk serve`)",
-        cargo().args(["build", "--package", "domain-desk"]),
-    )?;
+    crate::steps::build_app("build the app (for `domain-desk serve`)")?;
     let schemathesis = ensure_schemathesis()?;
 
     // 1. Every operation but the control plane, with the Enterprise key so the limit does not

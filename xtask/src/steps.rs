@@ -116,6 +116,22 @@ fn durations_table(times: &[Timed], total: Duration) -> String {
     table
 }
 
+/// Builds the app's binary, `target/debug/domain-desk`, exactly as `cargo test --workspace`
+/// builds it: the one build that `domain-desk serve` under schemathesis, the end-to-end tests
+/// and the acceptance walk-throughs share; after the Rust tests it compiles nothing. Every
+/// test step selects `--workspace` for the same reason: cargo resolves the dependencies'
+/// features over the packages selected, so `cargo build --package domain-desk` (without the
+/// workspace's dev-dependencies: tokio's `test-util`, tauri's `test`, ...) built 174 units
+/// that `cargo test --workspace` had not, `cargo test --package domain-desk --test e2e` 66 and
+/// `cargo test --package domain-desk-app --lib` 127 (counted with `--unit-graph`), each also
+/// overwriting the binary the step before had tested.
+pub fn build_app(title: &str) -> Result<()> {
+    step(
+        title,
+        cargo().args(["test", "--workspace", "--test", "e2e", "--no-run"]),
+    )
+}
+
 pub fn exe(name: &str) -> String {
     format!("{name}{}", std::env::consts::EXE_SUFFIX)
 }
