@@ -10,13 +10,16 @@
 //! - the offline demo's service ([`demo_service`]) and the doctor's options against it
 //!   ([`doctor_options`]);
 //! - renewal readiness ([`renewal`]) and the watch over every account ([`renewal_watch`]);
-//! - the update policy ([`updates`]);
+//! - the update policy ([`updates`]); what closing the window does while domains wait
+//!   ([`background`]), with what the Linux session offers (`session_bus`: a tray host, the
+//!   Secret Service's provider);
 //! - the workflows both front ends run: importing a file ([`import`]) and "set up
 //!   automatically, then verify" ([`auto_setup`]).
 
 pub mod account_rules;
 pub mod accounts_file;
 pub mod auto_setup;
+pub mod background;
 pub mod demo_service;
 pub mod doctor_options;
 mod error;
@@ -25,6 +28,8 @@ pub mod paths;
 pub mod renewal;
 pub mod renewal_watch;
 pub mod secrets;
+#[cfg(target_os = "linux")]
+pub mod session_bus;
 pub mod settings;
 pub mod updates;
 

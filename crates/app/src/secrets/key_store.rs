@@ -14,6 +14,10 @@ pub enum KeyStore {
     SecretService,
     /// The Linux kernel's keyutils: kept for the login session only.
     KernelKeyutils,
+    /// The kernel's keyutils too, because the Secret Service that owns its name on the session
+    /// bus did not answer (a locked keyring whose unlock prompt could not show, a broken
+    /// daemon): not "no Secret Service is running", which would send the user looking for one.
+    KernelKeyutilsSecretServiceRefused,
     /// The keyring crate's own choice on other systems.
     PlatformDefault,
 }
@@ -27,6 +31,11 @@ impl KeyStore {
             KeyStore::SecretService => "the Secret Service (your desktop's keyring)",
             KeyStore::KernelKeyutils => {
                 "the kernel keyring (no Secret Service is running: keys last until you log out)"
+            }
+            KeyStore::KernelKeyutilsSecretServiceRefused => {
+                "the kernel keyring (the Secret Service on the session bus did not answer, so \
+                 keys last until you log out; unlock your desktop's keyring and restart the app \
+                 to keep them there)"
             }
             KeyStore::PlatformDefault => "the system keyring",
         }

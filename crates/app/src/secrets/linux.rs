@@ -15,9 +15,22 @@ use crate::paths::IDENTIFIER;
 pub fn install() -> KeyStore {
     if secret_service_answers() {
         keyring::set_default_credential_builder(secret_service::default_credential_builder());
-        KeyStore::SecretService
-    } else {
-        use_keyutils()
+        return KeyStore::SecretService;
+    }
+    use_keyutils();
+    // The probe's error does not tell "nobody serves the Secret Service" from "it serves
+    // but refused": the bus's owner of the name does.
+    let bus = crate::session_bus::session();
+    match crate::session_bus::secret_service_provider(bus.as_ref()) {
+        Some(provider) => {
+            tracing::warn!(
+                %provider,
+                "the Secret Service is on the session bus but did not answer; keys go to the \
+                 kernel keyring"
+            );
+            KeyStore::KernelKeyutilsSecretServiceRefused
+        }
+        None => KeyStore::KernelKeyutils,
     }
 }
 
@@ -31,7 +44,13 @@ fn secret_service_answers() -> bool {
     let probe = secret_service::SsCredential::new_with_target(None, IDENTIFIER, "store-probe")
         .map(|credential| keyring::Entry::new_with_credential(Box::new(credential)));
     match probe.map(|entry| entry.get_password()) {
-        Ok(Ok(_)) | Ok(Err(keyring::Error::NoEntry)) => true,
+        Ok(Ok(_)) | Ok(Err(keyring::Error::NoEntry)) => {
+            let bus = crate::session_bus::session();
+            if let Some(provider) = crate::session_bus::secret_service_provider(bus.as_ref()) {
+                tracing::info!(%provider, "the Secret Service answered");
+            }
+            true
+        }
         Ok(Err(err)) | Err(err) => {
             tracing::info!(%err, "no Secret Service answered; keys go to the kernel keyring");
             false
