@@ -20,6 +20,7 @@ const COMMANDS: &[&str] = &[
     "domain_config_get",
     "domain_make_primary",
     "domain_redirect",
+    "domain_move",
     "domains_import",
     "domains_import_cancel",
     "domains_export",

@@ -66,6 +66,7 @@ pub fn configure<R: tauri::Runtime>(builder: tauri::Builder<R>) -> tauri::Builde
             commands::domains::domain_config_get,
             commands::domains::domain_make_primary,
             commands::domains::domain_redirect,
+            commands::domains::domain_move,
             commands::domains::hostname_check,
             commands::demo::demo_dns_zones,
             commands::demo::demo_dns_records,

@@ -215,24 +215,49 @@ pub async fn domain_redirect(
     Ok(done)
 }
 
+/// Moves a domain to another project of the same account: the platform keeps its status and
+/// certificate and serves it from the target project at once (the client's `move_domain`).
+#[tauri::command]
+#[tracing::instrument(skip(state, renewal), err(Debug))]
+pub async fn domain_move(
+    state: State<'_, AppState>,
+    renewal: State<'_, RenewalWatchState>,
+    project_id: String,
+    hostname: String,
+    to_project_id: String,
+) -> Result<Domain> {
+    let session = state.session().await?;
+    let moved = session
+        .client
+        .move_domain(&project_id, &hostname, &to_project_id)
+        .await?;
+    renewal.changed(&session.account_id, None);
+    Ok(moved)
+}
+
 /// What the Add domain dialog shows under the field once the name is valid.
 #[derive(Debug, Clone, Serialize, PartialEq, Eq)]
 pub struct HostnameInfo {
     pub ascii: String,
     pub unicode: String,
     pub apex: bool,
+    /// `*.shop.example.com`: its certificate comes only through the `_acme-challenge` record.
+    pub wildcard: bool,
     pub relative_name: String,
     pub registrable_domain: String,
 }
 
-/// The contract's hostname rules, with the Public Suffix List, as the service applies them.
+/// The contract's hostname rules, with the Public Suffix List, as the service applies them
+/// (a wildcard one label below the registrable domain or deeper included).
 #[tauri::command]
 pub fn hostname_check(hostname: String) -> Result<HostnameInfo> {
-    let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    let name =
+        Hostname::parse_domain(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
     Ok(HostnameInfo {
         ascii: name.as_str().to_owned(),
         unicode: name.unicode(),
         apex: name.is_apex(),
+        wildcard: name.is_wildcard(),
         relative_name: name.relative_name().to_owned(),
         registrable_domain: name.registrable_domain().to_owned(),
     })
