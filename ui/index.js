@@ -9,6 +9,7 @@ import { DomainDetail } from './components/domain-detail/domain-detail.js';
 import { AddDomain } from './components/add-domain/add-domain.js';
 import { ConfirmDialog } from './components/confirm-dialog/confirm-dialog.js';
 import { RedirectDialog } from './components/redirect-dialog/redirect-dialog.js';
+import { MoveDialog } from './components/move-dialog/move-dialog.js';
 import { DiagnosePanel } from './components/diagnose-panel/diagnose-panel.js';
 import { RateMeter } from './components/rate-meter/rate-meter.js';
 import { DemoControls } from './components/demo-controls/demo-controls.js';
@@ -29,6 +30,7 @@ const ELEMENTS = {
   'dd-toasts': Toasts,
   'dd-confirm-dialog': ConfirmDialog,
   'dd-redirect-dialog': RedirectDialog,
+  'dd-move-dialog': MoveDialog,
   'dd-add-domain': AddDomain,
   'dd-diagnose-panel': DiagnosePanel,
   'dd-demo-dns': DemoDns,

@@ -23,6 +23,8 @@ export const api = {
   removeDomain: (projectId, hostname) => invoke('domain_remove', { projectId, hostname }),
   makePrimary: (projectId, hostname) => invoke('domain_make_primary', { projectId, hostname }),
   setRedirect: (projectId, hostname, to) => invoke('domain_redirect', { projectId, hostname, to }),
+  // Another project of the same account; the platform keeps status and certificate.
+  moveDomain: (projectId, hostname, toProjectId) => invoke('domain_move', { projectId, hostname, toProjectId }),
   // Import… and Export…: the file is picked by the system's dialog on the Rust side; the
   // window never names one. `again` reads the file the last refusal named instead of opening
   // the dialog; `skipInvalid` imports the valid rows and writes the invalid ones to the retry

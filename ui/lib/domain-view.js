@@ -12,6 +12,9 @@ export const STATUS = Object.freeze({
   ISSUING: 'issuing',
   CERT_FAILED: 'cert_failed',
   LIVE: 'live',
+  // Still pending, its certificate already issued through the `_acme-challenge` record: the
+  // switch of the routing record can come when the user is ready.
+  CERT_READY: 'cert_ready',
 });
 
 const LABELS = {
@@ -19,6 +22,7 @@ const LABELS = {
   [STATUS.ISSUING]: 'Verified — issuing certificate',
   [STATUS.CERT_FAILED]: 'Certificate failed',
   [STATUS.LIVE]: 'Live',
+  [STATUS.CERT_READY]: 'Certificate ready',
 };
 
 /** The badge of a certificate being issued that the app already knows the CA will refuse. */
@@ -65,6 +69,7 @@ export function statusKey(domain) {
   if (domain.status === 'verified') {
     return domain.certificate?.status === 'failed' ? STATUS.CERT_FAILED : STATUS.ISSUING;
   }
+  if (domain.certificate?.status === 'issued') return STATUS.CERT_READY;
   return STATUS.WAITING;
 }
 
@@ -286,12 +291,20 @@ export function statusView(domain, nowMs, options = {}) {
     case STATUS.CERT_FAILED:
       reason = certificateReason(domain, options.caIdentity);
       break;
+    case STATUS.CERT_READY:
+      reason = `Switch your DNS when you are ready: point the ${domain.dns_record?.type ?? 'DNS'} record at the platform; the certificate is already issued, so visitors meet no warning.`;
+      break;
     default:
       reason = domain.role === 'redirect' && domain.redirect
         ? `Serving over HTTPS; answers with ${domain.redirect.status} to ${toUnicode(domain.redirect.to)}.`
         : 'Serving the project over HTTPS.';
   }
-  const tone = { waiting: 'pending', issuing: 'progress', cert_failed: 'error', live: 'ok' }[key];
+  const tone = { waiting: 'pending', issuing: 'progress', cert_failed: 'error', live: 'ok', cert_ready: 'progress' }[key];
+  // A certificate issued through the `_acme-challenge` record while the old host still serves
+  // the name: what the routing record's check found is no failure yet.
+  if (key === STATUS.WAITING && domain.certificate?.status === 'issuing') {
+    return { key, label: 'Issuing certificate', tone: 'progress', reason: `The certificate is being issued through the _acme-challenge record while the site stays where it is; the switch of the ${domain.dns_record?.type ?? 'DNS'} record can wait until it is ready.` };
+  }
   const failed = key === STATUS.WAITING && Boolean(domain.verification?.error);
   return { key, label: LABELS[key], tone: failed ? 'error' : tone, reason };
 }

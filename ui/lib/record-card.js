@@ -8,10 +8,11 @@ import { toast } from './toast.js';
 
 /**
  * `{live}`: the record is in place (the domain is live), so it is shown as the current record
- * without the warnings about creating it.
+ * without the warnings about creating it. `{record}`: another record of the domain than its
+ * routing record, in the same shape (the `_acme-challenge` delegation, lib/switch-plan.js).
  */
-export function recordCard(domain, idPrefix = 'record', { live = domain.status === 'live' } = {}) {
-  const r = recordToCreate(domain);
+export function recordCard(domain, idPrefix = 'record', { live = domain.status === 'live', record = null } = {}) {
+  const r = record ?? recordToCreate(domain);
   const field = (key, label, value, { copy = true, note = '' } = {}) => html`<div class="rec-field">
       <span class="rec-label" id="${idPrefix}-${key}-label">${label}</span>
       <span class="rec-value"><code id="${idPrefix}-${key}" aria-labelledby="${idPrefix}-${key}-label">${breakable(value)}</code>${note ? html` <span class="muted small rec-note" id="${idPrefix}-${key}-full">${breakable(note)}</span>` : ''}</span>
@@ -21,8 +22,8 @@ export function recordCard(domain, idPrefix = 'record', { live = domain.status =
       ${field('type', 'Type', r.type)}
       ${field('name', 'Name', r.name, { note: `— ${r.fqdn}` })}
       ${field('value', 'Value', r.value)}
-      ${field('ttl', 'TTL', `${r.ttl} s`, { copy: false })}
-      ${live ? '' : html`<ul class="warnings" id="${idPrefix}-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
+      ${r.ttl != null ? field('ttl', 'TTL', `${r.ttl} s`, { copy: false }) : ''}
+      ${live || !r.warnings?.length ? '' : html`<ul class="warnings" id="${idPrefix}-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
     </div>`;
 }
 

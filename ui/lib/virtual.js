@@ -85,7 +85,7 @@ export function narrows(previous, query) {
   return String(query ?? '').toLowerCase().startsWith(before);
 }
 
-const ORDER = { live: 3, issuing: 2, waiting: 1, cert_failed: 0 };
+const ORDER = { live: 4, issuing: 3, cert_ready: 2, waiting: 1, cert_failed: 0 };
 /** Natural order for names: site-2 before site-10. */
 const NAMES = new Intl.Collator('en', { numeric: true, sensitivity: 'base' });
 

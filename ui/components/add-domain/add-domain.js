@@ -12,6 +12,28 @@ import * as actions from '../../lib/actions.js';
 import { recordCard, wireCopyButtons } from '../../lib/record-card.js';
 import { screenNow } from '../../lib/app-state.js';
 import { challengeExpiry } from '../../lib/domain-view.js';
+import { companionOf, switchApplies } from '../../lib/switch-plan.js';
+import { switchCard } from '../../lib/switch-card.js';
+
+/**
+ * `checkHostname`, and a wildcard (`*.shop.example.com`) checked by the name it stands over;
+ * the Rust side then says whether it is deep enough (not `*.example.com`).
+ */
+export function checkTyped(value, options) {
+  const text = String(value ?? '').trim();
+  if (!text.startsWith('*.')) return checkHostname(text, options);
+  const base = checkHostname(text.slice(2), options);
+  if (!base.ok) return { ...base, suggestion: null };
+  return { ok: true, ascii: `*.${base.ascii}`, changed: base.changed, wildcard: true };
+}
+
+/** The line under the name once the Rust side has checked it. */
+export function hostnameLine(info) {
+  if (info.wildcard) return `${info.unicode} covers every name one label under ${info.unicode.slice(2)}: you will create a CNAME named “${info.relative_name}” and a CNAME for its certificate.`;
+  return info.apex
+    ? `${info.unicode} is an apex domain: you will create an ALIAS (or ANAME) record at @.`
+    : `${info.unicode} is a subdomain of ${info.registrable_domain}: you will create a CNAME named “${info.relative_name}”.`;
+}
 
 export class AddDomain extends HTMLElement {
   connectedCallback() {
@@ -44,6 +66,7 @@ export class AddDomain extends HTMLElement {
         <label for="add-hostname">Domain or subdomain</label>
         <input id="add-hostname" name="hostname" type="text" autocomplete="off" spellcheck="false" placeholder="www.example.com" aria-describedby="add-hostname-message" required>
         <p id="add-hostname-message" class="field-message" aria-live="polite"></p>
+        <div id="add-companion" hidden></div>
         <div id="add-preflight" aria-live="polite"></div>
         <fieldset class="roles">
           <legend>Use it as</legend>
@@ -75,6 +98,8 @@ export class AddDomain extends HTMLElement {
     this.body.querySelectorAll('input[name=role]').forEach((r) => r.addEventListener('change', () => {
       const select = this.body.querySelector('#add-redirect-to');
       if (select) select.disabled = r.value !== 'redirect' || !r.checked;
+      const companion = this.body.querySelector('#add-companion');
+      if (companion && this.companion) companion.hidden = r.checked && r.value === 'redirect';
     }));
     this.body.querySelector('#add-cancel').addEventListener('click', () => this.dialog.close());
     this.body.querySelector('#add-domain-form').addEventListener('submit', (e) => {
@@ -88,7 +113,10 @@ export class AddDomain extends HTMLElement {
   check(value) {
     const message = this.body.querySelector('#add-hostname-message');
     const submit = this.body.querySelector('#add-submit');
-    const local = checkHostname(value, { platformDomain: store.get().session?.platform_domain });
+    const local = checkTyped(value, { platformDomain: store.get().session?.platform_domain });
+    this.info = null;
+    this.liveElsewhere = null;
+    this.offerCompanion(null);
     this.valid = false;
     submit.disabled = true;
     // An Enter pressed for an earlier input is not one for this input.
@@ -140,10 +168,12 @@ export class AddDomain extends HTMLElement {
         this.valid = true;
         submit.disabled = false;
         message.className = 'field-message ok';
-        message.textContent = info.apex
-          ? `${info.unicode} is an apex domain: you will create an ALIAS (or ANAME) record at @.`
-          : `${info.unicode} is a subdomain of ${info.registrable_domain}: you will create a CNAME named “${info.relative_name}”.`;
-        this.preflight(local.ascii, seq);
+        message.textContent = hostnameLine(info);
+        this.info = info;
+        this.offerCompanion(companionOf(info, store.get().domains));
+        this.wildcardRoles(info.wildcard);
+        // A wildcard has no records of its own to look at: its names are any label under it.
+        this.preflightDone = info.wildcard ? Promise.resolve() : this.preflight(local.ascii, seq);
         // Enter was pressed while this name was being checked: it is added now (not when
         // the dialog was closed meanwhile).
         if (this.submitWhenChecked && this.dialog.open) {
@@ -182,12 +212,58 @@ export class AddDomain extends HTMLElement {
     }
     if (seq !== this.seq || !found) return;
     actions.keepPreflight(ascii, found.warnings ?? []);
+    this.liveElsewhere = found.live_elsewhere?.length ? found.live_elsewhere : null;
+    // Kept for the detail panel's two steps (the store's `liveElsewhere`, by hostname).
+    store.set((s) => {
+      const kept = { ...(s.liveElsewhere ?? {}) };
+      if (this.liveElsewhere) kept[ascii] = this.liveElsewhere;
+      else delete kept[ascii];
+      return { liveElsewhere: kept };
+    });
     box.dataset.state = found.warnings?.length ? 'warned' : 'clear';
     if (!found.warnings?.length) return;
     render(box, html`<div class="preflight" id="add-preflight-warnings">
       <p><strong>Before you create the record:</strong></p>
       <ul>${found.warnings.map((w) => html`<li class="warn"><span class="preflight-title">${w.title}</span>${w.fix?.summary ? html` <span class="muted small">${w.fix.summary}</span>` : w.detail ? html` <span class="muted small">${w.detail}</span>` : ''}</li>`)}</ul>
     </div>`);
+  }
+
+  /**
+   * "Also add www.example.com, redirecting to example.com" (or the apex beside a www name),
+   * checked: one click adds both. Hidden for any other name, and while the name itself is to
+   * be a redirect (a redirect to a redirect is refused).
+   */
+  offerCompanion(companion) {
+    const box = this.body.querySelector('#add-companion');
+    if (!box) return;
+    this.companion = companion;
+    if (!companion) {
+      box.hidden = true;
+      render(box, html``);
+      return;
+    }
+    render(box, html`<label class="companion"><input type="checkbox" id="add-companion-check" checked> <span id="add-companion-label">${companion.label}</span></label>`);
+    box.hidden = this.body.querySelector('input[name=role]:checked')?.value === 'redirect';
+  }
+
+  /** A wildcard is always an alias: never primary, never a redirect. */
+  wildcardRoles(wildcard) {
+    const primary = this.body.querySelector('#add-role-primary');
+    const redirect = this.body.querySelector('#add-role-redirect');
+    const alias = this.body.querySelector('#add-role-alias');
+    if (!primary || !alias) return;
+    if (wildcard) {
+      this.rolesBefore ??= { primary: primary.checked, redirect: redirect?.checked ?? false, redirectDisabled: redirect?.disabled ?? true };
+      alias.checked = true;
+      primary.disabled = true;
+      if (redirect) redirect.disabled = true;
+      const select = this.body.querySelector('#add-redirect-to');
+      if (select) select.disabled = true;
+    } else if (this.rolesBefore) {
+      primary.disabled = false;
+      if (redirect) redirect.disabled = this.rolesBefore.redirectDisabled;
+      this.rolesBefore = null;
+    }
   }
 
   /** The redirect targets: the project's domains that are not redirects, never the typed name. */
@@ -223,6 +299,7 @@ export class AddDomain extends HTMLElement {
     const hostname = this.body.querySelector('#add-hostname').value.trim();
     const role = this.body.querySelector('input[name=role]:checked')?.value ?? 'alias';
     const redirectTo = role === 'redirect' ? this.body.querySelector('#add-redirect-to')?.value ?? null : null;
+    const companion = role !== 'redirect' && this.companion && this.body.querySelector('#add-companion-check')?.checked ? this.companion : null;
     const error = this.body.querySelector('#add-domain-error');
     submit.disabled = true;
     error.hidden = true;
@@ -233,8 +310,22 @@ export class AddDomain extends HTMLElement {
         await actions.makePrimary(domain.hostname);
         domain = actions.findDomain(domain.hostname) ?? domain;
       }
+      // The www name (or the apex) beside it: added after it, redirecting to it. Its failure
+      // (the plan's limit, say) is said beside the records; the name itself stays added.
+      let second = null;
+      let secondError = null;
+      if (companion) {
+        try {
+          second = await api.addDomain(project.id, companion.hostname, companion.redirectTo);
+          store.set((s) => ({ domains: upsertDomain(s.domains, second) }));
+        } catch (err) {
+          secondError = `${companion.unicode} was not added: ${describeError(err).message}`;
+        }
+      }
       loadProjects().catch(() => {});
-      this.showRecord(domain);
+      // The pre-flight's answer says whether the name is live elsewhere (a look of a moment).
+      await Promise.race([this.preflightDone, new Promise((r) => setTimeout(r, 3000))]);
+      this.showRecord(domain, { second, secondError });
     } catch (err) {
       submit.disabled = false;
       if (err?.ownership_challenge) {
@@ -307,11 +398,16 @@ export class AddDomain extends HTMLElement {
     });
   }
 
-  showRecord(domain) {
+  showRecord(domain, { second = null, secondError = null } = {}) {
+    const liveElsewhere = this.liveElsewhere ?? null;
+    const switching = switchApplies(domain, liveElsewhere);
+    const demoDns = store.get().session?.mode === 'demo' ? html` <button type="button" class="link" id="add-open-demo-dns">Open Demo DNS</button>` : '';
     render(this.body, html`
-      <h3 id="add-domain-title">Create this DNS record</h3>
-      <p>At the DNS provider of <strong>${domain.unicode_hostname}</strong>, create:${store.get().session?.mode === 'demo' ? html` <button type="button" class="link" id="add-open-demo-dns">Open Demo DNS</button>` : ''}</p>
-      ${recordCard(domain, 'add-record')}
+      <h3 id="add-domain-title">${switching ? 'Create these DNS records' : second ? 'Create these DNS records' : 'Create this DNS record'}</h3>
+      <p>At the DNS provider of <strong>${domain.unicode_hostname}</strong>, create:${demoDns}</p>
+      ${switching ? switchCard(domain, 'add', { liveElsewhere }) : recordCard(domain, 'add-record')}
+      ${second ? html`<section class="companion-record" id="add-second"><p><strong>${second.unicode_hostname}</strong> <span class="muted small">redirects to ${domain.unicode_hostname} (301) once live:</span></p>${recordCard(second, 'add-second-record')}</section>` : ''}
+      ${secondError ? html`<p class="warn" id="add-second-error" role="status">${secondError}</p>` : ''}
       <div class="dialog-buttons">
         <button type="button" id="add-done">Done</button>
         <button type="button" id="add-verify-now" class="primary">Verify now</button>
@@ -327,7 +423,7 @@ export class AddDomain extends HTMLElement {
       await actions.verify(domain.hostname);
     });
     // The value is what the user copies first: its Copy button has the focus, then Tab walks
-    // to Done and Verify now.
-    this.body.querySelector('#add-record-value')?.closest('.rec-field')?.querySelector('.copy-button')?.focus();
+    // to Done and Verify now. In the two steps, the first step's value.
+    this.body.querySelector(switching ? '#add-acme-value' : '#add-record-value')?.closest('.rec-field')?.querySelector('.copy-button')?.focus();
   }
 }

@@ -14,6 +14,9 @@ import { dateTime, whenText, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
 import { recordCard, wireCopyButtons } from '../../lib/record-card.js';
+import { switchApplies } from '../../lib/switch-plan.js';
+import { switchCard } from '../../lib/switch-card.js';
+import { moveDialog } from '../../lib/move.js';
 
 /** "At Cloudflare, the DNS provider of shop.example.com:" when the doctor knows it. */
 export function providerLine(domain, provider) {
@@ -75,6 +78,10 @@ export class DomainDetail extends HTMLElement {
     const live = domain.status === 'live';
     const plan = recordPlan(domain);
     const cert = domain.certificate ?? {};
+    // The certificate first, then the switch: for a name the pre-flight found live elsewhere,
+    // one whose certificate came that way, and a wildcard.
+    const liveElsewhere = store.get().liveElsewhere?.[domain.hostname] ?? null;
+    const switching = switchApplies(domain, liveElsewhere);
     // The head (which domain, its status, what can be done) stays in view while the body
     // scrolls beneath it.
     const panel = html`<aside class="detail" aria-labelledby="detail-title" id="detail-panel" data-hostname="${domain.hostname}">
@@ -87,6 +94,7 @@ export class DomainDetail extends HTMLElement {
         <button type="button" id="detail-diagnose">Diagnose</button>
         <button type="button" id="detail-make-primary" ${domain.role === 'primary' ? html`disabled title="This is the primary domain"` : ''}>Make primary</button>
         <button type="button" id="detail-redirect" ${domain.role === 'primary' ? html`disabled title="${PRIMARY_CANNOT_REDIRECT}"` : ''}>Redirect…</button>
+        <button type="button" id="detail-move">Move…</button>
         <button type="button" id="detail-remove" class="danger">Remove…</button>
       </div>
       </div>
@@ -94,10 +102,10 @@ export class DomainDetail extends HTMLElement {
       <div id="detail-state"></div>
       <p class="detail-auto"><button type="button" id="detail-auto" hidden>Set up automatically</button></p>
       <p id="detail-auto-note" class="muted small" hidden></p>
-      <h5 id="detail-record-title">${live ? 'DNS record in place' : 'DNS record to create'}</h5>
+      <h5 id="detail-record-title">${live ? 'DNS record in place' : switching ? 'DNS records to create' : 'DNS record to create'}</h5>
       <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, null)}</span>${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
-      ${recordCard(domain, 'record', { live })}
-      ${live ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
+      ${switching ? switchCard(domain, 'detail', { liveElsewhere }) : recordCard(domain, 'record', { live })}
+      ${live || switching ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
       <table class="plan" id="record-plan">
         <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
         <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono value">${breakable(p.value)}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
@@ -157,6 +165,7 @@ export class DomainDetail extends HTMLElement {
     this.querySelector('#detail-open-demo-dns')?.addEventListener('click', () => document.getElementById('demo-dns-host')?.open());
     this.querySelector('#detail-make-primary').addEventListener('click', () => actions.makePrimary(domain.hostname));
     this.querySelector('#detail-redirect').addEventListener('click', () => actions.redirectDialog(domain.hostname));
+    this.querySelector('#detail-move').addEventListener('click', () => moveDialog(domain.hostname));
     wireCopyButtons(this);
   }
 

@@ -16,6 +16,7 @@ import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
 import { gridKey, headerKey, MENU_KEYS_HINT } from '../../lib/grid-keys.js';
 import { emptyText, screenTimeOfDay } from '../../lib/meter.js';
+import { moveDialog } from '../../lib/move.js';
 
 const ROW_HEIGHT = 56;
 
@@ -56,6 +57,7 @@ export class DomainsTable extends HTMLElement {
         <button type="button" role="menuitem" id="menu-verify" data-action="verify">Verify</button>
         <button type="button" role="menuitem" id="menu-make-primary" data-action="primary">Make primary</button>
         <button type="button" role="menuitem" id="menu-redirect" data-action="redirect">Redirect to…</button>
+        <button type="button" role="menuitem" id="menu-move" data-action="move">Move to project…</button>
         <button type="button" role="menuitem" id="menu-open" data-action="open">Open in browser</button>
         <button type="button" role="menuitem" id="menu-diagnose" data-action="diagnose">Diagnose</button>
         <button type="button" role="menuitem" id="menu-remove" data-action="remove" class="danger">Remove…</button>
@@ -627,6 +629,7 @@ export class DomainsTable extends HTMLElement {
       verify: () => actions.verify(hostname, { fromMenu: true }),
       primary: () => actions.makePrimary(hostname),
       redirect: () => actions.redirectDialog(hostname),
+      move: () => moveDialog(hostname),
       open: () => actions.openInBrowser(hostname),
       diagnose: () => actions.diagnose(hostname),
       remove: () => actions.remove(hostname),
