@@ -39,6 +39,7 @@ mod secret;
 mod state;
 mod transport;
 mod windows;
+mod www_pair;
 
 pub use client::{AddedDomain, Client, RemovedDomain};
 pub use config::{ClientConfig, QueueConfig, RetryPolicy};
@@ -55,3 +56,4 @@ pub use transport::{
     is_loopback,
 };
 pub use windows::WindowBudget;
+pub use www_pair::{AddedPair, PairTarget, WwwPair, www_pair, www_partner};

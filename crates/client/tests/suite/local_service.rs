@@ -467,3 +467,58 @@ async fn a_domain_moves_between_projects_and_a_wildcard_lists_and_reads_back() {
             .is_err()
     );
 }
+
+#[tokio::test]
+async fn an_apex_is_added_with_its_www_name_redirecting_either_way_and_again_without_harm() {
+    use domain_desk_api::DomainRole;
+    use domain_desk_client::PairTarget;
+    let service = LocalService::start().await;
+    service.set_clock(minute_boundary(5), 0.0).await;
+    let pro = service.client(Plan::Pro, 1.0);
+    let project = pro.create_project("www-pair").await.unwrap();
+    pro.deploy(&project.id, None).await.unwrap();
+
+    let added = pro
+        .add_www_pair(&project.id, "pair.example", PairTarget::Apex)
+        .await
+        .unwrap_err();
+    assert!(added.to_string().contains("top-level"), "{added}");
+    let added = pro
+        .add_www_pair(&project.id, "Example.NET", PairTarget::Apex)
+        .await
+        .unwrap();
+    assert_eq!(added.target.hostname, "example.net");
+    assert!(!added.target_was_there && !added.redirect_was_there);
+    assert_eq!(added.redirect.hostname, "www.example.net");
+    assert_eq!(added.redirect.role, DomainRole::Redirect);
+    assert_eq!(
+        added.redirect.redirect.as_ref().map(|r| r.to.as_str()),
+        Some("example.net")
+    );
+
+    // Again (a rerun): nothing added twice, nothing refused.
+    let again = pro
+        .add_www_pair(&project.id, "www.example.net", PairTarget::Apex)
+        .await
+        .unwrap();
+    assert!(again.target_was_there && again.redirect_was_there);
+    assert_eq!(pro.domains(&project.id).await.unwrap().len(), 2);
+
+    // The other way round, from the www name.
+    let www_first = pro
+        .add_www_pair(&project.id, "www.example.org", PairTarget::Www)
+        .await
+        .unwrap();
+    assert_eq!(www_first.target.hostname, "www.example.org");
+    assert_eq!(www_first.redirect.hostname, "example.org");
+    assert_eq!(
+        www_first.redirect.redirect.as_ref().map(|r| r.to.as_str()),
+        Some("www.example.org")
+    );
+    let lone = pro
+        .add_www_pair(&project.id, "shop.example.org", PairTarget::Apex)
+        .await
+        .unwrap_err();
+    assert!(lone.to_string().contains("no www pair"), "{lone}");
+    assert_eq!(pro.domains(&project.id).await.unwrap().len(), 4);
+}
