@@ -23,6 +23,7 @@ import { RenewalSection } from './components/renewal-section/renewal-section.js'
 import { UpdateNotice } from './components/update-notice/update-notice.js';
 import { startLinks } from './lib/links.js';
 import { mark } from './lib/perf.js';
+import { diagnose } from './lib/actions.js';
 
 mark('modules-loaded');
 
@@ -53,4 +54,5 @@ const ELEMENTS = {
 for (const [name, element] of Object.entries(ELEMENTS)) customElements.define(name, element);
 
 document.getElementById('about-button').addEventListener('click', () => document.getElementById('about-host').open());
+document.getElementById('diagnose-any-button').addEventListener('click', () => diagnose());
 startLinks();

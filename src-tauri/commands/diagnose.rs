@@ -125,9 +125,19 @@ pub async fn dns_look<R: Runtime>(
     state: State<'_, AppState>,
     hostname: String,
     target: Option<String>,
-) -> Result<Report> {
+) -> Result<DnsLook> {
     let options = quick_options(&app, &state, target).await?;
-    Ok(domain_desk_doctor::diagnose(&[hostname], &options).await?)
+    let report = domain_desk_doctor::diagnose(&[hostname], &options).await?;
+    let preflight = report.hosts.first().map(domain_desk_doctor::preflight::of);
+    Ok(DnsLook { report, preflight })
+}
+
+/// The window's look at a name's DNS, and what of it would stand in the way (the pre-flight's
+/// warnings, which the row keeps until a look no longer finds them).
+#[derive(Debug, Serialize)]
+pub struct DnsLook {
+    pub report: Report,
+    pub preflight: Option<domain_desk_doctor::preflight::Preflight>,
 }
 
 /// Add domain's pre-flight: the doctor's quick look at a name before it is added, and what

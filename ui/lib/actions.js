@@ -231,13 +231,17 @@ export async function saveDiagnostics(hostname) {
 
 /**
  * The pre-flight warnings found for `hostname` before it was added, kept for its row until a
- * later look (Diagnose, or the next pre-flight) no longer finds them.
+ * later look (the details' look at its DNS at each platform check, or the next pre-flight) no
+ * longer finds them. Kept in the shape of a Diagnose (`{findings, preflight: true}`), so the
+ * row's "Issuing — will fail" reads a forbidding CAA found here as it reads Diagnose's.
  */
 export function keepPreflight(hostname, warnings) {
   store.set((s) => {
     const preflight = { ...(s.preflight ?? {}) };
-    if (warnings.length) preflight[hostname] = warnings;
-    else delete preflight[hostname];
+    const earlier = preflight[hostname];
+    if (!warnings.length) delete preflight[hostname];
+    // The same warnings again keep their object: the rows drawn from it are not made anew.
+    else if (!earlier || JSON.stringify(earlier.findings) !== JSON.stringify(warnings)) preflight[hostname] = { findings: warnings, preflight: true };
     return { preflight };
   });
 }

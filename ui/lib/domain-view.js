@@ -272,6 +272,9 @@ export function statusView(domain, nowMs, options = {}) {
   switch (key) {
     case STATUS.WAITING:
       reason = verificationFinding(domain, nowMs);
+      // What the pre-flight found before the name was added stays in sight until a later
+      // look no longer finds it: first, since it changes what the user should do.
+      if (options.warnings?.length) reason = `${preflightLine(options.warnings)} ${reason}`;
       break;
     case STATUS.ISSUING: {
       const since = domain.certificate?.started_at;
@@ -307,6 +310,17 @@ export function statusView(domain, nowMs, options = {}) {
   }
   const failed = key === STATUS.WAITING && Boolean(domain.verification?.error);
   return { key, label: LABELS[key], tone: failed ? 'error' : tone, reason };
+}
+
+/**
+ * The pre-flight's warnings in one line for the row: "Warning: CAA at example.org allows only
+ * other-ca.example (and 1 more)."
+ */
+export function preflightLine(warnings) {
+  const first = String(warnings?.[0]?.title ?? '').replace(/\.$/, '');
+  if (!first) return '';
+  const more = warnings.length > 1 ? ` (and ${warnings.length - 1} more)` : '';
+  return `Warning: ${first}${more}.`;
 }
 
 /** "Primary", "Alias", "Redirect → www.example.com" (the target as people read it: "bücher.example", not its A-labels). */

@@ -193,3 +193,14 @@ export function duplicateOf(ascii, domains) {
   const name = String(ascii ?? '').toLowerCase().replace(/\.$/, '');
   return (domains ?? []).find((d) => d.hostname === name) ?? null;
 }
+
+/**
+ * The name to diagnose for what was typed: the hostname itself, or the one in a web address
+ * pasted from a browser (`https://www.example.com/shop` → www.example.com). `{ascii}` or
+ * `{message}` saying what is wrong.
+ */
+export function hostnameToDiagnose(typed) {
+  const checked = checkHostname(String(typed ?? '').trim());
+  const ascii = checked.ok ? checked.ascii : checked.suggestion && checkHostname(checked.suggestion).ascii;
+  return ascii ? { ascii } : { message: checked.message };
+}

@@ -242,3 +242,17 @@ test('one truth: a certificate the app knows the CA will refuse is "Issuing — 
   assert.equal(caRefusal({ diagnosis: after['www.locked.example.org'] }), null);
   assert.equal(diagnosesWith(after, report)['www.locked.example.org'], after['www.locked.example.org']);
 });
+
+test('a waiting row leads with the pre-flight warning kept since Add, and forgets it when none is kept', async () => {
+  const { statusView, preflightLine } = await import('../lib/domain-view.js');
+  const waiting = domain({ status: 'pending_verification' });
+  const warnings = [
+    { code: 'caa_forbids', severity: 'error', title: 'CAA at locked.example.org allows only other-ca.example.', fix: { summary: 'Add a CAA record.' } },
+    { code: 'stale_aaaa', severity: 'warning', title: 'An AAAA record points elsewhere' },
+  ];
+  assert.equal(preflightLine(warnings), 'Warning: CAA at locked.example.org allows only other-ca.example (and 1 more).');
+  const now = Date.parse('2026-11-21T12:00:00Z');
+  assert.match(statusView(waiting, now, { warnings }).reason, /^Warning: CAA at locked\.example\.org allows only other-ca\.example \(and 1 more\)\. /);
+  assert.doesNotMatch(statusView(waiting, now, { warnings: [] }).reason, /Warning/);
+  assert.doesNotMatch(statusView(waiting, now, {}).reason, /Warning/);
+});

@@ -6,11 +6,11 @@ import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { hostOf, sortedFindings, summary, answerText, chainFails, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords, localTimes } from '../../lib/report.js';
-import { findDomain } from '../../lib/actions.js';
+import { findDomain, keepPreflight } from '../../lib/actions.js';
 import { dateTime, clockTime } from '../../lib/format.js';
 import { screenNow, store } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
-import { toUnicode } from '../../lib/hostname.js';
+import { toUnicode, hostnameToDiagnose } from '../../lib/hostname.js';
 import { toast } from '../../lib/toast.js';
 
 /** Which servers the run asked, in words: the demo's, the ones the settings name (no account), or the world's. */
@@ -81,10 +81,51 @@ export class DiagnosePanel extends HTMLElement {
     });
   }
 
-  open(hostname) {
+  /**
+   * Diagnoses `hostname`; without one (the header's "Diagnose a domain…"), asks for the name
+   * first, signed in or not.
+   */
+  open(hostname = null) {
     this.hostname = hostname;
+    if (!hostname) {
+      this.ask();
+      openDialog(this.dialog, '#diagnose-ask-hostname');
+      return;
+    }
     openDialog(this.dialog, '#diagnose-close');
     this.run();
+  }
+
+  /** The name field in the panel's body, the same checks as the welcome screen's. */
+  ask() {
+    this.runs = (this.runs ?? 0) + 1;
+    this.diagnosis = null;
+    this.querySelector('#diagnose-title').textContent = 'Diagnose a domain';
+    for (const id of ['#diagnose-rerun', '#diagnose-copy', '#diagnose-export']) this.querySelector(id).disabled = true;
+    const body = this.querySelector('#diagnose-body');
+    render(body, html`<form id="diagnose-ask" class="diagnose-ask" novalidate>
+      <label for="diagnose-ask-hostname">Domain</label>
+      <input id="diagnose-ask-hostname" name="hostname" type="text" required placeholder="www.example.com" autocomplete="off" spellcheck="false" autocapitalize="off" aria-describedby="diagnose-ask-note">
+      <button id="diagnose-ask-submit" class="primary" type="submit">Diagnose</button>
+      <p id="diagnose-ask-note" class="muted small">Any name, on this account or not: the doctor asks the DNS servers the world uses (${store.get().session ? 'and this account’s platform target' : 'no account needed'}).</p>
+      <p id="diagnose-ask-error" class="error" role="alert" hidden></p>
+    </form>`);
+    body.querySelector('#diagnose-ask').addEventListener('submit', (e) => {
+      e.preventDefault();
+      const { ascii, message } = hostnameToDiagnose(body.querySelector('#diagnose-ask-hostname').value);
+      const error = body.querySelector('#diagnose-ask-error');
+      if (!ascii) {
+        error.textContent = message;
+        error.hidden = false;
+        body.querySelector('#diagnose-ask-hostname').focus();
+        return;
+      }
+      this.hostname = ascii;
+      this.querySelector('#diagnose-rerun').disabled = false;
+      // Focus stays in the panel: on Close, where the name field was.
+      this.querySelector('#diagnose-close').focus();
+      this.run();
+    });
   }
 
   async run() {
@@ -94,6 +135,7 @@ export class DiagnosePanel extends HTMLElement {
     // again) that ends later, answer or failure, is dropped.
     const run = (this.runs = (this.runs ?? 0) + 1);
     this.diagnosis = null;
+    this.querySelector('#diagnose-rerun').disabled = false;
     this.querySelector('#diagnose-copy').disabled = true;
     this.querySelector('#diagnose-export').disabled = true;
     const name = findDomain(hostname)?.unicode_hostname ?? toUnicode(hostname);
@@ -103,6 +145,8 @@ export class DiagnosePanel extends HTMLElement {
       const diagnosis = await api.diagnose(hostname, findDomain(hostname)?.dns_record?.value ?? null);
       if (run !== this.runs) return;
       this.diagnosis = diagnosis;
+      // An attached name's pre-flight warnings follow what this run found.
+      if (diagnosis.preflight && findDomain(hostname)) keepPreflight(hostname, diagnosis.preflight.warnings ?? []);
       this.draw(hostOf(diagnosis), diagnosis.report, diagnosis.picture);
       this.querySelector('#diagnose-copy').disabled = false;
       this.querySelector('#diagnose-export').disabled = false;

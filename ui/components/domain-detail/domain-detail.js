@@ -33,7 +33,7 @@ export class DomainDetail extends HTMLElement {
       const redraw = changed.includes('selected')
         || (changed.includes('domains') && (state.selected && actions.findDomain(state.selected)) !== this.drawn);
       if (redraw) this.draw();
-      else if (changed.some((c) => ['now', 'nextChecks', 'dnsNow', 'diagnoses'].includes(c))) this.drawState();
+      else if (changed.some((c) => ['now', 'nextChecks', 'dnsNow', 'diagnoses', 'preflight'].includes(c))) this.drawState();
     });
     // The renewal watch's look can know the certificate will be refused (the status says so).
     this.unsubscribeRenewal = subscribeRenewal(() => this.drawState());
@@ -206,14 +206,31 @@ export class DomainDetail extends HTMLElement {
       render(box, html`
       <p id="domain-reason" class="reason-full" role="status"></p>
       <p id="domain-advice" class="advice" hidden></p>
+      <div id="detail-preflight" class="preflight" hidden></div>
       <p class="muted small" id="detail-checked-line"></p>`);
     }
+    this.drawPreflight(box.querySelector('#detail-preflight'), domain);
     renderChanged(this.querySelector('#detail-status-line'), html`<span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span>`);
     setText(box.querySelector('#domain-reason'), status.reason);
     const adviceText = box.querySelector('#domain-advice');
     setText(adviceText, advice);
     if (adviceText.hidden !== !advice) adviceText.hidden = !advice;
     renderChanged(box.querySelector('#detail-checked-line'), html`Last checked by the platform: <span id="detail-checked">${checked ? html`<time datetime="${checked}">${whenText(checked, now)}</time>` : 'never'}</span>${nextText ? html` · <span id="detail-next">${nextText}</span>` : ''}`);
+  }
+
+  /**
+   * The pre-flight's warnings (found before the name was added, or by a later look at its
+   * DNS), each with its fix, until a look no longer finds them; nothing once the domain is live.
+   */
+  drawPreflight(box, domain) {
+    const kept = domain.status === 'live' ? null : store.get().preflight?.[domain.hostname];
+    const warnings = kept?.findings ?? [];
+    if (box.hidden !== !warnings.length) box.hidden = !warnings.length;
+    const key = JSON.stringify(warnings.map((w) => [w.code, w.title, w.fix?.summary]));
+    if (box.dataset.drawn === key) return;
+    box.dataset.drawn = key;
+    render(box, warnings.length ? html`<p><strong>What will stand in the way:</strong></p>
+      <ul id="detail-preflight-warnings">${warnings.map((w) => html`<li class="warn" data-code="${w.code}"><span class="preflight-title">${w.title}</span>${w.fix?.summary ? html` <span class="muted small">${w.fix.summary}</span>` : w.detail ? html` <span class="muted small">${w.detail}</span>` : ''}</li>`)}</ul>` : html``);
   }
 
   /**
@@ -229,7 +246,9 @@ export class DomainDetail extends HTMLElement {
     if (!force && this.looked === key) return;
     this.looked = key;
     try {
-      const report = await api.dnsLook(hostname, domain.dns_record?.value ?? null);
+      const { report, preflight } = await api.dnsLook(hostname, domain.dns_record?.value ?? null);
+      // The same look says whether the pre-flight's warnings still hold.
+      if (preflight) actions.keepPreflight(hostname, preflight.warnings ?? []);
       // When the look was made, on the platform's clock (the doctor's run reads it in the
       // demo): the screen's "now" may be a tick old, ten minutes of a clock at 600×.
       const lookedAt = Date.parse(report?.generated_at);

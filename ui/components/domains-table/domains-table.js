@@ -99,7 +99,7 @@ export class DomainsTable extends HTMLElement {
     this.unsubscribe = store.subscribe((state, changed) => {
       // A tick of the window's clock redraws the relative times from the same "now" as the
       // detail panel's.
-      if (changed.includes('domains') || changed.includes('now') || changed.includes('diagnoses')) this.load(state.domains);
+      if (changed.includes('domains') || changed.includes('now') || changed.includes('diagnoses') || changed.includes('preflight')) this.load(state.domains);
       // News since the tick drew its rows at a later now than the others': a newly selected
       // row is made at that now too, as the details panel is.
       else if (changed.includes('selected') && state.now !== state.tickedAt) this.load(state.domains);
@@ -128,7 +128,8 @@ export class DomainsTable extends HTMLElement {
    */
   load(domains) {
     if (domains.length > 0) mark('rows-load');
-    this.cache ??= new RowCache((d, now, caIdentity, readiness, diagnosis) => withRenewal(domainRow(d, now, { caIdentity, refusal: caRefusal({ diagnosis, readiness }) }), readiness));
+    // `diagnosis` is the name's last Diagnose, or the pre-flight's warnings kept since Add.
+    this.cache ??= new RowCache((d, now, caIdentity, readiness, diagnosis) => withRenewal(domainRow(d, now, { caIdentity, refusal: caRefusal({ diagnosis, readiness }), warnings: diagnosis?.preflight ? diagnosis.findings : null }), readiness));
     this.domains = domains;
     this.drawing = {
       now: screenNow(),
@@ -136,6 +137,7 @@ export class DomainsTable extends HTMLElement {
       caIdentity: store.get().session?.ca_identity ?? undefined,
       renewals: renewalsByHostname(),
       diagnoses: store.get().diagnoses ?? {},
+      preflight: store.get().preflight ?? {},
     };
     const previous = this.rows;
     let earlier;
@@ -359,8 +361,9 @@ export class DomainsTable extends HTMLElement {
    */
   rowAt(i) {
     const domain = this.domains[this.order[i]];
-    const { now, tick, caIdentity, renewals, diagnoses } = this.drawing;
-    return this.cache.row(domain, { now, tick, caIdentity, readiness: renewals.get(domain.hostname), diagnosis: diagnoses[domain.hostname] ?? null, selected: store.get().selected });
+    const { now, tick, caIdentity, renewals, diagnoses, preflight } = this.drawing;
+    const diagnosis = diagnoses[domain.hostname] ?? preflight[domain.hostname] ?? null;
+    return this.cache.row(domain, { now, tick, caIdentity, readiness: renewals.get(domain.hostname), diagnosis, selected: store.get().selected });
   }
 
   rowHtml(i) {

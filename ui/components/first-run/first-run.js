@@ -7,7 +7,7 @@ import { api } from '../../lib/api.js';
 import { describeError } from '../../lib/errors.js';
 import { store, startSession } from '../../lib/app-state.js';
 import { diagnose } from '../../lib/actions.js';
-import { checkHostname } from '../../lib/hostname.js';
+import { hostnameToDiagnose } from '../../lib/hostname.js';
 
 /**
  * The API base URL the user means by `text`: as typed when it starts with http:// or https://;
@@ -77,11 +77,8 @@ export class FirstRun extends HTMLElement {
     });
     this.querySelector('#diagnose-form').addEventListener('submit', (e) => {
       e.preventDefault();
-      const typed = this.querySelector('#diagnose-hostname').value.trim();
-      // A web address pasted from a browser is diagnosed by the hostname in it.
-      const checked = checkHostname(typed);
-      const ascii = checked.ok ? checked.ascii : checked.suggestion && checkHostname(checked.suggestion).ascii;
-      if (!ascii) return this.showError({ kind: 'invalid_input', message: checked.message });
+      const { ascii, message } = hostnameToDiagnose(this.querySelector('#diagnose-hostname').value);
+      if (!ascii) return this.showError({ kind: 'invalid_input', message });
       this.querySelector('#first-run-error').hidden = true;
       diagnose(ascii);
     });
