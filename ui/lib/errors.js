@@ -6,7 +6,7 @@ const ACTIONS = {
   deploy_required: 'Deploy the project successfully once; domains can be added after that.',
   rate_limited: 'The request waits in the queue and is sent when the limit resets.',
   key_banned: 'The API key is banned for a while after repeated requests while limited. Wait for the ban to end.',
-  unauthorized: 'The API key was refused. Check it, or connect again with a new key.',
+  unauthorized: 'Copy the key again from the platform’s dashboard, or connect with a new one.',
   domain_taken: 'Another project of this account already uses this name: remove it there first, or use it from that project.',
   domain_already_attached: 'This project already has the name; look for it in the table.',
   domain_limit_reached: 'The project has as many domains as its plan allows. Remove one, or upgrade the plan.',
@@ -14,6 +14,10 @@ const ACTIONS = {
   invalid_redirect: 'Choose a target on this project that is not itself a redirect.',
   timeout: 'The platform is slow to answer. Try again in a moment.',
   network: 'Check the internet connection and the platform’s address, then try again.',
+  // These three say what was found and the next step in their own message (the client's).
+  no_such_host: '',
+  connection_refused: '',
+  untrusted_certificate: '',
   doctor: 'Try again; if it keeps failing, Save diagnostics… for support.',
   io: 'Check that the folder exists and can be written, then try again.',
   browser_not_opened: 'Copy the link and open it in a browser yourself, or try again.',
@@ -29,6 +33,9 @@ const ACTIONS = {
  */
 const PLAIN = {
   network: 'The platform could not be reached.',
+  // The platform's own sentence for a refused key is written for API clients ("Send a valid
+  // API key as `Authorization: Bearer <key>`"): what it means for the user instead.
+  unauthorized: 'The platform refused the API key.',
   decode: 'The platform’s answer could not be read.',
   response_too_large: 'The platform’s answer was too large to read.',
   internal: 'Something went wrong in Domain Desk.',

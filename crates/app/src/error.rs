@@ -81,6 +81,14 @@ impl Error {
                     .ok()
                     .and_then(|v| v.as_str().map(str::to_owned))
                     .unwrap_or_else(|| err.kind().into()),
+                // A failure that says what was found keeps its own kind, for its next step.
+                None if matches!(
+                    err.kind(),
+                    "no_such_host" | "connection_refused" | "untrusted_certificate"
+                ) =>
+                {
+                    err.kind().into()
+                }
                 None if err.is_network() => "network".into(),
                 None => err.kind().into(),
             },

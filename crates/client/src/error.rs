@@ -45,6 +45,25 @@ pub enum Error {
     #[error("could not reach the platform: {0}")]
     Network(String),
 
+    /// The platform's address names a host that does not exist (the system's resolver knows
+    /// no such name): a typo in the address, or a name not yet in DNS.
+    #[error(
+        "{host} does not exist: no DNS record names it. Check the platform’s address for a typo."
+    )]
+    NoSuchHost { host: String },
+
+    /// The computer at the address answered, but nothing accepts connections on its port.
+    #[error(
+        "{host} refused the connection: nothing accepts connections at that address and port. Check the port, or start the platform there."
+    )]
+    ConnectionRefused { host: String },
+
+    /// The certificate `host` presented is not one this computer trusts: the key was not sent.
+    #[error(
+        "{host} presented a certificate this computer does not trust, so the API key was not sent. Check the address, or ask whoever runs the platform."
+    )]
+    UntrustedCertificate { host: String },
+
     /// A response that does not follow the contract (wrong JSON, unexpected status).
     #[error("the platform's answer could not be read: {0}")]
     Decode(String),
@@ -69,7 +88,7 @@ pub enum Error {
     /// network unencrypted, so nothing is sent. `url` is the address without credentials or
     /// query.
     #[error(
-        "refusing to send the API key to {url} over plain http://; use https:// (http:// is allowed only for this computer: localhost, 127.0.0.1 or ::1)"
+        "The API key was not sent: {url} is a plain http:// address, which would carry it across the network unencrypted. Use https:// (http:// is only for a platform on this computer: localhost, 127.0.0.1 or ::1)."
     )]
     InsecureUrl { url: String },
 
@@ -147,7 +166,14 @@ impl Error {
 
     /// The connection failed or timed out: nothing was learned from the platform.
     pub fn is_network(&self) -> bool {
-        matches!(self, Error::Network(_) | Error::Timeout)
+        matches!(
+            self,
+            Error::Network(_)
+                | Error::Timeout
+                | Error::NoSuchHost { .. }
+                | Error::ConnectionRefused { .. }
+                | Error::UntrustedCertificate { .. }
+        )
     }
 
     /// The key was not sent because the address is plain `http://` to another computer.
@@ -195,6 +221,9 @@ impl Error {
             Error::Banned { .. } => "banned",
             Error::Timeout => "timeout",
             Error::Network(_) => "network",
+            Error::NoSuchHost { .. } => "no_such_host",
+            Error::ConnectionRefused { .. } => "connection_refused",
+            Error::UntrustedCertificate { .. } => "untrusted_certificate",
             Error::Decode(_) => "decode",
             Error::InvalidInput(_) => "invalid_input",
             Error::Cancelled => "cancelled",

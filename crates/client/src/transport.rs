@@ -113,6 +113,19 @@ pub enum TransportError {
     Timeout,
     /// Connect or I/O failure; the message names no URL and no header.
     Network(String),
+    /// The system's resolver says no such name exists (`host`, from the address the caller
+    /// gave): nobody answers there, however often it is tried.
+    NoSuchHost {
+        host: String,
+    },
+    /// The computer at `host` answered, but nothing accepts connections on the port.
+    ConnectionRefused {
+        host: String,
+    },
+    /// The TLS handshake with `host` failed its certificate check: the key was not sent.
+    UntrustedCertificate {
+        host: String,
+    },
     /// The answer's body was longer than `limit` bytes; the rest was not read. Sending the
     /// request again would only read as much again, so the queue does not retry it.
     TooLarge {
@@ -123,7 +136,13 @@ pub enum TransportError {
 impl TransportError {
     /// Worth sending again (after a backoff): the failure may be gone next time.
     pub fn is_retryable(&self) -> bool {
-        !matches!(self, TransportError::TooLarge { .. })
+        // A name that does not exist or a certificate not trusted will be so next time too.
+        !matches!(
+            self,
+            TransportError::TooLarge { .. }
+                | TransportError::NoSuchHost { .. }
+                | TransportError::UntrustedCertificate { .. }
+        )
     }
 }
 
@@ -132,6 +151,11 @@ impl fmt::Display for TransportError {
         match self {
             TransportError::Timeout => f.write_str("timed out"),
             TransportError::Network(message) => f.write_str(message),
+            TransportError::NoSuchHost { host } => write!(f, "no such host: {host}"),
+            TransportError::ConnectionRefused { host } => write!(f, "connection refused by {host}"),
+            TransportError::UntrustedCertificate { host } => {
+                write!(f, "untrusted certificate at {host}")
+            }
             TransportError::TooLarge { limit } => {
                 write!(f, "the answer was larger than {limit} bytes")
             }
@@ -144,6 +168,9 @@ impl From<TransportError> for Error {
         match err {
             TransportError::Timeout => Error::Timeout,
             TransportError::Network(message) => Error::Network(message),
+            TransportError::NoSuchHost { host } => Error::NoSuchHost { host },
+            TransportError::ConnectionRefused { host } => Error::ConnectionRefused { host },
+            TransportError::UntrustedCertificate { host } => Error::UntrustedCertificate { host },
             TransportError::TooLarge { limit } => Error::ResponseTooLarge { limit },
         }
     }
@@ -318,18 +345,77 @@ impl Transport for HttpTransport {
 
 fn transport_error(err: reqwest::Error) -> TransportError {
     if err.is_timeout() {
-        TransportError::Timeout
-    } else {
-        let err = err.without_url();
-        let mut message = err.to_string();
-        let mut source = std::error::Error::source(&err);
-        while let Some(cause) = source {
-            message.push_str(": ");
-            message.push_str(&cause.to_string());
-            source = cause.source();
-        }
-        TransportError::Network(message)
+        return TransportError::Timeout;
     }
+    // The host is the one the caller gave (never the key, which travels in a header); it lets
+    // the failure name what was tried in words.
+    let host = err
+        .url()
+        .and_then(|url| url.host_str())
+        .unwrap_or("the platform")
+        .to_owned();
+    let err = err.without_url();
+    let mut message = err.to_string();
+    let mut failure = Failure::Other;
+    let mut source = std::error::Error::source(&err);
+    while let Some(cause) = source {
+        let text = cause.to_string();
+        failure = failure.or(classify(cause, &text));
+        message.push_str(": ");
+        message.push_str(&text);
+        source = cause.source();
+    }
+    match failure {
+        Failure::NoSuchHost => TransportError::NoSuchHost { host },
+        Failure::Refused => TransportError::ConnectionRefused { host },
+        Failure::Certificate => TransportError::UntrustedCertificate { host },
+        Failure::Other => TransportError::Network(message),
+    }
+}
+
+/// What a connection failure's cause says, as far as the user's next step differs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Failure {
+    NoSuchHost,
+    Refused,
+    Certificate,
+    Other,
+}
+
+impl Failure {
+    fn or(self, other: Failure) -> Failure {
+        if self == Failure::Other { other } else { self }
+    }
+}
+
+/// Reads one cause of a connection failure. A refusal and a certificate are typed errors; a
+/// name the system's resolver does not know is only told by getaddrinfo's words (EAI_NONAME,
+/// EAI_NODATA as glibc, macOS and Windows say them): "Temporary failure in name resolution"
+/// (no DNS reachable) stays a plain network failure.
+fn classify(cause: &(dyn std::error::Error + 'static), text: &str) -> Failure {
+    if let Some(io) = cause.downcast_ref::<std::io::Error>()
+        && io.kind() == std::io::ErrorKind::ConnectionRefused
+    {
+        return Failure::Refused;
+    }
+    if let Some(tls) = cause.downcast_ref::<rustls::Error>()
+        && matches!(
+            tls,
+            rustls::Error::InvalidCertificate(_) | rustls::Error::NoCertificatesPresented
+        )
+    {
+        return Failure::Certificate;
+    }
+    const NO_SUCH_NAME: [&str; 4] = [
+        "Name or service not known",
+        "No address associated with hostname",
+        "nodename nor servname provided",
+        "No such host is known",
+    ];
+    if NO_SUCH_NAME.iter().any(|words| text.contains(words)) {
+        return Failure::NoSuchHost;
+    }
+    Failure::Other
 }
 
 #[cfg(test)]
