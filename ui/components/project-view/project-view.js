@@ -13,6 +13,7 @@ import { refreshList } from '../../lib/actions.js';
 import { urlForPeople } from '../../lib/hostname.js';
 import { changeNotification } from '../../lib/domain-view.js';
 import { dangling, danglingIn, danglingText, forgetDangling } from '../../lib/dangling.js';
+import { LiveNotices } from '../../lib/live-notices.js';
 
 /** How often a stopped demo clock is read again, in real milliseconds. */
 const STOPPED_CLOCK_LOOK_MS = 5_000;
@@ -23,10 +24,12 @@ export class ProjectView extends HTMLElement {
     // rest of the window shows, also when the demo's clock runs fast.
     this.schedule = new PollSchedule(platformNow);
     this.watched = null;
+    this.notices = new LiveNotices();
     this.unsubscribe = store.subscribe((state, changed) => {
       if (changed.includes('project') || changed.includes('session')) this.drawHeader();
       else if (changed.includes('now')) this.drawDeploy();
       if (changed.includes('domains')) {
+        this.tellChanges(state);
         this.watch(state.domains);
         this.drawAddState();
         this.drawDangling();
@@ -48,7 +51,24 @@ export class ProjectView extends HTMLElement {
     };
     document.addEventListener('keydown', this.onShortcut);
     this.draw();
+    this.tellChanges(store.get());
     this.watch(store.get().domains);
+  }
+
+  /**
+   * Sends a desktop notification for each domain that went live (or whose certificate
+   * failed) since the list last changed, whichever path changed it: a background poll, the
+   * project's refresh after it, a status read elsewhere. While the user is looking at the
+   * window and no poll runs, a change is theirs, seen on screen, and not notified.
+   */
+  tellChanges(state) {
+    const project = state.project;
+    if (!project) return;
+    const tell = this.polling === true || document.visibilityState === 'hidden' || !document.hasFocus();
+    for (const { change, domain } of this.notices.observe(project.id, state.domains, { tell })) {
+      const notification = changeNotification(change, domain, project.name, state.session?.ca_identity);
+      if (notification) api.notify(notification.title, notification.body).catch(() => {});
+    }
   }
 
   disconnectedCallback() {
@@ -307,16 +327,10 @@ export class ProjectView extends HTMLElement {
     }
     answers.apply();
     this.watch(store.get().domains);
-    let changed = false;
-    const sent = [];
-    for (const after of store.get().domains) {
-      const change = notableChange(before.get(after.hostname), after);
-      if (change) changed = true;
-      const notification = changeNotification(change, after, project.name, store.get().session?.ca_identity);
-      if (notification) sent.push(api.notify(notification.title, notification.body));
-    }
-    await Promise.allSettled(sent);
-    if (changed) refreshProject().catch(() => {});
+    // The notifications were sent as the answers reached the list (`tellChanges`); the
+    // project's refresh after a change runs inside the poll, so what it brings is told too.
+    const changed = store.get().domains.some((after) => notableChange(before.get(after.hostname), after));
+    if (changed) await refreshProject().catch(() => {});
   }
 }
 
