@@ -11,8 +11,9 @@ import { toast } from './toast.js';
  * without the warnings about creating it. `{record}`: another record of the domain than its
  * routing record, in the same shape (the `_acme-challenge` delegation, lib/switch-plan.js).
  */
-export function recordCard(domain, idPrefix = 'record', { live = domain.status === 'live', record = null } = {}) {
+export function recordCard(domain, idPrefix = 'record', { live = domain.status === 'live', record = null, found = null } = {}) {
   const r = record ?? recordToCreate(domain);
+  const warnings = record ? r.warnings ?? [] : recordWarnings(domain, r, found);
   const field = (key, label, value, { copy = true, note = '' } = {}) => html`<div class="rec-field">
       <span class="rec-label" id="${idPrefix}-${key}-label">${label}</span>
       <span class="rec-value"><code id="${idPrefix}-${key}" aria-labelledby="${idPrefix}-${key}-label">${breakable(value)}</code>${note ? html` <span class="muted small rec-note" id="${idPrefix}-${key}-full">${breakable(note)}</span>` : ''}</span>
@@ -22,9 +23,41 @@ export function recordCard(domain, idPrefix = 'record', { live = domain.status =
       ${field('type', 'Type', r.type)}
       ${field('name', 'Name', r.name, { note: `— ${r.fqdn}` })}
       ${field('value', 'Value', r.value)}
-      ${r.ttl != null ? field('ttl', 'TTL', `${r.ttl} s`, { copy: false }) : ''}
-      ${live || !r.warnings?.length ? '' : html`<ul class="warnings" id="${idPrefix}-warnings">${r.warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
+      ${r.ttl != null ? field('ttl', 'TTL', withUnit(r.ttl, 's'), { copy: false }) : ''}
+      ${live || !warnings.length ? '' : html`<ul class="warnings" id="${idPrefix}-warnings">${warnings.map((w) => html`<li>${w}</li>`)}</ul>`}
     </div>`;
+}
+
+/** "60 s": a number and its unit joined by a no-break space, so a line never breaks between them. */
+export function withUnit(value, unit) {
+  return `${value}\u00a0${unit}`;
+}
+
+/** The spec's warnings about records that compete with the one to create ("An A or AAAA record at …"). */
+const BLOCKING = [/^An A or AAAA record at /, /^Remove other A or AAAA records at @/];
+
+/**
+ * The record card's warnings. `found` is what the app read of the name's records (the
+ * doctor's last look, which in the demo reads Demo DNS), `[{type, value}]`, or null when it
+ * has not looked: then the spec's general warning stays. Once the records are known, the
+ * general "an A or AAAA record blocks the CNAME" gives way to the records actually found
+ * that stand in the way, or to nothing when none does.
+ */
+export function recordWarnings(domain, r, found) {
+  const warnings = r.warnings ?? [];
+  if (!Array.isArray(found)) return warnings;
+  const general = warnings.filter((w) => !BLOCKING.some((re) => re.test(w)));
+  const same = (a, b) => String(a ?? '').toLowerCase().replace(/\.$/, '') === String(b ?? '').toLowerCase().replace(/\.$/, '');
+  const name = r.name;
+  const blocking = domain.apex
+    // At the apex the platform's own address is the record wanted; any other address competes.
+    ? found.filter((f) => (f.type === 'A' || f.type === 'AAAA') && !same(f.value, r.value))
+    // A CNAME cannot stand beside any other record at its name.
+    : found.filter((f) => f.type !== 'CNAME');
+  const specific = blocking.map((f) => domain.apex
+    ? `The ${f.type} record “${f.value}” at @ competes with the platform’s address: remove it.`
+    : `The ${f.type} record “${f.value}” at “${name}” blocks the CNAME: remove it first.`);
+  return [...specific, ...general];
 }
 
 /**
