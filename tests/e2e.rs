@@ -19,6 +19,8 @@ mod diagnose;
 mod feed;
 #[path = "e2e/harness.rs"]
 mod harness;
+#[path = "e2e/switch.rs"]
+mod switch;
 
 use std::time::Duration;
 
