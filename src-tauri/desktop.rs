@@ -4,7 +4,8 @@
 //!
 //! Only the windowed app uses this (`run_window`); the command line's subcommands never
 //! reach it, so `domain-desk doctor …` runs beside an open window. What is decided here is
-//! small and pure ([`close_action`]); the links are read in [`domain_desk_api::links`].
+//! small and pure (`domain_desk_app::background`: the tray, or one notification when no tray
+//! host is there); the links are read in [`domain_desk_api::links`].
 
 use std::sync::Mutex;
 
@@ -14,6 +15,7 @@ use tauri::tray::TrayIconBuilder;
 use tauri::{AppHandle, Emitter, Manager, Runtime, Window, WindowEvent, Wry};
 
 use domain_desk_api::links::{self, Link};
+use domain_desk_app::background::{Background, CloseAction, TrayHost};
 
 /// The main window's label (tauri.conf.json).
 pub const MAIN: &str = "main";
@@ -149,34 +151,38 @@ pub fn receive<R: Runtime>(app: &AppHandle<R>, read: domain_desk_api::Result<Lin
     }
 }
 
-/// The domains the window is watching (not live yet), as it last reported them.
+/// The domains the window is watching (not live yet), as it last reported them, and whether
+/// this run already said how a window hidden without a tray comes back.
 #[derive(Debug, Default)]
-pub struct Watch(Mutex<Vec<String>>);
+pub struct Watch {
+    hostnames: Mutex<Vec<String>>,
+    background: Background,
+}
 
 impl Watch {
     pub fn set(&self, hostnames: Vec<String>) {
-        *self.0.lock().unwrap_or_else(|p| p.into_inner()) = hostnames;
+        *self.hostnames.lock().unwrap_or_else(|p| p.into_inner()) = hostnames;
     }
 
     pub fn pending(&self) -> usize {
-        self.0.lock().unwrap_or_else(|p| p.into_inner()).len()
+        self.hostnames
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .len()
     }
 }
 
-/// What closing the main window does.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum CloseAction {
-    /// Nothing to wait for, or the user chose so: the app quits.
-    Quit,
-    /// The window hides and the tray keeps watching.
-    KeepWatching,
-}
-
-pub fn close_action(pending: usize, watch_after_close: bool) -> CloseAction {
-    if pending > 0 && watch_after_close {
-        CloseAction::KeepWatching
-    } else {
-        CloseAction::Quit
+/// Whether a tray host would show the icon: asked of the session bus on Linux (GNOME without
+/// the AppIndicator extension has none); the other systems always show one.
+fn tray_host() -> TrayHost {
+    #[cfg(target_os = "linux")]
+    {
+        let bus = domain_desk_app::session_bus::session();
+        domain_desk_app::session_bus::tray_host(bus.as_ref())
+    }
+    #[cfg(not(target_os = "linux"))]
+    {
+        TrayHost::Shown
     }
 }
 
@@ -188,17 +194,53 @@ fn on_window_event<R: Runtime>(window: &Window<R>, event: &WindowEvent) {
         return;
     }
     let app = window.app_handle();
-    let pending = app.state::<Watch>().pending();
+    let watch = app.state::<Watch>();
+    let pending = watch.pending();
     let watch_after_close = crate::settings::load(app)
         .map(|s| s.watch_after_close)
         .unwrap_or(true);
-    if close_action(pending, watch_after_close) == CloseAction::Quit {
-        return;
-    }
+    let tray = if pending > 0 && watch_after_close {
+        tray_host()
+    } else {
+        TrayHost::Missing
+    };
+    let notice = match watch
+        .background
+        .close_action(pending, watch_after_close, tray)
+    {
+        CloseAction::Quit => return,
+        CloseAction::KeepWatching => None,
+        CloseAction::KeepWatchingAndTell(notice) => Some(notice),
+    };
     api.prevent_close();
-    match show_tray(app, pending) {
+    // Without a tray host the icon is still offered: an XEmbed tray (which the bus cannot
+    // see) may show it. The notification says how to come back in any case.
+    let tray_built = show_tray(app, pending);
+    if let Some(notice) = &notice {
+        tracing::info!(
+            pending,
+            "window closed with no tray host; told how to come back"
+        );
+        use tauri_plugin_notification::NotificationExt as _;
+        if let Err(err) = app
+            .notification()
+            .builder()
+            .title(&notice.title)
+            .body(&notice.body)
+            .show()
+        {
+            tracing::warn!(%err, "the keep-watching notification was not shown");
+        }
+    }
+    match tray_built {
         Ok(()) => {
-            tracing::info!(pending, "window closed; watching from the tray");
+            tracing::info!(pending, "window closed; watching in the background");
+            if let Err(err) = window.hide() {
+                tracing::warn!(%err, "the window could not hide");
+            }
+        }
+        Err(reason) if notice.is_some() => {
+            tracing::info!(%reason, pending, "no tray icon; watching hidden, as the notice said");
             if let Err(err) = window.hide() {
                 tracing::warn!(%err, "the window could not hide");
             }
@@ -314,13 +356,6 @@ fn tray_available() -> Result<(), String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn closing_keeps_watching_only_while_something_is_pending_and_the_setting_allows() {
-        assert_eq!(close_action(0, true), CloseAction::Quit);
-        assert_eq!(close_action(2, true), CloseAction::KeepWatching);
-        assert_eq!(close_action(2, false), CloseAction::Quit);
-    }
 
     #[test]
     fn one_instance_per_data_folder_with_a_stable_name() {

@@ -284,6 +284,42 @@ impl Drop for Tray {
     }
 }
 
+/// The second domain the background watch waits for: the demo zone's correct CNAME.
+const WWW_UK: &str = "www.example.co.uk";
+
+/// Waits until the server has shown `count` notifications with `summary`, and returns them.
+async fn wait_for_count(
+    notifications: &NotificationServer,
+    app: &App,
+    summary: &str,
+    count: usize,
+) -> Vec<harness::Shown> {
+    let deadline = Deadline::after(WAIT);
+    loop {
+        let shown: Vec<_> = notifications
+            .shown()
+            .into_iter()
+            .filter(|s| s.summary == summary)
+            .collect();
+        if shown.len() >= count {
+            return shown;
+        }
+        if deadline.passed() {
+            app.fail(format!(
+                "{count} notifications “{summary}” should have been shown within {WAIT:?}; the \
+                 server showed {:?}",
+                notifications.shown()
+            ))
+            .await;
+        }
+        Deadline::next_look().await;
+    }
+}
+
+/// Closing the window while two domains wait, on a desktop with no tray host (this session's
+/// bus has no StatusNotifierWatcher, as GNOME without the AppIndicator extension): the window
+/// hides, one notification says how to come back, and a "Domain live" notification arrives
+/// for every domain that goes live meanwhile.
 #[tokio::test]
 #[ignore = "needs a display and tauri-driver: run `cargo xtask e2e`"]
 async fn closing_the_window_while_a_domain_waits_keeps_watching_from_the_tray() {
@@ -300,6 +336,17 @@ async fn closing_the_window_while_a_domain_waits_keeps_watching_from_the_tray() 
     app.click("#add-verify-now").await;
     app.wait_attr("#detail-status", "data-status", "issuing")
         .await;
+    app.click("#add-domain-button").await;
+    app.type_into("#add-hostname", WWW_UK).await;
+    app.wait_contains("#add-hostname-message", "CNAME named “www”")
+        .await;
+    app.click("#add-submit").await;
+    app.wait_contains("#add-record-type", "CNAME").await;
+    app.click("#add-verify-now").await;
+    app.wait_attr(&super::row(WWW_UK), "data-status", "issuing")
+        .await;
+    app.wait_attr(&super::row(WWW), "data-status", "issuing")
+        .await;
     assert_eq!(windows(true).len(), 1, "the window shows");
 
     close_window(&app).await;
@@ -307,6 +354,16 @@ async fn closing_the_window_while_a_domain_waits_keeps_watching_from_the_tray() 
         windows(true).is_empty() && !windows(false).is_empty()
     })
     .await;
+    // No tray host on this bus: told once how to come back.
+    let told = notifications
+        .wait_for(&app, "Domain Desk is still running")
+        .await;
+    assert_eq!(
+        told.body,
+        "Domain Desk keeps watching 2 domains and tells you when each is live. Open it from \
+         the menu to stop.",
+        "{told:?}"
+    );
     if let Some(tray) = tray {
         // The tray icon in trayer, clicked: its menu, for the screenshot. Then the menu is
         // dismissed, the pointer put back and the tray host ended, so that nothing of it
@@ -324,12 +381,29 @@ async fn closing_the_window_while_a_domain_waits_keeps_watching_from_the_tray() 
         drop(tray);
     }
 
-    // Time passes on the platform: the hidden window's watch sees the certificate arrive.
+    // Time passes on the platform: the hidden window's watch sees both certificates arrive,
+    // and each domain's notification comes.
     app.script("window.__TAURI__.core.invoke('clock_advance', { seconds: 600 }); return true;")
         .await;
-    let shown = notifications.wait_for(&app, "Domain live").await;
-    assert!(shown.body.contains(WWW), "{shown:?}");
+    let live = wait_for_count(&notifications, &app, "Domain live", 2).await;
+    notifications.screenshot("background-watch-notifications");
+    for hostname in [WWW, WWW_UK] {
+        assert_eq!(
+            live.iter().filter(|s| s.body.contains(hostname)).count(),
+            1,
+            "one “Domain live” for {hostname}: {live:?}"
+        );
+    }
     assert!(windows(true).is_empty(), "the window stayed hidden");
+    assert_eq!(
+        notifications
+            .shown()
+            .iter()
+            .filter(|s| s.summary == "Domain Desk is still running")
+            .count(),
+        1,
+        "told once"
+    );
 
     // Launching the app again brings the window back; with nothing left to watch, closing
     // it now quits.
@@ -340,6 +414,8 @@ async fn closing_the_window_while_a_domain_waits_keeps_watching_from_the_tray() 
     })
     .await;
     app.wait_attr(&super::row(WWW), "data-status", "live").await;
+    app.wait_attr(&super::row(WWW_UK), "data-status", "live")
+        .await;
     close_window(&app).await;
     wait_until(&app, "the app should quit", WAIT, || {
         windows(false).is_empty()
