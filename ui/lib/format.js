@@ -1,21 +1,27 @@
 // Times and durations in words a person reads at a glance. Every function takes "now" as an
 // argument so the tests (and the demo's sped-up clock) decide what time it is.
 
+/**
+ * The space between a number and its unit ("60 s", "5 min"): a no-break space, so that a line
+ * never breaks between them.
+ */
+export const NBSP = '\u00a0';
+
 /** "42 s", "3 min 05 s", "2 h 10 min", "3 days". Negative input counts as zero. */
 export function duration(seconds) {
   const s = Math.max(0, Math.ceil(seconds));
-  if (s < 60) return `${s} s`;
+  if (s < 60) return `${s}${NBSP}s`;
   if (s < 3600) {
     const m = Math.floor(s / 60);
-    return s % 60 ? `${m} min ${String(s % 60).padStart(2, '0')} s` : `${m} min`;
+    return s % 60 ? `${m}${NBSP}min ${String(s % 60).padStart(2, '0')}${NBSP}s` : `${m}${NBSP}min`;
   }
   if (s < 86400) {
     const h = Math.floor(s / 3600);
     const m = Math.floor((s % 3600) / 60);
-    return m ? `${h} h ${m} min` : `${h} h`;
+    return m ? `${h}${NBSP}h ${m}${NBSP}min` : `${h}${NBSP}h`;
   }
   const d = Math.floor(s / 86400);
-  return d === 1 ? '1 day' : `${d} days`;
+  return d === 1 ? `1${NBSP}day` : `${d}${NBSP}days`;
 }
 
 /**
@@ -31,11 +37,11 @@ export function relativeTime(iso, nowMs, { past = false } = {}) {
   const abs = Math.abs(diff);
   if (abs < 45) return 'just now';
   let text;
-  if (abs < 3600) text = `${Math.round(abs / 60)} min`;
-  else if (abs < 86400) text = `${Math.round(abs / 3600)} h`;
+  if (abs < 3600) text = `${Math.round(abs / 60)}${NBSP}min`;
+  else if (abs < 86400) text = `${Math.round(abs / 3600)}${NBSP}h`;
   else {
     const days = Math.round(abs / 86400);
-    text = days === 1 ? '1 day' : `${days} days`;
+    text = days === 1 ? `1${NBSP}day` : `${days}${NBSP}days`;
   }
   return diff < 0 ? `${text} ago` : `in ${text}`;
 }

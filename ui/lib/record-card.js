@@ -33,6 +33,17 @@ export function withUnit(value, unit) {
   return `${value}\u00a0${unit}`;
 }
 
+/**
+ * The records found at the domain's name, `[{type, value}]`, when the app has read them: the
+ * doctor's last look (`look`, from the store's `dnsNow`; in the demo it reads Demo DNS), else
+ * what the platform's own check found. `null` when nothing has been read.
+ */
+export function foundAtName(domain, look) {
+  if (Array.isArray(look?.records)) return look.records.map(({ type, value }) => ({ type: String(type).toUpperCase(), value }));
+  const found = domain.verification?.error?.found;
+  return Array.isArray(found) ? found.map(({ type, value }) => ({ type: String(type).toUpperCase(), value })) : null;
+}
+
 /** The spec's warnings about records that compete with the one to create ("An A or AAAA record at …"). */
 const BLOCKING = [/^An A or AAAA record at /, /^Remove other A or AAAA records at @/];
 

@@ -122,8 +122,8 @@ test('a record the user already deleted is not asked to be removed again: the re
   const advice = verificationAdvice(d, { nowMs: NOW, dnsNow, resolverDelaySeconds: 60, nextCheckAt: NOW + 4 * 60_000 });
   assert.doesNotMatch(advice, /Remove/);
   assert.match(advice, /no longer finds it in the zone \(looked at 11:59\)/);
-  assert.match(advice, /up to 1 min after a change \(30 s left, until 12:00\)/);
-  assert.match(advice, /Checked again by itself in 4 min/);
+  assert.match(advice, /up to 1\u00a0min after a change \(30\u00a0s left, until 12:00\)/);
+  assert.match(advice, /Checked again by itself in 4\u00a0min/);
   // once the lag has passed, the resolver sees the change
   assert.match(verificationAdvice(d, { nowMs: NOW + 60_000, dnsNow, resolverDelaySeconds: 60 }), /by now it sees the change/);
   // a real platform does not say how long: the TTL is named instead
@@ -164,7 +164,7 @@ test('the look at DNS now is read from the authoritative or named servers only',
 test('a check already due reads "now", never a time ago: the poll that makes it is under way', () => {
   const d = conflicting();
   assert.match(verificationAdvice(d, { nowMs: NOW, nextCheckAt: NOW - 20 * 60_000 }), /Checked again by itself now, or press Re-verify/);
-  assert.match(verificationAdvice(d, { nowMs: NOW, nextCheckAt: NOW + 2 * 60_000 }), /Checked again by itself in 2 min/);
+  assert.match(verificationAdvice(d, { nowMs: NOW, nextCheckAt: NOW + 2 * 60_000 }), /Checked again by itself in 2\u00a0min/);
 });
 
 test('the notice after Verify says what the row says: live, issuing, a failed certificate, or a failed check on a domain that stays live', () => {

@@ -5,26 +5,26 @@ import { duration, relativeTime, shortDate, dateTime, clockTime, whenText, confi
 configureTimes({ locale: 'en-GB', timeZone: 'UTC' });
 
 test('durations round up and read naturally', () => {
-  assert.equal(duration(0), '0 s');
-  assert.equal(duration(41.2), '42 s');
-  assert.equal(duration(-5), '0 s');
-  assert.equal(duration(65), '1 min 05 s');
-  assert.equal(duration(7200), '2 h');
-  assert.equal(duration(7800), '2 h 10 min');
-  assert.equal(duration(86400), '1 day');
-  assert.equal(duration(3 * 86400 + 5), '3 days');
+  assert.equal(duration(0), '0\u00a0s');
+  assert.equal(duration(41.2), '42\u00a0s');
+  assert.equal(duration(-5), '0\u00a0s');
+  assert.equal(duration(65), '1\u00a0min 05\u00a0s');
+  assert.equal(duration(7200), '2\u00a0h');
+  assert.equal(duration(7800), '2\u00a0h 10\u00a0min');
+  assert.equal(duration(86400), '1\u00a0day');
+  assert.equal(duration(3 * 86400 + 5), '3\u00a0days');
 });
 
 test('relative times on both sides of now', () => {
   const now = Date.parse('2026-11-21T12:00:00Z');
   assert.equal(relativeTime(null, now), 'never');
   assert.equal(relativeTime('2026-11-21T11:59:50Z', now), 'just now');
-  assert.equal(relativeTime('2026-11-21T11:55:00Z', now), '5 min ago');
-  assert.equal(relativeTime('2026-11-21T15:00:00Z', now), 'in 3 h');
-  assert.equal(relativeTime('2026-11-19T12:00:00Z', now), '2 days ago');
+  assert.equal(relativeTime('2026-11-21T11:55:00Z', now), '5\u00a0min ago');
+  assert.equal(relativeTime('2026-11-21T15:00:00Z', now), 'in 3\u00a0h');
+  assert.equal(relativeTime('2026-11-19T12:00:00Z', now), '2\u00a0days ago');
   assert.equal(relativeTime('garbage', now), 'unknown');
   assert.equal(relativeTime('2026-11-21T12:04:00Z', now, { past: true }), 'just now');
-  assert.equal(relativeTime('2026-11-21T11:55:00Z', now, { past: true }), '5 min ago');
+  assert.equal(relativeTime('2026-11-21T11:55:00Z', now, { past: true }), '5\u00a0min ago');
 });
 
 test('dates and times read in the user’s locale and time zone, never as ISO text', () => {
@@ -46,7 +46,7 @@ test('a clock time carries its date only when the day differs from now', () => {
 
 test('"when" is the relative time and the clock time from one now', () => {
   const now = Date.parse('2026-11-26T22:27:00Z');
-  assert.equal(whenText('2026-11-26T22:22:00Z', now), '5 min ago (22:22)');
+  assert.equal(whenText('2026-11-26T22:22:00Z', now), '5\u00a0min ago (22:22)');
   assert.equal(whenText('2026-11-26T22:26:50Z', now), 'just now (22:26)');
   assert.equal(whenText(null, now), 'never');
 });

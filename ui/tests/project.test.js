@@ -23,7 +23,7 @@ test('the plan limit blocks at the maximum, not before', () => {
 test('plan names and deploy words', () => {
   assert.equal(planName('business'), 'Business');
   assert.equal(deployText({ last_deploy: null }, 0), 'Never deployed');
-  assert.equal(deployText(deployed, Date.parse('2026-11-21T12:00:00Z')), 'Deployed 2 h ago');
+  assert.equal(deployText(deployed, Date.parse('2026-11-21T12:00:00Z')), 'Deployed 2\u00a0h ago');
 });
 
 test('a hostname finds its demo zone, the longest match winning', () => {

@@ -42,3 +42,12 @@ test('at the apex only addresses other than the platform’s are named', () => {
   assert.equal(found.filter((w) => w.includes('competes')).length, 1);
   assert.ok(!found.some((w) => w.startsWith('Remove other A or AAAA records')));
 });
+
+import { foundAtName } from '../lib/record-card.js';
+
+test('the records found come from the doctor’s look, else the platform’s check, else nothing is known', () => {
+  const blog = domain({ hostname: 'blog.example.com', verification: { error: { code: 'conflicting_record', found: [{ type: 'a', value: '192.0.2.10' }] } } });
+  assert.deepEqual(foundAtName(blog, { records: [{ type: 'CNAME', value: 'x.example.net', ttl: 300 }] }), [{ type: 'CNAME', value: 'x.example.net' }]);
+  assert.deepEqual(foundAtName(blog, null), [{ type: 'A', value: '192.0.2.10' }]);
+  assert.equal(foundAtName(domain({ hostname: 'new.example.com', verification: null }), { records: null }), null);
+});

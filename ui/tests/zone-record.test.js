@@ -37,7 +37,7 @@ test('the DNSSEC switch says what expired signatures do, and when they are mende
 });
 
 test('Demo DNS says how long the platform’s resolver takes to see a change', () => {
-  assert.match(propagationText(60), /sees a change 1 min after you make it \(on the demo’s clock\)/);
+  assert.match(propagationText(60), /sees a change 1\u00a0min after you make it \(on the demo’s clock\)/);
   assert.match(propagationText(0), /at once/);
   assert.match(propagationText(undefined), /after the demo’s propagation delay/);
 });
