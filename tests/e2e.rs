@@ -694,7 +694,8 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
         .script("return document.getElementById('add-record-ttl').closest('.rec-field').querySelectorAll('.copy-button').length;")
         .await;
     assert_eq!(ttl_copy, serde_json::json!(0), "the TTL has no Copy button");
-    assert_eq!(app.text("#add-record-ttl").await, "3600 s");
+    // A number and its unit joined by a no-break space.
+    assert_eq!(app.text("#add-record-ttl").await, "3600\u{a0}s");
     assert!(app.exists("#add-open-demo-dns").await);
     app.screenshot("one-truth-01-record-card").await;
     app.click("#add-verify-now").await;
