@@ -8,12 +8,12 @@
 import { html, breakable } from '../../lib/html.js';
 import { render, renderChanged, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { statusView, roleLabel, verifyLabel, recordPlan, verificationAdvice, dnsNowFromReport, statusKey, caRefusal, STATUS, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
+import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, verificationAdvice, dnsNowFromReport, statusKey, caRefusal, STATUS, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
 import { renewalOf, subscribeRenewal } from '../../lib/renewal.js';
 import { dateTime, whenText, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
-import { recordCard, wireCopyButtons } from '../../lib/record-card.js';
+import { recordCard, recordWarnings, foundAtName, wireCopyButtons } from '../../lib/record-card.js';
 import { switchApplies } from '../../lib/switch-plan.js';
 import { switchCard } from '../../lib/switch-card.js';
 import { moveDialog } from '../../lib/move.js';
@@ -82,6 +82,8 @@ export class DomainDetail extends HTMLElement {
     // one whose certificate came that way, and a wildcard.
     const liveElsewhere = store.get().liveElsewhere?.[domain.hostname] ?? null;
     const switching = switchApplies(domain, liveElsewhere);
+    // Verified: the platform found the record; what is left is the certificate.
+    const inPlace = live || domain.status === 'verified';
     // The head (which domain, its status, what can be done) stays in view while the body
     // scrolls beneath it.
     const panel = html`<aside class="detail" aria-labelledby="detail-title" id="detail-panel" data-hostname="${domain.hostname}">
@@ -102,10 +104,10 @@ export class DomainDetail extends HTMLElement {
       <div id="detail-state"></div>
       <p class="detail-auto"><button type="button" id="detail-auto" hidden>Set up automatically</button></p>
       <p id="detail-auto-note" class="muted small" hidden></p>
-      <h5 id="detail-record-title">${live ? 'DNS record in place' : switching ? 'DNS records to create' : 'DNS record to create'}</h5>
-      <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : providerLine(domain, null)}</span>${!live && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
-      ${switching ? switchCard(domain, 'detail', { liveElsewhere }) : recordCard(domain, 'record', { live })}
-      ${live || switching ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
+      <h5 id="detail-record-title">${inPlace && !switching ? 'DNS record in place' : switching ? 'DNS records to create' : 'DNS record to create'}</h5>
+      <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : inPlace && !switching ? `The platform found this record at its check; the certificate comes next. Keep the record while the domain is attached.` : providerLine(domain, null)}</span>${!inPlace && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
+      ${switching ? switchCard(domain, 'detail', { liveElsewhere }) : recordCard(domain, 'record', { live: inPlace, found: foundAtName(domain, store.get().dnsNow?.[domain.hostname]) })}
+      ${inPlace || switching ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
       <table class="plan" id="record-plan">
         <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
         <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono value">${breakable(p.value)}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
@@ -187,6 +189,7 @@ export class DomainDetail extends HTMLElement {
     const provider = dnsNow?.[hostname]?.provider;
     const providerText = this.querySelector('#detail-provider-line');
     if (provider && providerText && domain.status !== 'live') setText(providerText, providerLine(domain, provider));
+    this.drawRecordWarnings(domain, dnsNow?.[hostname]);
     const refusal = caRefusal({ diagnosis: store.get().diagnoses?.[hostname] ?? null, readiness: renewalOf(hostname) });
     const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal });
     const next = nextChecks?.of?.(hostname);
@@ -231,6 +234,20 @@ export class DomainDetail extends HTMLElement {
     box.dataset.drawn = key;
     render(box, warnings.length ? html`<p><strong>What will stand in the way:</strong></p>
       <ul id="detail-preflight-warnings">${warnings.map((w) => html`<li class="warn" data-code="${w.code}"><span class="preflight-title">${w.title}</span>${w.fix?.summary ? html` <span class="muted small">${w.fix.summary}</span>` : w.detail ? html` <span class="muted small">${w.detail}</span>` : ''}</li>`)}</ul>` : html``);
+  }
+
+  /**
+   * The record card's warnings once the name's records are known (the doctor's look arrives
+   * after the panel is drawn): the record actually in the way, or no word about one.
+   */
+  drawRecordWarnings(domain, look) {
+    const list = this.querySelector('#record-warnings');
+    if (!list || domain.status !== 'pending_verification') return;
+    const found = foundAtName(domain, look);
+    const key = JSON.stringify(found);
+    if (list.dataset.found === key) return;
+    list.dataset.found = key;
+    render(list, html`${recordWarnings(domain, recordToCreate(domain), found).map((w) => html`<li>${w}</li>`)}`);
   }
 
   /**
