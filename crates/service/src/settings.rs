@@ -64,7 +64,7 @@ pub struct ServiceSettings {
     /// the platform's own.
     pub domain_connect_templates: Vec<String>,
     /// Answer repeated `GET`s from memory while no write happened since (see
-    /// `http::read_cache`); off only to measure the database path alone.
+    /// `http::fast::read_cache`); off only to measure the database path alone.
     pub read_cache: bool,
     /// How the API and the edge hold up against clients that open connections and keep them.
     pub connections: ConnectionLimits,

@@ -13,9 +13,9 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::{TcpStream, UdpSocket};
 
 use super::answer::{Answer, AnswerStatus};
+use super::fast::udp::{Failure, Ticket, UdpSockets, local_address_for};
+use super::fast::wire::{self, Question, WireAnswer};
 use super::presentation::{normalise_name, plain_wire_name, server_text};
-use super::udp::{Failure, Ticket, UdpSockets, local_address_for};
-use super::wire::{self, Question, WireAnswer};
 
 /// An answer as it was read: by the wire reader, or decoded by hickory.
 enum Reply {

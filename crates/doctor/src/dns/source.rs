@@ -8,8 +8,8 @@ use futures::future::BoxFuture;
 
 use super::answer::{Answer, AnswerStatus};
 use super::exchange::Exchange;
+use super::fast::udp::UdpSockets;
 use super::query::{self, QueryOptions};
-use super::udp::UdpSockets;
 use super::wire_query::{ByQuestion, WireQuery};
 
 /// Answers one question. Never fails: trouble is an [`Answer`] whose status says so.

@@ -3,11 +3,11 @@
 
 pub mod domain_connect;
 pub mod extract;
+pub mod fast;
 pub mod gate;
 pub mod idempotency;
 pub mod local;
 pub mod openapi;
-pub mod read_cache;
 pub mod state;
 pub mod v1;
 pub mod world_gate;
@@ -166,7 +166,7 @@ fn behind_gate(routes: Router<AppState>, state: AppState) -> Router {
         .method_not_allowed_fallback(method_not_allowed)
         .layer(middleware::from_fn_with_state(
             state.clone(),
-            read_cache::serve_cached,
+            fast::read_cache::serve_cached,
         ))
         .layer(middleware::from_fn_with_state(
             state.clone(),

@@ -6,10 +6,10 @@
 //! HTTP layer's state (axum's `State`) and holds the layer's own parts (the in-flight
 //! idempotency keys, the read cache): nothing outside `http` needs it.
 //!
-//! Those parts live in files of their own (`idempotency/in_flight.rs`, `read_cache/answers.rs`)
-//! that import neither this state nor the middleware that reads it, so the middleware can
-//! read the state for what stands beside its part (the settings, the clock, the store)
-//! without a ring.
+//! Those parts live in files of their own (`idempotency/in_flight.rs`,
+//! `fast/read_cache/answers.rs`) that import neither this state nor the middleware that reads
+//! it, so the middleware can read the state for what stands beside its part (the settings, the
+//! clock, the store) without a ring.
 
 use std::collections::HashMap;
 use std::net::SocketAddr;
@@ -19,8 +19,8 @@ use chrono::{DateTime, Utc};
 use domain_desk_api::Account;
 use domain_desk_api::local::Faults;
 
+use super::fast::read_cache::answers::ReadCache;
 use super::idempotency::in_flight::InFlight;
-use super::read_cache::answers::ReadCache;
 use crate::clock::Clock;
 use crate::limiter::{BanPolicy, RateLimiter};
 use crate::settings::{ServiceSettings, Storage};

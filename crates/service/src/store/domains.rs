@@ -331,7 +331,7 @@ pub fn require_in_project(conn: &Connection, project_id: &str, hostname: &str) -
 }
 
 /// One page of the project's domains as typed values, in list order (creation time, then
-/// hostname), in one query: the reference that [`super::domain_json::page_of_project`], which
+/// hostname), in one query: the reference that [`super::fast::domain_json::page_of_project`], which
 /// the API serves, must match byte for byte once serialized.
 pub fn page_of_project(
     conn: &Connection,

@@ -17,9 +17,9 @@ use chrono::{DateTime, Utc};
 use rusqlite::{Connection, OptionalExtension, params};
 use sha2::{Digest, Sha256};
 
-pub use super::answer_index::AnswerIndex;
 pub use super::answer_key::AnswerKey;
 use super::execute_cached;
+pub use super::fast::answer_index::AnswerIndex;
 use super::time::{from_sql, to_sql};
 use crate::Result;
 

@@ -261,7 +261,7 @@ const CERTIFICATE_VALIDATION: &str = r#"
 /// Migration 11. A keyed `POST` inserted into the unique index of answers' names, at a random
 /// leaf, and (past the bound) deleted from it at another, on the single writer: pages found,
 /// read, journaled and written back that the same `POST` without a key does not touch. The
-/// service now finds an answer's row through [`crate::store::answer_index::AnswerIndex`], a
+/// service now finds an answer's row through [`crate::store::fast::answer_index::AnswerIndex`], a
 /// map from name to row id built from this table when the store opens and changed with it,
 /// so the table needs no index: rows are only appended, and trimmed at the oldest end.
 const ANSWERS_WITHOUT_INDEX: &str = r#"

@@ -20,24 +20,20 @@
 //! task woken back) cost more than the read itself on two cores.
 
 pub mod accounts;
-pub mod answer_index;
 pub mod answer_key;
 pub mod bans;
 pub mod certificates;
 pub mod deploys;
-pub mod domain_json;
 pub mod domains;
+pub mod fast;
 pub mod idempotency;
 pub mod meta;
 pub mod migrations;
 pub mod ownership;
 pub mod page;
-pub mod project_json;
 pub mod projects;
 pub mod seed;
 pub mod time;
-#[cfg(test)]
-mod twins;
 pub mod zones;
 
 use std::path::Path;
@@ -47,7 +43,7 @@ use std::sync::{Arc, Mutex, PoisonError};
 use rusqlite::{Connection, OpenFlags, Transaction};
 use tokio::sync::Semaphore;
 
-use self::answer_index::AnswerIndex;
+use self::fast::answer_index::AnswerIndex;
 use crate::{Error, Result};
 
 /// How many read-only connections serve reads side by side (file databases, in WAL mode).
@@ -211,7 +207,7 @@ impl Store {
         })
     }
 
-    /// Where the remembered answers' rows are; see [`answer_index`].
+    /// Where the remembered answers' rows are; see [`fast::answer_index`].
     pub fn answers(&self) -> &Arc<AnswerIndex> {
         &self.inner.answers
     }

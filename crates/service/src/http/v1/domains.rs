@@ -29,8 +29,9 @@ use super::path_hostname;
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
 use crate::http::idempotency::{Answer, PendingAnswer, commit_answer_with};
 use crate::http::state::AppState;
+use crate::store::fast::domain_json;
 use crate::store::page::ListScope;
-use crate::store::{deploys, domain_json, domains, ownership as removals, projects};
+use crate::store::{deploys, domains, ownership as removals, projects};
 use crate::{Error, Result, world};
 
 /// A domain of this project, or `404 not_found` — with the reason when the platform removed it.

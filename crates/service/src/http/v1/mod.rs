@@ -20,7 +20,7 @@ pub(crate) fn path_hostname(raw: &str) -> Result<Hostname, Error> {
 }
 
 /// A list's answer, `{"<field>":[…],"next_cursor":…}`, from the page's items already written
-/// as a JSON array (`store::domain_json::write_page`): the array is not parsed again.
+/// as a JSON array (`store::fast::domain_json::write_page`): the array is not parsed again.
 pub(crate) fn list_response(
     field: &str,
     mut items: Vec<u8>,

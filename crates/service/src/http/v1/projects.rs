@@ -9,8 +9,9 @@ use domain_desk_api::{CreateProject, Project, ProjectList};
 use crate::http::extract::{ApiJson, ApiPath, Caller, ListParams};
 use crate::http::idempotency::{PendingAnswer, commit_answer_with};
 use crate::http::state::AppState;
+use crate::store::fast::project_json;
 use crate::store::page::ListScope;
-use crate::store::{project_json, projects};
+use crate::store::projects;
 use crate::{Error, Result};
 
 /// Longest project name, in characters.

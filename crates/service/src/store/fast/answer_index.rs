@@ -22,8 +22,8 @@ use std::sync::{Mutex, MutexGuard, PoisonError};
 
 use rusqlite::Connection;
 
-use super::answer_key::AnswerKey;
 use crate::Result;
+use crate::store::answer_key::AnswerKey;
 
 /// Remembered answers' rows by name: the committed ones, and the open transaction's changes.
 #[derive(Debug, Default)]

@@ -13,10 +13,10 @@ use domain_desk_api::DomainStatus;
 use rusqlite::Connection;
 
 use super::domain_json::{optional, required, string, timestamp, value, write_page};
-use super::page::{self, After, Page, PageRequest};
-use super::projects::PAGE_OF_ACCOUNT;
-use super::{deploys, domains};
 use crate::Result;
+use crate::store::page::{self, After, Page, PageRequest};
+use crate::store::projects::PAGE_OF_ACCOUNT;
+use crate::store::{deploys, domains};
 
 /// A JSON array of projects, as the contract writes `Project` objects.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -26,7 +26,7 @@ pub struct ProjectsJson(pub Vec<u8>);
 const BYTES_PER_PROJECT: usize = 384;
 
 /// One page of the account's projects in list order, as a JSON array, in one query: the same
-/// rows and cursor as [`super::projects::page_of_account`].
+/// rows and cursor as [`crate::store::projects::page_of_account`].
 pub fn page_of_account(
     conn: &Connection,
     account_id: &str,

@@ -18,8 +18,8 @@ use std::net::Ipv6Addr;
 use hickory_proto::op::{Message, MessageType, ResponseCode};
 use hickory_proto::rr::{Name, RecordType};
 
-use super::answer::{Answer, DnsRecord};
-use super::presentation::{ipv4_text, is_plain_byte, push_decimal};
+use crate::dns::answer::{Answer, DnsRecord};
+use crate::dns::presentation::{ipv4_text, is_plain_byte, push_decimal};
 
 /// What the reader made of a datagram.
 #[derive(Debug, PartialEq, Eq)]
@@ -45,7 +45,7 @@ pub(crate) struct WireAnswer {
 
 impl Answer {
     /// An answer the wire reader read, as [`Self::from_message`] reads it; `question` is
-    /// already in [`normalise_name`](super::presentation::normalise_name)'s form (the wire reader matched the answer's
+    /// already in [`normalise_name`](crate::dns::presentation::normalise_name)'s form (the wire reader matched the answer's
     /// question to it).
     pub(crate) fn from_wire(
         server: String,
@@ -132,9 +132,9 @@ const NAME_CAPACITY: usize = 48;
 /// [`decode_datagram`], what the fuzz target `dns_wire` holds together: for any bytes at all,
 /// this reader decides only as hickory's path would.
 pub fn read_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> Option<Answer> {
-    let normalised = super::presentation::normalise_name(name);
+    let normalised = crate::dns::presentation::normalise_name(name);
     // As the doctor asks: only a plain name's answers go through this reader.
-    if super::presentation::plain_wire_name(&normalised).is_some() {
+    if crate::dns::presentation::plain_wire_name(&normalised).is_some() {
         let question = Question::new(id, normalised.clone(), record_type);
         match read(datagram, &question) {
             Read::Answer(answer) => {
@@ -154,7 +154,11 @@ pub fn read_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> 
 }
 
 /// Whether a decoded answer is to the question asked (`name`, `record_type`).
-pub(super) fn answers_question(message: &Message, name: &Name, record_type: RecordType) -> bool {
+pub(in crate::dns) fn answers_question(
+    message: &Message,
+    name: &Name,
+    record_type: RecordType,
+) -> bool {
     match message.queries.first() {
         // Name equality is case-insensitive, as DNS compares names.
         Some(query) => query.query_type() == record_type && query.name() == name,
@@ -167,7 +171,7 @@ pub(super) fn answers_question(message: &Message, name: &Name, record_type: Reco
 /// [`read_datagram`]): the path the doctor takes for any answer this reader steps aside from.
 pub fn decode_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> Option<Answer> {
     let message = Message::from_vec(datagram).ok()?;
-    let mut asked = Name::from_ascii(super::presentation::normalise_name(name)).ok()?;
+    let mut asked = Name::from_ascii(crate::dns::presentation::normalise_name(name)).ok()?;
     asked.set_fqdn(true);
     let record_type = RecordType::from(record_type);
     let ours = message.metadata.id == id
@@ -406,7 +410,7 @@ fn read_name_into(
     }
 }
 
-/// Each byte a plain label may hold (see [`super::presentation::is_plain_label`]), lowercased; [`NOT_PLAIN`] for
+/// Each byte a plain label may hold (see [`crate::dns::presentation::is_plain_label`]), lowercased; [`NOT_PLAIN`] for
 /// any other. One look-up per byte both checks and lowercases it.
 const PLAIN_LOWERCASE: [u8; 256] = {
     let mut table = [NOT_PLAIN; 256];

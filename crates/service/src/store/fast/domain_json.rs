@@ -15,12 +15,12 @@ use rusqlite::Connection;
 use rusqlite::types::ValueRef;
 use serde::Serialize;
 
-use super::domains::{
+use crate::store::domains::{
     COLUMNS, REDIRECT_STATUS, certificate_status_from_sql, record_type_from_sql, role_from_sql,
     status_from_sql, unicode_form, validation_method_from_sql, validation_record,
 };
-use super::page::{self, After, Page, PageRequest};
-use super::time::from_sql;
+use crate::store::page::{self, After, Page, PageRequest};
+use crate::store::time::from_sql;
 use crate::{Error, Result};
 
 /// A JSON array of domains, as the contract writes `Domain` objects.
@@ -31,7 +31,7 @@ pub struct DomainsJson(pub Vec<u8>);
 const BYTES_PER_DOMAIN: usize = 512;
 
 /// One page of the project's domains in list order (creation time, then hostname), as a JSON
-/// array, in one query: the same rows and cursor as [`super::domains::page_of_project`].
+/// array, in one query: the same rows and cursor as [`crate::store::domains::page_of_project`].
 pub fn page_of_project(
     conn: &Connection,
     project_id: &str,

@@ -25,9 +25,10 @@ use domain_desk_api::{
 };
 use rusqlite::Connection;
 
-use super::migrations::{MIGRATIONS, migrate};
-use super::page::PageRequest;
-use super::{deploys, domain_json, domains, project_json, projects};
+use super::{domain_json, project_json};
+use crate::store::migrations::{MIGRATIONS, migrate};
+use crate::store::page::PageRequest;
+use crate::store::{deploys, domains, projects};
 
 /// Every field of `Domain` and of the parts `domain_json.rs` writes field by field. Added a
 /// field? Make `domain_json::page_of_project` write it, fill it in [`fixture`], then name it

@@ -17,9 +17,9 @@ use axum::middleware::Next;
 use axum::response::Response;
 use bytes::Bytes;
 
-pub(super) mod answers;
+pub(in crate::http) mod answers;
 
-use super::extract::{Caller, read_body};
+use crate::http::extract::{Caller, read_body};
 use crate::http::state::AppState;
 
 /// Largest answer kept (a page of 1,000 domains is about 1 MB).
