@@ -441,6 +441,7 @@ async fn a_live_site_switches_and_moves_without_a_gap_at_600x() {
     app.click(&row(SHOP)).await;
     app.wait_attr("#detail-panel", "data-hostname", SHOP).await;
     shots(&app, "6-moved").await;
+    add_apex_with_www_and_a_wildcard(&app).await;
     stop.store(true, Ordering::Relaxed);
     let probes = prober.await.expect("the prober");
     let failed: Vec<_> = probes.iter().filter(|(_, r)| r.is_err()).collect();
@@ -454,4 +455,77 @@ async fn a_live_site_switches_and_moves_without_a_gap_at_600x() {
         probes.len()
     );
     app.close().await;
+}
+
+/// In the project the name moved to: an apex added with its www name in one click (the www
+/// redirecting to the apex), and a wildcard added like any name, shown with its two records;
+/// each dialog gives the focus back to Add domain.
+async fn add_apex_with_www_and_a_wildcard(app: &App) {
+    app.click("#add-domain-button").await;
+    app.type_into("#add-hostname", "example.net").await;
+    app.wait_contains("#add-hostname-message", "apex domain")
+        .await;
+    app.wait_displayed("#add-companion").await;
+    assert_eq!(
+        app.text("#add-companion-label").await,
+        "Also add www.example.net, redirecting to example.net"
+    );
+    assert!(
+        app.find("#add-companion-check")
+            .await
+            .is_selected()
+            .await
+            .expect("the checkbox"),
+        "checked by default"
+    );
+    shots(app, "7-apex-offers-www").await;
+    app.click("#add-submit").await;
+    app.wait_displayed("#add-second").await;
+    let second = app.text("#add-second").await;
+    assert!(
+        second.contains("www.example.net") && second.contains("redirects to example.net"),
+        "{second}"
+    );
+    assert_eq!(app.text("#add-second-record-name").await, "www");
+    shots(app, "8-apex-and-www-records").await;
+    app.click("#add-done").await;
+    let focus = app
+        .script("return document.activeElement?.id ?? null;")
+        .await;
+    assert_eq!(
+        focus,
+        serde_json::json!("add-domain-button"),
+        "focus after Done"
+    );
+    app.find(&row("example.net")).await;
+    let www = app.text(&row("www.example.net")).await;
+    assert!(
+        www.contains("example.net") && www.contains('→'),
+        "the www row redirects: {www}"
+    );
+
+    app.click("#add-domain-button").await;
+    app.type_into("#add-hostname", "*.shop.example.net").await;
+    app.wait_contains(
+        "#add-hostname-message",
+        "covers every name one label under shop.example.net",
+    )
+    .await;
+    assert!(
+        !app.is_enabled("#add-role-primary").await,
+        "a wildcard is never primary"
+    );
+    app.click("#add-submit").await;
+    app.wait_contains("#add-switch-title", "Two records for a wildcard")
+        .await;
+    assert_eq!(app.text("#add-acme-name").await, "_acme-challenge.shop");
+    assert_eq!(app.text("#add-route-name").await, "*.shop");
+    let dialog = app.text("#add-domain-dialog").await;
+    assert!(
+        !dialog.to_lowercase().contains("browsers may warn"),
+        "{dialog}"
+    );
+    shots(app, "9-wildcard-records").await;
+    app.click("#add-done").await;
+    app.find(&row("*.shop.example.net")).await;
 }

@@ -98,7 +98,9 @@ export function delegationCardRecord(domain) {
     value: d.value,
     ttl: null,
     fqdn: d.fqdn,
-    warnings: ['Keep this record after the switch: the platform renews the certificate through it.'],
+    warnings: [isWildcard(domain)
+      ? 'Keep this record while the wildcard is attached: the platform renews its certificate through it.'
+      : 'Keep this record after the switch: the platform renews the certificate through it.'],
   };
 }
 

@@ -194,7 +194,10 @@ export class DomainDetail extends HTMLElement {
     const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal });
     const next = nextChecks?.of?.(hostname);
     const waiting = statusKey(domain) === STATUS.WAITING;
-    const advice = waiting
+    // During a switch the steps say what to do: "remove the A record" now would take the site
+    // down before its certificate is there.
+    const switching = switchApplies(domain, store.get().liveElsewhere?.[hostname] ?? null);
+    const advice = waiting && !switching
       ? verificationAdvice(domain, {
         nowMs: now,
         dnsNow: dnsNow?.[hostname] ?? null,
@@ -279,6 +282,9 @@ export class DomainDetail extends HTMLElement {
   /** Shows "Set up automatically" when the domain's DNS provider supports Domain Connect. */
   async offerAutomaticSetUp(domain) {
     if (domain.status !== 'pending_verification') return;
+    // The provider writes the routing record: during a switch, only once the certificate is
+    // ready (step 2), never before it.
+    if (switchApplies(domain, store.get().liveElsewhere?.[domain.hostname] ?? null) && domain.certificate?.status !== 'issued') return;
     this.offers ??= new Map();
     let offer = this.offers.get(domain.hostname);
     if (!offer) {
