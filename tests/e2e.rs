@@ -1560,8 +1560,9 @@ async fn renewal_watch_warns_then_the_renewal_fails_as_predicted_and_a_fix_renew
     )
     .await;
     let row_text = app.text(&row(APP)).await;
+    // The indicator says from when the renewal fails ("⚠ Fails 25 Jan"), uncut.
     assert!(
-        row_text.contains("Renewal fails"),
+        row_text.contains("⚠ Fails "),
         "the row's Renewal indicator: {row_text}"
     );
     app.click(&row(APP)).await;

@@ -3,6 +3,7 @@
 // `renewal://changed`; this module keeps the last view and tells its subscribers. The pure
 // parts (what a readiness looks like in a row or a panel) are exported for the tests.
 import { invoke, listen } from './tauri.js';
+import { dayUnlessToday } from './format.js';
 
 let view = { checked_at: null, next_check: null, domains: [], accounts: [] };
 const listeners = new Set();
@@ -49,12 +50,20 @@ export function renewalsByHostname(within = view) {
   return map;
 }
 
-/** The row's Renewal indicator: a key for styling and tests, a short label, a title. */
+/**
+ * The row's Renewal indicator: a key for styling and tests, a short label, a title. A renewal
+ * that will fail says from when in the label itself ("⚠ Fails 25 Jan"): "⚠ Renewal fails ·
+ * 25 Jan" was cut before its date in the column.
+ */
 export function renewalIndicator(readiness) {
   if (!readiness) return { key: '', label: '', title: '' };
   switch (readiness.state) {
-    case 'at_risk':
-      return { key: 'at_risk', label: '⚠ Renewal fails', title: readiness.finding?.detail ?? '' };
+    case 'at_risk': {
+      const at = Date.parse(readiness.renews_at ?? '');
+      const checked = Date.parse(readiness.checked_at ?? '');
+      const day = Number.isNaN(at) ? '' : dayUnlessToday(at, Number.isNaN(checked) ? at : checked) || 'today';
+      return { key: 'at_risk', label: day ? `⚠ Fails ${day}` : '⚠ Renewal fails', title: readiness.finding?.detail ?? '' };
+    }
     case 'unknown':
       return { key: 'unknown', label: '', title: readiness.note ?? 'DNS could not be asked' };
     default:

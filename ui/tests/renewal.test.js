@@ -3,6 +3,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { renewalIndicator, renewalSection, renewalOf, renewalsByHostname } from '../lib/renewal.js';
+import { configureTimes } from '../lib/format.js';
 
 const atRisk = {
   hostname: 'shop.example.com',
@@ -26,7 +27,11 @@ const live = {
 };
 
 test('a renewal that will fail marks the row; a ready one does not', () => {
-  assert.deepEqual(renewalIndicator(atRisk), { key: 'at_risk', label: '⚠ Renewal fails', title: atRisk.finding.detail });
+  configureTimes({ locale: 'en-GB', timeZone: 'UTC' });
+  // The date its renewal fails from, in the label: the column cut it when it followed the words.
+  assert.deepEqual(renewalIndicator(atRisk), { key: 'at_risk', label: '⚠ Fails 25 Jan 2027', title: atRisk.finding.detail });
+  assert.equal(renewalIndicator({ ...atRisk, checked_at: '2027-01-02T00:00:00Z' }).label, '⚠ Fails 25 Jan');
+  assert.equal(renewalIndicator({ ...atRisk, renews_at: null }).label, '⚠ Renewal fails');
   assert.equal(renewalIndicator({ ...atRisk, state: 'ready', finding: null }).label, '');
   assert.equal(renewalIndicator(null).key, '');
 });
