@@ -335,6 +335,12 @@ async fn a_live_site_switches_and_moves_without_a_gap_at_600x() {
         .await;
     app.wait_attr("#detail-step-routing", "data-state", "todo")
         .await;
+    // At a glance, at the top of the details: step 1 done, step 2 to do.
+    let glance = app.text("#detail-steps-line").await;
+    assert!(
+        glance.contains("Step 1 certificate Done") && glance.contains("Step 2 switch To do"),
+        "{glance}"
+    );
     assert!(
         !app.text("#detail-panel")
             .await

@@ -32,3 +32,13 @@ export function switchCard(domain, prefix, { liveElsewhere = null } = {}) {
     </li>`)}</ol>
   </section>`;
 }
+
+/**
+ * The two steps in one line for the top of the detail panel, in view without scrolling:
+ * "Step 1 Done · Step 2 To do", each state a badge; the steps in full are further down.
+ */
+export function switchSummary(domain, prefix, { liveElsewhere = null } = {}) {
+  const steps = switchSteps(domain, { liveElsewhere });
+  const short = isWildcard(domain) ? ['Certificate record', 'Routing record'] : ['Step 1 certificate', 'Step 2 switch'];
+  return html`<p class="switch-summary small" id="${prefix}-steps-line">${steps.map((s, i) => html`<span class="switch-summary-step" data-step="${s.key}" data-state="${s.state}">${short[i]} <span class="badge tone-${TONE[s.state] ?? 'pending'}">${stepStateLabel(s.state)}</span></span>`)}</p>`;
+}

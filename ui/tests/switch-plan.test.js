@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { companionOf, switchApplies, switchSteps, certificateReady, delegationCardRecord, routingCardRecord, stepStateLabel } from '../lib/switch-plan.js';
-import { switchCard, switchIntro } from '../lib/switch-card.js';
+import { switchCard, switchIntro, switchSummary } from '../lib/switch-card.js';
 import { statusView, statusKey, STATUS } from '../lib/domain-view.js';
 import { configureTimes } from '../lib/format.js';
 import { domain } from './fixtures.js';
@@ -114,4 +114,11 @@ test('a wildcard is typed like any name and said with its two records', () => {
   assert.equal(checkTyped('shop.*.example.com').ok, false);
   const line = hostnameLine({ ascii: '*.shop.example.com', unicode: '*.shop.example.com', apex: false, wildcard: true, relative_name: '*.shop', registrable_domain: 'example.com' });
   assert.equal(line, '*.shop.example.com covers every name one label under shop.example.com: you will create a CNAME named “*.shop” and a CNAME for its certificate.');
+});
+
+test('the two steps at a glance: one line at the top of the details', () => {
+  const line = String(switchSummary(shop({ cert: 'issued' }), 'detail', { liveElsewhere: OLD_HOST }));
+  assert.match(line, /id="detail-steps-line"/);
+  assert.match(line, /data-step="delegation" data-state="done">Step 1 certificate <span class="badge tone-ok">Done<\/span>/);
+  assert.match(line, /data-step="routing" data-state="todo">Step 2 switch <span class="badge tone-pending">To do<\/span>/);
 });

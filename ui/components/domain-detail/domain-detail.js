@@ -15,7 +15,7 @@ import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
 import { recordCard, recordWarnings, foundAtName, wireCopyButtons } from '../../lib/record-card.js';
 import { switchApplies } from '../../lib/switch-plan.js';
-import { switchCard } from '../../lib/switch-card.js';
+import { switchCard, switchSummary } from '../../lib/switch-card.js';
 import { moveDialog } from '../../lib/move.js';
 
 /** "At Cloudflare, the DNS provider of shop.example.com:" when the doctor knows it. */
@@ -101,6 +101,7 @@ export class DomainDetail extends HTMLElement {
       </div>
       </div>
       <div class="detail-body" id="detail-body">
+      ${switching ? switchSummary(domain, 'detail', { liveElsewhere }) : ''}
       <div id="detail-state"></div>
       <p class="detail-auto"><button type="button" id="detail-auto" hidden>Set up automatically</button></p>
       <p id="detail-auto-note" class="muted small" hidden></p>
