@@ -158,7 +158,7 @@ fn hostnames_are_checked_with_the_public_suffix_list() {
     assert_eq!(
         sub,
         json!({"ascii": "shop.example.co.uk", "unicode": "shop.example.co.uk", "apex": false,
-               "relative_name": "shop", "registrable_domain": "example.co.uk"})
+               "wildcard": false, "relative_name": "shop", "registrable_domain": "example.co.uk"})
     );
     let apex = h.ok("hostname_check", json!({"hostname": "bücher.de"}));
     assert_eq!(apex["ascii"], "xn--bcher-kva.de");
@@ -169,6 +169,23 @@ fn hostnames_are_checked_with_the_public_suffix_list() {
     assert!(
         err["message"].as_str().unwrap().contains("public suffix"),
         "{err}"
+    );
+    // A wildcard one label below the registrable domain is added like any name; one for the
+    // whole registrable domain is not (docs/api-v1-additions.md).
+    let wildcard = h.ok("hostname_check", json!({"hostname": "*.Shop.example.com"}));
+    assert_eq!(
+        wildcard,
+        json!({"ascii": "*.shop.example.com", "unicode": "*.shop.example.com", "apex": false,
+               "wildcard": true, "relative_name": "*.shop", "registrable_domain": "example.com"})
+    );
+    let whole = h.err("hostname_check", json!({"hostname": "*.example.com"}));
+    assert_eq!(whole["kind"], "invalid_input");
+    assert!(
+        whole["message"]
+            .as_str()
+            .unwrap()
+            .contains("*.shop.example.com"),
+        "{whole}"
     );
 }
 
