@@ -327,6 +327,29 @@ fn the_offline_demo_signs_in_with_its_pro_key_and_manages_domains() {
     );
     assert_eq!(err["kind"], "invalid_hostname", "{err}");
 
+    // Move: the platform's refusal reaches the window by its code (the draft has no deploy
+    // to serve the name), and the domain stays where it was.
+    let draft = h
+        .ok("projects_list", json!({}))
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["name"] == "Pro draft")
+        .map(|p| p["id"].as_str().unwrap().to_owned())
+        .expect("the demo's Pro draft");
+    let err = h.err(
+        "domain_move",
+        json!({"projectId": project_id, "hostname": "shop.example.com", "toProjectId": draft}),
+    );
+    assert_eq!(err["kind"], "deploy_required", "{err}");
+    assert_eq!(
+        h.ok(
+            "domain_get",
+            json!({"projectId": project_id, "hostname": "shop.example.com", "background": false}),
+        )["project_id"],
+        project_id.as_str()
+    );
+
     h.ok(
         "domain_remove",
         json!({"projectId": project_id, "hostname": "shop.example.com"}),
