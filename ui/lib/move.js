@@ -34,6 +34,17 @@ export function moveSummary(domain, from, to, domains = []) {
   return lines.join(' ');
 }
 
+/**
+ * A refusal in the words of the move (the platform's own message speaks of adding a domain),
+ * or null for any other: the target has no deploy to serve the name, or no room for it.
+ */
+export function moveRefusal(err, to) {
+  const code = err?.code ?? err?.kind;
+  if (code === 'deploy_required') return `${to.name} has no successful deploy yet, so it has nothing to serve under the name. Deploy it once, then move the domain.`;
+  if (code === 'domain_limit_reached') return `${to.name} has as many domains as its plan allows. Remove one there, or upgrade its plan, then move the domain.`;
+  return null;
+}
+
 /** The notice once moved. */
 export function movedNotice(domain, to) {
   return `Moved ${domain.unicode_hostname || domain.hostname} to ${to.name}; it is served from there.`;

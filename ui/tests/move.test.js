@@ -4,7 +4,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { moveTargets, moveSummary, movedNotice } from '../lib/move.js';
+import { moveTargets, moveSummary, movedNotice, moveRefusal } from '../lib/move.js';
 import { domain } from './fixtures.js';
 
 const read = (path) => readFileSync(new URL(path, import.meta.url), 'utf8');
@@ -39,4 +39,10 @@ test('Move is offered in the detail panel and the row’s menu, never drawn red'
   const dialog = read('../components/move-dialog/move-dialog.js');
   assert.match(dialog, /id="move-submit" class="primary"/);
   assert.doesNotMatch(dialog, /danger/);
+});
+
+test('a refusal is said in the words of the move', () => {
+  assert.equal(moveRefusal({ kind: 'deploy_required', message: 'x' }, DRAFT), 'Pro draft has no successful deploy yet, so it has nothing to serve under the name. Deploy it once, then move the domain.');
+  assert.match(moveRefusal({ code: 'domain_limit_reached' }, BLOG), /^Blog has as many domains as its plan allows/);
+  assert.equal(moveRefusal({ kind: 'network' }, DRAFT), null, 'any other: the general words');
 });

@@ -8,7 +8,7 @@ import { render, openDialog, setText } from '../../lib/dom.js';
 import { store, loadProjects } from '../../lib/app-state.js';
 import { findDomain } from '../../lib/actions.js';
 import { describeError } from '../../lib/errors.js';
-import { moveTargets, moveSummary, moveDomain } from '../../lib/move.js';
+import { moveTargets, moveSummary, moveDomain, moveRefusal } from '../../lib/move.js';
 
 export class MoveDialog extends HTMLElement {
   disconnectedCallback() {
@@ -63,7 +63,7 @@ export class MoveDialog extends HTMLElement {
         this.dialog.close();
       } catch (err) {
         const { message, action } = describeError(err);
-        error.textContent = action ? `${message} ${action}` : message;
+        error.textContent = moveRefusal(err, target()) ?? (action ? `${message} ${action}` : message);
         error.hidden = false;
         submit.disabled = false;
         submit.textContent = 'Move domain';
