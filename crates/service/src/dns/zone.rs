@@ -11,6 +11,14 @@
 //! The platform zone is built in: its DNS target and every project's default address resolve to
 //! the edge. Customer zones (the demo zones and any added later) hold the records the demo DNS
 //! provider manages, under the provider's rules (no CNAME beside other records).
+//!
+//! It is longer than the house's 500 lines (about 530 of code, its tests are in `tests.rs`):
+//! [`ZoneStore`] is the one owner of the zones and their history, behind one lock (the
+//! generation moves on as it is taken for writing), and each edit checks its rules (the
+//! provider's, the size bounds) against the data it changes and records the change in the
+//! journal. Split, each part would reach into the others' state. What reads the data without
+//! editing it is apart already: answering (`answer.rs`), the record types (`records.rs`), the
+//! seed zones (`seed.rs`).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::net::IpAddr;

@@ -19,6 +19,15 @@
 //! its addresses) in its own zone, then each name its CNAME chain leads to, in its zone. A
 //! signed name whose CNAME leads into an unsigned zone is then secure for itself, with the
 //! target's zone unsigned, whatever order the answer's RRsets came in.
+//!
+//! It is longer than the house's 500 lines (about 545 of code, and 50 of tests): the walk is
+//! one recursion over one `Walk`, its connection and the keys of each zone established so
+//! far. Establishing a zone's keys asks the parent for its DS (and so up the chain), proving a
+//! delegation insecure verifies the parent's NSEC with the parent's keys, and every RRSIG is
+//! verified against keys from the same table; split, the steps would pass the walk and its
+//! table around and call back into each other. What stands apart already does: the trust
+//! anchors (`anchors.rs`), the cause of a broken chain (`cause.rs`), the TCP exchange
+//! (`tcp.rs`).
 
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, PoisonError};
