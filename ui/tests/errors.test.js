@@ -27,7 +27,7 @@ test('a refused key never shows the platform’s sentence for API clients', () =
 });
 
 test('a host that does not exist says so, with its next step, and no generic advice', () => {
-  const err = { kind: 'no_such_host', message: 'api.exmaple.com does not exist: no DNS record names it. Check the platform’s address for a typo.' };
+  const err = { kind: 'no_such_host', message: 'No host named api.exmaple.com exists: no DNS record names it. Check the platform’s address for a typo.' };
   assert.equal(errorText(err), err.message);
   assert.ok(!errorText(err).includes('internet connection'));
 });

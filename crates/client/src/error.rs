@@ -48,19 +48,19 @@ pub enum Error {
     /// The platform's address names a host that does not exist (the system's resolver knows
     /// no such name): a typo in the address, or a name not yet in DNS.
     #[error(
-        "{host} does not exist: no DNS record names it. Check the platform’s address for a typo."
+        "No host named {host} exists: no DNS record names it. Check the platform’s address for a typo."
     )]
     NoSuchHost { host: String },
 
     /// The computer at the address answered, but nothing accepts connections on its port.
     #[error(
-        "{host} refused the connection: nothing accepts connections at that address and port. Check the port, or start the platform there."
+        "The computer at {host} refused the connection: nothing accepts connections at that address and port. Check the port, or start the platform there."
     )]
     ConnectionRefused { host: String },
 
     /// The certificate `host` presented is not one this computer trusts: the key was not sent.
     #[error(
-        "{host} presented a certificate this computer does not trust, so the API key was not sent. Check the address, or ask whoever runs the platform."
+        "The platform at {host} presented a certificate this computer does not trust, so the API key was not sent. Check the address, or ask whoever runs the platform."
     )]
     UntrustedCertificate { host: String },
 

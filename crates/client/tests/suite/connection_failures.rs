@@ -29,8 +29,8 @@ async fn a_host_that_does_not_exist_is_named_as_not_existing() {
     let message = err.to_string();
     assert_eq!(
         message,
-        "api.no-such-platform.invalid does not exist: no DNS record names it. Check the \
-         platform’s address for a typo."
+        "No host named api.no-such-platform.invalid exists: no DNS record names it. Check \
+         the platform’s address for a typo."
     );
     assert!(!message.contains(KEY));
 }
@@ -52,7 +52,7 @@ async fn a_port_where_nothing_listens_is_a_refused_connection() {
     assert_eq!(err.kind(), "connection_refused", "{err}");
     let message = err.to_string();
     assert!(
-        message.starts_with("127.0.0.1 refused the connection"),
+        message.starts_with("The computer at 127.0.0.1 refused the connection"),
         "{message}"
     );
     assert!(message.contains("Check the port"), "{message}");
