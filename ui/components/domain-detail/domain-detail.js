@@ -107,8 +107,8 @@ export class DomainDetail extends HTMLElement {
       <p id="detail-auto-note" class="muted small" hidden></p>
       <h5 id="detail-record-title">${inPlace && !switching ? 'DNS record in place' : switching ? 'DNS records to create' : 'DNS record to create'}</h5>
       <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : inPlace && !switching ? `The platform found this record at its check; the certificate comes next. Keep the record while the domain is attached.` : providerLine(domain, null)}</span>${!inPlace && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
-      ${switching ? switchCard(domain, 'detail', { liveElsewhere }) : recordCard(domain, 'record', { live: inPlace, found: foundAtName(domain, store.get().dnsNow?.[domain.hostname]) })}
-      ${inPlace || switching ? '' : html`<h5>Records at “${domain.dns_record.name}”</h5>
+      ${switching ? switchCard(domain, 'detail', { liveElsewhere, routePrefix: 'record' }) : recordCard(domain, 'record', { live: inPlace, found: foundAtName(domain, store.get().dnsNow?.[domain.hostname]) })}
+      ${inPlace ? '' : html`<h5>${switching ? `At the switch (step 2), the records at “${domain.dns_record.name}”` : `Records at “${domain.dns_record.name}”`}</h5>
       <table class="plan" id="record-plan">
         <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
         <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono value">${breakable(p.value)}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
@@ -195,10 +195,11 @@ export class DomainDetail extends HTMLElement {
     const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal });
     const next = nextChecks?.of?.(hostname);
     const waiting = statusKey(domain) === STATUS.WAITING;
-    // During a switch the steps say what to do: "remove the A record" now would take the site
-    // down before its certificate is there.
+    // During a switch, removing the record that serves the site waits for the certificate:
+    // removed before it, the site would be down until the certificate is issued.
     const switching = switchApplies(domain, store.get().liveElsewhere?.[hostname] ?? null);
-    const advice = waiting && !switching
+    const beforeCertificate = switching && domain.certificate?.status !== 'issued';
+    let advice = waiting
       ? verificationAdvice(domain, {
         nowMs: now,
         dnsNow: dnsNow?.[hostname] ?? null,
@@ -206,6 +207,7 @@ export class DomainDetail extends HTMLElement {
         nextCheckAt: next?.kind === 'verify' ? next.at : null,
       })
       : '';
+    if (beforeCertificate) advice = advice.replace(/^Remove (it|them) at your DNS provider\./, 'Remove $1 at your DNS provider once the certificate is ready: step 1 keeps the site up until then.');
     const checked = domain.verification?.checked_at;
     // A look already due (the poll that makes it is under way) reads "now", never "ago".
     const nextText = next && !waiting ? `Next look ${relativeTime(new Date(Math.max(next.at, now)).toISOString(), now).replace('just now', 'now')}.` : '';
@@ -262,7 +264,10 @@ export class DomainDetail extends HTMLElement {
   async lookAtDns(force) {
     const hostname = store.get().selected;
     const domain = hostname && actions.findDomain(hostname);
-    if (!domain || domain.status !== 'pending_verification') return;
+    // Verified, the name is looked at again only to learn whether its pre-flight's warnings
+    // (a CAA record that would refuse the certificate) still hold.
+    const stillWarned = domain?.status === 'verified' && store.get().preflight?.[hostname];
+    if (!domain || (domain.status !== 'pending_verification' && !stillWarned)) return;
     const key = `${hostname}|${domain.verification?.checked_at}`;
     if (!force && this.looked === key) return;
     this.looked = key;
