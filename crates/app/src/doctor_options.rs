@@ -72,7 +72,7 @@ pub fn scoped_to<S: AsRef<str>>(mut options: DoctorOptions, hostnames: &[S]) -> 
     // As the doctor names them: lowercase A-labels.
     let wanted: BTreeSet<String> = hostnames
         .iter()
-        .map(|hostname| match Hostname::parse(hostname.as_ref()) {
+        .map(|hostname| match Hostname::parse_domain(hostname.as_ref()) {
             Ok(name) => name.as_str().to_owned(),
             Err(_) => hostname.as_ref().trim().to_ascii_lowercase(),
         })
@@ -107,6 +107,8 @@ pub fn from_info(info: &LocalInfo) -> Result<DoctorOptions> {
         .with_ca_identity(info.ca_identity.clone())
         .with_edge(address(info.edge_https.as_deref(), "TLS edge")?);
     options.extra_roots_pem = info.ca_certificate_pem.clone();
+    // Where `_acme-challenge` CNAMEs must lead, so the doctor judges their value exactly.
+    options.validation_zone = info.validation_zone.clone();
     if let Some(anchor) = &info.dnssec_trust_anchor {
         options.dnssec = true;
         options.trust_anchor = Some(anchor.clone());

@@ -40,15 +40,37 @@ pub async fn platform(local: Option<&LocalControl>, domains: &[Domain]) -> Resul
         .or(domains.first())
         .map(|domain| domain.dns_record.value.trim_end_matches('.').to_owned())
         .unwrap_or_default();
+    let mut options = DoctorOptions::new(if target.is_empty() {
+        "unknown.invalid".to_owned()
+    } else {
+        target
+    })
+    .with_tls_probe(false);
+    options.validation_zone = domains.iter().find_map(validation_zone);
     Ok(Platform {
-        options: DoctorOptions::new(if target.is_empty() {
-            "unknown.invalid".to_owned()
-        } else {
-            target
-        })
-        .with_tls_probe(false),
+        options,
         now: Utc::now(),
     })
+}
+
+/// The platform's validation zone as a domain's `_acme-challenge` value shows it: the value is
+/// `<name without *.>.<validation zone>`.
+fn validation_zone(domain: &Domain) -> Option<String> {
+    let base = domain
+        .hostname
+        .strip_prefix("*.")
+        .unwrap_or(&domain.hostname);
+    let value = domain
+        .certificate
+        .validation
+        .dns_record
+        .value
+        .trim_end_matches('.')
+        .to_ascii_lowercase();
+    value
+        .strip_prefix(&format!("{base}."))
+        .filter(|zone| !zone.is_empty())
+        .map(str::to_owned)
 }
 
 /// The readiness of every live domain among `domains`, by hostname, at the platform's now.
@@ -76,5 +98,34 @@ pub fn state_word(readiness: Option<&Readiness>) -> &'static str {
         Some(RenewalState::Ready) => "ready",
         Some(RenewalState::AtRisk) => "will fail",
         Some(RenewalState::Unknown) => "unknown",
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_validation_zone_is_read_off_a_domains_delegation() {
+        let mut domain: Domain = serde_json::from_value(serde_json::json!({
+            "hostname": "*.shop.example.com", "unicode_hostname": "*.shop.example.com",
+            "project_id": "prj_1", "apex": false, "role": "alias", "redirect": null,
+            "status": "pending_verification",
+            "dns_record": {"type": "CNAME", "name": "*.shop", "value": "cname.platform.test", "ttl": 3600},
+            "verification": {"checked_at": null, "error": null},
+            "certificate": {"status": "none", "started_at": null, "issued_at": null,
+                            "expires_at": null, "error": null},
+            "created_at": "2026-01-01T00:00:00Z"
+        }))
+        .unwrap();
+        assert_eq!(validation_zone(&domain), None, "no delegation named");
+        domain.certificate.validation.dns_record.value =
+            "Shop.Example.com.acme.platform.test.".into();
+        assert_eq!(
+            validation_zone(&domain).as_deref(),
+            Some("acme.platform.test")
+        );
+        domain.certificate.validation.dns_record.value = "elsewhere.example.net".into();
+        assert_eq!(validation_zone(&domain), None);
     }
 }

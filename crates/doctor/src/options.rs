@@ -86,6 +86,12 @@ pub struct DoctorOptions {
     /// clock may run fast), this computer's against a real platform.
     #[serde(default)]
     pub clock: RunClock,
+    /// The zone the platform's DNS validation delegates to (`acme.<platform domain>`), when
+    /// the caller knows it: each name's `_acme-challenge` CNAME must then name
+    /// `<name without *.>.<validation zone>` exactly. `None`: the value is not judged, only
+    /// whether the record is there where it is needed.
+    #[serde(default)]
+    pub validation_zone: Option<String>,
     /// Names for the given resolvers, by their role ("the demo's DNS server"), used in the
     /// report instead of their address.
     #[serde(default)]
@@ -122,6 +128,7 @@ impl DoctorOptions {
             dnssec: false,
             trust_anchor: None,
             clock: RunClock::Wall,
+            validation_zone: None,
             resolver_labels: std::collections::BTreeMap::new(),
         }
     }

@@ -8,7 +8,7 @@
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
-use crate::report::{ChainEnd, Finding, FindingCode, HostReport, Severity};
+use crate::report::{Finding, FindingCode, HostReport, Severity};
 use crate::{DoctorOptions, Result};
 
 /// What the quick look found for one name.
@@ -65,8 +65,12 @@ pub fn of(host: &HostReport) -> Preflight {
             finding
         })
         .collect();
-    if !live_elsewhere.is_empty() {
-        // Said once, plainly, in place of "a conflicting record to remove now".
+    let said = warnings
+        .iter()
+        .any(|finding| finding.code == FindingCode::LiveElsewhere);
+    if !live_elsewhere.is_empty() && !said {
+        // Said once, plainly, in place of "a conflicting record to remove now" (the doctor
+        // says it itself, unless the platform already serves the name).
         warnings.retain(|finding| {
             !matches!(
                 finding.code,
@@ -74,10 +78,10 @@ pub fn of(host: &HostReport) -> Preflight {
             )
         });
         warnings.push(Finding {
-            code: FindingCode::ConflictingRecord,
+            code: FindingCode::LiveElsewhere,
             severity: Severity::Warning,
             title: format!(
-                "{} is served today by {}, not the platform",
+                "{} is served today by {}, not the platform: switch when the certificate is ready",
                 host.unicode_hostname,
                 live_elsewhere.join(", ")
             ),
@@ -112,6 +116,8 @@ fn matters_before_adding(code: FindingCode) -> bool {
             | FindingCode::DomainNotRegistered
             | FindingCode::NameserversDisagree
             | FindingCode::LameNameserver
+            | FindingCode::LiveElsewhere
+            | FindingCode::AcmeDelegationWrong
     )
 }
 
@@ -124,21 +130,11 @@ fn live_elsewhere(host: &HostReport) -> Vec<String> {
             FindingCode::ConflictingRecord
                 | FindingCode::ApexAddressMismatch
                 | FindingCode::CnameMismatch
+                | FindingCode::LiveElsewhere
         )
     });
     if !blamed {
         return Vec::new();
     }
-    let mut addresses: Vec<String> = host
-        .views
-        .iter()
-        .filter_map(|view| match view.chain.as_ref().map(|chain| &chain.end) {
-            Some(ChainEnd::Addresses { addresses, .. }) => Some(addresses.clone()),
-            _ => None,
-        })
-        .next()
-        .unwrap_or_default();
-    addresses.sort();
-    addresses.dedup();
-    addresses
+    crate::checks::live_elsewhere::addresses_reached(&host.views)
 }

@@ -381,6 +381,18 @@ pub enum FindingCode {
     ChallengeAtWrongName,
     /// The fix would remove other records at the name (mail, verification TXT, CAA).
     RecordsAtName,
+    /// The name is served today by another host: its records point there, not at the
+    /// platform. Not a mistake to fix now: switch once the certificate is ready.
+    LiveElsewhere,
+    /// The `_acme-challenge` CNAME is there with the platform's exact value: the certificate
+    /// can be issued by DNS validation before the switch (and a wildcard's at all).
+    AcmeDelegationCorrect,
+    /// The `_acme-challenge` CNAME is needed (a wildcard, a name live elsewhere) and missing.
+    AcmeDelegationMissing,
+    /// The `_acme-challenge` CNAME names another target than the platform's.
+    AcmeDelegationWrong,
+    /// A wildcard's routing, checked at a label no one created under it.
+    WildcardProbe,
 }
 
 /// One thing found, with its evidence and the fix.

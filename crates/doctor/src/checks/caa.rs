@@ -127,7 +127,9 @@ pub(crate) async fn check(
     }
 
     let records: Vec<CaaRecord> = relevant.iter().filter_map(DnsRecord::caa).collect();
-    let decision = caa::evaluate(&records, ca_identity, false);
+    // A wildcard's certificate is decided by `issuewild` when its parent has one (RFC 8659
+    // §4.3); the climb itself drops the `*.`.
+    let decision = caa::evaluate(&records, ca_identity, hostname.starts_with("*."));
     let finding = if decision.allowed {
         Finding {
             code: FindingCode::CaaAllowsIssuance,

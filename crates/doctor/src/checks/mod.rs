@@ -1,6 +1,7 @@
 //! The checks, one file each. Each turns answers already gathered into findings; the order
 //! of questions and their parallelism live in `host.rs`.
 
+pub mod acme_delegation;
 pub mod apex_or_subdomain;
 pub mod caa;
 pub mod challenge_labels;
@@ -8,6 +9,7 @@ pub mod dangling;
 pub mod dnssec;
 pub mod doubled_zone;
 pub mod health;
+pub mod live_elsewhere;
 pub mod nameservers;
 pub mod propagation;
 pub mod proxy;
@@ -16,6 +18,7 @@ pub mod records_at_name;
 pub mod renewal;
 pub mod tls;
 pub mod wildcard;
+pub mod wildcard_probe;
 
 use crate::dns::Answer;
 use crate::report::Evidence;

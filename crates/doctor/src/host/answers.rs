@@ -25,7 +25,9 @@ pub(crate) struct Answers {
     pub caa_findings: Vec<Finding>,
 }
 
-pub(crate) async fn ask(run: &Run, name: &str, zone: &Zone) -> Answers {
+/// `name`'s answers; the CAA climb is for `domain`, which is `name` except for a wildcard
+/// (asked at its probe name, its CAA judged as a wildcard's).
+pub(crate) async fn ask(run: &Run, name: &str, domain: &str, zone: &Zone) -> Answers {
     let primary = run.primary();
     let engine = &run.engine;
     let offline = run.options.is_offline();
@@ -45,7 +47,7 @@ pub(crate) async fn ask(run: &Run, name: &str, zone: &Zone) -> Answers {
     let caa_check = checks::caa::check(
         engine,
         primary,
-        name,
+        domain,
         kind,
         &run.options.ca_identity,
         offline,

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use domain_desk_api::Hostname;
 
+use crate::checks;
 use crate::report::{Finding, FindingCode, HostReport, Severity};
 
 mod answers;
@@ -22,31 +23,50 @@ pub(crate) use run::Run;
 
 pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
     let started = Instant::now();
-    let hostname = match Hostname::parse(input) {
-        Ok(hostname) => hostname,
+    // The domain as attached; a wildcard's routing is asked at a name under it that no one
+    // created (`checks::wildcard_probe`).
+    let domain = match Hostname::parse_domain(input) {
+        Ok(domain) => domain,
         Err(error) => return invalid(input, &error.to_string(), started),
+    };
+    let hostname = match checks::wildcard_probe::probe_name(domain.as_str()) {
+        Some(probe) => match Hostname::parse(&probe) {
+            Ok(probe) => probe,
+            Err(error) => return invalid(input, &error.to_string(), started),
+        },
+        None => domain.clone(),
     };
     let name = hostname.as_str();
 
     let zone = zone::find(run, &hostname).await;
-    let answers = answers::ask(run, name, &zone).await;
-    let mut findings = records::judge(run, &hostname, &zone, &answers).await;
+    let answers = answers::ask(run, name, domain.as_str(), &zone).await;
+    let mut findings = records::judge(run, &hostname, &domain, &zone, &answers).await;
     dnssec::judge(run, name, &mut findings).await;
     let views = propagation::judge(run, name, &zone, &answers, &mut findings).await;
     let (tls, tls_addresses) = tls::judge(run, name, &zone, &answers, &mut findings).await;
+    live_elsewhere(run, &domain, &views, &mut findings).await;
     provider_steps(run, &zone, &mut findings).await;
 
-    let unicode = hostname.unicode();
+    let unicode = domain.unicode();
+    if domain.is_wildcard() {
+        checks::wildcard_probe::speak_of_the_wildcard(&mut findings, domain.as_str());
+        findings.push(checks::wildcard_probe::finding(domain.as_str()));
+    }
+    let name = domain.as_str();
     name_as_people_write_it(&mut findings, name, &unicode);
     findings.sort_by_key(|finding| finding.severity);
     let zone::Zone {
         kind,
-        expected,
+        mut expected,
         delegation,
         nameservers,
         provider,
         ..
     } = zone;
+    if domain.is_wildcard() {
+        // The record to create is the wildcard's (`*.shop`), not the probe's.
+        expected.name = checks::wildcard_probe::wildcard_record_name(&expected.name, name);
+    }
     HostReport {
         input: input.to_owned(),
         hostname: name.to_owned(),
@@ -63,6 +83,38 @@ pub(crate) async fn diagnose_host(run: &Run, input: &str) -> HostReport {
         findings,
         elapsed_ms: elapsed_ms(started),
     }
+}
+
+/// A name whose records lead to another host today is said to be live there, not a conflict
+/// to fix now, once its delegation is in place ([`checks::live_elsewhere`]) — unless the
+/// platform already serves it with a certificate, when its record moving away is the
+/// renewal's problem.
+async fn live_elsewhere(
+    run: &Run,
+    domain: &Hostname,
+    views: &[crate::report::SourceView],
+    findings: &mut Vec<Finding>,
+) {
+    let served_here = run
+        .options
+        .live_certificates
+        .as_ref()
+        .is_some_and(|live| live.contains_key(domain.as_str()));
+    if served_here {
+        return;
+    }
+    let (target_a, target_aaaa) = run.target_answers().await;
+    let platform: Vec<String> = target_a
+        .records_of_type("A")
+        .chain(target_aaaa.records_of_type("AAAA"))
+        .map(|record| record.value.clone())
+        .collect();
+    let reached = checks::live_elsewhere::addresses_reached(views);
+    let elsewhere = checks::live_elsewhere::served_elsewhere(findings, &reached, &platform);
+    let delegated = findings
+        .iter()
+        .any(|finding| finding.code == FindingCode::AcmeDelegationCorrect);
+    checks::live_elsewhere::judge(findings, &domain.unicode(), &elsewhere, delegated);
 }
 
 /// The fixes as clicks at the zone's DNS provider, when the doctor knows it.

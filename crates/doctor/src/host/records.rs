@@ -13,9 +13,12 @@ use crate::checks::{self, apex_or_subdomain, doubled_zone, health, records};
 use crate::dns::AnswerStatus;
 use crate::report::{Finding, FindingCode, Fix, Severity};
 
+/// The records of `hostname` judged; `domain` is the domain as attached (a wildcard, whose
+/// `hostname` is its probe name), which the challenge records belong to.
 pub(crate) async fn judge(
     run: &Run,
     hostname: &Hostname,
+    domain: &Hostname,
     zone: &Zone,
     answers: &Answers,
 ) -> Vec<Finding> {
@@ -248,17 +251,50 @@ pub(crate) async fn judge(
             record_findings.push(displaced);
         }
         // Challenge records at the wrong name (the zone appended, or the apex's).
+        let misplaced = checks::challenge_labels::check(
+            engine,
+            server.address,
+            server.recursive(),
+            &server.source.label,
+            domain.as_str(),
+            kind,
+        )
+        .await;
+        // The `_acme-challenge` delegation: needed for a wildcard, and for a name whose
+        // records lead elsewhere today (its certificate before the switch).
+        let needed = domain.is_wildcard()
+            || record_findings.iter().any(|finding| {
+                matches!(
+                    finding.code,
+                    FindingCode::ConflictingRecord
+                        | FindingCode::ApexAddressMismatch
+                        | FindingCode::CnameMismatch
+                )
+            });
+        let context = checks::acme_delegation::Context {
+            domain: domain.as_str(),
+            kind,
+            validation_zone: run.options.validation_zone.as_deref(),
+            needed,
+            caa_refuses: answers
+                .caa_findings
+                .iter()
+                .any(|finding| finding.code == FindingCode::CaaForbidsIssuance),
+            misplaced: misplaced
+                .iter()
+                .any(|finding| finding.title.contains(checks::challenge_labels::ACME_LABEL)),
+        };
         record_findings.extend(
-            checks::challenge_labels::check(
+            checks::acme_delegation::check(
                 engine,
                 server.address,
                 server.recursive(),
                 &server.source.label,
-                name,
-                kind,
+                context,
             )
             .await,
         );
+        record_findings.extend(misplaced);
         findings.extend(record_findings);
     }
     findings

@@ -19,6 +19,7 @@ mod real_servers;
 mod records;
 mod service;
 mod support;
+mod switch;
 
 use domain_desk_doctor::{FindingCode, HostReport, Report, Severity};
 

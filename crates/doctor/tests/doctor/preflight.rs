@@ -48,6 +48,6 @@ async fn a_name_live_on_another_host_is_said_plainly_not_as_a_conflict_to_fix_no
     assert_eq!(live.severity, Severity::Warning);
     assert_eq!(
         live.title,
-        "shop.example.org is served today by 192.0.2.77, not the platform"
+        "shop.example.org is served today by 192.0.2.77, not the platform: switch when the certificate is ready"
     );
 }

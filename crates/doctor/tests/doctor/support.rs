@@ -187,11 +187,35 @@ impl Zones {
         let mut answers = Vec::new();
         let mut current = query.clone();
         for _ in 0..8 {
-            let at: Vec<&Record> = self
+            let mut at: Vec<Record> = self
                 .records
                 .iter()
                 .filter(|record| record.name == current)
+                .cloned()
                 .collect();
+            // A name that does not exist is answered by a wildcard at its parent, under the
+            // name asked (RFC 4592).
+            let exists = self
+                .records
+                .iter()
+                .any(|record| current.zone_of(&record.name));
+            if !exists && current.num_labels() > 1 {
+                let wildcard = current
+                    .base_name()
+                    .prepend_label("*")
+                    .expect("a wildcard name");
+                at = self
+                    .records
+                    .iter()
+                    .filter(|record| record.name == wildcard)
+                    .map(|record| {
+                        let mut synthesised = record.clone();
+                        synthesised.name = current.clone();
+                        synthesised
+                    })
+                    .collect();
+            }
+            let at: Vec<&Record> = at.iter().collect();
             let cname = at
                 .iter()
                 .find(|record| record.record_type() == RecordType::CNAME);
@@ -216,10 +240,7 @@ impl Zones {
                     }
                 }
                 _ => {
-                    let exists = self
-                        .records
-                        .iter()
-                        .any(|record| current.zone_of(&record.name));
+                    let exists = exists || !at.is_empty();
                     let current_zone = self.zone_of(&current).cloned().unwrap_or(zone.clone());
                     let soa: Vec<Record> = self.soa_of(&current_zone).into_iter().collect();
                     let code = if exists || !answers.is_empty() {
