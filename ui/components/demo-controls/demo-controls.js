@@ -12,8 +12,8 @@ export const SPEEDS = [
   { value: 0, label: 'Stopped' },
   { value: 1, label: '1× real time' },
   { value: 10, label: '10×' },
-  { value: 60, label: '60× (1 min/s)' },
-  { value: 600, label: '600× (10 min/s)' },
+  { value: 60, label: '60× (1\u00a0min/s)' },
+  { value: 600, label: '600× (10\u00a0min/s)' },
 ];
 
 export class DemoControls extends HTMLElement {

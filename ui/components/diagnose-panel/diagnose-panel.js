@@ -7,7 +7,7 @@ import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { hostOf, sortedFindings, summary, answerText, chainFails, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords, localTimes } from '../../lib/report.js';
 import { findDomain, keepPreflight } from '../../lib/actions.js';
-import { dateTime, clockTime } from '../../lib/format.js';
+import { dateTime, clockTime, NBSP } from '../../lib/format.js';
 import { screenNow, store } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
 import { toUnicode, hostnameToDiagnose } from '../../lib/hostname.js';
@@ -191,7 +191,7 @@ export class DiagnosePanel extends HTMLElement {
         <thead><tr><th scope="col">Server</th><th scope="col">Answer</th><th scope="col">Cache expires</th><th scope="col">Compared</th></tr></thead>
         <tbody>${(host.views ?? []).map((v) => html`<tr><td title="${v.source.address}">${serverName(v.source)}</td>
           <td class="mono ${v.error || (v.chain ? chainFails(v.chain) : v.status !== 'no_error') ? 'error' : ''}">${answerText(v)}</td>
-          <td>${v.cache_expires_in_seconds != null ? `${v.cache_expires_in_seconds} s after ${clockTime(report.generated_at, screenNow())}` : '—'}</td>
+          <td>${v.cache_expires_in_seconds != null ? `${v.cache_expires_in_seconds}${NBSP}s after ${clockTime(report.generated_at, screenNow())}` : '—'}</td>
           <td>${agreementText(v)}</td></tr>`)}</tbody>
       </table>
       ${caa ? html`<h4>CAA (who may issue certificates)</h4>
