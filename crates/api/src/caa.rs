@@ -7,6 +7,10 @@
 //! their own lookups: for each name from [`climb`], ask for CAA (a CNAME at the name is
 //! followed by ordinary resolution), and the first non-empty RRset is the *relevant RRset* that
 //! [`evaluate`] judges. When the climb finds nothing at all, any CA may issue.
+//!
+//! It is longer than the house's 500 lines only with its tests (about 370 of code, 280 of
+//! tests): the cases the CA and the doctor must judge alike stay beside the one evaluator they
+//! share.
 
 use std::fmt;
 use std::str::FromStr;

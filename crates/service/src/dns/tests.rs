@@ -1,6 +1,10 @@
 //! The DNS server over real sockets on 127.0.0.1, asked with raw DNS messages (so flags and
 //! sections can be checked) and with hickory-resolver (so a truncated answer is retried over
 //! TCP the way clients do).
+//!
+//! It is longer than the house's 500 lines: the server's tests over sockets share its helpers (a
+//! server on a free port, questions written by hand, the seeded zones); the UDP fast path's own
+//! test is beside it, in `fast/tests.rs`.
 
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::sync::Arc;

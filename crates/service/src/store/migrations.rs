@@ -3,6 +3,10 @@
 //!
 //! To change the schema, append a step with the next version; never edit a step that shipped.
 //! The world behind the API (zones, CA, certificates) keeps its tables here too.
+//!
+//! It is longer than the house's 500 lines only with its tests (about 360 of code, 490 of
+//! tests): each upgrade that moves data is tested on a database written before it, beside the
+//! list of steps.
 
 use rusqlite::Connection;
 

@@ -12,6 +12,9 @@
 //! the results, so that every rule (when issuance is due, what a passed or failed check leads
 //! to, when a renewal is tried and when it gives up) is read in one place and unit-tested
 //! without sockets, a database or a running clock. Nothing here does I/O.
+//!
+//! It is longer than the house's 500 lines only with its tests (about 180 of code, 340 of
+//! tests): the rules are tested case by case here, with the times given by hand.
 
 use chrono::{DateTime, TimeDelta, Utc};
 use domain_desk_api::{

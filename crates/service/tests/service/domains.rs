@@ -1,5 +1,8 @@
 //! Domains: the add rules (plan, deploy, hostname, uniqueness, limits), roles, redirects,
 //! get, list, remove, and verify without the DNS world.
+//!
+//! It is longer than the house's 500 lines: the domains resource holds most of the API's rules,
+//! and `tests/service/` keeps one file per resource.
 
 use domain_desk_api::Plan;
 use serde_json::json;

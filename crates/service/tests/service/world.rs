@@ -1,5 +1,10 @@
 //! The world behind the API, end to end: the router with the DNS server, the platform resolver
 //! view, the CA and the TLS edge running on 127.0.0.1 port 0, on a frozen clock moved by hand.
+//!
+//! It is longer than the house's 500 lines: its tests share one set-up (the servers, the clock
+//! moved by hand, the helpers that ask the edge), and each tells one domain's life step by
+//! step (records fixed, live, renewed, removed); the switch-over and moves are in
+//! `world/switch.rs`.
 
 use std::net::SocketAddr;
 use std::sync::Arc;

@@ -12,6 +12,9 @@
 //! byte, an extended response code, EDNS options, a truncated answer, trailing bytes, a
 //! malformed message — makes it step aside ([`Read::Other`]), and the caller decodes the
 //! datagram with hickory as before. The tests hold the two paths to the same answer.
+//!
+//! It is longer than the house's 500 lines only with its tests (about 340 of code, 350 of
+//! tests), which hold it to hickory answer by answer.
 
 use std::net::Ipv6Addr;
 

@@ -4,6 +4,9 @@
 //! switch, renewed through the delegation again; wildcards with an explicit name winning at
 //! the edge; moving a domain between projects with the edge switched at once. The clock is
 //! the service's, moved by hand.
+//!
+//! It is longer than the house's 500 lines: each of these workflows is a long story on one
+//! running world (delegation, certificate, switch, renewal, a move), told as one test or two.
 
 use axum::body::Body;
 use axum::http::{Method, Request};
