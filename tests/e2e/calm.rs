@@ -379,9 +379,7 @@ async fn connection_failures_and_the_record_card_say_what_was_found() {
     app.type_into("#connect-api-key", "dd_not_a_real_key_61")
         .await;
     app.click("#connect-submit").await;
-    let said = app
-        .wait_contains("#first-run-error", "does not exist")
-        .await;
+    let said = app.wait_contains("#first-run-error", "No host named").await;
     assert!(
         said.starts_with("No host named api.no-such-platform.invalid exists")
             && said.contains("Check the platform’s address")
