@@ -390,11 +390,13 @@ export function rowKeys(domain) {
  * The records the customer's zone should end up with, next to what the verifier found, each
  * marked add, remove or keep.
  */
-export function recordPlan(domain) {
+export function recordPlan(domain, seen = null) {
   const want = domain.dns_record;
   const error = domain.verification?.error;
   const plan = [];
-  const found = error?.found ?? [];
+  // What Domain Desk's own look found at the name (`seen`, `[{type, value}]`) is newer than
+  // the platform's last check while the domain waits for DNS: the plan says what is there now.
+  const found = Array.isArray(seen) && domain.status === 'pending_verification' ? seen : error?.found ?? [];
   const norm = (v) => String(v ?? '').toLowerCase().replace(/\.$/, '');
   let desiredFound = domain.status !== 'pending_verification';
   for (const record of found) {

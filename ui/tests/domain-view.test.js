@@ -256,3 +256,14 @@ test('a waiting row leads with the pre-flight warning kept since Add, and forget
   assert.doesNotMatch(statusView(waiting, now, { warnings: [] }).reason, /Warning/);
   assert.doesNotMatch(statusView(waiting, now, {}).reason, /Warning/);
 });
+
+test('the records plan follows Domain Desk’s own look while the domain waits for DNS', () => {
+  const shop = domain({ hostname: 'shop.example.com', status: 'pending_verification', apex: false, verification: null, dns_record: { type: 'CNAME', name: 'shop', value: 'cname.pages.example.net', ttl: 300 } });
+  // Not looked yet: only the record to add.
+  assert.deepEqual(recordPlan(shop).map((p) => p.action), ['add']);
+  // The look found the old host's A record: it is marked remove, as the record card says.
+  const plan = recordPlan(shop, [{ type: 'A', value: '192.0.2.10' }]);
+  assert.deepEqual(plan.map((p) => `${p.action} ${p.type} ${p.value}`), ['add CNAME cname.pages.example.net', 'remove A 192.0.2.10']);
+  // Once verified, the platform's word stands.
+  assert.deepEqual(recordPlan({ ...shop, status: 'verified' }, [{ type: 'A', value: '192.0.2.10' }]).map((p) => p.action), ['keep']);
+});
