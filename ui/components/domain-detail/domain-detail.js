@@ -25,6 +25,11 @@ export function providerLine(domain, provider) {
     : `At the DNS provider of ${domain.unicode_hostname}:`;
 }
 
+/** The rows of the records plan: add, remove or keep, each with why. */
+function planRows(plan) {
+  return html`${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono value">${breakable(p.value)}<br><span class="muted small">${p.why}</span></td></tr>`)}`;
+}
+
 export class DomainDetail extends HTMLElement {
   connectedCallback() {
     this.unsubscribe = store.subscribe((state, changed) => {
@@ -76,7 +81,7 @@ export class DomainDetail extends HTMLElement {
     }
     const { session } = store.get();
     const live = domain.status === 'live';
-    const plan = recordPlan(domain);
+    const plan = recordPlan(domain, foundAtName(domain, store.get().dnsNow?.[domain.hostname]));
     const cert = domain.certificate ?? {};
     // The certificate first, then the switch: for a name the pre-flight found live elsewhere,
     // one whose certificate came that way, and a wildcard.
@@ -111,7 +116,7 @@ export class DomainDetail extends HTMLElement {
       ${inPlace ? '' : html`<h5>${switching ? `At the switch (step 2), the records at “${domain.dns_record.name}”` : `Records at “${domain.dns_record.name}”`}</h5>
       <table class="plan" id="record-plan">
         <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
-        <tbody>${plan.map((p) => html`<tr class="plan-${p.action}" data-action="${p.action}"><td><span class="plan-action">${p.action}</span></td><td>${p.type}</td><td class="mono value">${breakable(p.value)}<br><span class="muted small">${p.why}</span></td></tr>`)}</tbody>
+        <tbody>${planRows(plan)}</tbody>
       </table>`}
       <h5>Certificate</h5>
       <dl class="facts" id="detail-certificate">
@@ -258,6 +263,9 @@ export class DomainDetail extends HTMLElement {
 
   /**
    * Domain Desk's own look at the name's records and DNS provider (the doctor asking the
+    // The plan beside it says the same: the record found in the way is marked "remove".
+    const body = this.querySelector('#record-plan tbody');
+    if (body) render(body, planRows(recordPlan(domain, found)));
    * zone's servers, DNS only, no API request), for a domain waiting for DNS: taken once per
    * platform check, and again when the user changed a record in Demo DNS.
    */
