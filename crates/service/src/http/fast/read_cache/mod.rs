@@ -18,6 +18,8 @@ use axum::response::Response;
 use bytes::Bytes;
 
 pub(in crate::http) mod answers;
+#[cfg(test)]
+mod tests;
 
 use crate::http::extract::{Caller, read_body};
 use crate::http::state::AppState;
