@@ -340,6 +340,7 @@ async fn closing_the_window_while_a_domain_waits_keeps_watching_from_the_tray() 
     app.type_into("#add-hostname", WWW_UK).await;
     app.wait_contains("#add-hostname-message", "CNAME named “www”")
         .await;
+    super::decline_companion(&app).await;
     app.click("#add-submit").await;
     app.wait_contains("#add-record-type", "CNAME").await;
     app.click("#add-verify-now").await;

@@ -341,12 +341,10 @@ async fn a_live_site_switches_and_moves_without_a_gap_at_600x() {
         glance.contains("Step 1 certificate Done") && glance.contains("Step 2 switch To do"),
         "{glance}"
     );
+    let panel = app.text("#detail-panel").await;
     assert!(
-        !app.text("#detail-panel")
-            .await
-            .to_lowercase()
-            .contains("browsers may warn"),
-        "nothing says browsers may warn once the certificate is ready"
+        !panel.to_lowercase().contains("browsers may warn"),
+        "nothing says browsers may warn once the certificate is ready: {panel}"
     );
     shots(&app, "3-certificate-ready").await;
 
@@ -525,7 +523,7 @@ async fn add_apex_with_www_and_a_wildcard(app: &App) {
     app.wait_contains("#add-switch-title", "Two records for a wildcard")
         .await;
     assert_eq!(app.text("#add-acme-name").await, "_acme-challenge.shop");
-    assert_eq!(app.text("#add-route-name").await, "*.shop");
+    assert_eq!(app.text("#add-record-name").await, "*.shop");
     let dialog = app.text("#add-domain-dialog").await;
     assert!(
         !dialog.to_lowercase().contains("browsers may warn"),

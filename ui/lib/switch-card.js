@@ -15,8 +15,11 @@ export function switchIntro(domain, liveElsewhere = null) {
   return `${where}Get the certificate first, then switch the DNS when you are ready: nobody meets a certificate warning in between.`;
 }
 
-/** The steps, ids under `prefix` (`add`, `detail`). */
-export function switchCard(domain, prefix, { liveElsewhere = null } = {}) {
+/**
+ * The steps, ids under `prefix` (`add`, `detail`); the routing record's card under
+ * `routePrefix`, the ids the plain record card has where the steps are not shown.
+ */
+export function switchCard(domain, prefix, { liveElsewhere = null, routePrefix = `${prefix}-route` } = {}) {
   const steps = switchSteps(domain, { liveElsewhere });
   const records = {
     delegation: delegationCardRecord(domain),
@@ -28,7 +31,7 @@ export function switchCard(domain, prefix, { liveElsewhere = null } = {}) {
     <ol class="switch-steps" id="${prefix}-steps">${steps.map((s, i) => html`<li class="switch-step" data-step="${s.key}" data-state="${s.state}" id="${prefix}-step-${s.key}">
       <div class="switch-step-head"><span class="step-title">${s.title}</span> <span class="badge tone-${TONE[s.state] ?? 'pending'}" id="${prefix}-step-${s.key}-state">${stepStateLabel(s.state)}</span></div>
       <p class="small step-text" id="${prefix}-step-${s.key}-text">${s.text}</p>
-      ${recordCard(domain, `${prefix}-${i === 0 ? 'acme' : 'route'}`, { live: s.state === 'done', record: records[s.key] })}
+      ${recordCard(domain, i === 0 ? `${prefix}-acme` : routePrefix, { live: s.state === 'done', record: records[s.key] })}
     </li>`)}</ol>
   </section>`;
 }

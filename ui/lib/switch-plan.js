@@ -114,6 +114,6 @@ export function routingCardRecord(domain, { liveElsewhere = null } = {}) {
   const where = r.name === '@' ? 'at the apex (@)' : `at “${r.name}”`;
   const old = liveElsewhere?.length ? ` (${liveElsewhere.join(', ')})` : '';
   const warnings = r.warnings.filter((w) => !/browsers may warn/i.test(w) && !/blocks the CNAME: remove it first/.test(w) && !/Remove other A or AAAA records/.test(w));
-  if (!isWildcard(domain)) warnings.unshift(`The switch replaces the record ${where} that serves the site today${old}: ${domain.apex ? 'the ALIAS takes the place of its A and AAAA records' : 'a CNAME cannot stand beside an A or AAAA record at the same name'}.`);
+  if (!isWildcard(domain)) warnings.unshift(`The switch replaces the record ${where} that serves the site today${old}: ${domain.apex ? 'the ALIAS takes the place of its A and AAAA records' : 'an A or AAAA record there blocks the CNAME, so replace it then, not before'}.`);
   return { ...r, warnings };
 }

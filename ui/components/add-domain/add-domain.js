@@ -55,6 +55,12 @@ export class AddDomain extends HTMLElement {
     clearTimeout(this.debounce);
     this.seq = (this.seq ?? 0) + 1;
     this.stopExpiry?.();
+    // Nor what the last name offered: its www name, its roles as a wildcard, its old host.
+    this.info = null;
+    this.companion = null;
+    this.rolesBefore = null;
+    this.liveElsewhere = null;
+    this.preflightDone = null;
     const { domains } = store.get();
     const targets = domains.filter((d) => d.role !== 'redirect');
     // The platform makes a new name primary when the project has none (its primary removed,
@@ -405,7 +411,7 @@ export class AddDomain extends HTMLElement {
     render(this.body, html`
       <h3 id="add-domain-title">${switching ? 'Create these DNS records' : second ? 'Create these DNS records' : 'Create this DNS record'}</h3>
       <p>At the DNS provider of <strong>${domain.unicode_hostname}</strong>, create:${demoDns}</p>
-      ${switching ? switchCard(domain, 'add', { liveElsewhere }) : recordCard(domain, 'add-record')}
+      ${switching ? switchCard(domain, 'add', { liveElsewhere, routePrefix: 'add-record' }) : recordCard(domain, 'add-record')}
       ${second ? html`<section class="companion-record" id="add-second"><p><strong>${second.unicode_hostname}</strong> <span class="muted small">redirects to ${domain.unicode_hostname} (301) once live:</span></p>${recordCard(second, 'add-second-record')}</section>` : ''}
       ${secondError ? html`<p class="warn" id="add-second-error" role="status">${secondError}</p>` : ''}
       <div class="dialog-buttons">
