@@ -411,6 +411,9 @@ async fn connection_failures_and_the_record_card_say_what_was_found() {
         !warnings.contains("An A or AAAA record at"),
         "the general warning gave way: {warnings}"
     );
+    // The plan beside the card says the same: that record, marked remove.
+    app.wait_contains(r#"#record-plan tr[data-action="remove"]"#, "192.0.2.10")
+        .await;
     show(&app, "#detail-record-title").await;
     shots(&app, "61-record-card-found").await;
 
