@@ -194,7 +194,8 @@ export class DomainDetail extends HTMLElement {
     // line's own node: the Open Demo DNS button beside it, and the space before it, stay.
     const provider = dnsNow?.[hostname]?.provider;
     const providerText = this.querySelector('#detail-provider-line');
-    if (provider && providerText && domain.status !== 'live') setText(providerText, providerLine(domain, provider));
+    // Only while the record is to be created: a verified or live domain's line says it is in place.
+    if (provider && providerText && domain.status === 'pending_verification') setText(providerText, providerLine(domain, provider));
     this.drawRecordWarnings(domain, dnsNow?.[hostname]);
     const refusal = caRefusal({ diagnosis: store.get().diagnoses?.[hostname] ?? null, readiness: renewalOf(hostname) });
     const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal });
