@@ -69,7 +69,7 @@ pub enum Command {
         command: ProjectsCommand,
     },
     /// A project's custom domains: list, add, inspect, verify, remove, primary, redirect,
-    /// import and export.
+    /// move, import and export.
     ///
     /// Exit status: 0 done, 1 a domain is not live or a check failed, 2 a usage mistake,
     /// 3 the key was refused or is missing, 4 rate limited and waiting was refused

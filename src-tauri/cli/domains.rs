@@ -1,16 +1,20 @@
 //! `domain-desk projects …` and `domain-desk domains …`: the window's Domains view on the
-//! command line, each subcommand a call or two into the client. `list` and `inspect` add each
-//! live domain's renewal readiness (DNS questions only, `domain_desk_app::renewal`).
+//! command line, each subcommand a call or two into the client. This file holds the clap
+//! definitions and the dispatch; each job has its file: `domains/add.rs` (add, the www pair,
+//! `--auto`), `domains/list.rs` (list, inspect, renewal readiness), `domains/change.rs`
+//! (verify, remove, primary, redirect, move), `domains/show.rs` (how a domain is printed),
+//! and `bulk.rs` (import, export).
 
-use std::collections::BTreeMap;
-use std::io::IsTerminal;
+use domain_desk_api::Project;
+use domain_desk_client::{Client, PairTarget};
 
-use domain_desk_api::{AddDomain, Domain, DomainStatus, Hostname, Project, wire_name};
-use domain_desk_client::Client;
-use domain_desk_doctor::renewal::{Readiness, RenewalState};
+use super::connect::Connection;
+use super::output::{Failure, Outcome, inert, print_json, table};
 
-use super::connect::{Connection, refuse_to_wait};
-use super::output::{Failure, Outcome, inert, print_json, record_line, table};
+mod add;
+mod change;
+mod list;
+mod show;
 
 #[derive(Debug, clap::Subcommand)]
 pub enum ProjectsCommand {
@@ -27,14 +31,25 @@ pub enum DomainsCommand {
     ///
     /// Example: domain-desk domains list --project shop
     List,
-    /// Add a domain; prints the DNS record to create at the domain's DNS provider.
+    /// Add a domain (a wildcard such as *.shop.example.com too); prints the DNS records to
+    /// create at the domain's DNS provider, and for a name served elsewhere today the
+    /// `_acme-challenge` record that gets its certificate before the switch.
     ///
     /// Example: domain-desk domains add www.example.com --project shop
+    ///
+    /// Example: domain-desk domains add example.com --with-www --project shop
     Add {
         hostname: String,
         /// Make it a 301 redirect to this domain of the project.
         #[arg(long, value_name = "HOSTNAME")]
         redirect_to: Option<String>,
+        /// Add the apex and its www name together, www redirecting (301) to the apex
+        /// (HOSTNAME is either of them).
+        #[arg(long, conflicts_with_all = ["redirect_to", "auto"])]
+        with_www: bool,
+        /// With the www name: the apex redirects to www instead (implies --with-www).
+        #[arg(long, conflicts_with_all = ["redirect_to", "auto"])]
+        www_primary: bool,
         /// Create the DNS record through the domain's DNS provider when it supports Domain
         /// Connect: it names the host of the provider's consent page and asks (y/N) before
         /// the page opens in the browser, then the domain is verified.
@@ -74,13 +89,23 @@ pub enum DomainsCommand {
         #[arg(long, conflicts_with = "to")]
         none: bool,
     },
-    /// Add every row of a CSV (`hostname[,redirect_to]`) or JSON lines file, paced by the
-    /// plan's rate limits; safe to run again after any interruption.
+    /// Move a domain to another project of the account without a gap: its status and
+    /// certificate are kept and the platform serves the other project's site under it at once.
+    ///
+    /// Example: domain-desk domains move shop.example.com --to blog --project shop
+    Move {
+        hostname: String,
+        /// The project to move it to, by id or by name.
+        #[arg(long, value_name = "PROJECT")]
+        to: String,
+    },
+    /// Add every row of a CSV (`hostname[,redirect_to]`) or JSON lines file (wildcards too),
+    /// paced by the plan's rate limits; safe to run again after any interruption.
     ///
     /// Example: domain-desk domains import domains.csv --project shop
     Import(super::bulk::ImportArgs),
     /// Every domain with its status and the DNS record to create, as CSV, JSON or a BIND zone
-    /// fragment.
+    /// fragment (with each `_acme-challenge` delegation).
     ///
     /// Example: domain-desk domains export --project shop --format zone > records.zone
     Export(super::bulk::ExportArgs),
@@ -128,12 +153,6 @@ pub async fn projects(connection: &Connection, json: bool) -> Outcome {
     Ok(())
 }
 
-fn hostname(input: &str) -> Result<String, Failure> {
-    Hostname::parse(input)
-        .map(|h| h.as_str().to_owned())
-        .map_err(|err| Failure::usage(err.to_string()))
-}
-
 /// Runs a `domains` subcommand on `project`.
 pub async fn run(
     connection: &Connection,
@@ -142,521 +161,54 @@ pub async fn run(
     json: bool,
     no_wait: bool,
 ) -> Outcome {
-    let client = &connection.client;
     match command {
-        DomainsCommand::List => {
-            let domains = client.domains(&project.id).await?;
-            let renewal = renewal_readiness(connection, &domains).await;
-            if json {
-                return print_json(&serde_json::json!({
-                    "domains": domains,
-                    "next_cursor": null,
-                    "renewal": renewal,
-                }));
-            }
-            let rows: Vec<Vec<String>> = domains
-                .iter()
-                .map(|d| {
-                    vec![
-                        inert(&d.unicode_hostname),
-                        wire_name(&d.role),
-                        wire_name(&d.status),
-                        wire_name(&d.certificate.status),
-                        renewal_cell(renewal.get(&d.hostname)),
-                        record_line(d),
-                    ]
-                })
-                .collect();
-            print!(
-                "{}",
-                table(
-                    &[
-                        "DOMAIN",
-                        "ROLE",
-                        "STATUS",
-                        "CERTIFICATE",
-                        "RENEWAL",
-                        "DNS RECORD TO CREATE"
-                    ],
-                    &rows
-                )
-            );
-            Ok(())
-        }
+        DomainsCommand::List => list::list(connection, project, json).await,
         DomainsCommand::Add {
-            hostname: name,
+            hostname,
             redirect_to,
+            with_www,
+            www_primary,
             auto,
             yes,
         } => {
-            let body = AddDomain {
-                hostname: hostname(&name)?,
+            let www = match (with_www, www_primary) {
+                (_, true) => Some(PairTarget::Www),
+                (true, false) => Some(PairTarget::Apex),
+                (false, false) => None,
+            };
+            let request = add::AddRequest {
+                hostname,
                 redirect_to,
+                auto,
+                yes,
+                www,
             };
-            // Before anything is added: can the go-ahead be had?
-            let go_ahead = if auto {
-                Some(go_ahead(yes, std::io::stdin().is_terminal())?)
-            } else {
-                None
-            };
-            refuse_to_wait(connection, 1, no_wait).await?;
-            let domain = client.add_domain(&project.id, &body).await?;
-            if !json {
-                println!(
-                    "Added {} to {}.",
-                    inert(&domain.unicode_hostname),
-                    inert(&project.name)
-                );
-            }
-            if let Some(go_ahead) = go_ahead {
-                return set_up_automatically(connection, project, &domain, json, go_ahead).await;
-            }
-            let warnings = preflight_warnings(connection, &domain).await;
-            if json {
-                return print_json(&domain);
-            }
-            print_preflight(&warnings);
-            println!(
-                "Create this record at the domain's DNS provider, then run `domain-desk domains verify {}`:",
-                domain.hostname
-            );
-            print_record(&domain);
-            Ok(())
+            add::add(connection, project, request, json, no_wait).await
         }
-        DomainsCommand::Inspect { hostname: name } => {
-            let domain = client.domain(&project.id, &hostname(&name)?).await?;
-            let renewal = renewal_readiness(connection, std::slice::from_ref(&domain)).await;
-            let readiness = renewal.get(&domain.hostname);
-            if json {
-                let mut value = serde_json::to_value(&domain).map_err(|err| {
-                    Failure::check(format!("could not write the domain as JSON: {err}"))
-                })?;
-                value["renewal"] = serde_json::to_value(readiness).unwrap_or_default();
-                print_json(&value)?;
-            } else {
-                print_detail(&domain);
-                print_renewal(&domain, readiness);
-            }
-            not_live_fails(&domain)?;
-            renewal_fails(readiness)
+        DomainsCommand::Inspect { hostname } => {
+            list::inspect(connection, project, &hostname, json).await
         }
-        DomainsCommand::Verify { hostname: name } => {
-            refuse_to_wait(connection, 1, no_wait).await?;
-            let domain = client.verify_domain(&project.id, &hostname(&name)?).await?;
-            if json {
-                print_json(&domain)?;
-            } else {
-                print_detail(&domain);
-            }
-            match &domain.verification.error {
-                Some(error) => Err(Failure::check(format!(
-                    "verification failed: {}",
-                    inert(&error.message)
-                ))),
-                None => Ok(()),
-            }
+        DomainsCommand::Verify { hostname } => {
+            change::verify(connection, project, &hostname, json, no_wait).await
         }
-        DomainsCommand::Remove { hostname: name } => {
-            refuse_to_wait(connection, 1, no_wait).await?;
-            let name = hostname(&name)?;
-            let removed = client.remove_domain_reporting(&project.id, &name).await?;
-            if json {
-                return print_json(&serde_json::json!({
-                    "removed": name,
-                    "dangling_record": removed.dangling_record,
-                }));
-            }
-            println!("Removed {name}.");
-            if let Some(record) = &removed.dangling_record {
-                println!(
-                    "Its DNS record still points at the platform: delete it at the DNS provider now, or whoever attaches {name} to their project takes it over:"
-                );
-                println!(
-                    "  {} {} → {}",
-                    inert(&record.record_type),
-                    inert(&record.fqdn),
-                    inert(&record.value)
-                );
-            }
-            Ok(())
+        DomainsCommand::Remove { hostname } => {
+            change::remove(connection, project, &hostname, json, no_wait).await
         }
-        DomainsCommand::Primary { hostname: name } => {
-            refuse_to_wait(connection, 2, no_wait).await?;
-            let name = hostname(&name)?;
-            let config = client.make_primary(&project.id, &name).await?;
-            if json {
-                return print_json(&config);
-            }
-            println!("{name} is the primary domain of {}.", inert(&project.name));
-            Ok(())
+        DomainsCommand::Primary { hostname } => {
+            change::primary(connection, project, &hostname, json, no_wait).await
         }
         DomainsCommand::Redirect {
-            hostname: name,
+            hostname,
             to,
             none: _,
-        } => {
-            refuse_to_wait(connection, 2, no_wait).await?;
-            let name = hostname(&name)?;
-            let to = to.as_deref().map(hostname).transpose()?;
-            let config = client.redirect(&project.id, &name, to.as_deref()).await?;
-            if json {
-                return print_json(&config);
-            }
-            match to {
-                Some(to) => println!("{name} now redirects (301) to {to}."),
-                None => println!("{name} no longer redirects."),
-            }
-            Ok(())
+        } => change::redirect(connection, project, &hostname, to.as_deref(), json, no_wait).await,
+        DomainsCommand::Move { hostname, to } => {
+            let to = find_project(&connection.client, &to).await?;
+            change::move_to(connection, project, &hostname, &to, json, no_wait).await
         }
         DomainsCommand::Import(args) => {
             super::bulk::import(connection, project, args, json, no_wait).await
         }
         DomainsCommand::Export(args) => super::bulk::export(connection, project, args).await,
-    }
-}
-
-/// How `domains add --auto` has the user's go-ahead to open the provider's consent page.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum GoAhead {
-    /// `--yes`: given on the command line.
-    Given,
-    /// Asked on the terminal (y/N), once the provider's host is known.
-    Ask,
-}
-
-/// `--yes`, else a question on the terminal; without a terminal to ask on, a refusal: the
-/// page's address comes from an unsigned DNS record, so it never opens unasked.
-fn go_ahead(yes: bool, terminal: bool) -> Result<GoAhead, Failure> {
-    match (yes, terminal) {
-        (true, _) => Ok(GoAhead::Given),
-        (false, true) => Ok(GoAhead::Ask),
-        (false, false) => Err(Failure::usage(
-            "--auto asks before it opens the DNS provider's consent page in your browser, and standard input is not a terminal: add --yes to open it without asking.",
-        )),
-    }
-}
-
-/// Whether an answer to "[y/N]" is yes.
-fn said_yes(answer: &str) -> bool {
-    matches!(answer.trim().to_ascii_lowercase().as_str(), "y" | "yes")
-}
-
-/// `domains add --auto`: Domain Connect when the provider offers it (its consent page's host
-/// named, and opened once the user says yes), then Verify
-/// ([`domain_desk_app::auto_setup`], as the window's Set up automatically does); the manual
-/// steps otherwise.
-async fn set_up_automatically(
-    connection: &Connection,
-    project: &Project,
-    domain: &Domain,
-    json: bool,
-    go_ahead: GoAhead,
-) -> Outcome {
-    use domain_desk_app::auto_setup::{self, CONSENT_WAIT, SetUp};
-    use domain_desk_client::domain_connect::Consent;
-    let discovery = connection.domain_connect()?;
-    let done = auto_setup::set_up_then_verify(
-        &connection.client,
-        &discovery,
-        &project.id,
-        &domain.hostname,
-        async |consent: &Consent| {
-            eprintln!(
-                "{}'s consent page for {} is at {}.",
-                inert(&consent.provider),
-                inert(&domain.unicode_hostname),
-                inert(&consent.host)
-            );
-            if go_ahead == GoAhead::Ask {
-                eprint!("Open it in your browser? [y/N] ");
-                let answer = tokio::task::spawn_blocking(|| {
-                    let mut line = String::new();
-                    std::io::stdin().read_line(&mut line).map(|_| line)
-                })
-                .await
-                .ok()
-                .and_then(Result::ok)
-                .unwrap_or_default();
-                if !said_yes(&answer) {
-                    return None;
-                }
-            }
-            Some(consent.host.clone())
-        },
-        |url| {
-            eprintln!("Opening the DNS provider's consent page in your browser:\n  {url}");
-            crate::browser::open_url(url)
-        },
-        CONSENT_WAIT,
-    )
-    .await?;
-    match done {
-        SetUp::Declined => {
-            if json {
-                return print_json(domain);
-            }
-            println!("Nothing was opened. Create the record by hand:");
-            print_record(domain);
-            Ok(())
-        }
-        SetUp::NotOffered { reason } => {
-            if json {
-                return print_json(domain);
-            }
-            println!("{reason}");
-            print_record(domain);
-            Ok(())
-        }
-        SetUp::Refused {
-            provider,
-            error,
-            description,
-        } => Err(Failure::check(format!(
-            "{} did not write the record ({}{}); create it by hand:\n  {}",
-            inert(&provider),
-            inert(&error),
-            if description.is_empty() {
-                String::new()
-            } else {
-                format!(": {}", inert(&description))
-            },
-            record_line(domain)
-        ))),
-        SetUp::Applied {
-            provider,
-            domain: verified,
-        } => {
-            if json {
-                print_json(&verified)?;
-            } else {
-                println!("{} wrote the record.", inert(&provider));
-                print_detail(&verified);
-            }
-            match &verified.verification.error {
-                None => Ok(()),
-                Some(error) => Err(Failure::check(format!(
-                    "not verified yet: {} DNS changes can take a while to reach the platform; run `domain-desk domains verify {}` in a minute.",
-                    inert(&error.message),
-                    domain.hostname
-                ))),
-            }
-        }
-    }
-}
-
-/// The doctor's quick look at a name just added (the window's pre-flight, one code path:
-/// [`domain_desk_doctor::preflight`]): what would stand in the way. Empty when DNS could not
-/// be asked (said on standard error: the name is added all the same).
-async fn preflight_warnings(
-    connection: &Connection,
-    domain: &Domain,
-) -> Vec<domain_desk_doctor::Finding> {
-    let platform = match domain_desk_app::renewal::platform(
-        connection.local.as_ref(),
-        std::slice::from_ref(domain),
-    )
-    .await
-    {
-        Ok(platform) => platform,
-        Err(err) => {
-            eprintln!(
-                "The DNS pre-flight could not run: {}",
-                inert(&err.to_string())
-            );
-            return Vec::new();
-        }
-    };
-    match domain_desk_doctor::preflight::check(&domain.hostname, &platform.options).await {
-        Ok(found) => found.warnings,
-        Err(err) => {
-            eprintln!(
-                "The DNS pre-flight could not run: {}",
-                inert(&err.to_string())
-            );
-            Vec::new()
-        }
-    }
-}
-
-fn print_preflight(warnings: &[domain_desk_doctor::Finding]) {
-    if warnings.is_empty() {
-        return;
-    }
-    println!("Before you create the record:");
-    for warning in warnings {
-        println!("  ⚠ {}", inert(&warning.title));
-        match &warning.fix {
-            Some(fix) => println!("    {}", inert(&fix.summary)),
-            None => println!("    {}", inert(&warning.detail)),
-        }
-    }
-}
-
-/// The renewal readiness of the live domains among `domains`; empty when DNS could not be
-/// asked (said on standard error: the rest of the answer stands).
-async fn renewal_readiness(
-    connection: &Connection,
-    domains: &[Domain],
-) -> BTreeMap<String, Readiness> {
-    match domain_desk_app::renewal::readiness(connection.local.as_ref(), domains).await {
-        Ok(found) => found,
-        Err(err) => {
-            eprintln!(
-                "The renewal check could not run: {}",
-                inert(&err.to_string())
-            );
-            BTreeMap::new()
-        }
-    }
-}
-
-fn renewal_cell(readiness: Option<&Readiness>) -> String {
-    let word = domain_desk_app::renewal::state_word(readiness);
-    match readiness {
-        Some(ready) if ready.state == RenewalState::AtRisk => {
-            format!("{word} ({})", ready.renews_at.format("%-d %b %Y"))
-        }
-        _ => word.to_owned(),
-    }
-}
-
-fn renewal_fails(readiness: Option<&Readiness>) -> Outcome {
-    match readiness {
-        Some(ready) if ready.state == RenewalState::AtRisk => {
-            // The explanation above says why; the status is for scripts.
-            Err(Failure::check(""))
-        }
-        _ => Ok(()),
-    }
-}
-
-fn print_renewal(domain: &Domain, readiness: Option<&Readiness>) {
-    let Some(ready) = readiness else {
-        if domain.status == DomainStatus::Live {
-            println!("renewal      not checked");
-        }
-        return;
-    };
-    println!(
-        "renewal      {}, from {} (checked {})",
-        domain_desk_app::renewal::state_word(Some(ready)),
-        ready.renews_at.format("%-d %b %Y"),
-        ready.checked_at.format("%-d %b %Y %H:%M UTC")
-    );
-    if let Some(note) = &ready.note {
-        println!("  {}", inert(note));
-    }
-    let Some(finding) = &ready.finding else {
-        return;
-    };
-    println!("  {}", inert(&finding.detail));
-    if let Some(fix) = &finding.fix {
-        println!("  fix: {}", inert(&fix.summary));
-        for change in &fix.changes {
-            println!(
-                "    {} {} {} {} (zone {})",
-                wire_name(&change.action),
-                inert(&change.name),
-                inert(&change.record_type),
-                inert(&change.value),
-                inert(&change.zone)
-            );
-        }
-        for step in &fix.steps {
-            println!("    - {}", inert(step));
-        }
-    }
-}
-
-fn not_live_fails(domain: &Domain) -> Outcome {
-    if domain.status == DomainStatus::Live {
-        Ok(())
-    } else {
-        // The detail above says why; the status is for scripts.
-        Err(Failure::check(""))
-    }
-}
-
-fn print_record(domain: &Domain) {
-    let record = &domain.dns_record;
-    println!("  type   {}", wire_name(&record.record_type));
-    println!("  name   {}", inert(&record.name));
-    println!("  value  {}", inert(&record.value));
-    println!("  ttl    {}", record.ttl);
-    if domain.apex {
-        println!(
-            "  An apex cannot hold a CNAME: use your provider's ALIAS, ANAME or CNAME flattening. Without one, make www the primary domain and redirect the apex to it."
-        );
-    }
-}
-
-fn print_detail(domain: &Domain) {
-    println!("{}", inert(&domain.unicode_hostname));
-    if domain.unicode_hostname != domain.hostname {
-        println!("  ({})", domain.hostname);
-    }
-    println!("status       {}", wire_name(&domain.status));
-    println!("role         {}", wire_name(&domain.role));
-    if let Some(redirect) = &domain.redirect {
-        println!("redirects    {} {}", redirect.status, inert(&redirect.to));
-    }
-    println!("DNS record to create:");
-    print_record(domain);
-    let verification = &domain.verification;
-    match (&verification.checked_at, &verification.error) {
-        (None, _) => println!("verification not checked yet"),
-        (Some(at), None) => println!("verification passed at {at}"),
-        (Some(at), Some(error)) => {
-            println!("verification failed at {at}: {}", wire_name(&error.code));
-            println!("  {}", inert(&error.message));
-            for found in &error.found {
-                println!(
-                    "  found {} {}",
-                    inert(&found.record_type),
-                    inert(&found.value)
-                );
-            }
-        }
-    }
-    let certificate = &domain.certificate;
-    print!("certificate  {}", wire_name(&certificate.status));
-    if let Some(issued) = certificate.issued_at {
-        print!(", issued {issued}");
-    }
-    if let Some(expires) = certificate.expires_at {
-        print!(", expires {expires}");
-    }
-    println!();
-    if let Some(error) = &certificate.error {
-        println!("  {}: {}", wire_name(&error.code), inert(&error.message));
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn auto_asks_on_a_terminal_and_refuses_without_one_unless_yes() {
-        assert_eq!(go_ahead(false, true).unwrap(), GoAhead::Ask);
-        assert_eq!(go_ahead(true, true).unwrap(), GoAhead::Given);
-        assert_eq!(go_ahead(true, false).unwrap(), GoAhead::Given);
-        let refused = go_ahead(false, false).unwrap_err();
-        assert_eq!(
-            refused.status,
-            super::super::output::USAGE,
-            "a usage mistake"
-        );
-        assert!(refused.message.contains("--yes"), "{}", refused.message);
-    }
-
-    #[test]
-    fn only_y_or_yes_opens_the_page() {
-        for yes in ["y\n", "Y", "yes\r\n", " YES "] {
-            assert!(said_yes(yes), "{yes:?}");
-        }
-        for no in ["", "\n", "n", "no", "yeah", "ok", "y es"] {
-            assert!(!said_yes(no), "{no:?}");
-        }
     }
 }

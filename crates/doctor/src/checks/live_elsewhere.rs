@@ -105,9 +105,9 @@ pub fn judge(findings: &mut Vec<Finding>, unicode: &str, elsewhere: &[String], d
         ),
         detail: format!(
             "Its records lead to {hosts}, which serves visitors now ({}). That is not a \
-             mistake to fix now: create the _acme-challenge delegation and Verify, so the \
-             platform's certificate is issued while the site stays where it is, then change \
-             the records as below; the name is live at the next Verify.",
+             mistake to fix now: the _acme-challenge delegation is in place, so Verify has the \
+             platform's certificate issued while the site stays where it is; once it is, \
+             change the records as below, and the name is live at the next Verify.",
             why.join("; ")
         ),
         evidence: blaming

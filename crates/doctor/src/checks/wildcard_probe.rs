@@ -41,7 +41,8 @@ pub fn probe_name(wildcard: &str) -> Option<String> {
 
 /// Rewrites the findings about the probe name as findings about `wildcard`: in titles,
 /// details and fixes (the records to change and the provider's steps), `dd-check-….` becomes
-/// `*.` (so `dd-check-x.shop` reads `*.shop`, the record's name); the evidence is left alone.
+/// `*.` (so `dd-check-x.shop` reads `*.shop`, the record's name); the evidence, and the
+/// detail of a TLS probe (which connected with the probe name), are left alone.
 pub fn speak_of_the_wildcard(findings: &mut [Finding], wildcard: &str) {
     let label = format!("{}.", probe_label(wildcard));
     let speak = |text: &mut String| {
@@ -51,7 +52,10 @@ pub fn speak_of_the_wildcard(findings: &mut [Finding], wildcard: &str) {
     };
     for finding in findings {
         speak(&mut finding.title);
-        speak(&mut finding.detail);
+        // A TLS probe connected with the probe name itself: its detail says so as it was.
+        if !is_tls(finding.code) {
+            speak(&mut finding.detail);
+        }
         if let Some(fix) = finding.fix.as_mut() {
             speak(&mut fix.summary);
             for change in &mut fix.changes {
@@ -67,6 +71,19 @@ pub fn speak_of_the_wildcard(findings: &mut [Finding], wildcard: &str) {
 /// The record name `relative` (the probe's, `dd-check-….shop`) as the wildcard's (`*.shop`).
 pub fn wildcard_record_name(relative: &str, wildcard: &str) -> String {
     relative.replace(&format!("{}.", probe_label(wildcard)), "*.")
+}
+
+fn is_tls(code: FindingCode) -> bool {
+    matches!(
+        code,
+        FindingCode::TlsUnreachable
+            | FindingCode::TlsCertificateOk
+            | FindingCode::TlsNameMismatch
+            | FindingCode::TlsExpired
+            | FindingCode::TlsExpiringSoon
+            | FindingCode::TlsUntrusted
+            | FindingCode::TlsAddressMismatch
+    )
 }
 
 /// Context for the report: where the wildcard's routing was asked.
