@@ -388,6 +388,9 @@ async fn a_live_site_switches_and_moves_without_a_gap_at_600x() {
     );
     let stop = Arc::new(AtomicBool::new(false));
     let prober = start_prober(&demo, stop.clone());
+    // The record the certificate is renewed through stays in sight, to keep.
+    app.wait_contains("#detail-acme-title", "Certificate record in place")
+        .await;
     shots(&app, "4-live").await;
 
     // Move to Pro draft from the row's menu: the dialog says nothing stops being served.

@@ -3,7 +3,7 @@
 // means now, and its record card with Copy buttons.
 import { html } from './html.js';
 import { recordCard } from './record-card.js';
-import { switchSteps, stepStateLabel, delegationCardRecord, routingCardRecord, isWildcard } from './switch-plan.js';
+import { switchSteps, stepStateLabel, delegationCardRecord, delegationRecord, routingCardRecord, isWildcard } from './switch-plan.js';
 
 const TONE = { done: 'ok', working: 'progress', todo: 'pending', waiting: 'pending', failed: 'error' };
 
@@ -44,4 +44,15 @@ export function switchSummary(domain, prefix, { liveElsewhere = null } = {}) {
   const steps = switchSteps(domain, { liveElsewhere });
   const short = isWildcard(domain) ? ['Certificate record', 'Routing record'] : ['Step 1 certificate', 'Step 2 switch'];
   return html`<p class="switch-summary small" id="${prefix}-steps-line">${steps.map((s, i) => html`<span class="switch-summary-step" data-step="${s.key}" data-state="${s.state}">${short[i]} <span class="badge tone-${TONE[s.state] ?? 'pending'}">${stepStateLabel(s.state)}</span></span>`)}</p>`;
+}
+
+/**
+ * Once the routing record is in place: the `_acme-challenge` record the certificate was
+ * validated through (and is renewed through), to keep; '' when it was validated otherwise.
+ */
+export function delegationInPlace(domain) {
+  if (domain.status !== 'live' || domain.certificate?.validation?.method !== 'dns' || !delegationRecord(domain)) return '';
+  return html`<h5 id="detail-acme-title">Certificate record in place</h5>
+    <p class="muted small">The platform validated the certificate through this record and renews it through it: keep it while the domain is attached.</p>
+    ${recordCard(domain, 'detail-acme', { live: true, record: delegationCardRecord(domain) })}`;
 }

@@ -5,7 +5,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { companionOf, switchApplies, switchSteps, certificateReady, delegationCardRecord, routingCardRecord, stepStateLabel } from '../lib/switch-plan.js';
-import { switchCard, switchIntro, switchSummary } from '../lib/switch-card.js';
+import { switchCard, switchIntro, switchSummary, delegationInPlace } from '../lib/switch-card.js';
 import { statusView, statusKey, STATUS } from '../lib/domain-view.js';
 import { configureTimes } from '../lib/format.js';
 import { domain } from './fixtures.js';
@@ -121,4 +121,15 @@ test('the two steps at a glance: one line at the top of the details', () => {
   assert.match(line, /id="detail-steps-line"/);
   assert.match(line, /data-step="delegation" data-state="done">Step 1 certificate <span class="badge tone-ok">Done<\/span>/);
   assert.match(line, /data-step="routing" data-state="todo">Step 2 switch <span class="badge tone-pending">To do<\/span>/);
+});
+
+test('once live, the record the certificate is renewed through is shown, to keep', () => {
+  const live = shop({ cert: 'issued', status: 'live' });
+  const shown = String(delegationInPlace(live));
+  assert.match(shown, /Certificate record in place/);
+  assert.match(shown, /data-copy="_acme-challenge\.shop"/);
+  assert.match(shown, /keep it while the domain is attached/);
+  const byHttp = { ...live, certificate: { ...live.certificate, validation: { ...live.certificate.validation, method: 'http' } } };
+  assert.equal(String(delegationInPlace(byHttp)), '', 'validated through the routing record: nothing more to keep');
+  assert.equal(String(delegationInPlace(shop({ cert: 'issued' }))), '', 'not live yet: the steps show it');
 });

@@ -15,7 +15,7 @@ import * as actions from '../../lib/actions.js';
 import { api } from '../../lib/api.js';
 import { recordCard, recordWarnings, foundAtName, wireCopyButtons } from '../../lib/record-card.js';
 import { switchApplies } from '../../lib/switch-plan.js';
-import { switchCard, switchSummary } from '../../lib/switch-card.js';
+import { switchCard, switchSummary, delegationInPlace } from '../../lib/switch-card.js';
 import { moveDialog } from '../../lib/move.js';
 
 /** "At Cloudflare, the DNS provider of shop.example.com:" when the doctor knows it. */
@@ -113,6 +113,7 @@ export class DomainDetail extends HTMLElement {
       <h5 id="detail-record-title">${inPlace && !switching ? 'DNS record in place' : switching ? 'DNS records to create' : 'DNS record to create'}</h5>
       <p class="muted small" id="detail-provider"><span id="detail-provider-line">${live ? `The record that points ${domain.unicode_hostname} at the platform. Keep it while the domain is attached.` : inPlace && !switching ? `The platform found this record at its check; the certificate comes next. Keep the record while the domain is attached.` : providerLine(domain, null)}</span>${!inPlace && session?.mode === 'demo' ? html` <button type="button" class="link" id="detail-open-demo-dns">Open Demo DNS</button>` : ''}</p>
       ${switching ? switchCard(domain, 'detail', { liveElsewhere }) : recordCard(domain, 'record', { live: inPlace, found: foundAtName(domain, store.get().dnsNow?.[domain.hostname]) })}
+      ${delegationInPlace(domain)}
       ${inPlace ? '' : html`<h5>${switching ? `At the switch (step 2), the records at “${domain.dns_record.name}”` : `Records at “${domain.dns_record.name}”`}</h5>
       <table class="plan" id="record-plan">
         <thead><tr><th scope="col">Do</th><th scope="col">Type</th><th scope="col">Value</th></tr></thead>
