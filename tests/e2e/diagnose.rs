@@ -166,8 +166,19 @@ async fn theme(app: &App, theme: &str) {
 /// Screenshots `{name}-{width}x{height}-{light|dark}` of what is shown, at the largest and
 /// the smallest size the window keeps its rules at; the window is left at 900×600, light.
 async fn shots(app: &App, name: &str) {
+    shots_of(app, name, None).await;
+}
+
+/// [`shots`], with `scroll_to` scrolled into view at each size, as a reader would.
+async fn shots_of(app: &App, name: &str, scroll_to: Option<&str>) {
     for (width, height) in [(1400, 900), (900, 600)] {
         super::resize(app, width, height).await;
+        if let Some(css) = scroll_to {
+            app.script(&format!(
+                "document.querySelector('{css}').scrollIntoView(); return true;"
+            ))
+            .await;
+        }
         for shade in ["dark", "light"] {
             theme(app, shade).await;
             app.screenshot(&format!("{name}-{width}x{height}-{shade}"))
@@ -207,7 +218,8 @@ async fn a_certificate_diagnose_knows_will_be_refused_reads_will_fail_in_the_row
     app.click("#detail-diagnose").await;
     app.wait_contains("#diagnose-findings", "forbids").await;
     app.wait_displayed("#diagnose-picture svg").await;
-    shots(&app, "58-picture").await;
+    // The picture, scrolled to as a reader would, below the findings.
+    shots_of(&app, "58-picture", Some("#diagnose-picture")).await;
     app.click("#diagnose-close").await;
 
     let badge = app

@@ -13,6 +13,9 @@
 
 import { clockTime } from './format.js';
 
+/** Problems that stop a certificate while the name's record may well be right. */
+const CERTIFICATE_BLOCKERS = new Set(['caa_forbids_issuance', 'caa_lookup_failed', 'dnssec_failure', 'dnssec_bogus', 'proxied_by_cloudflare']);
+
 const SEVERITY_ORDER = { error: 0, warning: 1, info: 2, ok: 3 };
 const SEVERITY_WORD = { error: 'Problem', warning: 'Warning', info: 'Note', ok: 'OK' };
 const STATUS_WORD = {
@@ -173,7 +176,19 @@ export function trustWords(trustError) {
 /** The certificate served, in words: subject and issuer, or why there is none. */
 export function certificateText(host) {
   const tls = host?.tls;
-  if (!tls) return { ok: false, text: 'Not probed: the DNS is not right yet, so no certificate can be served.' };
+  if (!tls) {
+    // The doctor probes TLS only when nothing it found stands in the way; what does (the
+    // record, or a CAA record, DNSSEC) is the problem above, not always the DNS record.
+    const problems = (host?.findings ?? []).filter((f) => f?.severity === 'error');
+    const recordWrong = problems.some((f) => !CERTIFICATE_BLOCKERS.has(f.code));
+    if (!problems.length) return { ok: false, text: 'Not probed.' };
+    return {
+      ok: false,
+      text: recordWrong
+        ? 'Not probed: the DNS record is not right yet, so no certificate can be served.'
+        : 'Not probed: the problem above stops the certificate from being issued; fix it first.',
+    };
+  }
   if (!tls.connected) return { ok: false, text: `${capitalise(edgeName(tls.address))} ${tlsFailureWords(tls.error)}.` };
   const c = tls.certificate;
   if (!c) return { ok: false, text: `${capitalise(edgeName(tls.address))} ${tlsFailureWords(tls.error)}.` };

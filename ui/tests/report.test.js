@@ -47,7 +47,11 @@ test('fixes read as the DNS provider asks for them', () => {
 });
 
 test('the certificate served, or why there is none', () => {
-  assert.match(certificateText(host).text, /Not probed/);
+  assert.equal(certificateText(host).text, 'Not probed: the DNS record is not right yet, so no certificate can be served.');
+  // a CAA record that refuses the CA is not the record being wrong
+  const refused = { findings: [{ code: 'caa_forbids_issuance', severity: 'error' }, { code: 'record_correct', severity: 'ok' }] };
+  assert.equal(certificateText(refused).text, 'Not probed: the problem above stops the certificate from being issued; fix it first.');
+  assert.equal(certificateText({ findings: [] }).text, 'Not probed.');
   // the edge on loopback is named by its role, and the failure in words, never the library's
   const eof = certificateText({ tls: { address: '127.0.0.1:41173', connected: false, error: 'TLS handshake failed: tls handshake eof' } }).text;
   assert.equal(eof, 'The platform’s edge on this computer closed the connection during the secure handshake: it has no certificate for this name yet.');

@@ -198,7 +198,9 @@ export class DomainDetail extends HTMLElement {
     // Only while the record is to be created: a verified or live domain's line says it is in place.
     if (provider && providerText && domain.status === 'pending_verification') setText(providerText, providerLine(domain, provider));
     this.drawRecordWarnings(domain, dnsNow?.[hostname]);
-    const refusal = caRefusal({ diagnosis: store.get().diagnoses?.[hostname] ?? null, readiness: renewalOf(hostname) });
+    // As the row reads it: the last Diagnose, else the pre-flight's warnings kept since Add.
+    const diagnosis = store.get().diagnoses?.[hostname] ?? store.get().preflight?.[hostname] ?? null;
+    const refusal = caRefusal({ diagnosis, readiness: renewalOf(hostname) });
     const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal });
     const next = nextChecks?.of?.(hostname);
     const waiting = statusKey(domain) === STATUS.WAITING;
@@ -225,7 +227,7 @@ export class DomainDetail extends HTMLElement {
       <div id="detail-preflight" class="preflight" hidden></div>
       <p class="muted small" id="detail-checked-line"></p>`);
     }
-    this.drawPreflight(box.querySelector('#detail-preflight'), domain);
+    this.drawPreflight(box.querySelector('#detail-preflight'), domain, status.reason);
     renderChanged(this.querySelector('#detail-status-line'), html`<span class="badge tone-${status.tone}" id="detail-status" data-status="${status.key}">${status.label}</span> <span class="muted">${roleLabel(domain)}</span>`);
     setText(box.querySelector('#domain-reason'), status.reason);
     const adviceText = box.querySelector('#domain-advice');
@@ -236,11 +238,13 @@ export class DomainDetail extends HTMLElement {
 
   /**
    * The pre-flight's warnings (found before the name was added, or by a later look at its
-   * DNS), each with its fix, until a look no longer finds them; nothing once the domain is live.
+   * DNS), each with its fix, until a look no longer finds them; nothing once the domain is live,
+   * and not the one the status line already gives as the reason ("Will fail: CAA at …").
    */
-  drawPreflight(box, domain) {
+  drawPreflight(box, domain, reason = '') {
     const kept = domain.status === 'live' ? null : store.get().preflight?.[domain.hostname];
-    const warnings = kept?.findings ?? [];
+    const said = (w) => w.severity === 'error' && reason.includes(String(w.title ?? '').replace(/\.$/, ''));
+    const warnings = (kept?.findings ?? []).filter((w) => !said(w));
     if (box.hidden !== !warnings.length) box.hidden = !warnings.length;
     const key = JSON.stringify(warnings.map((w) => [w.code, w.title, w.fix?.summary]));
     if (box.dataset.drawn === key) return;
@@ -261,13 +265,13 @@ export class DomainDetail extends HTMLElement {
     if (list.dataset.found === key) return;
     list.dataset.found = key;
     render(list, html`${recordWarnings(domain, recordToCreate(domain), found).map((w) => html`<li>${w}</li>`)}`);
+    // The plan beside it says the same: the record found in the way is marked "remove".
+    const body = this.querySelector('#record-plan tbody');
+    if (body) render(body, planRows(recordPlan(domain, found)));
   }
 
   /**
    * Domain Desk's own look at the name's records and DNS provider (the doctor asking the
-    // The plan beside it says the same: the record found in the way is marked "remove".
-    const body = this.querySelector('#record-plan tbody');
-    if (body) render(body, planRows(recordPlan(domain, found)));
    * zone's servers, DNS only, no API request), for a domain waiting for DNS: taken once per
    * platform check, and again when the user changed a record in Demo DNS.
    */
