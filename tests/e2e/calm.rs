@@ -411,6 +411,8 @@ async fn connection_failures_and_the_record_card_say_what_was_found() {
         !warnings.contains("An A or AAAA record at"),
         "the general warning gave way: {warnings}"
     );
+    // "3600 s" never breaks between number and unit.
+    assert_eq!(app.text("#record-ttl").await, "3600\u{a0}s");
     // The plan beside the card says the same: that record, marked remove.
     app.wait_contains(r#"#record-plan tr[data-action="remove"]"#, "192.0.2.10")
         .await;
@@ -428,6 +430,10 @@ async fn connection_failures_and_the_record_card_say_what_was_found() {
     .await;
     assert!(!app.exists("#record-warnings").await);
     assert!(!app.exists("#record-plan").await);
+    // Domain Desk's look at the zone, when it comes, does not put "At Demo DNS …: Open Demo
+    // DNS" back under a record already in place.
+    let line = app.text("#detail-provider-line").await;
+    assert!(line.starts_with("The platform found this record"), "{line}");
     show(&app, "#detail-record-title").await;
     shots(&app, "61-record-in-place").await;
     app.close().await;
