@@ -425,3 +425,113 @@ fn a_wildcard_is_added_inspected_imported_and_exported_with_both_records() {
     assert_eq!(reimported.status.code(), Some(0), "{}", said(&reimported));
     assert_eq!(served.domains(&project).len(), 3);
 }
+
+/// The seeded site live on another host, switched without a gap on the service's virtual
+/// clock (moved forward, never slept on): the delegation, a Verify that issues the
+/// certificate by DNS while the domain stays pending, then the routing record and a Verify
+/// that makes it live at once, `inspect` saying how the certificate was validated.
+#[test]
+fn the_seeded_live_site_switches_with_its_certificate_ready_first() {
+    let home = tempfile::tempdir().unwrap();
+    let served = Served::start();
+    let project = served.project("switch-now");
+    let advance = |seconds: u64| {
+        let moved = http()
+            .post(served.url("/_local/clock/advance"))
+            .json(&json!({ "seconds": seconds }))
+            .send()
+            .expect("clock");
+        assert!(moved.status().is_success(), "{}", moved.status());
+    };
+    let add_record = |name: &str, value: &str| {
+        let added = http()
+            .post(served.url("/_local/dns/example.org/records"))
+            .json(&json!({"name": name, "type": "CNAME", "value": value}))
+            .send()
+            .expect("record");
+        assert_eq!(added.status(), 201);
+    };
+    let added = served.cli(
+        home.path(),
+        &[
+            "--json",
+            "domains",
+            "add",
+            "shop.example.org",
+            "-p",
+            &project,
+        ],
+    );
+    assert_eq!(added.status.code(), Some(0), "{}", said(&added));
+    let domain: Value = serde_json::from_slice(&added.stdout).unwrap();
+    let delegation = &domain["certificate"]["validation"]["dns_record"];
+    add_record(
+        delegation["name"].as_str().unwrap(),
+        delegation["value"].as_str().unwrap(),
+    );
+    // Past the propagation delay: the platform's resolver sees the delegation.
+    advance(120);
+    let verify = ["domains", "verify", "shop.example.org", "-p", &project];
+    let first = served.cli(home.path(), &verify);
+    assert_eq!(
+        first.status.code(),
+        Some(1),
+        "routing still fails: {}",
+        said(&first)
+    );
+    assert!(
+        said(&first).contains("certificate  issuing"),
+        "{}",
+        said(&first)
+    );
+    advance(300);
+    let inspect = ["domains", "inspect", "shop.example.org", "-p", &project];
+    let ready = served.cli(home.path(), &inspect);
+    let text = said(&ready);
+    assert_eq!(ready.status.code(), Some(1), "not live yet: {text}");
+    assert!(text.contains("status       pending_verification"), "{text}");
+    assert!(text.contains("certificate  issued"), "{text}");
+    assert!(
+        text.contains("validation   dns (through the _acme-challenge record)"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Certificate ready: switch the DNS record"),
+        "{text}"
+    );
+
+    // The switch: the A record goes, the routing CNAME comes.
+    let records: Value = http()
+        .get(served.url("/_local/dns/example.org/records"))
+        .send()
+        .and_then(|r| r.json())
+        .expect("records");
+    let old = records["records"]
+        .as_array()
+        .or(records.as_array())
+        .expect("a list")
+        .iter()
+        .find(|r| r["name"] == "shop" && r["type"] == "A")
+        .expect("the seeded A record")["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
+    let deleted = http()
+        .delete(served.url(&format!("/_local/dns/example.org/records/{old}")))
+        .send()
+        .expect("delete");
+    assert!(deleted.status().is_success(), "{}", deleted.status());
+    add_record("shop", served.info["platform_dns_target"].as_str().unwrap());
+    // Past the propagation delay and the zone's negative TTL (300 s): the platform's
+    // resolver may have cached "no such record" for the CNAME in between.
+    advance(420);
+    let live = served.cli(home.path(), &verify);
+    let text = said(&live);
+    assert_eq!(live.status.code(), Some(0), "{text}");
+    assert!(text.contains("status       live"), "{text}");
+    assert!(
+        text.contains("validation   dns (through the _acme-challenge record)"),
+        "{text}"
+    );
+    assert!(!text.contains("Certificate ready"), "{text}");
+}

@@ -101,6 +101,13 @@ pub fn print_detail(domain: &Domain) {
         "validation   {}",
         validation_words(certificate.validation.method)
     );
+    if domain.status != DomainStatus::Live
+        && certificate.status == domain_desk_api::CertificateStatus::Issued
+    {
+        println!(
+            "  Certificate ready: switch the DNS record when you are ready; the domain is live at the next verify."
+        );
+    }
     let record = &certificate.validation.dns_record;
     if !record.fqdn.is_empty() && !record.value.is_empty() {
         println!(
