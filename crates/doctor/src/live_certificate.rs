@@ -4,7 +4,7 @@
 //! check read it without importing the renewal core, which runs the diagnosis.
 
 use chrono::{DateTime, TimeDelta, Utc};
-use domain_desk_api::{CertificateStatus, Domain, DomainStatus};
+use domain_desk_api::{CertificateStatus, Domain, DomainStatus, ValidationMethod};
 use serde::{Deserialize, Serialize};
 use utoipa::ToSchema;
 
@@ -18,6 +18,10 @@ pub struct LiveCertificate {
     pub expires_at: DateTime<Utc>,
     /// When the platform starts renewing it, when it says (`certificate.renews_at`).
     pub renews_at: Option<DateTime<Utc>>,
+    /// It was validated through the `_acme-challenge` delegation
+    /// (`certificate.validation.method` `dns`), so its renewal needs that record again.
+    #[serde(default)]
+    pub validated_by_dns: bool,
 }
 
 impl LiveCertificate {
@@ -30,6 +34,7 @@ impl LiveCertificate {
             .map(|expires_at| Self {
                 expires_at,
                 renews_at: certificate.renews_at,
+                validated_by_dns: certificate.validation.method == Some(ValidationMethod::Dns),
             })
     }
 

@@ -6,7 +6,9 @@
 //!
 //! Judged where it matters: always when the record is there (its value must be the platform's
 //! exactly: `<name without *.>.<validation zone>`, when the caller knows the zone), and when it
-//! is missing only for a wildcard or a name whose records point elsewhere today. A record at
+//! is missing only for a wildcard, a name whose records point elsewhere today, or a live name
+//! whose certificate was validated by DNS (its renewal needs the record: an error, which the
+//! renewal check turns into `renewal_at_risk`). A record at
 //! a wrong name (the zone appended, the apex instead of the subdomain) is
 //! [`super::challenge_labels`]'s to say; a CAA record that refuses the platform's CA refuses a
 //! certificate validated by DNS as well, and the finding says so beside the delegation.
@@ -32,6 +34,9 @@ pub struct Context<'a> {
     /// The name's records point elsewhere today (or it is a wildcard): without the
     /// delegation no certificate comes before the switch.
     pub needed: bool,
+    /// The platform serves the name with a certificate validated through the delegation: its
+    /// renewal needs the record again, so a missing or wrong one is an error.
+    pub renews_by_dns: bool,
     /// A CAA record on the climb refuses the platform's CA.
     pub caa_refuses: bool,
     /// The record was found at a wrong name, which another finding says.
@@ -90,10 +95,14 @@ pub async fn check(
         ttl: Some(TTL),
     };
     let Some(found) = answer.cname_of(&owner) else {
-        if !context.needed || context.misplaced {
+        if !(context.needed || context.renews_by_dns) || context.misplaced {
             return None;
         }
-        let why = if domain.starts_with("*.") {
+        let why = if context.renews_by_dns {
+            format!(
+                "{domain}'s certificate was validated through this record, and its renewal is too: without it the next renewal fails."
+            )
+        } else if domain.starts_with("*.") {
             format!(
                 "A wildcard's certificate is issued only by DNS validation, so {domain} cannot be served over HTTPS without it."
             )
@@ -112,7 +121,11 @@ pub async fn check(
         };
         return Some(Finding {
             code: FindingCode::AcmeDelegationMissing,
-            severity: Severity::Warning,
+            severity: if context.renews_by_dns {
+                Severity::Error
+            } else {
+                Severity::Warning
+            },
             title: format!("{owner} has no CNAME to the platform's validation zone"),
             detail: format!(
                 "{server_label} answers {} for {owner} CNAME. {why}{caa_note}",
@@ -135,7 +148,7 @@ pub async fn check(
     match &expected {
         Some(wanted) if *wanted != value => Some(Finding {
             code: FindingCode::AcmeDelegationWrong,
-            severity: if context.needed {
+            severity: if context.needed || context.renews_by_dns {
                 Severity::Error
             } else {
                 Severity::Warning

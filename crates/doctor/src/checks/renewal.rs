@@ -35,6 +35,8 @@ pub(crate) fn blocks_issuance(code: FindingCode) -> bool {
             | FindingCode::DnssecBogus
             | FindingCode::CaaForbidsIssuance
             | FindingCode::CaaLookupFailed
+            | FindingCode::AcmeDelegationMissing
+            | FindingCode::AcmeDelegationWrong
     )
 }
 
@@ -97,7 +99,9 @@ fn cause_rank(code: FindingCode) -> u8 {
         | FindingCode::ApexAddressMismatch
         | FindingCode::AaaaMismatch
         | FindingCode::WildcardShadow
-        | FindingCode::ZoneAppended => 1,
+        | FindingCode::ZoneAppended
+        | FindingCode::AcmeDelegationMissing
+        | FindingCode::AcmeDelegationWrong => 1,
         FindingCode::ProxiedByCloudflare => 2,
         FindingCode::DnssecBogus => 3,
         _ => 4,
@@ -183,6 +187,7 @@ mod tests {
         LiveCertificate {
             expires_at: at("2027-02-24T10:00:00Z"),
             renews_at: Some(at("2027-01-25T10:00:00Z")),
+            validated_by_dns: false,
         }
     }
 

@@ -276,6 +276,12 @@ pub(crate) async fn judge(
             kind,
             validation_zone: run.options.validation_zone.as_deref(),
             needed,
+            renews_by_dns: run
+                .options
+                .live_certificates
+                .as_ref()
+                .and_then(|live| live.get(domain.as_str()))
+                .is_some_and(|certificate| certificate.validated_by_dns),
             caa_refuses: answers
                 .caa_findings
                 .iter()

@@ -805,6 +805,7 @@ async fn a_live_name_whose_parent_gains_a_forbidding_caa(hierarchy: &mut Hierarc
     let certificate = LiveCertificate {
         expires_at: "2027-02-24T10:00:00Z".parse().unwrap(),
         renews_at: Some("2027-01-25T10:00:00Z".parse().unwrap()),
+        validated_by_dns: false,
     };
     let live: BTreeMap<String, LiveCertificate> = [
         ("www.renew.com".to_owned(), certificate),

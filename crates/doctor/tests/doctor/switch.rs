@@ -49,7 +49,9 @@ fn world() -> Zones {
             &delegation("app.example.org"),
         )
         // a wildcard with nothing yet
-        .a("nowild.example.org", ELSEWHERE);
+        .a("nowild.example.org", ELSEWHERE)
+        // live on the platform, its delegation removed after the switch
+        .cname("renewed.example.org", TARGET);
     zones
         .zone("example.net")
         .caa("example.net", 0, "issue", "other-ca.example")
@@ -231,4 +233,44 @@ async fn a_wildcard_is_routed_by_a_label_no_one_created_and_its_findings_name_th
     // issuewild decides for a wildcard: issue alone would have allowed the CA.
     let tame = host(&report, "*.tame.example.net");
     assert!(has(tame, FindingCode::CaaForbidsIssuance), "{tame:#?}");
+}
+
+/// A certificate validated through the delegation renews through it: with the record removed
+/// after the switch, the renewal will fail, and the doctor says so, dated; the same name with
+/// a certificate validated through its routing record renews fine.
+#[tokio::test]
+async fn a_certificate_validated_by_dns_will_not_renew_without_its_delegation() {
+    use domain_desk_doctor::renewal::LiveCertificate;
+    let server = ZoneServer::start(&world()).await;
+    let live = |validated_by_dns| LiveCertificate {
+        expires_at: "2027-02-24T10:00:00Z".parse().unwrap(),
+        renews_at: Some("2027-01-25T10:00:00Z".parse().unwrap()),
+        validated_by_dns,
+    };
+    let mut options = switching_options(&server);
+    options.live_certificates = Some([("renewed.example.org".to_owned(), live(true))].into());
+    let report = diagnose(&["renewed.example.org"], &options).await.unwrap();
+    let renewed = host(&report, "renewed.example.org");
+    let missing = finding(renewed, FindingCode::AcmeDelegationMissing);
+    assert_eq!(missing.severity, Severity::Error);
+    assert!(
+        missing.detail.contains("its renewal is too"),
+        "{missing:#?}"
+    );
+    let at_risk = finding(renewed, FindingCode::RenewalAtRisk);
+    assert!(
+        at_risk
+            .detail
+            .contains("_acme-challenge.renewed.example.org has no CNAME"),
+        "{at_risk:#?}"
+    );
+
+    options.live_certificates = Some([("renewed.example.org".to_owned(), live(false))].into());
+    let report = diagnose(&["renewed.example.org"], &options).await.unwrap();
+    let renewed = host(&report, "renewed.example.org");
+    assert!(!has(renewed, FindingCode::RenewalAtRisk), "{renewed:#?}");
+    assert!(
+        !has(renewed, FindingCode::AcmeDelegationMissing),
+        "{renewed:#?}"
+    );
 }
