@@ -524,7 +524,14 @@ fn every_command_line_example_in_the_readme_runs() {
     use clap::Parser as _;
     let dir = tempfile::tempdir().unwrap();
     let served = Served::start(dir.path());
-    let shop = project_with(&served, "pro", "shop", &["old.example.com", "example.com"]);
+    let shop = project_with(
+        &served,
+        "pro",
+        "shop",
+        &["old.example.com", "example.com", "blog.example.com"],
+    );
+    // Where `domains move blog.example.com --to blog` moves it.
+    let blog = project(&served, "pro", "blog");
     std::fs::write(
         dir.path().join("domains.csv"),
         "hostname\na.import.example.com\nb.import.example.com\n",
@@ -617,6 +624,7 @@ fn every_command_line_example_in_the_readme_runs() {
         ]
     );
     assert!(!dir.path().join("domains.csv.failed.csv").exists());
+    assert_eq!(domains(&served, "pro", &blog), ["blog.example.com"]);
 }
 
 /// A CSV of `rows` hostnames under `zone` in `dir`; its path.
