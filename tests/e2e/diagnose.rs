@@ -65,6 +65,31 @@ async fn a_fresh_profile_diagnoses_a_name_without_an_account() {
     app.screenshot("62-diagnose-without-account").await;
     shots(&app, "62-diagnose-without-account").await;
     super::resize(&app, 1200, 780).await;
+    // Save diagnostics… from the panel, with no account: the capture support replays.
+    let saved = home_file(&app, "shop-diagnostics.json");
+    app.pick_in_file_dialog(
+        "document.querySelector('#diagnose-save').click(); return true;",
+        &saved,
+    )
+    .await;
+    let notice = app.wait_contains("#toasts", "shop-diagnostics").await;
+    // GTK's save dialog keeps the suggested name's extension when a name is typed over its
+    // stem: the file is the one the notice names.
+    let path = notice
+        .split(" to ")
+        .nth(1)
+        .and_then(|rest| rest.split(" (the doctor").next())
+        .unwrap_or_else(|| panic!("the notice names the file: {notice}"));
+    assert!(
+        path.starts_with(&*saved.parent().expect("the home").to_string_lossy()),
+        "saved where the dialog was pointed: {notice}"
+    );
+    let capture = std::fs::read_to_string(path)
+        .unwrap_or_else(|err| panic!("the diagnostics file {path}: {err}; {notice}"));
+    assert!(
+        capture.contains("domain-desk-doctor-capture") && capture.contains("shop.example.com"),
+        "the file is the doctor's capture of the run"
+    );
     app.click("#diagnose-close").await;
 
     // A support reply's link, opened with no account: that name's diagnosis.
@@ -153,6 +178,11 @@ async fn add_domain_warns_of_a_forbidding_caa_before_the_name_is_added() {
         "the warning stayed after the CAA record was removed"
     );
     app.close().await;
+}
+
+/// A path in the test's home folder, where the save dialog is pointed.
+fn home_file(app: &App, name: &str) -> std::path::PathBuf {
+    app.home().join(name)
 }
 
 /// Sets the window's theme as the Appearance setting does, without saving it.

@@ -6,7 +6,7 @@ import { registerDialog } from '../../lib/dialogs.js';
 import { render, openDialog, copyText } from '../../lib/dom.js';
 import { api } from '../../lib/api.js';
 import { hostOf, sortedFindings, summary, answerText, chainFails, evidenceText, agreementText, resolversDisagree, changeText, certificateText, severityWord, providerText, fixSteps, serverName, clockWords, localTimes } from '../../lib/report.js';
-import { findDomain, keepPreflight } from '../../lib/actions.js';
+import { findDomain, keepPreflight, saveDiagnostics } from '../../lib/actions.js';
 import { dateTime, clockTime, NBSP } from '../../lib/format.js';
 import { screenNow, store } from '../../lib/app-state.js';
 import { errorText } from '../../lib/errors.js';
@@ -59,6 +59,7 @@ export class DiagnosePanel extends HTMLElement {
           <button type="button" id="diagnose-rerun">Run again</button>
           <button type="button" id="diagnose-copy" disabled>Copy report</button>
           <button type="button" id="diagnose-export" disabled>Export JSON</button>
+          <button type="button" id="diagnose-save" disabled title="Runs the doctor again and saves every DNS answer and certificate it sees, for support">Save diagnostics…</button>
           <button type="button" id="diagnose-close">Close</button>
         </div>
       </div>
@@ -70,6 +71,14 @@ export class DiagnosePanel extends HTMLElement {
     this.querySelector('#diagnose-copy').addEventListener('click', async () => {
       const ok = await copyText(this.diagnosis.markdown);
       toast(ok ? 'Report copied as Markdown.' : 'Copying is not available here.', ok ? 'ok' : 'error');
+    });
+    const save = this.querySelector('#diagnose-save');
+    save.addEventListener('click', async () => {
+      save.disabled = true;
+      save.textContent = 'Saving diagnostics…';
+      await saveDiagnostics(this.hostname);
+      save.disabled = !this.hostname;
+      save.textContent = 'Save diagnostics…';
     });
     this.querySelector('#diagnose-export').addEventListener('click', async () => {
       try {
@@ -101,7 +110,7 @@ export class DiagnosePanel extends HTMLElement {
     this.runs = (this.runs ?? 0) + 1;
     this.diagnosis = null;
     this.querySelector('#diagnose-title').textContent = 'Diagnose a domain';
-    for (const id of ['#diagnose-rerun', '#diagnose-copy', '#diagnose-export']) this.querySelector(id).disabled = true;
+    for (const id of ['#diagnose-rerun', '#diagnose-copy', '#diagnose-export', '#diagnose-save']) this.querySelector(id).disabled = true;
     const body = this.querySelector('#diagnose-body');
     render(body, html`<form id="diagnose-ask" class="diagnose-ask" novalidate>
       <label for="diagnose-ask-hostname">Domain</label>
@@ -136,6 +145,8 @@ export class DiagnosePanel extends HTMLElement {
     const run = (this.runs = (this.runs ?? 0) + 1);
     this.diagnosis = null;
     this.querySelector('#diagnose-rerun').disabled = false;
+    // Saving runs the doctor itself, with capture on: it needs no finished run here.
+    this.querySelector('#diagnose-save').disabled = false;
     this.querySelector('#diagnose-copy').disabled = true;
     this.querySelector('#diagnose-export').disabled = true;
     const name = findDomain(hostname)?.unicode_hostname ?? toUnicode(hostname);

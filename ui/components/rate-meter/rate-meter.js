@@ -1,4 +1,4 @@
-// The rate-limit meter, always visible: remaining of limit for the binding window, when it
+// The rate-limit meter, always visible while an account is signed in: remaining of limit for the binding window, when it
 // refills, until when the queue is paused after a 429 (or a ban), the work waiting, and what
 // the day reserve holds back for interactive work and why. Its words are lib/meter.js's.
 import { html } from '../../lib/html.js';
@@ -18,7 +18,7 @@ export class RateMeter extends HTMLElement {
         <span id="meter-held" class="muted"></span>
       </div></div>`);
     this.unsubscribe = store.subscribe((_s, changed) => {
-      if (changed.includes('queue')) this.draw();
+      if (changed.includes('queue') || changed.includes('session')) this.draw();
     });
     this.ticker = setInterval(() => this.draw(), 1000);
     this.draw();
@@ -35,7 +35,9 @@ export class RateMeter extends HTMLElement {
    * screen reader hears a pause start or end, not a tick.
    */
   draw() {
-    const { queue, clock } = store.get();
+    const { queue, clock, session } = store.get();
+    // Signed in to no account, there is no API to count: nothing is drawn in place of a budget.
+    if (this.hidden !== !session) this.hidden = !session;
     const view = meterView(queue, Date.now(), { timeText: screenTimeOfDay(clock) });
     const meter = this.querySelector('#meter');
     setAttribute(meter, 'data-level', view.level);
