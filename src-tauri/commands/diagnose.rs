@@ -212,12 +212,18 @@ impl DiagnosticsRun {
         hostname: &str,
         target: Option<String>,
     ) -> Result<DiagnosticsRun> {
-        let name = Hostname::parse(hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+        // A wildcard domain is diagnosed as the doctor checks it (a label under it).
+        let name =
+            Hostname::parse_domain(hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
         let options = options_for(app, state, target).await?;
         let options = domain_desk_app::doctor_options::scoped_to(options, &[name.as_str()]);
         // The run's time (the platform's, in the demo), as the capture inside says.
         let stamp = options.clock.now().format("%Y%m%dT%H%M%SZ");
-        let suggested_name = format!("diagnostics-{}-{stamp}.json", name.as_str());
+        // No `*` in a file name (Windows refuses it): `*.shop.example.com` → `wildcard.shop…`.
+        let suggested_name = format!(
+            "diagnostics-{}-{stamp}.json",
+            name.as_str().replace('*', "wildcard")
+        );
         Ok(DiagnosticsRun {
             name,
             options,

@@ -54,7 +54,10 @@ pub async fn open_in_browser(state: State<'_, AppState>, hostname: String) -> Re
 #[tauri::command]
 #[tracing::instrument(skip(paths, json), err(Debug))]
 pub fn report_save(paths: State<'_, AppPaths>, hostname: String, json: String) -> Result<String> {
-    let name = Hostname::parse(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    let name =
+        Hostname::parse_domain(&hostname).map_err(|err| Error::InvalidInput(err.to_string()))?;
+    // No `*` in a file name (Windows refuses it): `*.shop.example.com` → `wildcard.shop…`.
+    let name = name.as_str().replace('*', "wildcard");
     let value: serde_json::Value = serde_json::from_str(&json)
         .map_err(|err| Error::InvalidInput(format!("The report is not JSON: {err}")))?;
     let folder: PathBuf = dirs::download_dir().unwrap_or_else(|| paths.data_dir.join("reports"));
