@@ -235,13 +235,14 @@ export async function saveDiagnostics(hostname) {
  * longer finds them. Kept in the shape of a Diagnose (`{findings, preflight: true}`), so the
  * row's "Issuing — will fail" reads a forbidding CAA found here as it reads Diagnose's.
  */
-export function keepPreflight(hostname, warnings) {
+export function keepPreflight(hostname, warnings, liveElsewhere = []) {
   store.set((s) => {
     const preflight = { ...(s.preflight ?? {}) };
     const earlier = preflight[hostname];
+    const kept = { findings: warnings, liveElsewhere: liveElsewhere ?? [], preflight: true };
     if (!warnings.length) delete preflight[hostname];
     // The same warnings again keep their object: the rows drawn from it are not made anew.
-    else if (!earlier || JSON.stringify(earlier.findings) !== JSON.stringify(warnings)) preflight[hostname] = { findings: warnings, preflight: true };
+    else if (!earlier || JSON.stringify([earlier.findings, earlier.liveElsewhere]) !== JSON.stringify([kept.findings, kept.liveElsewhere])) preflight[hostname] = kept;
     return { preflight };
   });
 }

@@ -265,6 +265,9 @@ export function verifiedNotice(domain, nowMs, options = {}) {
   return { message: `${name} verified; the certificate is being issued.`, tone: 'ok' };
 }
 
+/** The platform's findings that are the old site's records while a live name switches. */
+const KEPT_UNTIL_THE_SWITCH = new Set(['conflicting_record', 'cname_mismatch', 'apex_address_mismatch', 'record_missing']);
+
 /** Status badge text, tone (for colour and icon) and the reason line. */
 export function statusView(domain, nowMs, options = {}) {
   const key = statusKey(domain);
@@ -307,6 +310,11 @@ export function statusView(domain, nowMs, options = {}) {
   // the name: what the routing record's check found is no failure yet.
   if (key === STATUS.WAITING && domain.certificate?.status === 'issuing') {
     return { key, label: 'Issuing certificate', tone: 'progress', reason: `The certificate is being issued through the _acme-challenge record while the site stays where it is; the switch of the ${domain.dns_record?.type ?? 'DNS'} record can wait until it is ready.` };
+  }
+  // A name the pre-flight found served by another host today: the old record the platform's
+  // check found is the site the user keeps up until the certificate is ready, not a mistake.
+  if (key === STATUS.WAITING && options.liveElsewhere?.length && KEPT_UNTIL_THE_SWITCH.has(domain.verification?.error?.code)) {
+    return { key, label: LABELS[key], tone: 'pending', reason: `Served by ${options.liveElsewhere.join(', ')} today. Step 1: create the _acme-challenge record, so the certificate is issued before you switch.` };
   }
   const failed = key === STATUS.WAITING && Boolean(domain.verification?.error);
   return { key, label: LABELS[key], tone: failed ? 'error' : tone, reason };

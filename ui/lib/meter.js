@@ -161,9 +161,13 @@ export function queuedText(queued) {
  * way it says so — with why it waits, when the queue is paused — and never "No custom domains
  * yet", which is only true once the platform has answered.
  */
-export function emptyText({ total, loading, queue, now, timeText = timeOfDay }) {
+export function emptyText({ total, loading, queue, now, timeText = timeOfDay, demo = false }) {
   if (total > 0) return 'No domain matches the filter.';
-  if (!loading) return 'No custom domains yet. The project is served at its default address.';
+  if (!loading) {
+    const empty = 'No custom domains yet. The project is served at its default address.';
+    // The demo seeds a site live on another host: what to try with it, in one sentence.
+    return demo ? `${empty} To try attaching a live site without a gap, add shop.example.org: it is served by another host (192.0.2.77) today.` : empty;
+  }
   const view = meterView(queue, now, { timeText });
   if (view.pause) return `Loading domains… ${view.pause}.`;
   const waiting = waitingCount(queue?.queued);

@@ -267,3 +267,18 @@ test('the records plan follows Domain Desk’s own look while the domain waits f
   // Once verified, the platform's word stands.
   assert.deepEqual(recordPlan({ ...shop, status: 'verified' }, [{ type: 'A', value: '192.0.2.10' }]).map((p) => p.action), ['keep']);
 });
+
+test('a name served by another host today waits for its switch in the pending tone, not as an error', async () => {
+  const { statusView } = await import('../lib/domain-view.js');
+  const now = Date.parse('2026-11-21T12:00:00Z');
+  const seen = domain({
+    hostname: 'shop.example.org',
+    status: 'pending_verification',
+    verification: { checked_at: '2026-11-21T11:59:00Z', error: { code: 'conflicting_record', message: 'A 192.0.2.77 blocks the CNAME', found: [{ type: 'A', value: '192.0.2.77' }] } },
+  });
+  const switching = statusView(seen, now, { liveElsewhere: ['192.0.2.77'] });
+  assert.equal(switching.tone, 'pending');
+  assert.equal(switching.reason, 'Served by 192.0.2.77 today. Step 1: create the _acme-challenge record, so the certificate is issued before you switch.');
+  // without the pre-flight's word that a site lives there, the platform's finding is an error
+  assert.equal(statusView(seen, now, {}).tone, 'error');
+});

@@ -118,6 +118,9 @@ test('a project whose domains are on their way is loading, never "No custom doma
   assert.equal(emptyText({ total: 0, loading: true, queue: { limit: 60, remaining: 50, queued: { interactive: 1, background: 4 } }, now: NOW }), 'Loading domains… 5 requests waiting.');
   assert.equal(emptyText({ total: 0, loading: false, queue: paused, now: NOW }), 'No custom domains yet. The project is served at its default address.');
   assert.equal(emptyText({ total: 3, loading: false, queue: null, now: NOW }), 'No domain matches the filter.');
+  // the demo says what to try with the site it seeds live on another host
+  assert.match(emptyText({ total: 0, loading: false, queue: null, now: NOW, demo: true }), /^No custom domains yet\. .* add shop\.example\.org: it is served by another host \(192\.0\.2\.77\) today\.$/);
+  assert.doesNotMatch(emptyText({ total: 0, loading: true, queue: null, now: NOW, demo: true }), /shop\.example\.org/);
 });
 
 test("the meter's times are on the window's one clock: the demo's, when it is set ahead or runs fast", async () => {

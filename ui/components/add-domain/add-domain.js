@@ -217,7 +217,7 @@ export class AddDomain extends HTMLElement {
       return;
     }
     if (seq !== this.seq || !found) return;
-    actions.keepPreflight(ascii, found.warnings ?? []);
+    actions.keepPreflight(ascii, found.warnings ?? [], found.live_elsewhere);
     this.liveElsewhere = found.live_elsewhere?.length ? found.live_elsewhere : null;
     // Kept for the detail panel's two steps (the store's `liveElsewhere`, by hostname).
     store.set((s) => {
@@ -363,7 +363,7 @@ export class AddDomain extends HTMLElement {
           <div class="rec-field"><span class="rec-label" id="own-value-label">Value</span><span class="rec-value"><code id="own-value" aria-labelledby="own-value-label">${breakable(c.value)}</code></span><button type="button" class="copy-button" data-copy="${c.value}" aria-label="Copy value">Copy</button></div>
         </div>
         <p class="muted small" id="own-expiry">${expiry}</p>
-        ${again ? html`<p class="warn" id="own-not-yet" role="status">The platform does not see the TXT record yet${delay != null ? ` (its resolver takes up to ${delay} s to see a change)` : ''}. Check that it is saved at the DNS provider, then try again.</p>` : ''}
+        ${again ? html`<p class="warn" id="own-not-yet" role="status">The platform does not see the TXT record yet${delay != null ? ` (its resolver takes up to ${delay}\u00a0s to see a change)` : ''}. Check that it is saved at the DNS provider, then try again.</p>` : ''}
         <div class="dialog-buttons"><button type="button" id="own-check" class="primary">Check and add</button></div>
       </div>`);
     box.hidden = false;

@@ -157,7 +157,7 @@ export class DiagnosePanel extends HTMLElement {
       if (run !== this.runs) return;
       this.diagnosis = diagnosis;
       // An attached name's pre-flight warnings follow what this run found.
-      if (diagnosis.preflight && findDomain(hostname)) keepPreflight(hostname, diagnosis.preflight.warnings ?? []);
+      if (diagnosis.preflight && findDomain(hostname)) keepPreflight(hostname, diagnosis.preflight.warnings ?? [], diagnosis.preflight.live_elsewhere);
       this.draw(hostOf(diagnosis), diagnosis.report, diagnosis.picture);
       this.querySelector('#diagnose-copy').disabled = false;
       this.querySelector('#diagnose-export').disabled = false;

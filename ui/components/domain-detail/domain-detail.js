@@ -201,7 +201,7 @@ export class DomainDetail extends HTMLElement {
     // As the row reads it: the last Diagnose, else the pre-flight's warnings kept since Add.
     const diagnosis = store.get().diagnoses?.[hostname] ?? store.get().preflight?.[hostname] ?? null;
     const refusal = caRefusal({ diagnosis, readiness: renewalOf(hostname) });
-    const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal });
+    const status = statusView(domain, now, { caIdentity: session?.ca_identity, refusal, liveElsewhere: diagnosis?.preflight ? diagnosis.liveElsewhere : null });
     const next = nextChecks?.of?.(hostname);
     const waiting = statusKey(domain) === STATUS.WAITING;
     // During a switch, removing the record that serves the site waits for the certificate:
@@ -288,7 +288,7 @@ export class DomainDetail extends HTMLElement {
     try {
       const { report, preflight } = await api.dnsLook(hostname, domain.dns_record?.value ?? null);
       // The same look says whether the pre-flight's warnings still hold.
-      if (preflight) actions.keepPreflight(hostname, preflight.warnings ?? []);
+      if (preflight) actions.keepPreflight(hostname, preflight.warnings ?? [], preflight.live_elsewhere);
       // When the look was made, on the platform's clock (the doctor's run reads it in the
       // demo): the screen's "now" may be a tick old, ten minutes of a clock at 600×.
       const lookedAt = Date.parse(report?.generated_at);

@@ -129,7 +129,7 @@ export class DomainsTable extends HTMLElement {
   load(domains) {
     if (domains.length > 0) mark('rows-load');
     // `diagnosis` is the name's last Diagnose, or the pre-flight's warnings kept since Add.
-    this.cache ??= new RowCache((d, now, caIdentity, readiness, diagnosis) => withRenewal(domainRow(d, now, { caIdentity, refusal: caRefusal({ diagnosis, readiness }), warnings: diagnosis?.preflight ? diagnosis.findings : null }), readiness));
+    this.cache ??= new RowCache((d, now, caIdentity, readiness, diagnosis) => withRenewal(domainRow(d, now, { caIdentity, refusal: caRefusal({ diagnosis, readiness }), warnings: diagnosis?.preflight ? diagnosis.findings : null, liveElsewhere: diagnosis?.preflight ? diagnosis.liveElsewhere : null }), readiness));
     this.domains = domains;
     this.drawing = {
       now: screenNow(),
@@ -181,7 +181,8 @@ export class DomainsTable extends HTMLElement {
     const shown = this.order.length;
     if (empty.hidden !== shown > 0) empty.hidden = shown > 0;
     const { domainsLoading, queue, clock } = store.get();
-    setText(empty, emptyText({ total: this.rows.length, loading: Boolean(domainsLoading), queue, now: Date.now(), timeText: screenTimeOfDay(clock) }));
+    const demo = store.get().session?.mode === 'demo';
+    setText(empty, emptyText({ total: this.rows.length, loading: Boolean(domainsLoading), queue, now: Date.now(), timeText: screenTimeOfDay(clock), demo }));
   }
 
   /**
