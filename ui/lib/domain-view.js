@@ -265,6 +265,9 @@ export function verifiedNotice(domain, nowMs, options = {}) {
   return { message: `${name} verified; the certificate is being issued.`, tone: 'ok' };
 }
 
+/** A pre-flight warning other than "served by another host today" (the switch's own steps). */
+export const notTheSwitch = (warning) => warning?.code !== 'live_elsewhere';
+
 /** The platform's findings that are the old site's records while a live name switches. */
 const KEPT_UNTIL_THE_SWITCH = new Set(['conflicting_record', 'cname_mismatch', 'apex_address_mismatch', 'record_missing']);
 
@@ -277,7 +280,8 @@ export function statusView(domain, nowMs, options = {}) {
       reason = verificationFinding(domain, nowMs);
       // What the pre-flight found before the name was added stays in sight until a later
       // look no longer finds it: first, since it changes what the user should do.
-      if (options.warnings?.length) reason = `${preflightLine(options.warnings)} ${reason}`;
+      // (A site served elsewhere is no warning: the two steps of the switch say it.)
+      if (options.warnings?.some(notTheSwitch)) reason = `${preflightLine(options.warnings.filter(notTheSwitch))} ${reason}`;
       break;
     case STATUS.ISSUING: {
       const since = domain.certificate?.started_at;
@@ -313,7 +317,8 @@ export function statusView(domain, nowMs, options = {}) {
   }
   // A name the pre-flight found served by another host today: the old record the platform's
   // check found is the site the user keeps up until the certificate is ready, not a mistake.
-  if (key === STATUS.WAITING && options.liveElsewhere?.length && KEPT_UNTIL_THE_SWITCH.has(domain.verification?.error?.code)) {
+  const found = domain.verification?.error?.code;
+  if (key === STATUS.WAITING && options.liveElsewhere?.length && (!found || KEPT_UNTIL_THE_SWITCH.has(found))) {
     return { key, label: LABELS[key], tone: 'pending', reason: `Served by ${options.liveElsewhere.join(', ')} today. Step 1: create the _acme-challenge record, so the certificate is issued before you switch.` };
   }
   const failed = key === STATUS.WAITING && Boolean(domain.verification?.error);

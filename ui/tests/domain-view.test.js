@@ -282,3 +282,14 @@ test('a name served by another host today waits for its switch in the pending to
   // without the pre-flight's word that a site lives there, the platform's finding is an error
   assert.equal(statusView(seen, now, {}).tone, 'error');
 });
+
+test('"served by another host today" is the switch\'s own line, never a warning', async () => {
+  const { statusView } = await import('../lib/domain-view.js');
+  const now = Date.parse('2026-11-21T12:00:00Z');
+  const fresh = domain({ hostname: 'shop.example.org', status: 'pending_verification', verification: { checked_at: null, error: null } });
+  const warnings = [{ code: 'live_elsewhere', severity: 'warning', title: 'shop.example.org is served today by 192.0.2.77, not the platform: switch when the certificate is ready' }];
+  const view = statusView(fresh, now, { warnings, liveElsewhere: ['192.0.2.77'] });
+  assert.equal(view.tone, 'pending');
+  assert.match(view.reason, /^Served by 192\.0\.2\.77 today\. Step 1:/);
+  assert.doesNotMatch(statusView(fresh, now, { warnings }).reason, /Warning/);
+});

@@ -8,7 +8,7 @@
 import { html, breakable } from '../../lib/html.js';
 import { render, renderChanged, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, verificationAdvice, dnsNowFromReport, statusKey, caRefusal, STATUS, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
+import { statusView, roleLabel, verifyLabel, recordPlan, recordToCreate, verificationAdvice, dnsNowFromReport, statusKey, caRefusal, notTheSwitch, STATUS, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
 import { renewalOf, subscribeRenewal } from '../../lib/renewal.js';
 import { dateTime, whenText, relativeTime } from '../../lib/format.js';
 import * as actions from '../../lib/actions.js';
@@ -244,7 +244,7 @@ export class DomainDetail extends HTMLElement {
   drawPreflight(box, domain, reason = '') {
     const kept = domain.status === 'live' ? null : store.get().preflight?.[domain.hostname];
     const said = (w) => w.severity === 'error' && reason.includes(String(w.title ?? '').replace(/\.$/, ''));
-    const warnings = (kept?.findings ?? []).filter((w) => !said(w));
+    const warnings = (kept?.findings ?? []).filter((w) => !said(w) && notTheSwitch(w));
     if (box.hidden !== !warnings.length) box.hidden = !warnings.length;
     const key = JSON.stringify(warnings.map((w) => [w.code, w.title, w.fix?.summary]));
     if (box.dataset.drawn === key) return;
