@@ -870,6 +870,16 @@ async fn one_truth_at_600x_from_a_conflict_to_live_and_a_name_another_account_ho
     );
     assert_no_internals(&app, "the ownership challenge").await;
     app.screenshot("one-truth-05-ownership").await;
+    let takes_over = app.text("#own-takes-over").await;
+    assert!(
+        takes_over.contains("stops the other account’s project from serving it"),
+        "taking the name says what it stops: {takes_over}"
+    );
+    // Demo DNS opens over the dialog, which is still there when it closes.
+    app.click("#own-open-demo-dns").await;
+    app.wait_displayed("#demo-dns-close").await;
+    app.click("#demo-dns-close").await;
+    app.wait_displayed("#own-check").await;
 
     // Check and add before the record exists: said plainly, the card stays.
     app.click("#own-check").await;

@@ -316,12 +316,11 @@ export function statusView(domain, nowMs, options = {}) {
     return { key, label: 'Issuing certificate', tone: 'progress', reason: `The certificate is being issued through the _acme-challenge record while the site stays where it is; the switch of the ${domain.dns_record?.type ?? 'DNS'} record can wait until it is ready.` };
   }
   // A name the pre-flight found served by another host today: the old record the platform's
-  // check found is the site the user keeps up until the certificate is ready, not a mistake.
+  // check found may be the site the user keeps up until the certificate is ready (DNS alone
+  // cannot tell it from a leftover), so what the check found is said as it is, not in red.
   const found = domain.verification?.error?.code;
-  if (key === STATUS.WAITING && options.liveElsewhere?.length && (!found || KEPT_UNTIL_THE_SWITCH.has(found))) {
-    return { key, label: LABELS[key], tone: 'pending', reason: `Served by ${options.liveElsewhere.join(', ')} today. Step 1: create the _acme-challenge record, so the certificate is issued before you switch.` };
-  }
-  const failed = key === STATUS.WAITING && Boolean(domain.verification?.error);
+  const switching = key === STATUS.WAITING && options.liveElsewhere?.length > 0 && KEPT_UNTIL_THE_SWITCH.has(found);
+  const failed = key === STATUS.WAITING && Boolean(domain.verification?.error) && !switching;
   return { key, label: LABELS[key], tone: failed ? 'error' : tone, reason };
 }
 

@@ -278,7 +278,8 @@ test('a name served by another host today waits for its switch in the pending to
   });
   const switching = statusView(seen, now, { liveElsewhere: ['192.0.2.77'] });
   assert.equal(switching.tone, 'pending');
-  assert.equal(switching.reason, 'Served by 192.0.2.77 today. Step 1: create the _acme-challenge record, so the certificate is issued before you switch.');
+  // what the platform's check found is said as it is (the old record may be a leftover)
+  assert.equal(switching.reason, statusView(seen, now, {}).reason);
   // without the pre-flight's word that a site lives there, the platform's finding is an error
   assert.equal(statusView(seen, now, {}).tone, 'error');
 });
@@ -290,6 +291,6 @@ test('"served by another host today" is the switch\'s own line, never a warning'
   const warnings = [{ code: 'live_elsewhere', severity: 'warning', title: 'shop.example.org is served today by 192.0.2.77, not the platform: switch when the certificate is ready' }];
   const view = statusView(fresh, now, { warnings, liveElsewhere: ['192.0.2.77'] });
   assert.equal(view.tone, 'pending');
-  assert.match(view.reason, /^Served by 192\.0\.2\.77 today\. Step 1:/);
+  assert.doesNotMatch(view.reason, /Warning/);
   assert.doesNotMatch(statusView(fresh, now, { warnings }).reason, /Warning/);
 });

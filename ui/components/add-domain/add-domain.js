@@ -356,7 +356,8 @@ export class AddDomain extends HTMLElement {
     const delay = store.get().session?.propagation_delay_seconds;
     const expiry = challengeExpiry(c.expires_at, screenNow());
     render(box, html`<div class="ownership" id="ownership-card">
-        <p><strong>Another account holds ${hostname}.</strong> Prove that you control the name: create this TXT record at its DNS provider, then press Check and add. The name then moves to this project.</p>
+        <p><strong>Another account holds ${hostname}.</strong> Prove that you control the name: create this TXT record at its DNS provider${store.get().session?.mode === 'demo' ? html` (<button type="button" class="link" id="own-open-demo-dns">Open Demo DNS</button>)` : ''}, then press Check and add. The name then moves to this project.</p>
+        <p class="warn" id="own-takes-over">Taking the name stops the other account’s project from serving it: its visitors reach this project instead.</p>
         <div class="record-card">
           <div class="rec-field"><span class="rec-label" id="own-type-label">Type</span><span class="rec-value"><code id="own-type" aria-labelledby="own-type-label">${c.type}</code></span><span></span></div>
           <div class="rec-field"><span class="rec-label" id="own-name-label">Name</span><span class="rec-value"><code id="own-name" aria-labelledby="own-name-label">${breakable(c.name)}</code> <span class="muted small rec-note" id="own-fqdn">${breakable(`— ${c.fqdn}`)}</span></span><button type="button" class="copy-button" data-copy="${c.name}" aria-label="Copy name">Copy</button></div>
@@ -367,6 +368,8 @@ export class AddDomain extends HTMLElement {
         <div class="dialog-buttons"><button type="button" id="own-check" class="primary">Check and add</button></div>
       </div>`);
     box.hidden = false;
+    // Demo DNS opens over the dialog, which stays: Check and add is pressed after it closes.
+    box.querySelector('#own-open-demo-dns')?.addEventListener('click', () => document.getElementById('demo-dns-host')?.open());
     // "expires in 7 days (Dec 4, 12:00)" follows the clock while it is shown: the demo's
     // runs the week out in minutes at 600×. It stops when the card is gone.
     this.stopExpiry?.();
