@@ -300,6 +300,10 @@ pub enum ValidationMethod {
     /// Through the delegation: `_acme-challenge.<name>` CNAME to the platform's validation
     /// zone, where the CA publishes its DNS-01 token (ACME DNS-01 through a CNAME).
     Dns,
+    /// A method a newer platform names that this version does not know: the listing is read
+    /// all the same.
+    #[serde(other)]
+    Unknown,
 }
 
 /// `certificate.validation` of a Domain.
@@ -690,6 +694,16 @@ mod tests {
         let error = list.domains[0].certificate.error.as_ref().unwrap();
         assert_eq!(error.code, CertificateErrorCode::Unknown);
         assert_eq!(error.message, "Try later.");
+        // A validation method a newer platform adds does not break the listing either.
+        domain["certificate"]["validation"] = serde_json::json!({"method": "tls_alpn", "dns_record": {
+                "type": "CNAME", "name": "_acme-challenge.shop",
+                "fqdn": "_acme-challenge.shop.example.com",
+                "value": "shop.example.com.acme.example.net"}});
+        let newer: Domain = serde_json::from_value(domain.clone()).unwrap();
+        assert_eq!(
+            newer.certificate.validation.method,
+            Some(ValidationMethod::Unknown)
+        );
         domain["certificate"]["error"]["code"] = "delegation_missing".into();
         let known: Domain = serde_json::from_value(domain).unwrap();
         assert_eq!(

@@ -53,6 +53,7 @@ fn validation_words(method: Option<ValidationMethod>) -> &'static str {
     match method {
         Some(ValidationMethod::Http) => "http (through the routing record)",
         Some(ValidationMethod::Dns) => "dns (through the _acme-challenge record)",
+        Some(ValidationMethod::Unknown) => "a method this version of Domain Desk does not know",
         None => "none yet",
     }
 }

@@ -99,6 +99,8 @@ pub fn validation_method_to_sql(method: Option<ValidationMethod>) -> Option<&'st
     method.map(|method| match method {
         ValidationMethod::Http => "http",
         ValidationMethod::Dns => "dns",
+        // Never made here (the service knows both of its methods); kept as written if read.
+        ValidationMethod::Unknown => "unknown",
     })
 }
 
@@ -107,6 +109,7 @@ pub(super) fn validation_method_from_sql(text: Option<&str>) -> Result<Option<Va
         None => Ok(None),
         Some("http") => Ok(Some(ValidationMethod::Http)),
         Some("dns") => Ok(Some(ValidationMethod::Dns)),
+        Some("unknown") => Ok(Some(ValidationMethod::Unknown)),
         Some(other) => Err(Error::Corrupt(format!("validation method {other:?}"))),
     }
 }
