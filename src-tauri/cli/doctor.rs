@@ -457,32 +457,40 @@ mod tests {
     /// `doctor --resolver <service> --dnssec` against `serve --sign-zones` validates from the
     /// key the service publishes; a --trust-anchor file still wins, and an unsigned service
     /// leaves IANA's keys.
-    #[tokio::test]
-    async fn the_doctor_takes_a_signing_services_trust_anchor() {
+    /// A local service on loopback with its clock stopped (its zones signed with
+    /// `sign_zones`): what it says of itself, and the sender whose drop stops it.
+    async fn start_service(
+        sign_zones: bool,
+    ) -> (
+        domain_desk_api::local::LocalInfo,
+        tokio::sync::oneshot::Sender<()>,
+    ) {
         use domain_desk_service::{Service, ServiceSettings, Storage};
         let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let start = |sign_zones| async move {
-            let service = Service::bind(ServiceSettings {
-                storage: Storage::Memory,
-                api_addr: loopback,
-                dns_addr: loopback,
-                edge_https_addr: loopback,
-                edge_http_addr: loopback,
-                clock_speed: 0.0,
-                sign_zones,
-                ..ServiceSettings::default()
-            })
-            .await
-            .unwrap();
-            let info = service.info().await.unwrap();
-            let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
-            tokio::spawn(service.run(async {
-                let _ = stopped.await;
-            }));
-            (info, stop)
-        };
-        let (signed, _stop_signed) = start(true).await;
-        let (unsigned, _stop_unsigned) = start(false).await;
+        let service = Service::bind(ServiceSettings {
+            storage: Storage::Memory,
+            api_addr: loopback,
+            dns_addr: loopback,
+            edge_https_addr: loopback,
+            edge_http_addr: loopback,
+            clock_speed: 0.0,
+            sign_zones,
+            ..ServiceSettings::default()
+        })
+        .await
+        .unwrap();
+        let info = service.info().await.unwrap();
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        tokio::spawn(service.run(async {
+            let _ = stopped.await;
+        }));
+        (info, stop)
+    }
+
+    #[tokio::test]
+    async fn the_doctor_takes_a_signing_services_trust_anchor() {
+        let (signed, _stop_signed) = start_service(true).await;
+        let (unsigned, _stop_unsigned) = start_service(false).await;
         let anchor = signed.dnssec_trust_anchor.clone().unwrap();
         let args = |info: &domain_desk_api::local::LocalInfo, extra: &[&str]| {
             let dns = info.dns.clone().unwrap();
@@ -530,24 +538,7 @@ mod tests {
     /// for the same names and the same servers they give the same report (timings aside).
     #[tokio::test]
     async fn diagnose_without_an_account_answers_as_the_command_line_does() {
-        use domain_desk_service::{Service, ServiceSettings, Storage};
-        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let service = Service::bind(ServiceSettings {
-            storage: Storage::Memory,
-            api_addr: loopback,
-            dns_addr: loopback,
-            edge_https_addr: loopback,
-            edge_http_addr: loopback,
-            clock_speed: 0.0,
-            ..ServiceSettings::default()
-        })
-        .await
-        .unwrap();
-        let info = service.info().await.unwrap();
-        let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(service.run(async {
-            let _ = stopped.await;
-        }));
+        let (info, _stop) = start_service(false).await;
         let dns = info.dns.clone().unwrap();
         let names = [
             "www.example.com",
@@ -621,24 +612,7 @@ mod tests {
     /// `doctor --svg` writes the picture of each name the run diagnosed, the window's drawing.
     #[tokio::test]
     async fn the_picture_of_each_name_is_written() {
-        use domain_desk_service::{Service, ServiceSettings, Storage};
-        let loopback = std::net::SocketAddr::from(([127, 0, 0, 1], 0));
-        let service = Service::bind(ServiceSettings {
-            storage: Storage::Memory,
-            api_addr: loopback,
-            dns_addr: loopback,
-            edge_https_addr: loopback,
-            edge_http_addr: loopback,
-            clock_speed: 0.0,
-            ..ServiceSettings::default()
-        })
-        .await
-        .unwrap();
-        let info = service.info().await.unwrap();
-        let (_stop, stopped) = tokio::sync::oneshot::channel::<()>();
-        tokio::spawn(service.run(async {
-            let _ = stopped.await;
-        }));
+        let (info, _stop) = start_service(false).await;
         let dns = info.dns.clone().unwrap();
         let directory = tempfile::tempdir().unwrap();
         let file = directory.path().join("path.svg");
