@@ -1,6 +1,12 @@
 //! The window's commands through Tauri's IPC on the mock runtime, with the real capabilities
 //! (`tauri.conf.json` and `capabilities/`), against the local service embedded in-process —
 //! exactly what the window does, without a display.
+//!
+//! It is longer than the house's 500 lines (about 1,090, all tests): 25 tests of the window's
+//! commands, each through the one `Harness` (about 80 lines, over `support/mock_app.rs`, which
+//! the updater's tests share), plus a keyring kept for the whole process (`memory_keyring`).
+//! What is not a window command is apart already: the command line (`cli_*.rs`), the real
+//! window (`e2e.rs`, `e2e/`) and the updater (`updater.rs`).
 
 use std::path::Path;
 use std::sync::mpsc;

@@ -6,6 +6,12 @@
 //! Every test starts its own app with empty data folders, so each begins at the first-run
 //! screen with the demo's seed data. Screenshots of each main screen land in `target/e2e/`
 //! as artifacts (and `failed-<test>.png` when a wait gives up).
+//!
+//! It is longer than the house's 500 lines (about 1,830, all tests): ten journeys a person
+//! clicks through the demo (about 1,330, of 30 to 360 lines, each one story step by step) and
+//! the steps they share with `e2e/` (about 500: `start_demo`, `open_project`, the Add dialog,
+//! `row_menu`, the rate meter, the checks that nothing internal shows). The themes of their
+//! own are apart already in `e2e/` (harness, browser, calm, desktop, diagnose, switch).
 
 #[path = "e2e/browser.rs"]
 mod browser;

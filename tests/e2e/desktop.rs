@@ -2,6 +2,12 @@
 //! the first, a `domain-desk://` link opened by the system shows what it names, closing the
 //! window while a domain waits keeps watching from the tray, and the window comes back where
 //! it was.
+//!
+//! It is longer than the house's 500 lines (about 580, all tests): seven tests of what the
+//! desktop around the window sees (a second launch, `xdg-open`, the tray, quitting, where the
+//! window comes back, the update notice, no GL driver), sharing the helpers that read that
+//! desktop (X windows and their geometry through `xdotool`, the session bus, `/proc`). The
+//! launching and waiting are apart already (`harness.rs`), and so are the journeys inside it.
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};

@@ -26,6 +26,12 @@
 //! `--plans` picks runs out of `free,pro,business,processes`; `--help` prints this). After
 //! the table, each run of ours is marked met or MISSED against the goal: ≥ 99 % of the
 //! optimum with 0 × 429, 0 sent while paused, 0 bans.
+//!
+//! It is longer than the house's 500 lines (about 620 of code, no tests): it is one program,
+//! and its runs (our scheduler, the naive client, the processes sharing a key, which are this
+//! program again with `--child`) all record through the one `Recording` transport into the same
+//! `Row`s and are judged against the same `optimum`. Reading its table into the bench report
+//! is apart already (`xtask/src/bench/queue.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::sync::atomic::{AtomicUsize, Ordering};

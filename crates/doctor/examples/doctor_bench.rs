@@ -46,6 +46,13 @@
 //! (defaults 1000 and 21); `-- --doctor-only [HOSTS]` runs only step 2 (the doctor and its
 //! replay), for profiling. Needs `dig` (Debian `dnsutils`), `adnshost` (`adns-tools`) and
 //! `dnsperf` (`dnsperf`).
+//!
+//! It is longer than the house's 500 lines (about 730 of code, no tests): it is one program,
+//! whose steps above run in order in `bench` (about 450) over the same server, hostnames and
+//! questions, steps 2 and 3 printing their figures as shares of each other's (the doctor and
+//! adnshost pair by pair, both against the dnsperf ceiling); the rest is how the peers and the
+//! CPU are measured. Reading its lines and putting the kernel's settings back are apart
+//! already (`xtask/src/bench/doctor.rs`, `kernel.rs`).
 #![allow(clippy::print_stdout, clippy::print_stderr)]
 
 use std::net::SocketAddr;

@@ -4,6 +4,12 @@
 //! hickory's `TrustAnchors` holds keys, while anchors are often published as DS records
 //! (IANA's root anchor is): a DS anchor becomes the keys of its owner's DNSKEY RRset, as the
 //! first server gives it, whose digest it matches, or an error when none does.
+//!
+//! It is longer than the house's 500 lines with its tests (about 320 of code, 190 of tests): it
+//! is one job, the anchors a validation starts from, read from a file line by line (DS and
+//! DNSKEY in their text forms) and turned into keys; its tests check both forms against IANA's
+//! root anchor (its DS and KSK-2017). The walk that starts from them is apart already
+//! (`walk.rs`), as is its connection (`tcp.rs`).
 
 use std::net::SocketAddr;
 use std::time::Duration;
