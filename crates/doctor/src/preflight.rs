@@ -65,35 +65,6 @@ pub fn of(host: &HostReport) -> Preflight {
             finding
         })
         .collect();
-    let said = warnings
-        .iter()
-        .any(|finding| finding.code == FindingCode::LiveElsewhere);
-    if !live_elsewhere.is_empty() && !said {
-        // Said once, plainly, in place of "a conflicting record to remove now" (the doctor
-        // says it itself, unless the platform already serves the name).
-        warnings.retain(|finding| {
-            !matches!(
-                finding.code,
-                FindingCode::ConflictingRecord | FindingCode::ApexAddressMismatch
-            )
-        });
-        warnings.push(Finding {
-            code: FindingCode::LiveElsewhere,
-            severity: Severity::Warning,
-            title: format!(
-                "{} is served today by {}, not the platform: switch when the certificate is ready",
-                host.unicode_hostname,
-                live_elsewhere.join(", ")
-            ),
-            detail: "Visitors reach the other host until the DNS record changes. Switch it \
-                     when the platform's certificate is ready, so that nobody meets a \
-                     certificate warning in between."
-                .to_owned(),
-            evidence: Vec::new(),
-            fix: None,
-            cached_until: None,
-        });
-    }
     warnings.sort_by_key(|finding| finding.severity);
     Preflight {
         hostname: host.hostname.clone(),
@@ -122,18 +93,13 @@ fn matters_before_adding(code: FindingCode) -> bool {
 }
 
 /// The addresses the name reaches today (at the end of its CNAME chain, if it has one), when
-/// the doctor found that its records point elsewhere than the platform.
+/// the doctor found that it is served by another host.
 fn live_elsewhere(host: &HostReport) -> Vec<String> {
-    let blamed = host.findings.iter().any(|finding| {
-        matches!(
-            finding.code,
-            FindingCode::ConflictingRecord
-                | FindingCode::ApexAddressMismatch
-                | FindingCode::CnameMismatch
-                | FindingCode::LiveElsewhere
-        )
-    });
-    if !blamed {
+    let said = host
+        .findings
+        .iter()
+        .any(|finding| finding.code == FindingCode::LiveElsewhere);
+    if !said {
         return Vec::new();
     }
     crate::checks::live_elsewhere::addresses_reached(&host.views)

@@ -1,14 +1,16 @@
 //! A name served today by another host: its records (an A record, a CNAME to another
-//! provider) lead to addresses that are not the platform's. Most names attached to a platform
-//! start that way, and it is not a conflict to fix now: switching before the certificate is
-//! ready is what makes visitors meet "your connection is not private". Once the
-//! `_acme-challenge` delegation is in place (the switch without a gap is under way), the
+//! provider) lead only to addresses that are not the platform's. Most names attached to a
+//! platform start that way, and it is not a conflict to fix now: switching before the
+//! certificate is ready is what makes visitors meet "your connection is not private". The
 //! findings that would blame those records (`conflicting_record`, `apex_address_mismatch`,
-//! `cname_mismatch`) give way to one that says so plainly, keeping their fix for the moment of
-//! the switch. Before it, DNS alone cannot tell a live site from a leftover record: the
-//! findings stay, and each says to keep the records until the certificate is ready.
+//! `cname_mismatch`) give way to one `live_elsewhere` warning that says so plainly and keeps
+//! their fix for the moment of the switch. Its first step is the `_acme-challenge` delegation
+//! (the `acme_delegation_*` findings carry that record); once the delegation is in place it
+//! says the switch without a gap is under way.
 //!
-//! A name the platform already serves with a certificate is not "live elsewhere": its record
+//! Records that mix the platform's addresses with another host's stay a conflict: the
+//! platform is already reached, and the other record is what blocks the certificate. A name
+//! the platform already serves with a certificate is not "live elsewhere" either: its record
 //! moved away, which the renewal check reports as the problem it is.
 
 use crate::report::{ChainEnd, Finding, FindingCode, Fix, Severity, SourceView};
@@ -55,27 +57,12 @@ pub fn served_elsewhere(
     reached.to_vec()
 }
 
-/// When the name is served by another host (`elsewhere`, from [`served_elsewhere`]): with
-/// the `_acme-challenge` delegation in place (`delegated`: the switch without a gap is under
-/// way), the findings that blame the records of `unicode` give way to one `live_elsewhere`
-/// finding; without it they stay (nothing says yet that the other host is the site rather
-/// than a leftover), each saying not to remove the records before the delegation is there.
+/// When the name is served by another host (`elsewhere`, from [`served_elsewhere`]), the
+/// findings that blame the records of `unicode` give way to one `live_elsewhere` finding.
+/// `delegated`: the `_acme-challenge` delegation is in place, so the certificate can be
+/// issued before the switch; without it, the finding says to create it first.
 pub fn judge(findings: &mut Vec<Finding>, unicode: &str, elsewhere: &[String], delegated: bool) {
     if elsewhere.is_empty() {
-        return;
-    }
-    if !delegated {
-        let hosts = elsewhere.join(", ");
-        for finding in findings
-            .iter_mut()
-            .filter(|finding| blames_the_records(finding.code))
-        {
-            finding.detail.push_str(&format!(
-                " If {hosts} serves your site today, keep it until the platform's certificate \
-                 is ready: create the _acme-challenge delegation first and Verify, so the \
-                 certificate is issued before you switch."
-            ));
-        }
         return;
     }
     let (blaming, rest): (Vec<Finding>, Vec<Finding>) = std::mem::take(findings)
@@ -103,13 +90,25 @@ pub fn judge(findings: &mut Vec<Finding>, unicode: &str, elsewhere: &[String], d
         title: format!(
             "{unicode} is served today by {hosts}, not the platform: switch when the certificate is ready"
         ),
-        detail: format!(
-            "Its records lead to {hosts}, which serves visitors now ({}). That is not a \
-             mistake to fix now: the _acme-challenge delegation is in place, so Verify has the \
-             platform's certificate issued while the site stays where it is; once it is, \
-             change the records as below, and the name is live at the next Verify.",
-            why.join("; ")
-        ),
+        detail: if delegated {
+            format!(
+                "Its records lead to {hosts}, which serves visitors now ({}). That is not a \
+                 mistake to fix now: the _acme-challenge delegation is in place, so Verify has \
+                 the platform's certificate issued while the site stays where it is; once it \
+                 is, change the records as below, and the name is live at the next Verify.",
+                why.join("; ")
+            )
+        } else {
+            format!(
+                "Its records lead to {hosts}, which serves visitors now ({}). Keep them until \
+                 the platform's certificate is ready: first create the _acme-challenge \
+                 delegation and Verify, so the certificate is issued while the site stays where \
+                 it is; then change the records as below, and the name is live at the next \
+                 Verify. If nothing is served at {hosts} any more (a record left over), change \
+                 the records now instead.",
+                why.join("; ")
+            )
+        },
         evidence: blaming
             .into_iter()
             .flat_map(|finding| finding.evidence)
@@ -150,11 +149,16 @@ mod tests {
         assert_eq!(elsewhere, ["192.0.2.77"]);
         let mut undelegated = findings.clone();
         judge(&mut undelegated, "shop.example.org", &elsewhere, false);
-        assert_eq!(undelegated[0].code, FindingCode::ConflictingRecord);
+        let codes: Vec<FindingCode> = undelegated.iter().map(|f| f.code).collect();
+        assert_eq!(
+            codes,
+            [FindingCode::CaaAllowsIssuance, FindingCode::LiveElsewhere]
+        );
         assert!(
-            undelegated[0]
+            undelegated[1]
                 .detail
-                .contains("keep it until the platform's certificate")
+                .contains("first create the _acme-challenge delegation"),
+            "{undelegated:#?}"
         );
         judge(&mut findings, "shop.example.org", &elsewhere, true);
         let codes: Vec<FindingCode> = findings.iter().map(|f| f.code).collect();

@@ -227,8 +227,15 @@ pub(crate) fn view_verdict(
                     | FindingCode::ApexAddressMismatch
             )
     });
+    let elsewhere = host
+        .findings
+        .iter()
+        .any(|finding| finding.code == FindingCode::LiveElsewhere);
     if judged_right {
         (Verdict::Right, "the platform's answer".to_owned())
+    } else if elsewhere {
+        // Served by another host today: not the platform's answer, and no mistake yet.
+        (Verdict::Neutral, "another host's answer, today".to_owned())
     } else if judged_wrong {
         (Verdict::Wrong, "not the platform's answer".to_owned())
     } else {

@@ -44,6 +44,7 @@ async fn a_large_answer_is_fetched_again_over_tcp() {
         .await
         .unwrap();
     let big = host(&report, "big.example.com");
+    // One of the hundred is the platform's own address: not another host's site, a conflict.
     let conflict = finding(big, FindingCode::ConflictingRecord);
     let removals = conflict.fix.as_ref().unwrap().changes.len();
     assert_eq!(

@@ -24,7 +24,10 @@ async fn markdown_carries_findings_fixes_and_evidence() {
         .unwrap();
     let markdown = report.to_markdown();
     assert!(markdown.starts_with("# DNS doctor report"));
-    assert!(markdown.contains("## shop.example.com — ERROR"));
+    assert!(
+        markdown.contains("## shop.example.com — WARNING"),
+        "{markdown}"
+    );
     assert!(
         markdown.contains("| remove | example.com | shop | A | `192.0.2.10` |"),
         "{markdown}"
@@ -47,9 +50,9 @@ async fn json_round_trips_with_stable_names() {
         .as_array()
         .unwrap()
         .iter()
-        .find(|finding| finding["code"] == "conflicting_record")
+        .find(|finding| finding["code"] == "live_elsewhere")
         .unwrap();
-    assert_eq!(finding["severity"], "error");
+    assert_eq!(finding["severity"], "warning");
     assert_eq!(finding["fix"]["changes"][0]["action"], "remove");
     assert_eq!(finding["fix"]["changes"][0]["type"], "A");
     let back: Report = serde_json::from_value(json).unwrap();

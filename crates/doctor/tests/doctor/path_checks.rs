@@ -64,7 +64,7 @@ async fn challenge_records_and_records_that_must_stay_in_a_diagnosis() {
         mail.title,
         "A CNAME at shop.example.com would take its mail with it: it has MX and TXT records"
     );
-    let conflicting = finding(shop, FindingCode::ConflictingRecord);
+    let conflicting = finding(shop, FindingCode::LiveElsewhere);
     let kept: Vec<&str> = conflicting
         .fix
         .as_ref()
@@ -91,7 +91,7 @@ async fn challenge_records_and_records_that_must_stay_in_a_diagnosis() {
             .any(|found| found.code == FindingCode::RecordsAtName),
         "{text}"
     );
-    let mismatch = finding(apex, FindingCode::ApexAddressMismatch);
+    let mismatch = finding(apex, FindingCode::LiveElsewhere);
     assert!(
         mismatch
             .fix

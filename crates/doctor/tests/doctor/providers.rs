@@ -42,7 +42,7 @@ async fn a_cloudflare_zone_gets_cloudflare_steps() {
     let found = shop.provider.as_ref().expect("a provider");
     assert_eq!(found.provider.id, "cloudflare");
     assert_eq!(found.matched_nameservers.len(), 2);
-    let conflict = finding(shop, FindingCode::ConflictingRecord);
+    let conflict = finding(shop, FindingCode::LiveElsewhere);
     let steps = &conflict.fix.as_ref().unwrap().steps;
     assert!(
         steps[0].starts_with("At Cloudflare, delete the A record"),
@@ -68,7 +68,7 @@ async fn an_apex_at_a_provider_without_alias_gets_the_www_plan() {
         .unwrap();
     let net = host(&report, "example.net");
     assert_eq!(net.provider.as_ref().unwrap().provider.id, "godaddy");
-    let fix = finding(net, FindingCode::ApexAddressMismatch)
+    let fix = finding(net, FindingCode::LiveElsewhere)
         .fix
         .as_ref()
         .unwrap();
@@ -131,7 +131,7 @@ async fn an_unknown_provider_keeps_the_generic_fix() {
     let shop = host(&report, "shop.example.info");
     assert_eq!(shop.nameservers, ["ns1.example.info"]);
     assert!(shop.provider.is_none());
-    let fix = finding(shop, FindingCode::ConflictingRecord)
+    let fix = finding(shop, FindingCode::LiveElsewhere)
         .fix
         .as_ref()
         .unwrap();

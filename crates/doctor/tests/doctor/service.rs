@@ -139,20 +139,17 @@ async fn the_seed_zones_mistakes_are_each_found() {
     }
     let shop = finding(
         host(&report, "shop.example.com"),
-        FindingCode::ConflictingRecord,
+        FindingCode::LiveElsewhere,
     );
     assert!(shop.detail.contains("192.0.2.10"));
     finding(
         host(&report, "blog.example.net"),
         FindingCode::CnameTargetDoubled,
     );
-    finding(
-        host(&report, "example.net"),
-        FindingCode::ApexAddressMismatch,
-    );
+    finding(host(&report, "example.net"), FindingCode::LiveElsewhere);
     let couk = host(&report, "example.co.uk");
     assert!(couk.name.as_ref().unwrap().registrable_apex);
-    finding(couk, FindingCode::ApexAddressMismatch);
+    finding(couk, FindingCode::LiveElsewhere);
     // The demo zones are the local service's own: its nameserver names it, and its ALIAS
     // is offered at the apex.
     for name in names {
@@ -672,7 +669,7 @@ async fn the_fix_at_demo_dns_says_what_its_name_field_does_with_a_full_name() {
     .unwrap();
     let conflict = finding(
         host(&report, "shop.example.com"),
-        FindingCode::ConflictingRecord,
+        FindingCode::LiveElsewhere,
     );
     let steps = &conflict.fix.as_ref().unwrap().steps;
     let add = steps

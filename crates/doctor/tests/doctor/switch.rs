@@ -116,16 +116,23 @@ async fn a_name_live_elsewhere_with_its_delegation_is_said_plainly_not_as_a_conf
     assert_eq!(delegated.severity, Severity::Ok);
     assert!(delegated.detail.contains("exactly the platform's value"));
 
-    // Without the delegation, DNS cannot tell the site from a leftover: the conflict stays,
-    // says to keep the site until the certificate is ready, and the delegation is asked for
-    // with its exact value.
+    // Without the delegation it is said as plainly, not as a conflict: the site is kept
+    // until the certificate is ready, the delegation comes first, and it is asked for with
+    // its exact value.
     let shop = host(&report, "shop.example.org");
-    let conflict = finding(shop, FindingCode::ConflictingRecord);
+    assert!(!has(shop, FindingCode::ConflictingRecord), "{shop:#?}");
+    let live = finding(shop, FindingCode::LiveElsewhere);
+    assert_eq!(
+        live.title,
+        "shop.example.org is served today by 192.0.2.77, not the platform: switch when the certificate is ready"
+    );
+    assert_eq!(live.severity, Severity::Warning);
     assert!(
-        conflict
-            .detail
-            .contains("If 192.0.2.77 serves your site today, keep it until the platform's certificate is ready"),
-        "{conflict:#?}"
+        live.detail.contains(
+            "Keep them until the platform's certificate is ready: first create the \
+             _acme-challenge delegation"
+        ),
+        "{live:#?}"
     );
     let missing = finding(shop, FindingCode::AcmeDelegationMissing);
     assert_eq!(missing.severity, Severity::Warning);
@@ -162,7 +169,14 @@ async fn a_delegation_to_another_target_or_at_the_apex_is_named_with_its_fix() {
         changes[1].value,
         "wrong.example.org.acme.platform.example.com"
     );
-    assert!(!has(wrong, FindingCode::LiveElsewhere), "not delegated yet");
+    // Served by another host all the same; the delegation is not in place yet, so the first
+    // step is still to come.
+    let live = finding(wrong, FindingCode::LiveElsewhere);
+    assert!(
+        live.detail
+            .contains("first create the _acme-challenge delegation"),
+        "{live:#?}"
+    );
 
     // At the apex: the wrong-name finding says where it is; no second "missing" finding.
     let apexed = host(&report, "apexed.example.org");
