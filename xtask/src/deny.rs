@@ -55,8 +55,7 @@ fn ensure_cargo_deny() -> Result<()> {
     }
     step(
         "install cargo-deny",
-        cargo().args([
-            "install",
+        crate::steps::cargo_install().args([
             "cargo-deny",
             "--locked",
             "--version",

@@ -9,8 +9,11 @@ mod architecture;
 mod bench;
 mod deb_check;
 mod deny;
+mod fuzz;
 mod http;
 mod installer;
+mod lint_build;
+mod long_files;
 mod module_cycles;
 mod platforms;
 mod prereqs;
@@ -32,7 +35,7 @@ const USAGE: &str = "usage: cargo xtask <command>
 commands:
   run          install what the app needs (Linux), build it and open the window
   test         install the test tools, then fmt, the module cycles, the architecture map,
-               clippy, cargo deny, every Rust test, the reliability checks, the UI tests,
+               the long files' reasons, clippy, cargo deny, every Rust test, the reliability checks, the UI tests,
                actionlint and the end-to-end tests under Xvfb
   e2e [NAME…]  only the end-to-end tests (under Xvfb when there is no display); with
                NAMEs, only the tests whose name contains one of them
@@ -40,6 +43,7 @@ commands:
                workspace at DIR, this one by default)
   architecture only the check that ARCHITECTURE.md has at most 900 words and that every path
                it names exists
+  long-files   only the check that every Rust file over 500 lines of code says why in its //!
   deny         cargo deny offline: RustSec's advisories (the ../shared snapshot), licenses,
                sources and banned duplicates, after proving a vulnerable lock file fails
   prereqs      only install what building and testing need (Linux)
@@ -68,10 +72,11 @@ fn main() {
         Some("e2e") => e2e(&args[1..]),
         Some("cycles") => module_cycles::check(&args.get(1).map_or_else(root, PathBuf::from)),
         Some("architecture") => architecture::check(&root()),
+        Some("long-files") => long_files::check(&root()),
         Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
         Some("reliability") => reliability::run(),
         Some("contract") => reliability::contract(),
-        Some("fuzz") => reliability::fuzz(reliability::FuzzMode::Explore),
+        Some("fuzz") => fuzz::run(fuzz::FuzzMode::Explore),
         Some("icons") => platforms::icons(),
         Some("bundle") => platforms::bundle(),
         Some("deb-check") => deb_check::run(),
@@ -109,6 +114,7 @@ fn run(app_args: &[String]) -> Result<()> {
 /// Every check, in order, then how long each step took (also when one failed).
 fn test() -> Result<()> {
     let started = std::time::Instant::now();
+    lint_build::enable();
     let result = test_steps();
     println!("{}", steps::durations(started));
     result
@@ -119,16 +125,12 @@ fn test_steps() -> Result<()> {
     step("rustfmt", cargo().args(["fmt", "--all", "--check"]))?;
     timed("module cycles", || module_cycles::check(&root()))?;
     timed("the architecture map", || architecture::check(&root()))?;
+    timed("long files say why", || long_files::check(&root()))?;
+    // Clippy lints the build of every test as it is built (see `lint_build`): the
+    // dependencies are built once, not once more in check mode.
     step(
-        "clippy",
-        cargo().args([
-            "clippy",
-            "--workspace",
-            "--all-targets",
-            "--",
-            "-D",
-            "warnings",
-        ]),
+        "clippy and the build of every test",
+        cargo().args(["test", "--workspace", "--no-run"]),
     )?;
     deny::run()?;
     step("Rust tests", cargo().args(["test", "--workspace"]))?;
@@ -147,6 +149,8 @@ fn test_steps() -> Result<()> {
 /// a D-Bus session and private XDG folders; `session` provides all three. `filters` pick the
 /// tests whose name contains one of them, as `cargo test` does.
 fn e2e(filters: &[String]) -> Result<()> {
+    // Built as `cargo xtask test` builds (linted), so that after it this compiles nothing.
+    lint_build::enable();
     if cfg!(target_os = "linux") {
         prereqs::ensure(prereqs::Purpose::Test)?;
     }
@@ -157,6 +161,7 @@ fn e2e(filters: &[String]) -> Result<()> {
     }
     let display = session::Display::ensure()?;
     let mut cmd = sandbox.command(cargo().get_program());
+    lint_build::apply(&mut cmd);
     cmd.current_dir(root()).args([
         "test",
         "--workspace",
@@ -180,11 +185,13 @@ fn keyring_stores(sandbox: &session::Sandbox) -> Result<()> {
         ["test", "--workspace", "--lib", "--", filter, "--ignored"].map(String::from)
     };
     let mut secret_service = sandbox.command(cargo().get_program());
+    lint_build::apply(&mut secret_service);
     secret_service
         .current_dir(root())
         .args(test_args("secrets::linux::tests::secret_service"));
     step("API keys in the Secret Service", &mut secret_service)?;
     let mut keyutils = Command::new("keyctl");
+    lint_build::apply(&mut keyutils);
     keyutils
         .current_dir(root())
         .args(["session", "-"])

@@ -132,6 +132,6 @@ fn ensure_tauri_driver() -> Result<()> {
     }
     crate::steps::step(
         "install tauri-driver",
-        crate::steps::cargo().args(["install", "tauri-driver", "--locked", "--version", "^2"]),
+        crate::steps::cargo_install().args(["tauri-driver", "--locked", "--version", "^2"]),
     )
 }

@@ -1,22 +1,20 @@
 //! The reliability checks that need more than `cargo test`: the API contract fuzzed by
-//! schemathesis against the real `domain-desk serve`, and a short bounded run of every
-//! cargo-fuzz target. The Rust-level reliability tests (limiter exactness across windows,
+//! schemathesis against the real `domain-desk serve`, then a bounded run of every cargo-fuzz
+//! target (`crate::fuzz`). The Rust-level reliability tests (limiter exactness across windows,
 //! crash safety, DNS robustness, the client under faults) run in `cargo test` with the rest.
 //!
 //! Everything listens on loopback ports the system picks, so it runs beside anything else.
 //! The tools are installed here when missing: schemathesis (pinned) in a virtual environment
-//! under `target/reliability/`, cargo-fuzz with `cargo install --locked`. Reports land in
-//! `target/reliability/`.
+//! under `target/reliability/`. Reports land in `target/reliability/`.
 
-use std::io::{BufRead, BufReader};
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 
 use anyhow::{Context, Result, anyhow, bail};
 use serde_json::{Value, json};
 
-use crate::steps::{cargo, exe, root, step};
+use crate::steps::{exe, root, step};
 
 /// The schemathesis release the contract checks were written against.
 const SCHEMATHESIS_VERSION: &str = "4.32.5";
@@ -38,25 +36,9 @@ const SEED: &str = "20260302";
 /// on purpose, the clock and reset move every window): fuzzed alone, on their own service.
 const CONTROL_PLANE: &str = r"^/_local/(faults|clock|clock/advance|reset)$";
 
-/// Seconds each fuzz target runs at most.
-const FUZZ_SECONDS: u32 = 20;
-
-/// Inside `cargo xtask test` the fuzz runs are a regression check, so they are reproducible:
-/// a fixed libFuzzer seed and a fixed number of inputs (7 to 55 s each here), and the same
-/// inputs give the same verdict on every machine. `cargo xtask fuzz` explores with a fresh
-/// seed every time.
-const REGRESSION_SEED: u32 = 20261121;
-const REGRESSION_RUNS: u32 = 300_000;
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum FuzzMode {
-    Regression,
-    Explore,
-}
-
 pub fn run() -> Result<()> {
     contract()?;
-    fuzz(FuzzMode::Regression)
+    crate::fuzz::run(crate::fuzz::FuzzMode::Regression)
 }
 
 fn work_dir() -> PathBuf {
@@ -136,153 +118,6 @@ pub fn contract() -> Result<()> {
 /// A short run of every fuzz target, with sanitizers, on the stable toolchain. Prints how many
 /// inputs each target ran; in regression mode a target that ran fewer than
 /// [`REGRESSION_RUNS`] (the time guard stopped it first) fails the check.
-pub fn fuzz(mode: FuzzMode) -> Result<()> {
-    ensure_cargo_fuzz()?;
-    let fuzz_dir = root().join("fuzz");
-    let targets = fuzz_targets(&fuzz_dir)?;
-    let mut build = fuzz_command(&fuzz_dir);
-    build.arg("build");
-    step("build the fuzz targets", &mut build)?;
-    let mut ran = Vec::new();
-    for target in targets {
-        let corpus = fuzz_dir.join("corpus").join(&target);
-        std::fs::create_dir_all(&corpus)?;
-        let mut cmd = fuzz_command(&fuzz_dir);
-        cmd.args(["run", &target]).arg(&corpus);
-        let seeds = fuzz_dir.join("seeds").join(&target);
-        if seeds.is_dir() {
-            // A second corpus folder is only read: libFuzzer writes new finds to the first.
-            cmd.arg(&seeds);
-        }
-        cmd.arg("--").arg("-rss_limit_mb=2048").arg("-timeout=10");
-        match mode {
-            // the run count decides; the time is only a guard against a hang
-            FuzzMode::Regression => cmd
-                .arg(format!("-seed={REGRESSION_SEED}"))
-                .arg(format!("-runs={REGRESSION_RUNS}"))
-                .arg(format!("-max_total_time={}", FUZZ_SECONDS * 6)),
-            FuzzMode::Explore => cmd.arg(format!("-max_total_time={FUZZ_SECONDS}")),
-        };
-        let output = step_reading_stderr(&format!("fuzz `{target}` ({mode:?})"), &mut cmd)?;
-        let inputs = inputs_run(&output).with_context(|| {
-            format!("fuzz `{target}`: libFuzzer did not say how many inputs it ran")
-        })?;
-        println!("fuzz `{target}`: {inputs} inputs");
-        ran.push((target, inputs));
-    }
-    println!("\n==> fuzzing: inputs run per target");
-    for (target, inputs) in &ran {
-        println!("  {target:<24} {inputs:>10}");
-    }
-    if mode == FuzzMode::Regression {
-        check_inputs_run(&ran, u64::from(REGRESSION_RUNS))?;
-    }
-    Ok(())
-}
-
-/// Like [`step`], with the command's standard error shown as it comes and also returned.
-fn step_reading_stderr(title: &str, cmd: &mut Command) -> Result<String> {
-    crate::steps::timed(title, || read_stderr(title, cmd))
-}
-
-fn read_stderr(title: &str, cmd: &mut Command) -> Result<String> {
-    let mut child = cmd
-        .stderr(Stdio::piped())
-        .spawn()
-        .with_context(|| format!("could not start: {title}"))?;
-    let mut text = String::new();
-    if let Some(stderr) = child.stderr.take() {
-        for line in BufReader::new(stderr).lines() {
-            let line = line?;
-            eprintln!("{line}");
-            text.push_str(&line);
-            text.push('\n');
-        }
-    }
-    let status = child.wait()?;
-    if !status.success() {
-        bail!("{title} failed ({status})");
-    }
-    Ok(text)
-}
-
-/// The number of inputs libFuzzer reports at the end of a run: `Done 300000 runs in 18 second(s)`.
-fn inputs_run(stderr: &str) -> Option<u64> {
-    stderr.lines().rev().find_map(|line| {
-        line.trim()
-            .strip_prefix("Done ")?
-            .split_once(" runs in ")?
-            .0
-            .parse()
-            .ok()
-    })
-}
-
-/// Every target ran at least `asked` inputs.
-fn check_inputs_run(ran: &[(String, u64)], asked: u64) -> Result<()> {
-    let short: Vec<String> = ran
-        .iter()
-        .filter(|(_, inputs)| *inputs < asked)
-        .map(|(target, inputs)| format!("`{target}` ran {inputs}"))
-        .collect();
-    if !short.is_empty() {
-        bail!(
-            "fuzzing ran fewer inputs than the {asked} asked (the time guard stopped it): {}",
-            short.join(", ")
-        );
-    }
-    Ok(())
-}
-
-/// The `[[bin]]` names of the fuzz crate, so a new target is fuzzed without editing this.
-fn fuzz_targets(fuzz_dir: &Path) -> Result<Vec<String>> {
-    let manifest = std::fs::read_to_string(fuzz_dir.join("Cargo.toml"))?;
-    let mut targets = Vec::new();
-    let mut in_bin = false;
-    for line in manifest.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_bin = line == "[[bin]]";
-            continue;
-        }
-        let name = line
-            .strip_prefix("name")
-            .and_then(|rest| rest.trim().strip_prefix('='));
-        if let (true, Some(name)) = (in_bin, name) {
-            targets.push(name.trim().trim_matches('"').to_owned());
-        }
-    }
-    if targets.is_empty() {
-        bail!("no [[bin]] targets in fuzz/Cargo.toml");
-    }
-    Ok(targets)
-}
-
-/// cargo-fuzz needs unstable `-Z` flags: `RUSTC_BOOTSTRAP=1` allows them on the stable
-/// toolchain, so CI needs no nightly.
-fn fuzz_command(fuzz_dir: &Path) -> Command {
-    let mut cmd = cargo();
-    cmd.current_dir(fuzz_dir)
-        .arg("fuzz")
-        .env("RUSTC_BOOTSTRAP", "1");
-    cmd
-}
-
-fn ensure_cargo_fuzz() -> Result<()> {
-    let present = cargo()
-        .args(["fuzz", "--version"])
-        .stdout(Stdio::null())
-        .stderr(Stdio::null())
-        .status()
-        .is_ok_and(|s| s.success());
-    if present {
-        return Ok(());
-    }
-    step(
-        "install cargo-fuzz",
-        cargo().args(["install", "cargo-fuzz", "--locked"]),
-    )
-}
-
 /// How to start the pinned schemathesis.
 struct Schemathesis {
     /// The interpreter it is installed for.
@@ -532,30 +367,6 @@ impl LocalService {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_inputs_run_are_read_from_libfuzzers_last_words() {
-        let stderr = "INFO: Seed: 20261121\n#2\tINITED cov: 10 ft: 10 corp: 1/1b\n\
-            #300000\tDONE   cov: 412 ft: 1290 corp: 180/9Kb lim: 4096 exec/s: 15000 rss: 80Mb\n\
-            Done 300000 runs in 20 second(s)\n";
-        assert_eq!(inputs_run(stderr), Some(300_000));
-        assert_eq!(inputs_run("==1== ERROR: libFuzzer: deadly signal\n"), None);
-    }
-
-    #[test]
-    fn a_target_stopped_by_the_time_guard_fails_the_check() {
-        let full = [
-            ("dns_message".to_owned(), 300_000),
-            ("hostname".to_owned(), 300_000),
-        ];
-        assert!(check_inputs_run(&full, 300_000).is_ok());
-        let short = [
-            ("dns_message".to_owned(), 300_000),
-            ("hostname".to_owned(), 120_431),
-        ];
-        let err = check_inputs_run(&short, 300_000).unwrap_err().to_string();
-        assert!(err.contains("`hostname` ran 120431"), "{err}");
-    }
 
     /// Four threads parse while every garbage collection hands the interpreter to another
     /// thread, which is what makes Python 3.11's shared recursion counter go wrong. Without
