@@ -485,6 +485,13 @@ async fn add_apex_with_www_and_a_wildcard(app: &App) {
             .expect("the checkbox"),
         "checked by default"
     );
+    // The old host serves the www name too (the demo's `www.example.net A 192.0.2.20`): the
+    // www name gets its own look, said under the offer.
+    app.wait_contains(
+        "#add-companion-warnings",
+        "www.example.net is served today by 192.0.2.20",
+    )
+    .await;
     shots(app, "7-apex-offers-www").await;
     app.click("#add-submit").await;
     app.wait_displayed("#add-second").await;
@@ -493,8 +500,19 @@ async fn add_apex_with_www_and_a_wildcard(app: &App) {
         second.contains("www.example.net") && second.contains("redirects to example.net"),
         "{second}"
     );
+    // Both names keep the site up while they switch: each has its two steps, the www name's
+    // certificate record its own.
+    app.wait_displayed("#add-switch").await;
+    app.wait_displayed("#add-second-switch").await;
+    assert_eq!(
+        app.text("#add-second-acme-name").await,
+        "_acme-challenge.www"
+    );
     assert_eq!(app.text("#add-second-record-name").await, "www");
     shots(app, "8-apex-and-www-records").await;
+    app.script("document.getElementById('add-second').scrollIntoView(); return true;")
+        .await;
+    shots(app, "8b-www-two-steps").await;
     app.click("#add-done").await;
     let focus = app
         .script("return document.activeElement?.id ?? null;")

@@ -35,6 +35,11 @@ export function hostnameLine(info) {
     : `${info.unicode} is a subdomain of ${info.registrable_domain}: you will create a CNAME named “${info.relative_name}”.`;
 }
 
+/** One pre-flight warning: its title, then its fix (or what it means) in small print. */
+function warningItem(w) {
+  return html`<li class="warn"><span class="preflight-title">${w.title}</span>${w.fix?.summary ? html` <span class="muted small">${w.fix.summary}</span>` : w.detail ? html` <span class="muted small">${w.detail}</span>` : ''}</li>`;
+}
+
 export class AddDomain extends HTMLElement {
   connectedCallback() {
     render(this, html`<dialog id="add-domain-dialog" aria-labelledby="add-domain-title"><div id="add-domain-body"></div></dialog>`);
@@ -61,6 +66,8 @@ export class AddDomain extends HTMLElement {
     this.rolesBefore = null;
     this.liveElsewhere = null;
     this.preflightDone = null;
+    this.companionLiveElsewhere = null;
+    this.companionLookDone = null;
     const { domains } = store.get();
     const targets = domains.filter((d) => d.role !== 'redirect');
     // The platform makes a new name primary when the project has none (its primary removed,
@@ -74,6 +81,7 @@ export class AddDomain extends HTMLElement {
         <p id="add-hostname-message" class="field-message" aria-live="polite"></p>
         <div id="add-companion" hidden></div>
         <div id="add-preflight" aria-live="polite"></div>
+        <div id="add-companion-preflight" aria-live="polite" hidden></div>
         <fieldset class="roles">
           <legend>Use it as</legend>
           <label><input type="radio" name="role" value="primary" id="add-role-primary" ${hasPrimary ? '' : html`checked`}> Primary — the project is served here</label>
@@ -106,6 +114,8 @@ export class AddDomain extends HTMLElement {
       if (select) select.disabled = r.value !== 'redirect' || !r.checked;
       const companion = this.body.querySelector('#add-companion');
       if (companion && this.companion) companion.hidden = r.checked && r.value === 'redirect';
+      const look = this.body.querySelector('#add-companion-preflight');
+      if (look && this.companion) look.hidden = (r.checked && r.value === 'redirect') || !look.hasChildNodes();
     }));
     this.body.querySelector('#add-cancel').addEventListener('click', () => this.dialog.close());
     this.body.querySelector('#add-domain-form').addEventListener('submit', (e) => {
@@ -122,6 +132,7 @@ export class AddDomain extends HTMLElement {
     const local = checkTyped(value, { platformDomain: store.get().session?.platform_domain });
     this.info = null;
     this.liveElsewhere = null;
+    this.companionLiveElsewhere = null;
     this.offerCompanion(null);
     this.valid = false;
     submit.disabled = true;
@@ -177,6 +188,9 @@ export class AddDomain extends HTMLElement {
         message.textContent = hostnameLine(info);
         this.info = info;
         this.offerCompanion(companionOf(info, store.get().domains));
+        // The name offered beside it gets its own look: its www name may be the one served
+        // by another host today, and then it gets the two steps too.
+        this.companionLookDone = this.companion ? this.lookAtCompanion(this.companion, seq) : null;
         this.wildcardRoles(info.wildcard);
         // A wildcard has no records of its own to look at: its names are any label under it.
         this.preflightDone = info.wildcard ? Promise.resolve() : this.preflight(local.ascii, seq);
@@ -207,31 +221,66 @@ export class AddDomain extends HTMLElement {
     if (!box) return;
     render(box, html``);
     box.dataset.state = 'looking';
-    const target = store.get().domains.find((d) => d.dns_record?.value)?.dns_record.value ?? null;
-    let found;
-    try {
-      found = await api.preflight(ascii, target);
-    } catch {
+    const found = await this.look(ascii);
+    if (seq !== this.seq) return;
+    if (!found) {
       // The look is a courtesy: a name it cannot look at is added all the same.
-      if (seq === this.seq) box.dataset.state = 'unknown';
+      box.dataset.state = 'unknown';
       return;
     }
-    if (seq !== this.seq || !found) return;
-    actions.keepPreflight(ascii, found.warnings ?? [], found.live_elsewhere);
-    this.liveElsewhere = found.live_elsewhere?.length ? found.live_elsewhere : null;
-    // Kept for the detail panel's two steps (the store's `liveElsewhere`, by hostname).
-    store.set((s) => {
-      const kept = { ...(s.liveElsewhere ?? {}) };
-      if (this.liveElsewhere) kept[ascii] = this.liveElsewhere;
-      else delete kept[ascii];
-      return { liveElsewhere: kept };
-    });
+    this.liveElsewhere = this.keepLook(ascii, found);
     box.dataset.state = found.warnings?.length ? 'warned' : 'clear';
     if (!found.warnings?.length) return;
     render(box, html`<div class="preflight" id="add-preflight-warnings">
       <p><strong>Before you create the record:</strong></p>
-      <ul>${found.warnings.map((w) => html`<li class="warn"><span class="preflight-title">${w.title}</span>${w.fix?.summary ? html` <span class="muted small">${w.fix.summary}</span>` : w.detail ? html` <span class="muted small">${w.detail}</span>` : ''}</li>`)}</ul>
+      <ul>${found.warnings.map(warningItem)}</ul>
     </div>`);
+  }
+
+  /**
+   * The same look at the name offered beside it (the www name beside an apex, or the apex),
+   * its warnings under the offer, "For www.example.com:" first.
+   */
+  async lookAtCompanion(companion, seq) {
+    const found = await this.look(companion.hostname);
+    const box = this.body.querySelector('#add-companion-preflight');
+    if (seq !== this.seq || this.companion !== companion || !box) return;
+    box.dataset.state = found ? (found.warnings?.length ? 'warned' : 'clear') : 'unknown';
+    if (!found) return;
+    this.companionLiveElsewhere = this.keepLook(companion.hostname, found);
+    if (!found.warnings?.length) return;
+    render(box, html`<div class="preflight companion-preflight" id="add-companion-warnings">
+      <p><strong>For ${companion.unicode}:</strong></p>
+      <ul>${found.warnings.map(warningItem)}</ul>
+    </div>`);
+    box.hidden = this.body.querySelector('input[name=role]:checked')?.value === 'redirect';
+  }
+
+  /** The doctor's quick look at `ascii` (DNS questions only), or null when it cannot look. */
+  async look(ascii) {
+    const target = store.get().domains.find((d) => d.dns_record?.value)?.dns_record.value ?? null;
+    try {
+      return (await api.preflight(ascii, target)) ?? null;
+    } catch {
+      return null;
+    }
+  }
+
+  /**
+   * What a look found, kept for the new row (its warnings) and for the detail panel's two
+   * steps (the store's `liveElsewhere`, by hostname). Returns the addresses the name is
+   * served from today by another host, or null.
+   */
+  keepLook(ascii, found) {
+    actions.keepPreflight(ascii, found.warnings ?? [], found.live_elsewhere);
+    const elsewhere = found.live_elsewhere?.length ? found.live_elsewhere : null;
+    store.set((s) => {
+      const kept = { ...(s.liveElsewhere ?? {}) };
+      if (elsewhere) kept[ascii] = elsewhere;
+      else delete kept[ascii];
+      return { liveElsewhere: kept };
+    });
+    return elsewhere;
   }
 
   /**
@@ -243,6 +292,11 @@ export class AddDomain extends HTMLElement {
     const box = this.body.querySelector('#add-companion');
     if (!box) return;
     this.companion = companion;
+    const look = this.body.querySelector('#add-companion-preflight');
+    if (look) {
+      look.hidden = true;
+      render(look, html``);
+    }
     if (!companion) {
       box.hidden = true;
       render(box, html``);
@@ -329,8 +383,8 @@ export class AddDomain extends HTMLElement {
         }
       }
       loadProjects().catch(() => {});
-      // The pre-flight's answer says whether the name is live elsewhere (a look of a moment).
-      await Promise.race([this.preflightDone, new Promise((r) => setTimeout(r, 3000))]);
+      // The looks' answers say whether the names are live elsewhere (a look of a moment).
+      await Promise.race([Promise.all([this.preflightDone, second ? this.companionLookDone : null]), new Promise((r) => setTimeout(r, 3000))]);
       this.showRecord(domain, { second, secondError });
     } catch (err) {
       submit.disabled = false;
@@ -415,7 +469,7 @@ export class AddDomain extends HTMLElement {
       <h3 id="add-domain-title">${switching ? 'Create these DNS records' : second ? 'Create these DNS records' : 'Create this DNS record'}</h3>
       <p>At the DNS provider of <strong>${domain.unicode_hostname}</strong>, create:${demoDns}</p>
       ${switching ? switchCard(domain, 'add', { liveElsewhere, routePrefix: 'add-record' }) : recordCard(domain, 'add-record')}
-      ${second ? html`<section class="companion-record" id="add-second"><p><strong>${second.unicode_hostname}</strong> <span class="muted small">redirects to ${domain.unicode_hostname} (301) once live:</span></p>${recordCard(second, 'add-second-record')}</section>` : ''}
+      ${second ? html`<section class="companion-record" id="add-second"><p><strong>${second.unicode_hostname}</strong> <span class="muted small">redirects to ${domain.unicode_hostname} (301) once live:</span></p>${switchApplies(second, this.companionLiveElsewhere) ? switchCard(second, 'add-second', { liveElsewhere: this.companionLiveElsewhere, routePrefix: 'add-second-record' }) : recordCard(second, 'add-second-record')}</section>` : ''}
       ${secondError ? html`<p class="warn" id="add-second-error" role="status">${secondError}</p>` : ''}
       <div class="dialog-buttons">
         <button type="button" id="add-done">Done</button>

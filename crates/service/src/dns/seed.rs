@@ -7,6 +7,7 @@
 //! | `www.example.com` | `CNAME <target>` | none: the record the platform asks for |
 //! | `blog.example.net` | `CNAME <target>.example.net` | a wrong CNAME: the provider appended the zone to a target written without its final dot |
 //! | `example.net` (apex) | `A 192.0.2.20` | an apex without ALIAS: the apex still points at the old host |
+//! | `www.example.net` | `A 192.0.2.20` | none yet: the old host serves the www name too, so adding the apex with its www name gives both names the switch without a gap |
 //! | `locked.example.org` | `CAA 0 issue "other-ca.example"` | a CAA record forbidding the platform's CA, on the parent of ... |
 //! | `www.locked.example.org` | `CNAME <target>` | ... a name that is itself correct: only the climb to the parent finds the CAA |
 //! | `example.org` (apex) | `CAA 0 issue "<ca identity>"` | none: the zone allows the platform's CA |
@@ -41,7 +42,7 @@ pub const LIVE_ELSEWHERE_ADDRESS: &str = "192.0.2.77";
 pub fn demo_zones(dns_target: &str, ca_identity: &str) -> Result<ZoneSnapshot> {
     let target = dns_target.trim_end_matches('.');
     let seeded_at = DateTime::<Utc>::UNIX_EPOCH;
-    let rows: [(&str, &str, &str, ZoneRecordType, String); 11] = [
+    let rows: [(&str, &str, &str, ZoneRecordType, String); 12] = [
         (
             "example.com",
             "seed-com-shop-a",
@@ -67,6 +68,13 @@ pub fn demo_zones(dns_target: &str, ca_identity: &str) -> Result<ZoneSnapshot> {
             "example.net",
             "seed-net-apex-a",
             "@",
+            ZoneRecordType::A,
+            "192.0.2.20".to_owned(),
+        ),
+        (
+            "example.net",
+            "seed-net-www-a",
+            "www",
             ZoneRecordType::A,
             "192.0.2.20".to_owned(),
         ),
