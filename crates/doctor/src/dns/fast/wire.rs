@@ -380,6 +380,10 @@ fn read_name_into(
             0x00 if byte == 0 => return Some((used, end.unwrap_or(at + 1))),
             0x00 => {
                 let label = datagram.get(at + 1..at + 1 + usize::from(byte))?;
+                // A leading `-` is written escaped (`\-`): not plain, left to hickory.
+                if label.first() == Some(&b'-') {
+                    return None;
+                }
                 length += label.len() + 1;
                 if length > MAX_NAME_BYTES {
                     return None;
@@ -454,9 +458,9 @@ mod tests {
 
     #[test]
     fn the_table_knows_the_bytes_of_a_plain_label() {
-        use crate::dns::presentation::is_plain_label;
+        use crate::dns::presentation::is_plain_byte;
         for byte in 0..=u8::MAX {
-            let expected = is_plain_label(&[byte]).then(|| byte.to_ascii_lowercase());
+            let expected = is_plain_byte(byte).then(|| byte.to_ascii_lowercase());
             let found = Some(PLAIN_LOWERCASE[usize::from(byte)]).filter(|b| *b != NOT_PLAIN);
             assert_eq!(found, expected, "byte {byte}");
         }
@@ -680,6 +684,33 @@ mod tests {
             assert!(before.is_some(), "{}", reply.question);
             assert_eq!(read.ok(), before, "{}", reply.question);
         }
+    }
+
+    #[test]
+    fn a_label_starting_with_a_hyphen_is_read_as_hickory_writes_it() {
+        // Found by the dns_wire fuzz target: `-ostmaster` in a SOA's names.
+        let mut reply = Reply::new("missing1.example.org.", RecordType::CAA);
+        reply.rcode = ResponseCode::NXDomain;
+        reply.authority = vec![record(
+            "example.org.",
+            900,
+            RData::SOA(SoaRecord::new(
+                name("ns1.example.net."),
+                Name::from_labels([&b"-ostmaster"[..], b"example", b"com"]).unwrap(),
+                1,
+                2,
+                3,
+                4,
+                5,
+            )),
+        )];
+        let datagram = reply.bytes();
+        let before = decoded(&datagram, reply.question, reply.record_type).expect("decoded");
+        assert!(
+            before.authority[0].value.contains("\\-ostmaster"),
+            "{before:?}"
+        );
+        agrees(&datagram, reply.question, reply.record_type).unwrap();
     }
 
     #[test]
