@@ -247,6 +247,23 @@ export function keepPreflight(hostname, warnings, liveElsewhere = []) {
   });
 }
 
+/**
+ * Where `hostname` is served today by another host (`addresses`, from a pre-flight look), for
+ * its two steps; forgotten when a later look finds it served elsewhere no more.
+ */
+export function keepLiveElsewhere(hostname, addresses) {
+  store.set((s) => {
+    const kept = { ...(s.liveElsewhere ?? {}) };
+    const earlier = kept[hostname];
+    if (addresses?.length) {
+      if (earlier && JSON.stringify(earlier) === JSON.stringify(addresses)) return {};
+      kept[hostname] = addresses;
+    } else if (earlier) delete kept[hostname];
+    else return {};
+    return { liveElsewhere: kept };
+  });
+}
+
 export function diagnose(hostname) {
   dialog('diagnose')?.open(hostname);
 }

@@ -2,7 +2,7 @@
 // commands and a fake document collects the notices.
 import { test, beforeEach, afterEach } from 'node:test';
 import assert from 'node:assert/strict';
-import { setRedirect, refreshList, remove, verify, removedNotice, makePrimary, redirectOffer } from '../lib/actions.js';
+import { setRedirect, refreshList, remove, verify, removedNotice, makePrimary, redirectOffer, keepLiveElsewhere } from '../lib/actions.js';
 import { dangling, danglingIn, danglingText, recordDeleted, forgetDangling, removeConfirmBody, pointsAtPlatform } from '../lib/dangling.js';
 import { store } from '../lib/app-state.js';
 import { registerDialog } from '../lib/dialogs.js';
@@ -189,4 +189,20 @@ test('a suggested, harmless step is not drawn in the destructive red; a removal 
   const { consentQuestion } = await import('../lib/actions.js');
   assert.equal(confirmClass(consentQuestion('Demo DNS', 'dc.example').tone), 'primary');
   assert.equal(confirmClass(undefined), 'danger-solid', 'a question without a tone (Remove, Reset demo) stays red');
+});
+
+test('a look that finds the name served elsewhere keeps its addresses for the two steps, and a later look that does not forgets them', () => {
+  store.set({ liveElsewhere: {} });
+  let changes = 0;
+  const stop = store.subscribe((_s, changed) => { if (changed.includes('liveElsewhere')) changes += 1; });
+  keepLiveElsewhere('shop.example.com', ['192.0.2.10']);
+  assert.deepEqual(store.get().liveElsewhere, { 'shop.example.com': ['192.0.2.10'] });
+  // The same answer again changes nothing: the panel is not drawn anew.
+  keepLiveElsewhere('shop.example.com', ['192.0.2.10']);
+  assert.equal(changes, 1);
+  keepLiveElsewhere('shop.example.com', []);
+  assert.deepEqual(store.get().liveElsewhere, {});
+  keepLiveElsewhere('other.example.com', null);
+  assert.equal(changes, 2);
+  stop();
 });

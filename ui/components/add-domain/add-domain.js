@@ -273,14 +273,8 @@ export class AddDomain extends HTMLElement {
    */
   keepLook(ascii, found) {
     actions.keepPreflight(ascii, found.warnings ?? [], found.live_elsewhere);
-    const elsewhere = found.live_elsewhere?.length ? found.live_elsewhere : null;
-    store.set((s) => {
-      const kept = { ...(s.liveElsewhere ?? {}) };
-      if (elsewhere) kept[ascii] = elsewhere;
-      else delete kept[ascii];
-      return { liveElsewhere: kept };
-    });
-    return elsewhere;
+    actions.keepLiveElsewhere(ascii, found.live_elsewhere);
+    return found.live_elsewhere?.length ? found.live_elsewhere : null;
   }
 
   /**

@@ -287,8 +287,13 @@ export class DomainDetail extends HTMLElement {
     this.looked = key;
     try {
       const { report, preflight } = await api.dnsLook(hostname, domain.dns_record?.value ?? null);
-      // The same look says whether the pre-flight's warnings still hold.
-      if (preflight) actions.keepPreflight(hostname, preflight.warnings ?? [], preflight.live_elsewhere);
+      // The same look says whether the pre-flight's warnings still hold, and whether the name
+      // is served by another host today (then its two steps show here, also for a name added
+      // elsewhere than this window's Add domain).
+      if (preflight) {
+        actions.keepPreflight(hostname, preflight.warnings ?? [], preflight.live_elsewhere);
+        actions.keepLiveElsewhere(hostname, preflight.live_elsewhere);
+      }
       // When the look was made, on the platform's clock (the doctor's run reads it in the
       // demo): the screen's "now" may be a tick old, ten minutes of a clock at 600×.
       const lookedAt = Date.parse(report?.generated_at);
