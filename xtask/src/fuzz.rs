@@ -11,11 +11,6 @@ use anyhow::{Context, Result, bail};
 
 use crate::steps::{cargo, root, step};
 
-/// How the targets are built, the same for `build` and `run` (else `run` builds again):
-/// cargo-fuzz's release build with AddressSanitizer, in 16 codegen units instead of its
-/// default 1, which leaves one of the two cores idle through most crates of a fresh build.
-const FUZZ_BUILD: [&str; 2] = ["--codegen-units", "16"];
-
 /// Seconds each fuzz target runs at most when exploring.
 const FUZZ_SECONDS: u32 = 20;
 
@@ -42,7 +37,7 @@ pub fn run(mode: FuzzMode) -> Result<()> {
     let fuzz_dir = root().join("fuzz");
     let targets = fuzz_targets(&fuzz_dir)?;
     let mut build = fuzz_command(&fuzz_dir);
-    build.arg("build").args(FUZZ_BUILD);
+    build.arg("build");
     step("build the fuzz targets", &mut build)?;
     // Each libFuzzer run is one thread: as many run at once as the machine has cores, each
     // line of their output marked with its target.
@@ -92,7 +87,7 @@ fn fuzz_one(fuzz_dir: &Path, target: &str, mode: FuzzMode) -> Result<u64> {
     let corpus = fuzz_dir.join("corpus").join(target);
     std::fs::create_dir_all(&corpus)?;
     let mut cmd = fuzz_command(fuzz_dir);
-    cmd.arg("run").args(FUZZ_BUILD).arg(target).arg(&corpus);
+    cmd.args(["run", target]).arg(&corpus);
     let seeds = fuzz_dir.join("seeds").join(target);
     if seeds.is_dir() {
         // A second corpus folder is only read: libFuzzer writes new finds to the first.
