@@ -138,6 +138,10 @@ fn durations_table(times: &[Timed], total: Duration) -> String {
 /// `cargo test --package domain-desk-app --lib` 127 (counted with `--unit-graph`), each also
 /// overwriting the binary the step before had tested.
 pub fn build_app(title: &str) -> Result<()> {
+    // Linted as `cargo xtask test` builds (see `lint_build`), also when a command of its own
+    // (`cargo xtask acceptance`, `reliability`) asks: else it would build the workspace's
+    // crates again, without the lints, over the binaries the tests ran.
+    crate::lint_build::enable();
     step(
         title,
         cargo().args(["test", "--workspace", "--test", "e2e", "--no-run"]),
