@@ -909,11 +909,15 @@ impl Scheduler {
         }
     }
 
-    /// Hands the answer to every caller waiting for it.
+    /// Hands the answer to every caller waiting for it, once the state shows what it taught
+    /// the queue: a caller may read the windows the moment its answer is back (`--no-wait`
+    /// asks whether the next request would wait), on another thread than the queue's, before
+    /// the run loop publishes again.
     fn finish(&mut self, id: u64, result: Result<WireResponse>) {
         let Some(entry) = self.remove(id) else {
             return;
         };
+        self.publish(Instant::now());
         for waiter in entry.waiters {
             let _ = waiter.reply.send(result.clone());
         }

@@ -738,6 +738,26 @@ async fn the_probe_after_a_short_pause_waits_for_requests_still_on_the_wire() {
     assert!(probe.sent_at >= still_out.answered_at, "{log:#?}");
 }
 
+/// An answer reaches its caller only once the queue has taken in what it said: a caller that
+/// reads the windows (`wait_for`, the state) as soon as its answer is back sees the windows
+/// that answer reported. The command line's `--no-wait` once read them from before the
+/// answer, found nothing to wait for, and then waited minutes in the queue for a frozen
+/// window. Each round is a new queue on a runtime of two threads, where the caller's task
+/// runs beside the queue's: before the fix most rounds read the state before it was learned.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_answer_reaches_its_caller_after_the_queue_has_learned_from_it() {
+    for round in 0..200 {
+        let platform = FakePlatform::new(Settings::free());
+        let client = client(&platform, "a", queue(Plan::Free));
+        client.rate_limit().await.expect("the windows");
+        let state = client.state().borrow().clone();
+        assert!(
+            state.minute.learned && state.minute.reset.is_some(),
+            "round {round}: the caller read the windows before the queue learned them: {state:?}"
+        );
+    }
+}
+
 /// "Would N requests have to wait" is answered from the key's windows as the queue knows them,
 /// at the clock reading the caller hands in: what fits in the minute left is sent now, the
 /// rest at the minute boundaries after it.
