@@ -4,6 +4,7 @@ import { AppShell } from './components/app-shell/app-shell.js';
 import { FirstRun } from './components/first-run/first-run.js';
 import { ProjectList } from './components/project-list/project-list.js';
 import { ProjectView } from './components/project-view/project-view.js';
+import { RowMenu } from './components/row-menu/row-menu.js';
 import { DomainsTable } from './components/domains-table/domains-table.js';
 import { DomainDetail } from './components/domain-detail/domain-detail.js';
 import { AddDomain } from './components/add-domain/add-domain.js';
@@ -44,6 +45,7 @@ const ELEMENTS = {
   'dd-project-list': ProjectList,
   'dd-bulk-panel': BulkPanel,
   'dd-update-notice': UpdateNotice,
+  'dd-row-menu': RowMenu,
   'dd-domains-table': DomainsTable,
   'dd-renewal-section': RenewalSection,
   'dd-domain-detail': DomainDetail,

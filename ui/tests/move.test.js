@@ -34,8 +34,8 @@ test('the confirmation says nothing stops being served, and what changes', () =>
 test('Move is offered in the detail panel and the row’s menu, never drawn red', () => {
   const detail = read('../components/domain-detail/domain-detail.js');
   assert.match(detail, /<button type="button" id="detail-move">Move…<\/button>/);
-  const table = read('../components/domains-table/domains-table.js');
-  assert.match(table, /<button type="button" role="menuitem" id="menu-move" data-action="move">Move to project…<\/button>/);
+  const menu = read('../components/row-menu/row-menu.js');
+  assert.match(menu, /<button type="button" role="menuitem" id="menu-move" data-action="move">Move to project…<\/button>/);
   const dialog = read('../components/move-dialog/move-dialog.js');
   assert.match(dialog, /id="move-submit" class="primary"/);
   assert.doesNotMatch(dialog, /danger/);

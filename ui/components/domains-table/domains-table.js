@@ -8,15 +8,13 @@
 import { html, breakable } from '../../lib/html.js';
 import { render, setAttribute, setText } from '../../lib/dom.js';
 import { store, screenNow } from '../../lib/app-state.js';
-import { domainRow, verifyLabel, caRefusal, PRIMARY_CANNOT_REDIRECT } from '../../lib/domain-view.js';
+import { domainRow, caRefusal } from '../../lib/domain-view.js';
 import { subscribeRenewal, renewalsByHostname, renewalIndicator } from '../../lib/renewal.js';
 import { visibleRange, scrollToReveal, filterOrder, narrows, sortIndices, reuseRows, rowsToDraw } from '../../lib/virtual.js';
 import { RowCache, sameSortKeys } from '../../lib/row-cache.js';
-import * as actions from '../../lib/actions.js';
 import { mark } from '../../lib/perf.js';
-import { gridKey, headerKey, MENU_KEYS_HINT } from '../../lib/grid-keys.js';
+import { gridKey, headerKey } from '../../lib/grid-keys.js';
 import { emptyText, screenTimeOfDay } from '../../lib/meter.js';
-import { moveDialog } from '../../lib/move.js';
 
 const ROW_HEIGHT = 56;
 
@@ -53,20 +51,19 @@ export class DomainsTable extends HTMLElement {
           <p class="vt-empty muted" id="domains-empty" hidden></p>
         </div>
       </div>
-      <div class="row-menu" role="menu" id="row-menu" hidden aria-label="Domain actions">
-        <button type="button" role="menuitem" id="menu-verify" data-action="verify">Verify</button>
-        <button type="button" role="menuitem" id="menu-make-primary" data-action="primary">Make primary</button>
-        <button type="button" role="menuitem" id="menu-redirect" data-action="redirect">Redirect to…</button>
-        <button type="button" role="menuitem" id="menu-move" data-action="move">Move to project…</button>
-        <button type="button" role="menuitem" id="menu-open" data-action="open">Open in browser</button>
-        <button type="button" role="menuitem" id="menu-diagnose" data-action="diagnose">Diagnose</button>
-        <button type="button" role="menuitem" id="menu-remove" data-action="remove" class="danger">Remove…</button>
-        <p class="row-menu-hint muted small" aria-hidden="true">${MENU_KEYS_HINT}</p>
-      </div>`);
+      <dd-row-menu></dd-row-menu>`);
     this.viewport = this.querySelector('.vt-viewport');
     this.spacer = this.querySelector('.vt-spacer');
     this.window = this.querySelector('.vt-window');
-    this.menu = this.querySelector('#row-menu');
+    this.menu = this.querySelector('dd-row-menu');
+    this.menu.attach({
+      anchorOf: (hostname) => this.window.querySelector(`.vt-row[data-hostname="${CSS.escape(hostname)}"] .row-menu-button`),
+      focusRow: (hostname) => {
+        const index = this.order.findIndex((ri) => this.rows[ri].hostname === hostname);
+        if (index >= 0) this.focusRow(index);
+        return index >= 0;
+      },
+    });
     this.querySelector('#domain-filter').addEventListener('input', (e) => {
       this.query = e.target.value;
       this.scheduleFilter();
@@ -90,10 +87,6 @@ export class DomainsTable extends HTMLElement {
       const row = this.rowOf(e.target);
       if (row?.dataset.index != null) this.setActive(Number(row.dataset.index));
     });
-    this.menu.addEventListener('click', (e) => this.onMenu(e));
-    this.menu.addEventListener('keydown', (e) => this.onMenuKey(e));
-    this.onOutside = (e) => { if (!this.menu.hidden && !this.menu.contains(e.target)) this.closeMenu(false); };
-    document.addEventListener('mousedown', this.onOutside);
     this.resize = new ResizeObserver(() => this.paint(true));
     this.resize.observe(this.viewport);
     this.unsubscribe = store.subscribe((state, changed) => {
@@ -117,7 +110,6 @@ export class DomainsTable extends HTMLElement {
     this.resize?.disconnect();
     cancelAnimationFrame(this.filterFrame);
     this.filterFrame = null;
-    document.removeEventListener('mousedown', this.onOutside);
   }
 
   /**
@@ -145,7 +137,7 @@ export class DomainsTable extends HTMLElement {
     this.rows = domains.map((domain) => this.cache.keys(domain, earlierOf));
     const resort = !sameSortKeys(previous, this.rows);
     this.reorder({ resort, refilter: true });
-    if (!this.menu.hidden) this.drawMenu();
+    if (this.menu.isOpen) this.menu.redraw();
   }
 
   /**
@@ -441,7 +433,7 @@ export class DomainsTable extends HTMLElement {
     this.active = index >= 0 ? index : Math.min(this.active, last);
     if (!moved) return;
     const hadFocus = this.window.contains(document.activeElement) && !this.menu.contains(document.activeElement);
-    const menuOpen = !this.menu.hidden;
+    const menuOpen = this.menu.isOpen;
     // Followed into view only while the user is on it (its row focused, its menu open): a
     // re-sort must not pull the table away from where the wheel took it.
     if (!hadFocus && !menuOpen) return;
@@ -498,7 +490,7 @@ export class DomainsTable extends HTMLElement {
     if (!row) return;
     this.setActive(Number(row.dataset.index));
     if (e.target.closest('.row-menu-button')) {
-      this.openMenu(row.dataset.hostname, e.target.closest('.row-menu-button'));
+      this.menu.open(row.dataset.hostname, e.target.closest('.row-menu-button'));
       return;
     }
     // The details show beside the table, in view at every supported size: nothing scrolls
@@ -522,7 +514,7 @@ export class DomainsTable extends HTMLElement {
     const action = gridKey(e, index, this.order.length, page);
     if (!action || (e.target !== row && !action.menu)) return;
     e.preventDefault();
-    if (action.menu) this.openMenu(row.dataset.hostname, row.querySelector('.row-menu-button'));
+    if (action.menu) this.menu.open(row.dataset.hostname, row.querySelector('.row-menu-button'));
     else if (action.header) {
       const sorts = [...this.querySelectorAll('.sort')];
       (sorts.find((b) => b.dataset.sort === this.sort) ?? sorts[0])?.focus();
@@ -543,103 +535,6 @@ export class DomainsTable extends HTMLElement {
     if (action.rows) {
       if (this.order.length) this.focusRow(Math.min(this.active ?? 0, this.order.length - 1));
     } else sorts[action.column].focus();
-  }
-
-  openMenu(hostname, anchor) {
-    if (!actions.findDomain(hostname)) return;
-    this.menuHost = hostname;
-    this.menuAnchor = anchor;
-    this.drawMenu();
-    this.menu.hidden = false;
-    this.placeMenu(anchor);
-    this.menu.querySelector('button:not([disabled])')?.focus();
-  }
-
-  /** Puts the menu beside `anchor` (its row's ⋯ button), below it or, near the bottom, above. */
-  placeMenu(anchor) {
-    const box = anchor.getBoundingClientRect();
-    const host = this.getBoundingClientRect();
-    const menuHeight = this.menu.offsetHeight;
-    const below = box.bottom - host.top + 4;
-    // The main area scrolls (and the notices sit below it), so its bottom is the limit.
-    const limit = this.closest('main')?.getBoundingClientRect().bottom ?? window.innerHeight;
-    const top = box.bottom + menuHeight > limit ? box.top - host.top - menuHeight - 4 : below;
-    this.menu.style.top = `${Math.max(0, top)}px`;
-    this.menu.style.left = `${Math.max(0, box.right - host.left - this.menu.offsetWidth)}px`;
-  }
-
-  /**
-   * The menu's words and what it offers, from its domain's latest copy: also while it is
-   * open, as a poll's answer can make the domain live (Open in browser) or checked (Re-verify),
-   * with the same words as the details panel's buttons. A domain gone closes the menu.
-   */
-  drawMenu() {
-    const domain = actions.findDomain(this.menuHost);
-    if (!domain) {
-      if (!this.menu.hidden) this.closeMenu(false);
-      return;
-    }
-    // A re-sort while it is open moves its row: the menu goes with it, never beside another
-    // domain's row while it acts on this one.
-    if (!this.menu.hidden) {
-      const row = this.window.querySelector(`.vt-row[data-hostname="${CSS.escape(this.menuHost)}"]`);
-      const anchor = row?.querySelector('.row-menu-button');
-      if (anchor) this.placeMenu(anchor);
-      else this.closeMenu(true);
-      if (!anchor) return;
-    }
-    setText(this.menu.querySelector('#menu-verify'), verifyLabel(domain));
-    this.menu.querySelector('#menu-make-primary').disabled = domain.role === 'primary';
-    // As the details panel's Redirect…: the platform refuses a redirect from the primary.
-    const redirect = this.menu.querySelector('#menu-redirect');
-    redirect.disabled = domain.role === 'primary';
-    setAttribute(redirect, 'title', redirect.disabled ? PRIMARY_CANNOT_REDIRECT : '');
-    this.menu.querySelector('#menu-open').disabled = domain.status !== 'live';
-  }
-
-  /** Closes the menu; the focus goes back to its domain's row (the grid's Tab stop), not the ⋯ button. */
-  closeMenu(restoreFocus = true) {
-    this.menu.hidden = true;
-    if (!restoreFocus) return;
-    const index = this.order.findIndex((ri) => this.rows[ri].hostname === this.menuHost);
-    if (index >= 0) this.focusRow(index);
-    else this.menuAnchor?.focus();
-  }
-
-  onMenuKey(e) {
-    const items = [...this.menu.querySelectorAll('button:not([disabled])')];
-    const i = items.indexOf(document.activeElement);
-    if (e.key === 'Escape' || e.key === 'Tab') {
-      e.preventDefault();
-      this.closeMenu();
-    } else if (e.key === 'ArrowDown') {
-      e.preventDefault();
-      items[(i + 1) % items.length]?.focus();
-    } else if (e.key === 'ArrowUp') {
-      e.preventDefault();
-      items[(i - 1 + items.length) % items.length]?.focus();
-    } else if (e.key === 'Home' || e.key === 'End') {
-      e.preventDefault();
-      items[e.key === 'Home' ? 0 : items.length - 1]?.focus();
-    }
-  }
-
-  onMenu(e) {
-    const item = e.target.closest('[data-action]');
-    if (!item || item.disabled) return;
-    const hostname = this.menuHost;
-    this.closeMenu();
-    const run = {
-      verify: () => actions.verify(hostname, { fromMenu: true }),
-      primary: () => actions.makePrimary(hostname),
-      redirect: () => actions.redirectDialog(hostname),
-      move: () => moveDialog(hostname),
-      open: () => actions.openInBrowser(hostname),
-      diagnose: () => actions.diagnose(hostname),
-      remove: () => actions.remove(hostname),
-    }[item.dataset.action];
-    store.set({ selected: hostname });
-    run?.();
   }
 }
 
