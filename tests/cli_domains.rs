@@ -96,10 +96,7 @@ impl Served {
 }
 
 fn http() -> reqwest::blocking::Client {
-    domain_desk_test_support::blocking_http_client_builder()
-        .no_proxy()
-        .build()
-        .expect("client")
+    domain_desk_test_support::blocking_http_client()
 }
 
 fn said(output: &Output) -> String {

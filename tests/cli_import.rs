@@ -63,10 +63,7 @@ impl Served {
 }
 
 fn http() -> reqwest::blocking::Client {
-    domain_desk_test_support::blocking_http_client_builder()
-        .no_proxy()
-        .build()
-        .expect("client")
+    domain_desk_test_support::blocking_http_client()
 }
 
 fn demo_key(served: &Served, plan: &str) -> String {

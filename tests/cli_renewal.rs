@@ -16,10 +16,7 @@ struct Served {
 }
 
 fn http() -> reqwest::blocking::Client {
-    domain_desk_test_support::blocking_http_client_builder()
-        .no_proxy()
-        .build()
-        .expect("client")
+    domain_desk_test_support::blocking_http_client()
 }
 
 impl Served {

@@ -42,6 +42,22 @@ pub fn blocking_http_client_builder() -> reqwest::blocking::ClientBuilder {
     reqwest::blocking::Client::builder().no_proxy()
 }
 
+/// One blocking HTTP client for the whole test process (a clone shares its connections).
+/// Building a client loads the system's root certificates, which in a debug build is a few
+/// milliseconds of CPU each time: a test that built one per request (300 requests to spend a
+/// window) spent seconds on it, and minutes with other tests competing for the cores.
+#[cfg(feature = "in-process")]
+pub fn blocking_http_client() -> reqwest::blocking::Client {
+    static CLIENT: std::sync::OnceLock<reqwest::blocking::Client> = std::sync::OnceLock::new();
+    CLIENT
+        .get_or_init(|| {
+            blocking_http_client_builder()
+                .build()
+                .expect("an HTTP client builds")
+        })
+        .clone()
+}
+
 /// ring as the process's rustls provider, as the product installs it (idempotent).
 #[cfg(feature = "in-process")]
 fn install_crypto_provider() {
