@@ -349,9 +349,9 @@ fn print_summary(summary: &Summary, failed_file: &std::path::Path, written: retr
 pub async fn export(connection: &Connection, project: &Project, args: ExportArgs) -> Outcome {
     let format = ExportFormat::parse(&args.format)
         .ok_or_else(|| Failure::usage("--format is csv, json or zone"))?;
-    let domains = connection.client.domains(&project.id).await?;
-    let label = format!("{} ({})", project.name, project.id);
-    let text = domain_desk_bulk::export(&domains, format, &label)?;
+    let text = domain_desk_app::export::export(&connection.client, project, format)
+        .await?
+        .text;
     match &args.output {
         Some(path) => domain_desk_bulk::file::write_atomically(path, text.as_bytes())
             .map_err(|err| Failure::check(format!("cannot write {}: {err}", path.display()))),

@@ -185,26 +185,6 @@ pub async fn domains_import_cancel(running: State<'_, RunningImport>) -> Result<
     })
 }
 
-/// The export's suggested file name: the project's name and the day, never its id
-/// (`Pro site` on 26 Nov 2026 → `pro-site-domains-2026-11-26.csv`).
-fn export_file_name(project_name: &str, day: chrono::NaiveDate, extension: &str) -> String {
-    let mut slug = String::new();
-    for c in project_name.chars().flat_map(char::to_lowercase) {
-        if c.is_alphanumeric() {
-            slug.push(c);
-        } else if !slug.is_empty() && !slug.ends_with('-') {
-            slug.push('-');
-        }
-    }
-    let slug = slug.trim_end_matches('-');
-    let stem = if slug.is_empty() {
-        "domains".to_owned()
-    } else {
-        format!("{slug}-domains")
-    };
-    format!("{stem}-{}.{extension}", day.format("%Y-%m-%d"))
-}
-
 /// A project's domains written out, and the file name the save dialog suggests.
 #[derive(Debug, Clone)]
 pub struct Export {
@@ -212,28 +192,16 @@ pub struct Export {
     pub suggested_name: String,
 }
 
-/// Every domain of the project in `format` (csv, json, zone).
+/// Every domain of the project in `format` (csv, json, zone): the application layer's export.
 pub async fn export(state: &AppState, project_id: &str, format: &str) -> Result<Export> {
     let format = ExportFormat::parse(format)
         .ok_or_else(|| Error::InvalidInput("Export as csv, json or zone.".into()))?;
     let session = state.session().await?;
     let project = session.client.project(project_id).await?;
-    let domains = session.client.domains(project_id).await?;
-    let label = format!("{} ({})", project.name, project.id);
-    let text = domain_desk_bulk::export(&domains, format, &label)
-        .map_err(|err| Error::InvalidInput(err.to_string()))?;
-    let extension = match format {
-        ExportFormat::Csv => "csv",
-        ExportFormat::Json => "json",
-        ExportFormat::Zone => "zone",
-    };
+    let export = domain_desk_app::export::export(&session.client, &project, format).await?;
     Ok(Export {
-        text,
-        suggested_name: export_file_name(
-            &project.name,
-            chrono::Local::now().date_naive(),
-            extension,
-        ),
+        suggested_name: export.suggested_name(chrono::Local::now().date_naive()),
+        text: export.text,
     })
 }
 
@@ -257,27 +225,5 @@ pub async fn domains_export<R: Runtime>(
     match pick(&app, Some(export.suggested_name.clone())).await {
         Some(file) => save_export(&file, &export).map(Some),
         None => Ok(None),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn the_export_is_named_after_the_project_and_the_day() {
-        let day = chrono::NaiveDate::from_ymd_opt(2026, 11, 26).unwrap();
-        assert_eq!(
-            export_file_name("Pro site", day, "csv"),
-            "pro-site-domains-2026-11-26.csv"
-        );
-        assert_eq!(
-            export_file_name("  Shop / Café ", day, "zone"),
-            "shop-café-domains-2026-11-26.zone"
-        );
-        assert_eq!(
-            export_file_name("///", day, "json"),
-            "domains-2026-11-26.json"
-        );
     }
 }
