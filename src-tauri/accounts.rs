@@ -7,20 +7,20 @@
 //! One controller because the demo and the kept accounts are the same list: switching to a
 //! demo account starts the demo, and starting the demo makes its account the session like any
 //! other. What needs no Tauri is the application layer's, shared with the command line:
-//! [`domain_desk_app::account_rules`] (entry names, where a key may go, demo account ids),
-//! [`domain_desk_app::secrets`] (the keyring) and [`domain_desk_app::demo_service`] (starting
+//! [`domain_desk_app::accounts`] (a key proved and kept, a kept key opened, a demo client, an
+//! account forgotten), [`domain_desk_app::account_rules`] (entry names, where a key may go,
+//! demo account ids), [`domain_desk_app::secrets`] (the keyring) and [`domain_desk_app::demo_service`] (starting
 //! the embedded service once per database). Its control plane is
 //! `domain_desk_client::LocalControl`.
 
 use domain_desk_api::Plan;
 use domain_desk_api::local::{ClockState, LocalInfo};
-use domain_desk_app::account_rules::{
-    account_entry, account_id, kept_key, normalise_base_url, pacing_speed, plan_of,
-};
+use domain_desk_app::account_rules::{account_id, pacing_speed, plan_of};
+use domain_desk_app::accounts::{self, AccountList};
 use domain_desk_app::demo_service::{EmbeddedService, start_embedded};
 use domain_desk_app::paths::AppPaths;
-use domain_desk_app::secrets::{Keyring, SecretStore};
-use domain_desk_client::{ApiKey, Client, ClientConfig, LocalControl};
+use domain_desk_app::secrets::Keyring;
+use domain_desk_client::{ApiKey, Client, LocalControl};
 use tauri::{Manager, Runtime};
 use tokio::sync::Mutex;
 
@@ -81,17 +81,22 @@ impl Accounts {
         base_url: &str,
         api_key: &str,
     ) -> Result<SessionDto> {
-        let base_url = normalise_base_url(base_url)?;
-        let key = ApiKey::new(api_key);
-        if key.is_empty() {
-            return Err(AppError::InvalidInput("Enter the API key.".into()).into());
-        }
-        let (client, account) = open(app, &base_url, key.clone()).await?;
-        let entry = account_entry(&base_url, &account);
-        let id = entry.id.clone();
-        Keyring.store_key(&id, &key)?;
-        settings::remember_account(app, entry)?;
-        let session = Session::new(id, AccountMode::Connected, base_url, client, account);
+        let clients = app.state::<AppState>();
+        let signed_in = accounts::sign_in(
+            clients.clients(),
+            &mut StoreAccounts(app),
+            &Keyring,
+            base_url,
+            ApiKey::new(api_key),
+        )
+        .await?;
+        let session = Session::new(
+            signed_in.entry.id,
+            AccountMode::Connected,
+            signed_in.entry.base_url,
+            signed_in.client,
+            signed_in.account,
+        );
         activate(app, session).await
     }
 
@@ -121,9 +126,13 @@ impl Accounts {
             .ok_or_else(|| {
                 AppError::InvalidInput("This account is no longer kept here; connect again.".into())
             })?;
-        // Before the key leaves the keyring: is this where it belongs?
-        let (_, key) = kept_key(&entry, last_base_url, &Keyring)?;
-        let (client, account) = open(app, &entry.base_url, key).await?;
+        let client = accounts::kept_client(
+            app.state::<AppState>().clients(),
+            &Keyring,
+            &entry,
+            last_base_url,
+        )?;
+        let account = client.account().await?;
         let session = Session::new(
             entry.id,
             AccountMode::Connected,
@@ -136,10 +145,7 @@ impl Accounts {
 
     /// Forgets an account: its key leaves the keyring, its entry the list.
     pub async fn forget<R: Runtime>(&self, app: &tauri::AppHandle<R>, id: &str) -> Result<()> {
-        if plan_of(id).is_none() {
-            Keyring.delete_key(id)?;
-        }
-        settings::forget_account(app, id)?;
+        accounts::forget(&mut StoreAccounts(app), &Keyring, id)?;
         let state = app.state::<AppState>();
         if state.current().await.is_some_and(|s| s.account_id == id) {
             state.clear().await;
@@ -233,20 +239,6 @@ pub(crate) async fn follow_demo_clock(client: &Client, clock: &ClockState) -> Re
         .await?)
 }
 
-/// Starts a client for `base_url` and asks for the account, which proves the key works.
-async fn open<R: Runtime>(
-    app: &tauri::AppHandle<R>,
-    base_url: &str,
-    key: ApiKey,
-) -> Result<(Client, domain_desk_api::Account)> {
-    let client = app
-        .state::<AppState>()
-        .clients()
-        .client(ClientConfig::new(base_url, key))?;
-    let account = client.account().await?;
-    Ok((client, account))
-}
-
 /// A session on one of the demo's accounts, its request queue pacing itself by the demo's
 /// clock.
 async fn demo_session<R: Runtime>(
@@ -256,14 +248,15 @@ async fn demo_session<R: Runtime>(
     plan: Plan,
     clock: ClockState,
 ) -> Result<Session> {
-    let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
-        AppError::DemoStart(format!("the service has no {} demo key", plan.as_str()))
-    })?;
-    let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
-    config.queue.platform_clock_speed = pacing_speed(clock.speed);
     // The key's queue may already run (an earlier visit to this account): it keeps its
     // budget and learns the clock as it is now.
-    let client = app.state::<AppState>().clients().client(config)?;
+    let client = accounts::demo_client(
+        app.state::<AppState>().clients(),
+        local.base_url(),
+        info,
+        plan,
+        clock.speed,
+    )?;
     follow_demo_clock(&client, &clock).await?;
     let account = client.account().await?;
     let mut session = Session::new(
@@ -306,4 +299,32 @@ async fn activate<R: Runtime>(
     })?;
     tracing::info!(account = %dto.account.id, mode = ?dto.mode, "signed in");
     Ok(dto)
+}
+
+/// The window's list of accounts: the plugin's store, which the window's other plugins share.
+struct StoreAccounts<'a, R: Runtime>(&'a tauri::AppHandle<R>);
+
+impl<R: Runtime> AccountList for StoreAccounts<'_, R> {
+    fn accounts(&self) -> domain_desk_app::Result<Vec<AccountEntry>> {
+        settings::accounts(self.0).map_err(into_app)
+    }
+
+    fn remember(&mut self, entry: AccountEntry) -> domain_desk_app::Result<()> {
+        settings::remember_account(self.0, entry).map_err(into_app)
+    }
+
+    fn forget(&mut self, id: &str) -> domain_desk_app::Result<bool> {
+        let kept = settings::accounts(self.0).map_err(into_app)?;
+        settings::forget_account(self.0, id).map_err(into_app)?;
+        Ok(kept.iter().any(|e| e.id == id))
+    }
+}
+
+/// The store's errors are the application layer's (settings); anything else is said as a
+/// settings error too.
+fn into_app(err: Error) -> AppError {
+    match err {
+        Error::App(err) => err,
+        other => AppError::Settings(other.to_string()),
+    }
 }

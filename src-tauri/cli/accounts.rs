@@ -3,13 +3,14 @@
 
 use std::io::IsTerminal;
 
-use domain_desk_client::{ApiKey, ClientConfig, ClientPool};
+use domain_desk_client::{ApiKey, ClientPool};
 
 use super::output::{Failure, Outcome, inert, print_json, table};
 use domain_desk_app::account_rules;
+use domain_desk_app::accounts::{self, SignedIn};
 use domain_desk_app::accounts_file::AccountsFile;
 use domain_desk_app::paths::AppPaths;
-use domain_desk_app::secrets::{KeyStore, Keyring, SecretStore};
+use domain_desk_app::secrets::{KeyStore, Keyring};
 
 #[derive(Debug, clap::Args)]
 pub struct LoginArgs {
@@ -41,20 +42,17 @@ fn read_key(from_stdin: bool) -> Result<ApiKey, Failure> {
 }
 
 /// Checks the key against the platform, then keeps it in the keyring and the account in the
-/// list, as the window's Connect does.
+/// list: the application layer's sign-in, which the window's Connect runs too.
 pub async fn login(args: LoginArgs, json: bool) -> Outcome {
-    let base_url = account_rules::normalise_base_url(&args.base_url)?;
-    let key = read_key(args.key_stdin)?;
-    let pool = ClientPool::with_data_dir(AppPaths::from_os()?.queue_dir());
-    let client = pool.client(ClientConfig::new(&base_url, key.clone()))?;
-    let account = client.account().await?;
-    let entry = account_rules::account_entry(&base_url, &account);
-    KeyStore::install();
-    Keyring.store_key(&entry.id, &key)?;
+    // Read before the key is asked for: a bad URL or folder fails without it.
+    account_rules::normalise_base_url(&args.base_url)?;
     let paths = AppPaths::from_os()?;
     let mut file = AccountsFile::open(&paths.data_dir)?;
-    file.remember(entry.clone())?;
-    file.save()?;
+    let key = read_key(args.key_stdin)?;
+    let pool = ClientPool::with_data_dir(paths.queue_dir());
+    KeyStore::install();
+    let SignedIn { entry, account, .. } =
+        accounts::sign_in(&pool, &mut file, &Keyring, &args.base_url, key).await?;
     if json {
         return print_json(&serde_json::json!({ "account_id": entry.id, "account": account }));
     }
@@ -71,10 +69,8 @@ pub async fn login(args: LoginArgs, json: bool) -> Outcome {
 pub fn logout(id: &str) -> Outcome {
     let paths = AppPaths::from_os()?;
     let mut file = AccountsFile::open(&paths.data_dir)?;
-    let removed = file.forget(id)?;
-    file.save()?;
     KeyStore::install();
-    Keyring.delete_key(id)?;
+    let removed = accounts::forget(&mut file, &Keyring, id)?;
     if removed {
         println!("Forgot {id} and deleted its key.");
         Ok(())

@@ -5,15 +5,16 @@
 use std::net::SocketAddr;
 
 use domain_desk_api::{Account, Plan};
-use domain_desk_client::{Client, ClientConfig, ClientPool, LocalControl};
+use domain_desk_client::{Client, ClientPool, LocalControl};
 
 use super::output::Failure;
 use crate::settings::AccountMode;
 use domain_desk_app::account_rules;
+use domain_desk_app::accounts;
 use domain_desk_app::accounts_file::AccountsFile;
 use domain_desk_app::demo_service::{self, EmbeddedService};
 use domain_desk_app::paths::AppPaths;
-use domain_desk_app::secrets::{KeyStore, Keyring, SecretStore};
+use domain_desk_app::secrets::{KeyStore, Keyring};
 
 /// The flags of every command that talks to the platform, and `--json`: global, so they go
 /// before the subcommand (`domain-desk --local domains list`) or after it.
@@ -113,11 +114,8 @@ pub async fn connect(args: &ApiArgs, pool: &ClientPool) -> Result<Connection, Fa
     if entry.mode != AccountMode::Connected {
         return Err(Failure::usage("That account has no key to use."));
     }
-    // Before the key leaves the keyring: is this where it belongs?
-    let base_url = account_rules::key_destination(&entry, None)?.to_owned();
     KeyStore::install();
-    let key = Keyring.load_key(&entry.id)?;
-    let client = pool.client(ClientConfig::new(&base_url, key))?;
+    let client = accounts::kept_client(pool, &Keyring, &entry, None)?;
     if args.no_wait {
         // Reading the account is a request too.
         can_send_now(&client, 1.0, 1).await?;
@@ -147,14 +145,9 @@ async fn local(
             "The local service at {base_url} does not answer ({err}); start it with `domain-desk serve`."
         ))
     })?;
-    let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
-        Failure::usage(format!("The local service has no {} key.", plan.as_str()))
-    })?;
     let clock = control.clock().await?;
     let speed = account_rules::pacing_speed(clock.speed);
-    let mut config = ClientConfig::new(base_url, key.as_str()).plan(plan);
-    config.queue.platform_clock_speed = speed;
-    let client = pool.client(config)?;
+    let client = accounts::demo_client(pool, base_url, &info, plan, clock.speed)?;
     if no_wait {
         can_send_now(&client, speed, 1).await?;
     }

@@ -16,7 +16,7 @@ use std::time::Duration;
 
 use chrono::{DateTime, Utc};
 use domain_desk_api::Domain;
-use domain_desk_client::{ClientConfig, LocalControl};
+use domain_desk_client::LocalControl;
 use domain_desk_doctor::renewal::Readiness;
 use serde::Serialize;
 use tauri::{AppHandle, Emitter, Manager, Runtime, State};
@@ -24,10 +24,10 @@ use tauri_plugin_notification::NotificationExt;
 use tokio::sync::Mutex;
 
 use crate::Result;
-use crate::error::AppError;
 use crate::settings::{self, AccountEntry, AccountMode};
 use crate::state::{AppState, Session};
-use domain_desk_app::account_rules::{kept_key, pacing_speed, plan_of};
+use domain_desk_app::account_rules::plan_of;
+use domain_desk_app::accounts;
 use domain_desk_app::paths::AppPaths;
 use domain_desk_app::renewal_watch::{Inbox, WatchedAccount, Watcher};
 use domain_desk_app::secrets::Keyring;
@@ -246,22 +246,15 @@ async fn other_account<R: Runtime>(
                 return Ok(None);
             };
             let info = local.info().await?;
-            let key = info.demo_keys.get(plan.as_str()).ok_or_else(|| {
-                AppError::DemoStart(format!("the service has no {} demo key", plan.as_str()))
-            })?;
-            let mut config = ClientConfig::new(local.base_url(), key.as_str()).plan(plan);
-            config.queue.platform_clock_speed = pacing_speed(local.clock().await?.speed);
-            (pool.clients().client(config)?, Some(local.clone()))
+            let speed = local.clock().await?.speed;
+            let client =
+                accounts::demo_client(pool.clients(), local.base_url(), &info, plan, speed)?;
+            (client, Some(local.clone()))
         }
-        _ => {
-            // Before the key leaves the keyring: is this where it belongs?
-            let (_, key) = kept_key(entry, None, &Keyring)?;
-            (
-                pool.clients()
-                    .client(ClientConfig::new(&entry.base_url, key))?,
-                None,
-            )
-        }
+        _ => (
+            accounts::kept_client(pool.clients(), &Keyring, entry, None)?,
+            None,
+        ),
     };
     Ok(Some(WatchedAccount {
         id: entry.id.clone(),

@@ -3,7 +3,8 @@
 //!
 //! The front ends parse, call one function here and report in their own way (a channel to
 //! the window, a progress line on the terminal); the rules and the workflows live once:
-//! - the accounts kept on this computer ([`settings`], [`accounts_file`]) and their rules
+//! - signing in to the accounts kept on this computer ([`accounts`]: a key proved, kept,
+//!   opened and forgotten), their list ([`settings`], [`accounts_file`]) and their rules
 //!   ([`account_rules`]: entry names, where a key may be sent, demo account ids), their keys
 //!   in the OS keyring ([`secrets`], behind [`secrets::SecretStore`]), the app's folders
 //!   ([`paths`]);
@@ -13,16 +14,18 @@
 //! - the update policy ([`updates`]); what closing the window does while domains wait
 //!   ([`background`]), with what the Linux session offers (`session_bus`: a tray host, the
 //!   Secret Service's provider);
-//! - the workflows both front ends run: importing a file ([`import`]) and "set up
-//!   automatically, then verify" ([`auto_setup`]).
+//! - the workflows both front ends run: importing a file ([`import`]), exporting a project's
+//!   domains ([`export`]) and "set up automatically, then verify" ([`auto_setup`]).
 
 pub mod account_rules;
+pub mod accounts;
 pub mod accounts_file;
 pub mod auto_setup;
 pub mod background;
 pub mod demo_service;
 pub mod doctor_options;
 mod error;
+pub mod export;
 pub mod import;
 pub mod paths;
 pub mod renewal;
