@@ -42,7 +42,7 @@ pub fn run() -> Result<()> {
     )
 }
 
-fn ensure_cargo_deny() -> Result<()> {
+pub fn ensure_cargo_deny() -> Result<()> {
     let version = Command::new("cargo")
         .args(["deny", "--version"])
         .stderr(Stdio::null())

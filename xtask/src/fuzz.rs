@@ -32,13 +32,18 @@ pub enum FuzzMode {
     Explore,
 }
 
-pub fn run(mode: FuzzMode) -> Result<()> {
+/// cargo-fuzz, installed when missing, and every target built (nothing to do when built).
+pub fn build() -> Result<()> {
     ensure_cargo_fuzz()?;
+    let mut build = fuzz_command(&root().join("fuzz"));
+    build.arg("build");
+    step("build the fuzz targets", &mut build)
+}
+
+pub fn run(mode: FuzzMode) -> Result<()> {
+    build()?;
     let fuzz_dir = root().join("fuzz");
     let targets = fuzz_targets(&fuzz_dir)?;
-    let mut build = fuzz_command(&fuzz_dir);
-    build.arg("build");
-    step("build the fuzz targets", &mut build)?;
     // Each libFuzzer run is one thread: as many run at once as the machine has cores, each
     // line of their output marked with its target.
     let workers = std::thread::available_parallelism()

@@ -7,6 +7,7 @@
 
 mod architecture;
 mod bench;
+mod beside;
 mod deb_check;
 mod deny;
 mod fuzz;
@@ -116,12 +117,24 @@ fn test() -> Result<()> {
     let started = std::time::Instant::now();
     lint_build::enable();
     let result = test_steps();
+    if result.is_err() {
+        beside::stop_all();
+    }
     println!("{}", steps::durations(started));
     result
 }
 
 fn test_steps() -> Result<()> {
-    timed("prerequisites", || prereqs::ensure(prereqs::Purpose::Test))?;
+    // Needed only later, so done beside the main line on the cycles it leaves idle (see
+    // `beside`): on a fresh machine, minutes of compiling the main line no longer waits for.
+    let cargo_deny = beside::start("install cargo-deny", deny::ensure_cargo_deny)?;
+    let fuzz_targets = beside::start("build the fuzz targets", fuzz::build)?;
+    let tauri_driver = beside::start("install tauri-driver", prereqs::ensure_tauri_driver)?;
+    timed("prerequisites", || {
+        prereqs::ensure_packages(prereqs::Purpose::Test)
+    })?;
+    // After the packages: python3-venv is one of them.
+    let schemathesis = beside::start("install schemathesis", reliability::install_schemathesis)?;
     step("rustfmt", cargo().args(["fmt", "--all", "--check"]))?;
     timed("module cycles", || module_cycles::check(&root()))?;
     timed("the architecture map", || architecture::check(&root()))?;
@@ -132,9 +145,13 @@ fn test_steps() -> Result<()> {
         "clippy and the build of every test",
         cargo().args(["test", "--workspace", "--no-run"]),
     )?;
+    cargo_deny.wait()?;
     deny::run()?;
     step("Rust tests", cargo().args(["test", "--workspace"]))?;
-    reliability::run()?;
+    schemathesis.wait()?;
+    reliability::contract()?;
+    fuzz_targets.wait()?;
+    fuzz::run(fuzz::FuzzMode::Regression)?;
     step(
         "UI tests",
         Command::new("node")
@@ -142,6 +159,7 @@ fn test_steps() -> Result<()> {
             .current_dir(root().join("ui")),
     )?;
     platforms::actionlint()?;
+    tauri_driver.wait()?;
     e2e(&[])
 }
 

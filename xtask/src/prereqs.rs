@@ -65,6 +65,15 @@ const TEST: &[&str] = &[
 ];
 
 pub fn ensure(purpose: Purpose) -> Result<()> {
+    ensure_packages(purpose)?;
+    if purpose == Purpose::Test {
+        ensure_tauri_driver()?;
+    }
+    Ok(())
+}
+
+/// The apt packages alone (`cargo xtask test` installs tauri-driver beside its build).
+pub fn ensure_packages(purpose: Purpose) -> Result<()> {
     if !cfg!(target_os = "linux") || !std::path::Path::new("/usr/bin/dpkg-query").exists() {
         return Ok(());
     }
@@ -78,9 +87,6 @@ pub fn ensure(purpose: Purpose) -> Result<()> {
     let missing: Vec<&str> = wanted.into_iter().filter(|p| !installed(p)).collect();
     if !missing.is_empty() {
         install(&missing)?;
-    }
-    if purpose == Purpose::Test {
-        ensure_tauri_driver()?;
     }
     Ok(())
 }
@@ -126,7 +132,7 @@ fn install(packages: &[&str]) -> Result<()> {
     Ok(())
 }
 
-fn ensure_tauri_driver() -> Result<()> {
+pub fn ensure_tauri_driver() -> Result<()> {
     if crate::session::find_on_path("tauri-driver").is_some() {
         return Ok(());
     }

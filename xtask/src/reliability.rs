@@ -219,6 +219,11 @@ impl Schemathesis {
     }
 }
 
+/// schemathesis at the pinned version, installed when missing (as [`ensure_schemathesis`]).
+pub fn install_schemathesis() -> Result<()> {
+    ensure_schemathesis().map(drop)
+}
+
 /// schemathesis at the pinned version in `target/reliability/venv`, installed when missing.
 fn ensure_schemathesis() -> Result<Schemathesis> {
     let base = work_dir();

@@ -4,8 +4,11 @@
 //! It imports nothing of the commands (only [`crate::lint_build`], which imports nothing of
 //! xtask), so each command can use it without a ring.
 
+use std::cell::RefCell;
+use std::fs::File;
+use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::Command;
+use std::process::{Command, ExitStatus};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -54,9 +57,7 @@ pub fn cannot_run(reason: &str, ci: bool) -> Result<()> {
 /// Runs a command to completion, failing with its name when it fails.
 pub fn step(title: &str, cmd: &mut Command) -> Result<()> {
     timed(title, || {
-        let status = cmd
-            .status()
-            .with_context(|| format!("could not start: {title}"))?;
+        let status = run_to_end(cmd).with_context(|| format!("could not start: {title}"))?;
         if !status.success() {
             bail!("{title} failed ({status})");
         }
@@ -64,12 +65,77 @@ pub fn step(title: &str, cmd: &mut Command) -> Result<()> {
     })
 }
 
-/// A step's title, how long it took, and whether it passed.
+thread_local! {
+    /// Where this thread's steps write, when it is a job beside the main line
+    /// ([`crate::beside`]); the main line writes to the terminal.
+    static BESIDE_LOG: RefCell<Option<File>> = const { RefCell::new(None) };
+}
+
+/// The process groups of the commands running beside the main line, to stop them when the
+/// main line fails first.
+static BESIDE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+
+/// This thread's steps, and what they run, write to `log` and count as beside the main line.
+pub fn log_this_threads_steps_to(log: File) {
+    BESIDE_LOG.with(|cell| *cell.borrow_mut() = Some(log));
+}
+
+fn beside_log() -> Option<File> {
+    BESIDE_LOG.with(|cell| {
+        cell.borrow()
+            .as_ref()
+            .and_then(|file| file.try_clone().ok())
+    })
+}
+
+/// A line for the reader: on the terminal, or in the log of the job beside the main line.
+pub fn note(line: &str) {
+    match beside_log() {
+        Some(mut log) => {
+            let _ = writeln!(log, "{line}");
+        }
+        None => println!("{line}"),
+    }
+}
+
+fn run_to_end(cmd: &mut Command) -> std::io::Result<ExitStatus> {
+    let Some(log) = beside_log() else {
+        return cmd.status();
+    };
+    cmd.stdout(log.try_clone()?).stderr(log);
+    #[cfg(unix)]
+    std::os::unix::process::CommandExt::process_group(cmd, 0);
+    let mut child = cmd.spawn()?;
+    let group = child.id();
+    lock(&BESIDE_GROUPS).push(group);
+    let status = child.wait();
+    lock(&BESIDE_GROUPS).retain(|running| *running != group);
+    status
+}
+
+/// Stops every command running beside the main line, with all it started.
+pub fn stop_beside_commands() {
+    for group in lock(&BESIDE_GROUPS).drain(..) {
+        let _ = Command::new("kill")
+            .args(["-TERM", "--", &format!("-{group}")])
+            .status();
+    }
+}
+
+fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    mutex
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
+}
+
+/// A step's title, how long it took, whether it passed, and whether it ran beside the main
+/// line (its time overlaps the others').
 #[derive(Debug, Clone, PartialEq)]
 pub struct Timed {
     pub title: String,
     pub took: Duration,
     pub passed: bool,
+    pub beside: bool,
 }
 
 /// Every step this process ran, in order.
@@ -77,54 +143,59 @@ static TIMES: Mutex<Vec<Timed>> = Mutex::new(Vec::new());
 
 /// Runs `work` as a step named `title`: announced, and its time kept for [`durations`].
 pub fn timed<T>(title: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
-    println!("\n==> {title}");
+    note(&format!("\n==> {title}"));
     let started = Instant::now();
     let result = work();
-    TIMES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .push(Timed {
-            title: title.to_owned(),
-            took: started.elapsed(),
-            passed: result.is_ok(),
-        });
+    lock(&TIMES).push(Timed {
+        title: title.to_owned(),
+        took: started.elapsed(),
+        passed: result.is_ok(),
+        beside: beside_log().is_some(),
+    });
     result
 }
 
 /// The steps run so far, as a table: each with its time, the one that failed marked, and the
 /// time outside any step and the total since `started`.
 pub fn durations(started: Instant) -> String {
-    let times = TIMES
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner)
-        .clone();
+    let times = lock(&TIMES).clone();
     durations_table(&times, started.elapsed())
 }
 
 /// The row for the time no step accounts for (between steps, and checks run without one).
 const OUTSIDE: &str = "outside the steps above";
+/// The heading of the steps that ran beside the main line.
+const BESIDE: &str = "beside them, at idle priority:";
 
 fn durations_table(times: &[Timed], total: Duration) -> String {
     let width = times
         .iter()
-        .map(|timed| timed.title.chars().count())
+        .map(|timed| timed.title.chars().count() + if timed.beside { 2 } else { 0 })
         .chain([OUTSIDE.len()])
         .max()
         .unwrap_or(0);
-    let row = |title: &str, took: Duration, note: &str| {
+    let row = |title: &str, took: Duration, passed: bool| {
+        let note = if passed { "" } else { "  (failed)" };
         format!("  {title:<width$}  {:>8.1} s{note}\n", took.as_secs_f64())
     };
+    let (main, beside): (Vec<&Timed>, Vec<&Timed>) = times.iter().partition(|timed| !timed.beside);
     let mut table = String::from("\n==> step durations\n");
-    for timed in times {
-        table.push_str(&row(
-            &timed.title,
-            timed.took,
-            if timed.passed { "" } else { "  (failed)" },
-        ));
+    for timed in &main {
+        table.push_str(&row(&timed.title, timed.took, timed.passed));
     }
-    let in_steps: Duration = times.iter().map(|timed| timed.took).sum();
-    table.push_str(&row(OUTSIDE, total.saturating_sub(in_steps), ""));
-    table.push_str(&row("total", total, ""));
+    let in_steps: Duration = main.iter().map(|timed| timed.took).sum();
+    table.push_str(&row(OUTSIDE, total.saturating_sub(in_steps), true));
+    table.push_str(&row("total", total, true));
+    if !beside.is_empty() {
+        table.push_str(&format!("  {BESIDE}\n"));
+        for timed in &beside {
+            table.push_str(&row(
+                &format!("  {}", timed.title),
+                timed.took,
+                timed.passed,
+            ));
+        }
+    }
     table
 }
 
@@ -163,11 +234,13 @@ mod tests {
                 title: "rustfmt".into(),
                 took: Duration::from_millis(3_250),
                 passed: true,
+                beside: false,
             },
             Timed {
                 title: "Rust tests".into(),
                 took: Duration::from_secs(412),
                 passed: false,
+                beside: false,
             },
         ];
         assert_eq!(
@@ -177,6 +250,31 @@ mod tests {
              \x20 Rust tests                  412.0 s  (failed)\n\
              \x20 outside the steps above       4.8 s\n\
              \x20 total                       420.0 s\n"
+        );
+    }
+
+    #[test]
+    fn steps_beside_the_main_line_are_listed_apart_and_do_not_count_in_its_time() {
+        let step = |title: &str, secs: u64, beside: bool| Timed {
+            title: title.into(),
+            took: Duration::from_secs(secs),
+            passed: true,
+            beside,
+        };
+        let times = [
+            step("clippy and the build", 600, false),
+            step("install cargo-deny", 150, true),
+            step("wait for: install cargo-deny", 0, false),
+        ];
+        assert_eq!(
+            durations_table(&times, Duration::from_secs(610)),
+            "\n==> step durations\n\
+             \x20 clippy and the build             600.0 s\n\
+             \x20 wait for: install cargo-deny       0.0 s\n\
+             \x20 outside the steps above           10.0 s\n\
+             \x20 total                            610.0 s\n\
+             \x20 beside them, at idle priority:\n\
+             \x20   install cargo-deny             150.0 s\n"
         );
     }
 
