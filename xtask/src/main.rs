@@ -47,7 +47,9 @@ commands:
   long-files   only the check that every Rust file over 500 lines of code says why in its //!
   deny         cargo deny offline: RustSec's advisories (the ../shared snapshot), licenses,
                sources and banned duplicates, after proving a vulnerable lock file fails
-  prereqs      only install what building and testing need (Linux)
+  prereqs [windows]
+               only install what building and testing need (Linux); with windows, what
+               the Windows build and its Wine test need
   reliability  schemathesis against `domain-desk serve`, then a short run of every fuzz target
   contract     only the schemathesis passes
   fuzz         only the fuzz targets (cargo-fuzz, a short bounded run of each)
@@ -57,7 +59,8 @@ commands:
                open a domain-desk:// link in the running window with xdg-open
   windows      cross-build the workspace for Windows (MinGW), build the installer, and
                under Wine install it, run info, serve and doctor from the installed folder,
-               and uninstall it (--release: the app alone, as shipped)
+               and uninstall it (--release: the app alone, as shipped; --build-only:
+               the cross build alone)
   actionlint   lint the GitHub Actions workflows (the release workflow)
   macos-check  type-check the Tauri-free crates for macOS
   acceptance   the contract's acceptance walk-throughs from ../shared/acceptance
@@ -74,7 +77,10 @@ fn main() {
         Some("cycles") => module_cycles::check(&args.get(1).map_or_else(root, PathBuf::from)),
         Some("architecture") => architecture::check(&root()),
         Some("long-files") => long_files::check(&root()),
-        Some("prereqs") => prereqs::ensure(prereqs::Purpose::Test),
+        Some("prereqs") => match args.get(1).map(String::as_str) {
+            Some("windows") => prereqs::ensure(prereqs::Purpose::Windows),
+            _ => prereqs::ensure(prereqs::Purpose::Test),
+        },
         Some("reliability") => reliability::run(),
         Some("contract") => reliability::contract(),
         Some("fuzz") => fuzz::run(fuzz::FuzzMode::Explore),

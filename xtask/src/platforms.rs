@@ -95,12 +95,14 @@ pub fn bundle() -> Result<()> {
 /// Cross-builds the whole workspace for Windows, builds the installer from it, and, when Wine
 /// runs here, installs it, runs `info`, `serve` and `doctor` from the installed folder and
 /// uninstalls it (`wine.rs`, `installer.rs`). `--release`: the app alone, release profile and
-/// the installer packed as shipped.
+/// the installer packed as shipped. `--build-only`: the cross build alone (`.ci/run` starts it
+/// beside `cargo xtask test`, then runs the whole step, whose build is then done).
 pub fn windows(args: &[String]) -> Result<()> {
     crate::prereqs::ensure(crate::prereqs::Purpose::Windows)?;
     ensure_target(WINDOWS_TARGET)?;
     let started = std::time::Instant::now();
     let release = args.iter().any(|a| a == "--release");
+    let build_only = args.iter().any(|a| a == "--build-only");
     let mut build = cargo();
     if release {
         build.args(["build", "--release", "--package", "domain-desk"]);
@@ -122,6 +124,9 @@ pub fn windows(args: &[String]) -> Result<()> {
         bail!("the Windows build did not produce {}", exe.display());
     }
     println!("built {}", exe.display());
+    if build_only {
+        return Ok(());
+    }
     match crate::wine::find_wine() {
         Some(wine) => {
             let packing = if release {
