@@ -71,9 +71,10 @@ thread_local! {
     static BESIDE_LOG: RefCell<Option<File>> = const { RefCell::new(None) };
 }
 
-/// The process groups of the commands running beside the main line, to stop them when the
-/// main line fails first.
-static BESIDE_GROUPS: Mutex<Vec<u32>> = Mutex::new(Vec::new());
+/// The process groups of the commands running beside the main line, each with its job (the
+/// name of the job's thread): to stop them when the main line fails first, and to raise the
+/// one the main line waits for.
+static BESIDE_GROUPS: Mutex<Vec<(String, u32)>> = Mutex::new(Vec::new());
 
 /// This thread's steps, and what they run, write to `log` and count as beside the main line.
 pub fn log_this_threads_steps_to(log: File) {
@@ -107,19 +108,28 @@ fn run_to_end(cmd: &mut Command) -> std::io::Result<ExitStatus> {
     std::os::unix::process::CommandExt::process_group(cmd, 0);
     let mut child = cmd.spawn()?;
     let group = child.id();
-    lock(&BESIDE_GROUPS).push(group);
+    let job = std::thread::current().name().unwrap_or_default().to_owned();
+    lock(&BESIDE_GROUPS).push((job, group));
     let status = child.wait();
-    lock(&BESIDE_GROUPS).retain(|running| *running != group);
+    lock(&BESIDE_GROUPS).retain(|(_, running)| *running != group);
     status
 }
 
 /// Stops every command running beside the main line, with all it started.
 pub fn stop_beside_commands() {
-    for group in lock(&BESIDE_GROUPS).drain(..) {
+    for (_, group) in lock(&BESIDE_GROUPS).drain(..) {
         let _ = Command::new("kill")
             .args(["-TERM", "--", &format!("-{group}")])
             .status();
     }
+}
+
+/// The process group of the command the job beside named `job` is running now.
+pub fn beside_group_of(job: &str) -> Option<u32> {
+    lock(&BESIDE_GROUPS)
+        .iter()
+        .find(|(name, _)| name == job)
+        .map(|(_, group)| *group)
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
