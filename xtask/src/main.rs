@@ -49,7 +49,7 @@ commands:
                sources and banned duplicates, after proving a vulnerable lock file fails
   prereqs [windows]
                only install what building and testing need (Linux); with windows, what
-               the Windows build and its Wine test need
+               the Windows build and its Wine test need, and the Windows and macOS targets
   reliability  schemathesis against `domain-desk serve`, then a short run of every fuzz target
   contract     only the schemathesis passes
   fuzz         only the fuzz targets (cargo-fuzz, a short bounded run of each)
@@ -78,7 +78,8 @@ fn main() {
         Some("architecture") => architecture::check(&root()),
         Some("long-files") => long_files::check(&root()),
         Some("prereqs") => match args.get(1).map(String::as_str) {
-            Some("windows") => prereqs::ensure(prereqs::Purpose::Windows),
+            Some("windows") => prereqs::ensure(prereqs::Purpose::Windows)
+                .and_then(|()| platforms::ensure_cross_targets()),
             _ => prereqs::ensure(prereqs::Purpose::Test),
         },
         Some("reliability") => reliability::run(),

@@ -238,6 +238,15 @@ fn cross_target_dir() -> std::path::PathBuf {
     root().join("target/cross")
 }
 
+/// The Windows and macOS targets, added in one `rustup` run before the cross builds start:
+/// `.ci/run` runs those two side by side, and two `rustup target add` at once into one
+/// toolchain lose one of the two installs (each rewrites the toolchain's list of components:
+/// a cold run found the Windows target's files present but not listed, and failed adding it).
+pub fn ensure_cross_targets() -> Result<()> {
+    ensure_target(WINDOWS_TARGET)?;
+    ensure_target(MACOS_TARGET)
+}
+
 fn ensure_target(target: &str) -> Result<()> {
     let out = Command::new("rustup")
         .args(["target", "list", "--installed"])

@@ -31,10 +31,14 @@ pub fn cargo() -> Command {
 /// `cargo install` of a tool, never linted as ours are (see [`crate::lint_build`]). In the
 /// dev profile: the tools (tauri-driver, cargo-deny, cargo-fuzz) do the same work either way
 /// and spend their time waiting on what they start or reading a few files, while their
-/// release builds took 42 s, 222 s and 56 s of a fresh machine's run.
+/// release builds took 42 s, 222 s and 56 s of a fresh machine's run. Without debug info: a
+/// tool's backtrace is not ours to read, and generating and linking it is a good part of a
+/// debug build.
 pub fn cargo_install() -> Command {
     let mut cmd = cargo();
-    crate::lint_build::clear(&mut cmd).args(["install", "--debug"]);
+    crate::lint_build::clear(&mut cmd)
+        .args(["install", "--debug"])
+        .env("CARGO_PROFILE_DEV_DEBUG", "false");
     cmd
 }
 
