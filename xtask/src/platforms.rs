@@ -252,14 +252,77 @@ fn ensure_target(target: &str) -> Result<()> {
         .args(["target", "list", "--installed"])
         .output()
         .context("rustup is needed to add the target")?;
-    if String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .any(|l| l.trim() == target)
-    {
+    let installed = String::from_utf8_lossy(&out.stdout).into_owned();
+    if installed.lines().any(|l| l.trim() == target) {
         return Ok(());
+    }
+    let sysroot = Command::new("rustc")
+        .args(["--print", "sysroot"])
+        .output()
+        .context("rustc is needed to find the toolchain")?;
+    let sysroot = std::path::PathBuf::from(String::from_utf8_lossy(&sysroot.stdout).trim());
+    if let Some(orphan) = orphaned_target_files(&sysroot, target, &installed) {
+        // rustup refuses to install over files it does not know ("detected conflict"): a
+        // cold run failed so, on a toolchain where an earlier install of this target had
+        // been cut off. The files are no one's; the install below puts them back.
+        eprintln!(
+            "==> {} holds {target} files that rustup does not list as installed (an install \
+             cut off before): removing them",
+            orphan.display()
+        );
+        std::fs::remove_dir_all(&orphan)
+            .with_context(|| format!("removing {}", orphan.display()))?;
     }
     step(
         &format!("add the {target} target"),
         Command::new("rustup").args(["target", "add", target]),
     )
+}
+
+/// The directory of `target`'s standard library in the toolchain at `sysroot` when it
+/// exists although rustup does not list the target in `installed` (the output of
+/// `rustup target list --installed`): the remains of an install that was cut off, which
+/// make every later `rustup target add` fail.
+fn orphaned_target_files(
+    sysroot: &std::path::Path,
+    target: &str,
+    installed: &str,
+) -> Option<std::path::PathBuf> {
+    if installed.lines().any(|l| l.trim() == target) {
+        return None;
+    }
+    let dir = sysroot.join("lib/rustlib").join(target);
+    dir.is_dir().then_some(dir)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn files_of_a_target_rustup_does_not_list_are_orphaned() {
+        let sysroot =
+            std::env::temp_dir().join(format!("xtask-orphaned-target-{}", std::process::id()));
+        let std_dir = sysroot.join("lib/rustlib").join(WINDOWS_TARGET);
+        std::fs::create_dir_all(std_dir.join("lib")).unwrap();
+        let host_only = "x86_64-unknown-linux-gnu\n";
+        let both = format!("x86_64-unknown-linux-gnu\n{WINDOWS_TARGET}\n");
+
+        assert_eq!(
+            orphaned_target_files(&sysroot, WINDOWS_TARGET, host_only),
+            Some(std_dir.clone()),
+            "files rustup does not own are in the way of its install"
+        );
+        assert_eq!(
+            orphaned_target_files(&sysroot, WINDOWS_TARGET, &both),
+            None,
+            "an installed target's files are rustup's own"
+        );
+        assert_eq!(
+            orphaned_target_files(&sysroot, MACOS_TARGET, host_only),
+            None,
+            "nothing to remove where nothing was installed"
+        );
+        std::fs::remove_dir_all(&sysroot).unwrap();
+    }
 }
