@@ -107,8 +107,12 @@ pub fn windows(args: &[String]) -> Result<()> {
     if release {
         build.args(["build", "--release", "--package", "domain-desk"]);
     } else {
-        // xtask is this machine's task runner, not part of the product
-        build.args(["build", "--workspace", "--exclude", "xtask"]);
+        // xtask is this machine's task runner, not part of the product. No debug info: this
+        // build is run under Wine, never under a debugger, and line tables were the most
+        // expensive part of linking its binaries.
+        build
+            .args(["build", "--workspace", "--exclude", "xtask"])
+            .env("CARGO_PROFILE_DEV_DEBUG", "false");
     }
     step(
         "Windows build",
@@ -238,7 +242,7 @@ fn cross_target_dir() -> std::path::PathBuf {
     root().join("target/cross")
 }
 
-/// The Windows and macOS targets, added in one `rustup` run before the cross builds start:
+/// The Windows and macOS targets, added one after the other before the cross builds start:
 /// `.ci/run` runs those two side by side, and two `rustup target add` at once into one
 /// toolchain lose one of the two installs (each rewrites the toolchain's list of components:
 /// a cold run found the Windows target's files present but not listed, and failed adding it).
