@@ -135,7 +135,7 @@ fn read_stderr(title: &str, label: &str, cmd: &mut Command) -> Result<String> {
             text.push('\n');
         }
     }
-    let status = child.wait()?;
+    let status = crate::steps::wait_counting_cpu(child)?;
     if !status.success() {
         bail!("{title} failed ({status})");
     }

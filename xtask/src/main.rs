@@ -99,6 +99,13 @@ fn main() {
         }
         Some(other) => Err(anyhow::anyhow!("unknown command `{other}`\n\n{USAGE}")),
     };
+    // `test` prints its own; the window's `run` and the usage have no steps worth a table.
+    if !matches!(
+        args.first().map(String::as_str),
+        Some("test" | "run" | "-h" | "--help" | "help") | None
+    ) {
+        println!("{}", steps::cpu_times());
+    }
     if let Err(err) = result {
         eprintln!("xtask: {err:#}");
         std::process::exit(1);
@@ -128,6 +135,7 @@ fn test() -> Result<()> {
         beside::stop_all();
     }
     println!("{}", steps::durations(started));
+    println!("{}", steps::cpu_times());
     result
 }
 

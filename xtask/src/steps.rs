@@ -4,11 +4,11 @@
 //! It imports nothing of the commands (only [`crate::lint_build`], which imports nothing of
 //! xtask), so each command can use it without a ring.
 
-use std::cell::RefCell;
+use std::cell::{Cell, RefCell};
 use std::fs::File;
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, ExitStatus};
+use std::process::{Child, Command, ExitStatus};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
@@ -105,18 +105,79 @@ pub fn note(line: &str) {
 
 fn run_to_end(cmd: &mut Command) -> std::io::Result<ExitStatus> {
     let Some(log) = beside_log() else {
-        return cmd.status();
+        return wait_counting_cpu(cmd.spawn()?);
     };
     cmd.stdout(log.try_clone()?).stderr(log);
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(cmd, 0);
-    let mut child = cmd.spawn()?;
+    let child = cmd.spawn()?;
     let group = child.id();
     let job = std::thread::current().name().unwrap_or_default().to_owned();
     lock(&BESIDE_GROUPS).push((job, group));
-    let status = child.wait();
+    let status = wait_counting_cpu(child);
     lock(&BESIDE_GROUPS).retain(|(_, running)| *running != group);
     status
+}
+
+thread_local! {
+    /// The CPU time (user and system) of the commands this thread has waited for, each with
+    /// every process it started and waited for: what [`timed`] reports beside the wall time.
+    static CPU_WAITED: Cell<Duration> = const { Cell::new(Duration::ZERO) };
+}
+
+/// Waits for `child` to end, adding the CPU time it and its descendants spent to this
+/// thread's count. Takes the child by value: once waited for here, its process id is free
+/// for the system to give out again, so nothing may signal or wait on it after.
+pub fn wait_counting_cpu(child: Child) -> std::io::Result<ExitStatus> {
+    #[cfg(unix)]
+    {
+        let (status, cpu) = wait4(child.id())?;
+        CPU_WAITED.with(|spent| spent.set(spent.get() + cpu));
+        Ok(status)
+    }
+    #[cfg(not(unix))]
+    {
+        let mut child = child;
+        child.wait()
+    }
+}
+
+/// `wait4(2)`: the exit status of the child `pid` and the CPU time of it and of every
+/// descendant it waited for (the kernel's resource usage of the child at its end), which the
+/// standard library's wait does not return.
+#[cfg(unix)]
+#[allow(unsafe_code)]
+fn wait4(pid: u32) -> std::io::Result<(ExitStatus, Duration)> {
+    use std::os::unix::process::ExitStatusExt;
+    let pid = libc::pid_t::try_from(pid).map_err(std::io::Error::other)?;
+    let mut status: libc::c_int = 0;
+    // SAFETY: `rusage` is plain integers, valid all zero; `wait4` writes `status` and
+    // `usage`, both live locals, and reads nothing else.
+    let mut usage: libc::rusage = unsafe { std::mem::zeroed() };
+    loop {
+        // SAFETY: as above.
+        let waited = unsafe { libc::wait4(pid, &mut status, 0, &mut usage) };
+        if waited == pid {
+            break;
+        }
+        let err = std::io::Error::last_os_error();
+        if err.kind() != std::io::ErrorKind::Interrupted {
+            return Err(err);
+        }
+    }
+    let time = |t: libc::timeval| {
+        Duration::from_secs(u64::try_from(t.tv_sec).unwrap_or(0))
+            + Duration::from_micros(u64::try_from(t.tv_usec).unwrap_or(0))
+    };
+    Ok((
+        ExitStatus::from_raw(status),
+        time(usage.ru_utime) + time(usage.ru_stime),
+    ))
+}
+
+/// The CPU time this thread's commands have spent so far (see [`wait_counting_cpu`]).
+fn cpu_waited() -> Duration {
+    CPU_WAITED.with(Cell::get)
 }
 
 /// Stops every command running beside the main line, with all it started.
@@ -159,14 +220,65 @@ static TIMES: Mutex<Vec<Timed>> = Mutex::new(Vec::new());
 pub fn timed<T>(title: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
     note(&format!("\n==> {title}"));
     let started = Instant::now();
+    let cpu_before = cpu_waited();
     let result = work();
+    let took = started.elapsed();
+    let cpu = cpu_waited().saturating_sub(cpu_before);
     lock(&TIMES).push(Timed {
         title: title.to_owned(),
-        took: started.elapsed(),
+        took,
         passed: result.is_ok(),
         beside: beside_log().is_some(),
     });
+    lock(&CPU_TIMES).push(CpuTime {
+        title: title.to_owned(),
+        cpu,
+        took,
+    });
     result
+}
+
+/// The CPU time of a step's commands beside its wall time: on a machine whose cores are all
+/// busy (a cold CI run here), the CPU time is what a step costs the whole run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CpuTime {
+    pub title: String,
+    pub cpu: Duration,
+    pub took: Duration,
+}
+
+/// Every step's CPU time, in the order they ended.
+static CPU_TIMES: Mutex<Vec<CpuTime>> = Mutex::new(Vec::new());
+
+/// The steps run so far by the CPU time their commands took, most first: where a busy
+/// machine's time went. Steps nested in another are counted in both.
+pub fn cpu_times() -> String {
+    cpu_table(
+        &lock(&CPU_TIMES),
+        std::thread::available_parallelism().map_or(1, usize::from),
+    )
+}
+
+fn cpu_table(times: &[CpuTime], cores: usize) -> String {
+    let mut sorted: Vec<&CpuTime> = times.iter().collect();
+    sorted.sort_by(|a, b| b.cpu.cmp(&a.cpu).then_with(|| a.title.cmp(&b.title)));
+    let width = sorted
+        .iter()
+        .map(|time| time.title.chars().count())
+        .max()
+        .unwrap_or(0);
+    let mut table = format!(
+        "\n==> CPU time of each step's commands (user + system; {cores} cores), most first\n"
+    );
+    for time in sorted {
+        table.push_str(&format!(
+            "  {:<width$}  {:>8.1} s CPU in {:>7.1} s\n",
+            time.title,
+            time.cpu.as_secs_f64(),
+            time.took.as_secs_f64()
+        ));
+    }
+    table
 }
 
 /// The steps run so far, as a table: each with its time, the one that failed marked, and the
@@ -240,6 +352,46 @@ pub fn exe(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_cpu_table_lists_the_costliest_step_first() {
+        let time = |title: &str, cpu_ms: u64, took_ms: u64| CpuTime {
+            title: title.into(),
+            cpu: Duration::from_millis(cpu_ms),
+            took: Duration::from_millis(took_ms),
+        };
+        let times = [
+            time("rustfmt", 1_500, 1_400),
+            time("the build of every test", 950_000, 476_500),
+            time("wait for: the fuzz build", 0, 260_000),
+        ];
+        assert_eq!(
+            cpu_table(&times, 2),
+            "\n==> CPU time of each step's commands (user + system; 2 cores), most first\n\
+             \x20 the build of every test      950.0 s CPU in   476.5 s\n\
+             \x20 rustfmt                        1.5 s CPU in     1.4 s\n\
+             \x20 wait for: the fuzz build       0.0 s CPU in   260.0 s\n"
+        );
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn a_commands_cpu_time_counts_what_it_started() {
+        // The CPU is burnt by a grandchild, which the shell waits for: its time reaches the
+        // shell's own at its end, and from there this thread's count.
+        let before = cpu_waited();
+        let child = Command::new("sh")
+            .args(["-c", "timeout 0.3 sh -c 'while :; do :; done'; true"])
+            .spawn()
+            .unwrap();
+        let status = wait_counting_cpu(child).unwrap();
+        assert!(status.success());
+        let spent = cpu_waited() - before;
+        assert!(
+            spent > Duration::from_millis(20) && spent < Duration::from_secs(5),
+            "{spent:?}"
+        );
+    }
 
     #[test]
     fn the_durations_table_lists_each_step_the_failed_one_and_the_rest() {
