@@ -11,7 +11,7 @@ use std::time::{Duration, Instant};
 use fantoccini::{Client, ClientBuilder, Locator};
 use hyper_util::client::legacy::connect::HttpConnector;
 
-use crate::harness::{App, Deadline, WAIT};
+use crate::harness::{App, Deadline, WAIT, free_port};
 
 /// MiniBrowser where the WebKitGTK 4.1 packages put it on Debian and Ubuntu (multiarch
 /// folders) and on Fedora.
@@ -37,10 +37,7 @@ pub struct Browser {
 
 impl Browser {
     pub async fn start() -> Browser {
-        let port = std::net::TcpListener::bind("127.0.0.1:0")
-            .and_then(|l| l.local_addr())
-            .map(|a| a.port())
-            .expect("a free loopback port");
+        let port = free_port();
         let mut command = Command::new("WebKitWebDriver");
         // Its own process group: dropping the browser ends the driver and MiniBrowser.
         #[cfg(unix)]

@@ -139,7 +139,7 @@ impl Drop for Driver {
 /// cold CI run lost a session to "Unable to listen for HTTP server at host 127.0.0.1" when
 /// a port chosen by binding port 0 had been taken in between. Ports below the range are
 /// only ever taken by an explicit bind, which nothing here does.
-fn free_port() -> u16 {
+pub fn free_port() -> u16 {
     use std::sync::atomic::{AtomicU16, Ordering};
     let (low, _) = ephemeral_port_range();
     let below = low.clamp(2048, 32768) - 1024;
