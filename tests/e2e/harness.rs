@@ -133,38 +133,11 @@ impl Drop for Driver {
     }
 }
 
-/// A loopback port free now and outside the kernel's ephemeral range. tauri-driver and the
-/// WebKitWebDriver behind it bind their ports seconds after they are chosen, and meanwhile
-/// every outgoing connection (the app's, the harness's polling) takes an ephemeral port: a
-/// cold CI run lost a session to "Unable to listen for HTTP server at host 127.0.0.1" when
-/// a port chosen by binding port 0 had been taken in between. Ports below the range are
-/// only ever taken by an explicit bind, which nothing here does.
+/// A loopback port below the kernel's ephemeral range (see
+/// [`domain_desk_test_support::free_loopback_port`]): tauri-driver and WebKitWebDriver bind
+/// theirs seconds after they are chosen.
 pub fn free_port() -> u16 {
-    use std::sync::atomic::{AtomicU16, Ordering};
-    let (low, _) = ephemeral_port_range();
-    let below = low.clamp(2048, 32768) - 1024;
-    // Where this process starts looking, spread by its id; then on from the last port given.
-    static NEXT: AtomicU16 = AtomicU16::new(0);
-    let start = (std::process::id() % u32::from(below)) as u16;
-    for _ in 0..below {
-        let offset = NEXT.fetch_add(1, Ordering::Relaxed);
-        let port = 1024 + (start.wrapping_add(offset) % below);
-        if std::net::TcpListener::bind(("127.0.0.1", port)).is_ok() {
-            return port;
-        }
-    }
-    panic!("no free loopback port below the ephemeral range (from {low})")
-}
-
-/// The kernel's range for ports it assigns itself (Linux's default where it cannot be read).
-fn ephemeral_port_range() -> (u16, u16) {
-    std::fs::read_to_string("/proc/sys/net/ipv4/ip_local_port_range")
-        .ok()
-        .and_then(|text| {
-            let mut ports = text.split_whitespace().map(str::parse::<u16>);
-            Some((ports.next()?.ok()?, ports.next()?.ok()?))
-        })
-        .unwrap_or((32768, 60999))
+    domain_desk_test_support::free_loopback_port().expect("a free loopback port")
 }
 
 fn find_tauri_driver() -> PathBuf {

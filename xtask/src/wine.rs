@@ -9,7 +9,7 @@
 //! folder (the installer ships nothing for Wine).
 
 use std::io::{Read, Write};
-use std::net::{TcpListener, TcpStream};
+use std::net::TcpStream;
 use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -240,8 +240,10 @@ impl Drop for Killed {
     }
 }
 
+/// A port `serve.exe` binds when Wine has started it, seconds later: below the ephemeral
+/// range, where no outgoing connection can take it meanwhile.
 fn free_port() -> Result<u16> {
-    Ok(TcpListener::bind("127.0.0.1:0")?.local_addr()?.port())
+    Ok(domain_desk_test_support::free_loopback_port()?)
 }
 
 fn wait_for_info(api: &str, child: &mut Child) -> Result<String> {

@@ -2,7 +2,7 @@
 //! and calling the API to set it up: what every benchmark shares.
 
 use std::fmt::Write as _;
-use std::net::{Ipv4Addr, SocketAddr, TcpListener, TcpStream};
+use std::net::{Ipv4Addr, SocketAddr, TcpStream};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
@@ -81,10 +81,10 @@ pub(super) fn output_of(cmd: &mut Command) -> Option<String> {
         .then(|| String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// A port for a peer that binds it once started: below the ephemeral range, where no
+/// outgoing connection can take it meanwhile.
 pub(super) fn free_port() -> Result<u16> {
-    Ok(TcpListener::bind((Ipv4Addr::LOCALHOST, 0))?
-        .local_addr()?
-        .port())
+    Ok(domain_desk_test_support::free_loopback_port()?)
 }
 
 /// One HTTP call through curl; returns the status and the body as JSON (`null` when empty).
