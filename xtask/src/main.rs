@@ -104,7 +104,10 @@ fn main() {
         args.first().map(String::as_str),
         Some("test" | "run" | "-h" | "--help" | "help") | None
     ) {
-        println!("{}", steps::cpu_times());
+        let table = steps::cpu_times();
+        if !table.is_empty() {
+            println!("{table}");
+        }
     }
     if let Err(err) = result {
         eprintln!("xtask: {err:#}");

@@ -251,7 +251,7 @@ pub struct CpuTime {
 static CPU_TIMES: Mutex<Vec<CpuTime>> = Mutex::new(Vec::new());
 
 /// The steps run so far by the CPU time their commands took, most first: where a busy
-/// machine's time went. Steps nested in another are counted in both.
+/// machine's time went. Steps nested in another are counted in both. Empty without steps.
 pub fn cpu_times() -> String {
     cpu_table(
         &lock(&CPU_TIMES),
@@ -260,6 +260,9 @@ pub fn cpu_times() -> String {
 }
 
 fn cpu_table(times: &[CpuTime], cores: usize) -> String {
+    if times.is_empty() {
+        return String::new();
+    }
     let mut sorted: Vec<&CpuTime> = times.iter().collect();
     sorted.sort_by(|a, b| b.cpu.cmp(&a.cpu).then_with(|| a.title.cmp(&b.title)));
     let width = sorted
