@@ -99,11 +99,8 @@ fn main() {
         }
         Some(other) => Err(anyhow::anyhow!("unknown command `{other}`\n\n{USAGE}")),
     };
-    // `test` prints its own; the window's `run` and the usage have no steps worth a table.
-    if !matches!(
-        args.first().map(String::as_str),
-        Some("test" | "run" | "-h" | "--help" | "help") | None
-    ) {
+    // After `test`'s durations table; the window's `run` has no steps worth a table.
+    if !matches!(args.first().map(String::as_str), Some("run")) {
         let table = steps::cpu_times();
         if !table.is_empty() {
             println!("{table}");
@@ -138,7 +135,6 @@ fn test() -> Result<()> {
         beside::stop_all();
     }
     println!("{}", steps::durations(started));
-    println!("{}", steps::cpu_times());
     result
 }
 

@@ -257,7 +257,7 @@ fn ensure_target(target: &str) -> Result<()> {
         .output()
         .context("rustup is needed to add the target")?;
     let installed = String::from_utf8_lossy(&out.stdout).into_owned();
-    if installed.lines().any(|l| l.trim() == target) {
+    if is_listed(target, &installed) {
         return Ok(());
     }
     let sysroot = Command::new("rustc")
@@ -283,6 +283,11 @@ fn ensure_target(target: &str) -> Result<()> {
     )
 }
 
+/// Whether `target` is a line of `installed` (`rustup target list --installed`).
+fn is_listed(target: &str, installed: &str) -> bool {
+    installed.lines().any(|line| line.trim() == target)
+}
+
 /// The directory of `target`'s standard library in the toolchain at `sysroot` when it
 /// exists although rustup does not list the target in `installed` (the output of
 /// `rustup target list --installed`): the remains of an install that was cut off, which
@@ -292,7 +297,7 @@ fn orphaned_target_files(
     target: &str,
     installed: &str,
 ) -> Option<std::path::PathBuf> {
-    if installed.lines().any(|l| l.trim() == target) {
+    if is_listed(target, installed) {
         return None;
     }
     let dir = sysroot.join("lib/rustlib").join(target);

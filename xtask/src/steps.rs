@@ -211,6 +211,9 @@ pub struct Timed {
     pub took: Duration,
     pub passed: bool,
     pub beside: bool,
+    /// The CPU time (user and system) of the step's commands: on a machine whose cores are
+    /// all busy (a cold CI run here), what the step costs the whole run.
+    pub cpu: Duration,
 }
 
 /// Every step this process ran, in order.
@@ -229,41 +232,25 @@ pub fn timed<T>(title: &str, work: impl FnOnce() -> Result<T>) -> Result<T> {
         took,
         passed: result.is_ok(),
         beside: beside_log().is_some(),
-    });
-    lock(&CPU_TIMES).push(CpuTime {
-        title: title.to_owned(),
         cpu,
-        took,
     });
     result
 }
-
-/// The CPU time of a step's commands beside its wall time: on a machine whose cores are all
-/// busy (a cold CI run here), the CPU time is what a step costs the whole run.
-#[derive(Debug, Clone, PartialEq)]
-pub struct CpuTime {
-    pub title: String,
-    pub cpu: Duration,
-    pub took: Duration,
-}
-
-/// Every step's CPU time, in the order they ended.
-static CPU_TIMES: Mutex<Vec<CpuTime>> = Mutex::new(Vec::new());
 
 /// The steps run so far by the CPU time their commands took, most first: where a busy
 /// machine's time went. Steps nested in another are counted in both. Empty without steps.
 pub fn cpu_times() -> String {
     cpu_table(
-        &lock(&CPU_TIMES),
+        &lock(&TIMES),
         std::thread::available_parallelism().map_or(1, usize::from),
     )
 }
 
-fn cpu_table(times: &[CpuTime], cores: usize) -> String {
+fn cpu_table(times: &[Timed], cores: usize) -> String {
     if times.is_empty() {
         return String::new();
     }
-    let mut sorted: Vec<&CpuTime> = times.iter().collect();
+    let mut sorted: Vec<&Timed> = times.iter().collect();
     sorted.sort_by(|a, b| b.cpu.cmp(&a.cpu).then_with(|| a.title.cmp(&b.title)));
     let width = sorted
         .iter()
@@ -358,10 +345,12 @@ mod tests {
 
     #[test]
     fn the_cpu_table_lists_the_costliest_step_first() {
-        let time = |title: &str, cpu_ms: u64, took_ms: u64| CpuTime {
+        let time = |title: &str, cpu_ms: u64, took_ms: u64| Timed {
             title: title.into(),
-            cpu: Duration::from_millis(cpu_ms),
             took: Duration::from_millis(took_ms),
+            passed: true,
+            beside: false,
+            cpu: Duration::from_millis(cpu_ms),
         };
         let times = [
             time("rustfmt", 1_500, 1_400),
@@ -404,12 +393,14 @@ mod tests {
                 took: Duration::from_millis(3_250),
                 passed: true,
                 beside: false,
+                cpu: Duration::ZERO,
             },
             Timed {
                 title: "Rust tests".into(),
                 took: Duration::from_secs(412),
                 passed: false,
                 beside: false,
+                cpu: Duration::ZERO,
             },
         ];
         assert_eq!(
@@ -429,6 +420,7 @@ mod tests {
             took: Duration::from_secs(secs),
             passed: true,
             beside,
+            cpu: Duration::ZERO,
         };
         let times = [
             step("clippy and the build", 600, false),
