@@ -8,8 +8,6 @@
 use std::fmt;
 use std::net::IpAddr;
 
-use psl::Psl;
-
 use crate::{Error, Result};
 
 /// A validated custom-domain hostname in lowercase ASCII (A-label) form, without a trailing dot.
@@ -83,16 +81,15 @@ impl Hostname {
                 "The last label of a hostname cannot be all digits.",
             ));
         }
-        let suffix = psl::List
-            .suffix(ascii.as_bytes())
+        let suffix_is_known = domain_desk_public_suffix::suffix_is_known(&ascii)
             .ok_or_else(|| invalid("This is not a hostname under a known top-level domain."))?;
-        if !suffix.is_known() {
+        if !suffix_is_known {
             return Err(invalid(
                 "This name is not under a known top-level domain, so no certificate can be issued for it.",
             ));
         }
-        let registrable_len = match psl::List.domain(ascii.as_bytes()) {
-            Some(domain) => domain.as_bytes().len(),
+        let registrable_len = match domain_desk_public_suffix::registrable_len(&ascii) {
+            Some(len) => len,
             None => {
                 return Err(invalid(
                     "This is a public suffix that anyone can register under; enter your own domain within it.",
