@@ -11,6 +11,7 @@ mod beside;
 mod deb_check;
 mod deny;
 mod fuzz;
+mod host_units;
 mod http;
 mod installer;
 mod lint_build;
@@ -60,9 +61,10 @@ commands:
   windows      cross-build the workspace for Windows (MinGW), build the installer, and
                under Wine install it, run info, serve and doctor from the installed folder,
                and uninstall it (--release: the app alone, as shipped; --build-only:
-               the cross build alone)
+               the cross build alone; --after-test-build: first wait for `cargo xtask
+               test`'s build and take its host units)
   actionlint   lint the GitHub Actions workflows (the release workflow)
-  macos-check  type-check the Tauri-free crates for macOS
+  macos-check  type-check the Tauri-free crates for macOS (--after-test-build as for windows)
   acceptance   the contract's acceptance walk-throughs from ../shared/acceptance
   bench        performance figures against peers: bench [service|queue|doctor|app|all]
                (installs wrk, dig, Prism, json-server and WireMock; see BENCHMARKS.md)";
@@ -90,7 +92,7 @@ fn main() {
         Some("deb-check") => deb_check::run(),
         Some("windows") => platforms::windows(&args[1..]),
         Some("actionlint") => platforms::actionlint(),
-        Some("macos-check") => platforms::macos_check(),
+        Some("macos-check") => platforms::macos_check(&args[1..]),
         Some("acceptance") => platforms::acceptance(),
         Some("bench") => bench::run(&args[1..]),
         Some("-h" | "--help" | "help") | None => {
@@ -155,10 +157,13 @@ fn test_steps() -> Result<()> {
     timed("long files say why", || long_files::check(&root()))?;
     // Clippy lints the build of every test as it is built (see `lint_build`): the
     // dependencies are built once, not once more in check mode.
+    host_units::clear_mark();
     step(
         "clippy and the build of every test",
         cargo().args(["test", "--workspace", "--no-run"]),
     )?;
+    // The cross builds of `.ci/run` wait for this to take its host units (see `host_units`).
+    host_units::mark_built()?;
     cargo_deny.wait()?;
     deny::run()?;
     step("Rust tests", cargo().args(["test", "--workspace"]))?;

@@ -103,6 +103,9 @@ pub fn windows(args: &[String]) -> Result<()> {
     let started = std::time::Instant::now();
     let release = args.iter().any(|a| a == "--release");
     let build_only = args.iter().any(|a| a == "--build-only");
+    if args.iter().any(|a| a == AFTER_TEST_BUILD) {
+        take_host_units()?;
+    }
     let mut build = cargo();
     if release {
         build.args(["build", "--release", "--package", "domain-desk"]);
@@ -200,8 +203,11 @@ pub fn acceptance() -> Result<()> {
 /// needs Apple's SDK. A type-check never links, so their C objects are never used: a stand-in
 /// compiler writes empty objects and the Rust code, `cfg(target_os = "macos")` paths included,
 /// is checked for real.
-pub fn macos_check() -> Result<()> {
+pub fn macos_check(args: &[String]) -> Result<()> {
     ensure_target(MACOS_TARGET)?;
+    if args.iter().any(|a| a == AFTER_TEST_BUILD) {
+        take_host_units()?;
+    }
     let stand_in = cross_target_dir().join("macos-c-stand-in.sh");
     std::fs::create_dir_all(cross_target_dir())?;
     std::fs::write(&stand_in, MACOS_C_STAND_IN)?;
@@ -240,6 +246,22 @@ exit 0
 /// Cross builds get their own target folder so they never hold the lock of the native one.
 fn cross_target_dir() -> std::path::PathBuf {
     root().join("target/cross")
+}
+
+/// The flag of `windows` and `macos-check` that makes them wait for `cargo xtask test`'s build
+/// and take its host units (`.ci/run` starts them beside it).
+const AFTER_TEST_BUILD: &str = "--after-test-build";
+
+/// Waits for the build of every test, then links its host units into the cross builds'
+/// folder (`host_units`).
+fn take_host_units() -> Result<()> {
+    crate::host_units::wait_for_build();
+    let linked = crate::host_units::seed(
+        &root().join("target/debug"),
+        &cross_target_dir().join("debug"),
+    )?;
+    println!("==> {linked} files of the build of every test linked into target/cross/debug");
+    Ok(())
 }
 
 /// The Windows and macOS targets, added one after the other before the cross builds start:
