@@ -59,6 +59,7 @@ pub fn seed(from: &Path, to: &Path) -> Result<u64> {
         let Ok(entries) = std::fs::read_dir(from.join(folder)) else {
             continue;
         };
+        std::fs::create_dir_all(to.join(folder))?;
         for entry in entries.flatten() {
             if is_workspace_unit(&entry.file_name().to_string_lossy()) {
                 continue;
@@ -126,9 +127,15 @@ mod tests {
         );
         write(&native.join(".fingerprint/xtask-5e/bin-xtask"), "fp");
         write(&native.join(".cargo-lock"), "");
-        write(&cross.join("deps/libsyn-1a.rlib"), "the cross build's own");
+        write(&native.join("deps/libserde-3c.rlib"), "serde");
 
-        assert_eq!(seed(&native, &cross).unwrap(), 2);
+        // into a cross folder that does not exist yet, as on a fresh clone
+        let fresh = dir.join("fresh/debug");
+        assert_eq!(seed(&native, &fresh).unwrap(), 4);
+        assert!(fresh.join("deps/libsyn-1a.rlib").is_file());
+
+        write(&cross.join("deps/libsyn-1a.rlib"), "the cross build's own");
+        assert_eq!(seed(&native, &cross).unwrap(), 3);
         let read = |path: &str| std::fs::read_to_string(cross.join(path)).ok();
         assert_eq!(
             read("build/serde-3c/build-script-build").as_deref(),
