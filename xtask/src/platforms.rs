@@ -103,9 +103,7 @@ pub fn windows(args: &[String]) -> Result<()> {
     let started = std::time::Instant::now();
     let release = args.iter().any(|a| a == "--release");
     let build_only = args.iter().any(|a| a == "--build-only");
-    if args.iter().any(|a| a == AFTER_TEST_BUILD) {
-        take_host_units()?;
-    }
+    take_host_units_if_asked(args)?;
     let mut build = cargo();
     if release {
         build.args(["build", "--release", "--package", "domain-desk"]);
@@ -205,9 +203,7 @@ pub fn acceptance() -> Result<()> {
 /// is checked for real.
 pub fn macos_check(args: &[String]) -> Result<()> {
     ensure_target(MACOS_TARGET)?;
-    if args.iter().any(|a| a == AFTER_TEST_BUILD) {
-        take_host_units()?;
-    }
+    take_host_units_if_asked(args)?;
     let stand_in = cross_target_dir().join("macos-c-stand-in.sh");
     std::fs::create_dir_all(cross_target_dir())?;
     std::fs::write(&stand_in, MACOS_C_STAND_IN)?;
@@ -252,9 +248,12 @@ fn cross_target_dir() -> std::path::PathBuf {
 /// and take its host units (`.ci/run` starts them beside it).
 const AFTER_TEST_BUILD: &str = "--after-test-build";
 
-/// Waits for the build of every test, then links its host units into the cross builds'
-/// folder (`host_units`).
-fn take_host_units() -> Result<()> {
+/// With [`AFTER_TEST_BUILD`] among `args`: waits for the build of every test, then links its
+/// host units into the cross builds' folder (`host_units`).
+fn take_host_units_if_asked(args: &[String]) -> Result<()> {
+    if !args.iter().any(|a| a == AFTER_TEST_BUILD) {
+        return Ok(());
+    }
     crate::host_units::wait_for_build();
     let linked = crate::host_units::seed(
         &root().join("target/debug"),
