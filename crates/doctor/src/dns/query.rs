@@ -429,6 +429,9 @@ impl UdpChannel {
                         wire::Read::Other => {}
                     }
                 }
+                if !wire::may_decode(&datagram) {
+                    continue;
+                }
                 let Ok(message) = Message::from_vec(&datagram) else {
                     continue;
                 };

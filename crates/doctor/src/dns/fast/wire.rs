@@ -156,6 +156,22 @@ pub fn read_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> 
     decode_datagram(datagram, id, name, record_type)
 }
 
+/// Whether hickory's decoder can read `datagram` as far as its question count goes; when not,
+/// it need not be asked, as it could only fail. hickory reserves room for every question the
+/// header counts before reading one (`Vec::with_capacity` of up to 65,535 `Query`s, megabytes
+/// for a 12-byte datagram anyone can send to the doctor's port), so a forged count cost an
+/// allocation that size. A question is at least 5 bytes (a name of at least one byte, its
+/// type and class), and a header 12: a datagram shorter than that fails in hickory too.
+pub(in crate::dns) fn may_decode(datagram: &[u8]) -> bool {
+    const HEADER: usize = 12;
+    const LEAST_QUESTION: usize = 5;
+    let Some(body) = datagram.len().checked_sub(HEADER) else {
+        return false;
+    };
+    let questions = usize::from(u16::from_be_bytes([datagram[4], datagram[5]]));
+    questions * LEAST_QUESTION <= body
+}
+
 /// Whether a decoded answer is to the question asked (`name`, `record_type`).
 pub(in crate::dns) fn answers_question(
     message: &Message,
@@ -173,6 +189,9 @@ pub(in crate::dns) fn answers_question(
 /// What hickory's decoding alone makes of `datagram` as the answer to that question (see
 /// [`read_datagram`]): the path the doctor takes for any answer this reader steps aside from.
 pub fn decode_datagram(datagram: &[u8], id: u16, name: &str, record_type: u16) -> Option<Answer> {
+    if !may_decode(datagram) {
+        return None;
+    }
     let message = Message::from_vec(datagram).ok()?;
     let mut asked = Name::from_ascii(crate::dns::presentation::normalise_name(name)).ok()?;
     asked.set_fqdn(true);
@@ -464,6 +483,39 @@ mod tests {
             let found = Some(PLAIN_LOWERCASE[usize::from(byte)]).filter(|b| *b != NOT_PLAIN);
             assert_eq!(found, expected, "byte {byte}");
         }
+    }
+
+    /// `may_decode` says no only where hickory's decoder fails: a header that counts more
+    /// questions than the bytes after it can hold, or no whole header. At the boundary (every
+    /// question the root's, 5 bytes) hickory decodes and `may_decode` lets it.
+    #[test]
+    fn may_decode_refuses_only_what_hickory_cannot_decode() {
+        let header = |questions: u16| {
+            let mut bytes = vec![0x12, 0x34, 0x81, 0x80, 0, 0, 0, 0, 0, 0, 0, 0];
+            bytes[4..6].copy_from_slice(&questions.to_be_bytes());
+            bytes
+        };
+        let root_question = [0u8, 0, 1, 0, 1];
+        for questions in [1u16, 2, 7] {
+            let mut fits = header(questions);
+            for _ in 0..questions {
+                fits.extend_from_slice(&root_question);
+            }
+            assert!(Message::from_vec(&fits).is_ok(), "{questions} questions");
+            assert!(may_decode(&fits), "{questions} questions");
+            let short = &fits[..fits.len() - 1];
+            assert!(Message::from_vec(short).is_err(), "{questions} questions");
+            assert!(!may_decode(short), "{questions} questions");
+        }
+        let mut forged = header(u16::MAX);
+        forged.extend_from_slice(&root_question);
+        assert!(Message::from_vec(&forged).is_err());
+        assert!(!may_decode(&forged));
+        for length in 0..12 {
+            assert!(Message::from_vec(&header(0)[..length]).is_err());
+            assert!(!may_decode(&header(0)[..length]), "{length} bytes");
+        }
+        assert!(may_decode(&header(0)));
     }
 
     const ID: u16 = 0x4d2c;
