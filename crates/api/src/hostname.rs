@@ -81,14 +81,14 @@ impl Hostname {
                 "The last label of a hostname cannot be all digits.",
             ));
         }
-        let suffix_is_known = domain_desk_public_suffix::suffix_is_known(&ascii)
+        let suffix = domain_desk_public_suffix::lookup(&ascii)
             .ok_or_else(|| invalid("This is not a hostname under a known top-level domain."))?;
-        if !suffix_is_known {
+        if !suffix.known {
             return Err(invalid(
                 "This name is not under a known top-level domain, so no certificate can be issued for it.",
             ));
         }
-        let registrable_len = match domain_desk_public_suffix::registrable_len(&ascii) {
+        let registrable_len = match suffix.registrable_len {
             Some(len) => len,
             None => {
                 return Err(invalid(

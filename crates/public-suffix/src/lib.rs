@@ -97,17 +97,42 @@ fn public_suffix(name: &str) -> Option<(usize, bool)> {
     (len > 0).then_some((len, known))
 }
 
-/// What the list says of a hostname's public suffix: `None` when the name has none,
-/// otherwise whether a rule of the list names it (a suffix no rule names is only the name's
-/// last label, taken by the list's implicit `*` rule).
-pub fn suffix_is_known(ascii: &str) -> Option<bool> {
-    public_suffix(ascii).map(|(_, known)| known)
+/// What the list says of a hostname's end, from one lookup.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Suffix {
+    /// Whether a rule of the list names the public suffix (a suffix no rule names is only the
+    /// name's last label, taken by the list's implicit `*` rule).
+    pub known: bool,
+    /// The length in bytes of the registrable domain at the end of the name (the public
+    /// suffix and one label before it); `None` when the name is a public suffix itself.
+    pub registrable_len: Option<usize>,
 }
 
-/// The length in bytes of the registrable domain at the end of `ascii` (the public suffix
-/// and one label before it), or `None` when the name is a public suffix itself or has none.
+/// The public suffix of `ascii` and its registrable domain: `None` when the name has no
+/// public suffix.
+pub fn lookup(ascii: &str) -> Option<Suffix> {
+    let (suffix_len, known) = public_suffix(ascii)?;
+    Some(Suffix {
+        known,
+        registrable_len: registrable_len_over(ascii, suffix_len),
+    })
+}
+
+/// What the list says of a hostname's public suffix: `None` when the name has none,
+/// otherwise whether a rule of the list names it.
+pub fn suffix_is_known(ascii: &str) -> Option<bool> {
+    lookup(ascii).map(|suffix| suffix.known)
+}
+
+/// The length in bytes of the registrable domain at the end of `ascii`, or `None` when the
+/// name is a public suffix itself or has none.
 pub fn registrable_len(ascii: &str) -> Option<usize> {
-    let (suffix_len, _) = public_suffix(ascii)?;
+    lookup(ascii)?.registrable_len
+}
+
+/// The registrable domain's length over a public suffix of `suffix_len` bytes at the end of
+/// `ascii`.
+fn registrable_len_over(ascii: &str, suffix_len: usize) -> Option<usize> {
     // At least a label of one byte and a dot before the suffix.
     if ascii.len() < suffix_len + 2 {
         return None;
