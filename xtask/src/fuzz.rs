@@ -32,12 +32,33 @@ pub enum FuzzMode {
     Explore,
 }
 
+/// How every target is built, by `build` and by `run` alike (a `run` with other options would
+/// build everything again): the `dev` profile, which `fuzz/Cargo.toml` sets up as an optimised
+/// build, so that its host units are the workspace's (see [`build_after_test_build`]), and
+/// one codegen unit a crate, as cargo-fuzz's release builds have (its sanitizer-coverage
+/// passes otherwise keep functions from being inlined across units).
+const BUILD_OPTIONS: [&str; 3] = ["--dev", "--codegen-units", "1"];
+
 /// cargo-fuzz, installed when missing, and every target built (nothing to do when built).
 pub fn build() -> Result<()> {
     ensure_cargo_fuzz()?;
     let mut build = fuzz_command(&root().join("fuzz"));
-    build.arg("build");
+    build.arg("build").args(BUILD_OPTIONS);
     step("build the fuzz targets", &mut build)
+}
+
+/// [`build`], after the build of every test, with its host units (proc macros, build scripts)
+/// linked in first: `fuzz/Cargo.toml`'s profile gives them the same hashes and folder name, so
+/// the fuzz build compiles only the sanitized units.
+pub fn build_after_test_build() -> Result<()> {
+    ensure_cargo_fuzz()?;
+    crate::host_units::wait_for_build();
+    let linked = crate::host_units::seed(
+        &root().join("target/debug"),
+        &root().join("fuzz/target/debug"),
+    )?;
+    println!("==> {linked} files of the build of every test linked into fuzz/target/debug");
+    build()
 }
 
 pub fn run(mode: FuzzMode) -> Result<()> {
@@ -92,7 +113,7 @@ fn fuzz_one(fuzz_dir: &Path, target: &str, mode: FuzzMode) -> Result<u64> {
     let corpus = fuzz_dir.join("corpus").join(target);
     std::fs::create_dir_all(&corpus)?;
     let mut cmd = fuzz_command(fuzz_dir);
-    cmd.args(["run", target]).arg(&corpus);
+    cmd.args(["run", target]).args(BUILD_OPTIONS).arg(&corpus);
     let seeds = fuzz_dir.join("seeds").join(target);
     if seeds.is_dir() {
         // A second corpus folder is only read: libFuzzer writes new finds to the first.
@@ -201,7 +222,10 @@ fn fuzz_command(fuzz_dir: &Path) -> Command {
     crate::lint_build::clear(&mut cmd);
     cmd.current_dir(fuzz_dir)
         .arg("fuzz")
-        .env("RUSTC_BOOTSTRAP", "1");
+        .env("RUSTC_BOOTSTRAP", "1")
+        // `dev` would otherwise build incrementally: gigabytes of caches for a build that is
+        // never edited in place.
+        .env("CARGO_INCREMENTAL", "0");
     cmd
 }
 
