@@ -245,9 +245,92 @@ fn ensure_cargo_fuzz() -> Result<()> {
     )
 }
 
+/// The value of `key` in the manifest's `[table]` (as written: `"line-tables-only"`, `16`), if
+/// the table sets it.
+#[cfg(test)]
+fn manifest_setting(manifest: &str, table: &str, key: &str) -> Option<String> {
+    let header = format!("[{table}]");
+    let mut in_table = false;
+    for line in manifest.lines().map(str::trim) {
+        if line.starts_with('[') {
+            in_table = line == header;
+            continue;
+        }
+        if !in_table {
+            continue;
+        }
+        if let Some((name, value)) = line.split_once('=') {
+            if name.trim() == key {
+                return Some(value.trim().to_owned());
+            }
+        }
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The fuzz build takes the workspace's host units only while its `dev` profile builds
+    /// host units as the workspace's does: every setting that reaches a host unit, with
+    /// cargo's default where a manifest leaves it out.
+    #[test]
+    fn the_fuzz_profile_builds_host_units_as_the_workspaces() {
+        let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap();
+        let (workspace, fuzz) = (read("Cargo.toml"), read("fuzz/Cargo.toml"));
+        let settings = [
+            ("profile.dev", "codegen-units", "256"),
+            ("profile.dev", "debug-assertions", "true"),
+            ("profile.dev", "overflow-checks", "true"),
+            ("profile.dev", "panic", "\"unwind\""),
+            ("profile.dev", "strip", "\"none\""),
+            ("profile.dev.package.\"*\"", "debug", "(the profile's)"),
+            ("profile.dev.package.\"*\"", "opt-level", "(the profile's)"),
+            (
+                "profile.dev.package.\"*\"",
+                "codegen-units",
+                "(the profile's)",
+            ),
+            ("profile.dev.build-override", "opt-level", "0"),
+            (
+                "profile.dev.build-override",
+                "codegen-units",
+                "(the profile's)",
+            ),
+            ("profile.dev.build-override", "debug", "false"),
+        ];
+        for (table, key, default) in settings {
+            let effective =
+                |manifest: &str| manifest_setting(manifest, table, key).unwrap_or(default.into());
+            assert_eq!(
+                effective(&fuzz),
+                effective(&workspace),
+                "[{table}] {key}: fuzz/Cargo.toml must build host units as Cargo.toml does"
+            );
+        }
+        // and the workspace's dependencies have no line tables, so neither may the fuzz
+        // build's host units
+        assert_eq!(
+            manifest_setting(&fuzz, "profile.dev.package.\"*\"", "debug").as_deref(),
+            Some("false")
+        );
+    }
+
+    #[test]
+    fn a_manifest_setting_is_read_from_its_own_table() {
+        let manifest =
+            "[profile.dev]\nopt-level = 3 \n[profile.dev.package.\"*\"]\ndebug = false\n";
+        assert_eq!(
+            manifest_setting(manifest, "profile.dev", "opt-level").as_deref(),
+            Some("3")
+        );
+        assert_eq!(
+            manifest_setting(manifest, "profile.dev.package.\"*\"", "debug").as_deref(),
+            Some("false")
+        );
+        assert_eq!(manifest_setting(manifest, "profile.dev", "debug"), None);
+    }
 
     #[test]
     fn the_inputs_run_are_read_from_libfuzzers_last_words() {
