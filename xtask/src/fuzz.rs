@@ -32,33 +32,12 @@ pub enum FuzzMode {
     Explore,
 }
 
-/// How every target is built, by `build` and by `run` alike (a `run` with other options would
-/// build everything again): the `dev` profile, which `fuzz/Cargo.toml` sets up as an optimised
-/// build, so that its host units are the workspace's (see [`build_after_test_build`]), and
-/// one codegen unit a crate, as cargo-fuzz's release builds have (its sanitizer-coverage
-/// passes otherwise keep functions from being inlined across units).
-const BUILD_OPTIONS: [&str; 3] = ["--dev", "--codegen-units", "1"];
-
 /// cargo-fuzz, installed when missing, and every target built (nothing to do when built).
 pub fn build() -> Result<()> {
     ensure_cargo_fuzz()?;
     let mut build = fuzz_command(&root().join("fuzz"));
-    build.arg("build").args(BUILD_OPTIONS);
+    build.arg("build");
     step("build the fuzz targets", &mut build)
-}
-
-/// [`build`], after the build of every test, with its host units (proc macros, build scripts)
-/// linked in first: `fuzz/Cargo.toml`'s profile gives them the same hashes and folder name, so
-/// the fuzz build compiles only the sanitized units.
-pub fn build_after_test_build() -> Result<()> {
-    ensure_cargo_fuzz()?;
-    crate::host_units::wait_for_build();
-    let linked = crate::host_units::seed(
-        &root().join("target/debug"),
-        &root().join("fuzz/target/debug"),
-    )?;
-    println!("==> {linked} files of the build of every test linked into fuzz/target/debug");
-    build()
 }
 
 pub fn run(mode: FuzzMode) -> Result<()> {
@@ -113,7 +92,7 @@ fn fuzz_one(fuzz_dir: &Path, target: &str, mode: FuzzMode) -> Result<u64> {
     let corpus = fuzz_dir.join("corpus").join(target);
     std::fs::create_dir_all(&corpus)?;
     let mut cmd = fuzz_command(fuzz_dir);
-    cmd.args(["run", target]).args(BUILD_OPTIONS).arg(&corpus);
+    cmd.args(["run", target]).arg(&corpus);
     let seeds = fuzz_dir.join("seeds").join(target);
     if seeds.is_dir() {
         // A second corpus folder is only read: libFuzzer writes new finds to the first.
@@ -222,10 +201,7 @@ fn fuzz_command(fuzz_dir: &Path) -> Command {
     crate::lint_build::clear(&mut cmd);
     cmd.current_dir(fuzz_dir)
         .arg("fuzz")
-        .env("RUSTC_BOOTSTRAP", "1")
-        // `dev` would otherwise build incrementally: gigabytes of caches for a build that is
-        // never edited in place.
-        .env("CARGO_INCREMENTAL", "0");
+        .env("RUSTC_BOOTSTRAP", "1");
     cmd
 }
 
@@ -245,92 +221,9 @@ fn ensure_cargo_fuzz() -> Result<()> {
     )
 }
 
-/// The value of `key` in the manifest's `[table]` (as written: `"line-tables-only"`, `16`), if
-/// the table sets it.
-#[cfg(test)]
-fn manifest_setting(manifest: &str, table: &str, key: &str) -> Option<String> {
-    let header = format!("[{table}]");
-    let mut in_table = false;
-    for line in manifest.lines().map(str::trim) {
-        if line.starts_with('[') {
-            in_table = line == header;
-            continue;
-        }
-        if !in_table {
-            continue;
-        }
-        if let Some((name, value)) = line.split_once('=') {
-            if name.trim() == key {
-                return Some(value.trim().to_owned());
-            }
-        }
-    }
-    None
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// The fuzz build takes the workspace's host units only while its `dev` profile builds
-    /// host units as the workspace's does: every setting that reaches a host unit, with
-    /// cargo's default where a manifest leaves it out.
-    #[test]
-    fn the_fuzz_profile_builds_host_units_as_the_workspaces() {
-        let read = |path: &str| std::fs::read_to_string(root().join(path)).unwrap();
-        let (workspace, fuzz) = (read("Cargo.toml"), read("fuzz/Cargo.toml"));
-        let settings = [
-            ("profile.dev", "codegen-units", "256"),
-            ("profile.dev", "debug-assertions", "true"),
-            ("profile.dev", "overflow-checks", "true"),
-            ("profile.dev", "panic", "\"unwind\""),
-            ("profile.dev", "strip", "\"none\""),
-            ("profile.dev.package.\"*\"", "debug", "(the profile's)"),
-            ("profile.dev.package.\"*\"", "opt-level", "(the profile's)"),
-            (
-                "profile.dev.package.\"*\"",
-                "codegen-units",
-                "(the profile's)",
-            ),
-            ("profile.dev.build-override", "opt-level", "0"),
-            (
-                "profile.dev.build-override",
-                "codegen-units",
-                "(the profile's)",
-            ),
-            ("profile.dev.build-override", "debug", "false"),
-        ];
-        for (table, key, default) in settings {
-            let effective =
-                |manifest: &str| manifest_setting(manifest, table, key).unwrap_or(default.into());
-            assert_eq!(
-                effective(&fuzz),
-                effective(&workspace),
-                "[{table}] {key}: fuzz/Cargo.toml must build host units as Cargo.toml does"
-            );
-        }
-        // and the workspace's dependencies have no line tables, so neither may the fuzz
-        // build's host units
-        assert_eq!(
-            manifest_setting(&fuzz, "profile.dev.package.\"*\"", "debug").as_deref(),
-            Some("false")
-        );
-    }
-
-    #[test]
-    fn a_manifest_setting_is_read_from_its_own_table() {
-        let manifest =
-            "[profile.dev]\nopt-level = 3 \n[profile.dev.package.\"*\"]\ndebug = false\n";
-        assert_eq!(
-            manifest_setting(manifest, "profile.dev", "opt-level").as_deref(),
-            Some("3")
-        );
-        assert_eq!(
-            manifest_setting(manifest, "profile.dev.package.\"*\"", "debug").as_deref(),
-            Some("false")
-        );
-        assert_eq!(manifest_setting(manifest, "profile.dev", "debug"), None);
-    }
 
     #[test]
     fn the_inputs_run_are_read_from_libfuzzers_last_words() {

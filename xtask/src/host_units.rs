@@ -1,6 +1,5 @@
-//! The cross builds and the fuzz build take the host units (proc macros, build scripts and
-//! what they depend on) the build of every test has already compiled, instead of compiling
-//! them again. (The fuzz build is a `dev` build for this: see `fuzz/Cargo.toml`.)
+//! The cross builds take the host units (proc macros, build scripts and what they depend on)
+//! the build of every test has already compiled, instead of compiling them again.
 //!
 //! A cross build compiles its host units into its own target folder (`target/cross/debug`),
 //! and they are the same units, with the same hashes, as the native build's in

@@ -141,13 +141,10 @@ fn test() -> Result<()> {
 }
 
 fn test_steps() -> Result<()> {
-    // Before anything waits for the build of every test (the fuzz build below, `.ci/run`'s
-    // cross builds): a mark left by an earlier run must not let them start now.
-    host_units::clear_mark();
     // Needed only later, so done beside the main line on the cycles it leaves idle (see
     // `beside`): on a fresh machine, minutes of compiling the main line no longer waits for.
     let cargo_deny = beside::start("install cargo-deny", deny::ensure_cargo_deny)?;
-    let fuzz_targets = beside::start("build the fuzz targets", fuzz::build_after_test_build)?;
+    let fuzz_targets = beside::start("build the fuzz targets", fuzz::build)?;
     let tauri_driver = beside::start("install tauri-driver", prereqs::ensure_tauri_driver)?;
     timed("prerequisites", || {
         prereqs::ensure_packages(prereqs::Purpose::Test)
@@ -160,6 +157,7 @@ fn test_steps() -> Result<()> {
     timed("long files say why", || long_files::check(&root()))?;
     // Clippy lints the build of every test as it is built (see `lint_build`): the
     // dependencies are built once, not once more in check mode.
+    host_units::clear_mark();
     step(
         "clippy and the build of every test",
         cargo().args(["test", "--workspace", "--no-run"]),
