@@ -6,10 +6,15 @@
 //! `target/debug`: measured with a `RUSTC_WRAPPER` logging each rustc's CPU, the Windows
 //! build spent 148 core-seconds on host units from nothing and 60 in a folder seeded from the
 //! native build (the rest differ in features). The cross builds keep their own folder, so
-//! they never hold the native build's lock; the seed is hard links, no copy of gigabytes.
+//! they never hold the native build's lock; the compiled files are hard links, no copy of
+//! gigabytes, and the files cargo rewrites in place are copies (see [`seed`]).
 //!
 //! `cargo xtask test` marks the build of every test as done ([`mark_built`]); `.ci/run`'s
-//! cross builds wait for that mark ([`wait_for_build`]), then link what they lack ([`seed`]).
+//! cross builds wait for that mark ([`wait_for_build`]), then take what they lack ([`seed`]).
+//!
+//! The fuzz build cannot take them: it runs with `RUSTC_BOOTSTRAP=1` (for `-Zsanitizer`), and
+//! build scripts that watch that variable (proc-macro2's) run again, so everything built on
+//! them is compiled again.
 
 use std::io::ErrorKind;
 use std::path::{Path, PathBuf};
@@ -48,14 +53,23 @@ pub fn wait_for_build() {
     }
 }
 
-/// Links into `to` (a cross build's `target/cross/debug`) every unit of `from` (the native
+/// Puts into `to` (a cross build's `target/cross/debug`) every unit of `from` (the native
 /// `target/debug`) that `to` lacks, in `deps`, `build` and `.fingerprint`. The workspace's
 /// own crates are left out: their native units carry the lints' variables (`lint_build`), so
 /// a cross build would rebuild them, and it must never write into a file it shares with the
 /// native build. Cargo's lock file is not in those folders.
+///
+/// The compiled files of `deps` (gigabytes, replaced whole when rebuilt) are hard links;
+/// `build` and `.fingerprint` (about 250 MB) are copied. Cargo rewrites a fingerprint, and a
+/// build script its output, in place: through a link, a unit the cross build rebuilt would
+/// change the native build's files, and the native build would rebuild in turn.
 pub fn seed(from: &Path, to: &Path) -> Result<u64> {
     let mut linked = 0;
-    for folder in ["deps", "build", ".fingerprint"] {
+    for (folder, how) in [
+        ("deps", Seed::Link),
+        ("build", Seed::Copy),
+        (".fingerprint", Seed::Copy),
+    ] {
         let Ok(entries) = std::fs::read_dir(from.join(folder)) else {
             continue;
         };
@@ -64,7 +78,7 @@ pub fn seed(from: &Path, to: &Path) -> Result<u64> {
             if is_workspace_unit(&entry.file_name().to_string_lossy()) {
                 continue;
             }
-            linked += link_tree(&entry.path(), &to.join(folder).join(entry.file_name()))?;
+            linked += seed_tree(&entry.path(), &to.join(folder).join(entry.file_name()), how)?;
         }
     }
     Ok(linked)
@@ -79,20 +93,34 @@ fn is_workspace_unit(name: &str) -> bool {
         .any(|crate_name| name.starts_with(crate_name))
 }
 
-/// Hard-links the files under `from` to the same places under `to`, leaving what `to`
-/// already has; copies where a link cannot be made (another file system). The count linked.
-fn link_tree(from: &Path, to: &Path) -> Result<u64> {
+/// How a folder's files reach the cross build's folder.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Seed {
+    /// A hard link (a copy where none can be made): for files that are only ever replaced.
+    Link,
+    /// A copy: for files cargo or a build script may rewrite in place.
+    Copy,
+}
+
+/// Puts the files under `from` at the same places under `to`, leaving what `to` already
+/// has. The count put.
+fn seed_tree(from: &Path, to: &Path, how: Seed) -> Result<u64> {
     let meta = std::fs::symlink_metadata(from)?;
     if meta.is_dir() {
         std::fs::create_dir_all(to)?;
         let mut linked = 0;
         for entry in std::fs::read_dir(from)?.flatten() {
-            linked += link_tree(&entry.path(), &to.join(entry.file_name()))?;
+            linked += seed_tree(&entry.path(), &to.join(entry.file_name()), how)?;
         }
         return Ok(linked);
     }
     if !meta.is_file() || to.exists() {
         return Ok(0);
+    }
+    if how == Seed::Copy {
+        return std::fs::copy(from, to)
+            .map(|_| 1)
+            .with_context(|| format!("copy {} to {}", from.display(), to.display()));
     }
     match std::fs::hard_link(from, to) {
         Ok(()) => Ok(1),
@@ -159,6 +187,23 @@ mod tests {
             assert_eq!(read(left_out), None, "{left_out}");
         }
         assert_eq!(seed(&native, &cross).unwrap(), 0, "nothing twice");
+
+        // A fingerprint or a build script's output rewritten in place by the cross build
+        // leaves the native build's as it was; a compiled file is the native one, linked.
+        std::fs::write(cross.join(".fingerprint/serde-3c/lib-serde"), "rebuilt").unwrap();
+        std::fs::write(cross.join("build/serde-3c/build-script-build"), "rebuilt").unwrap();
+        let native_read = |path: &str| std::fs::read_to_string(native.join(path)).unwrap();
+        assert_eq!(native_read(".fingerprint/serde-3c/lib-serde"), "fp");
+        assert_eq!(native_read("build/serde-3c/build-script-build"), "script");
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::MetadataExt as _;
+            let inode = |path: &Path| std::fs::metadata(path).unwrap().ino();
+            assert_eq!(
+                inode(&cross.join("deps/libserde-3c.rlib")),
+                inode(&native.join("deps/libserde-3c.rlib"))
+            );
+        }
         std::fs::remove_dir_all(&dir).unwrap();
     }
 }

@@ -259,7 +259,7 @@ fn take_host_units_if_asked(args: &[String]) -> Result<()> {
         &root().join("target/debug"),
         &cross_target_dir().join("debug"),
     )?;
-    println!("==> {linked} files of the build of every test linked into target/cross/debug");
+    println!("==> {linked} files of the build of every test put into target/cross/debug");
     Ok(())
 }
 
