@@ -61,8 +61,9 @@ commands:
   windows      cross-build the workspace for Windows (MinGW), build the installer, and
                under Wine install it, run info, serve and doctor from the installed folder,
                and uninstall it (--release: the app alone, as shipped; --build-only:
-               the cross build alone; --after-test-build: first wait for `cargo xtask
-               test`'s build and take its host units)
+               the cross build alone; --already-built: the rest, over that build;
+               --after-test-build: first wait for `cargo xtask test`'s build and take
+               its host units)
   actionlint   lint the GitHub Actions workflows (the release workflow)
   macos-check  type-check the Tauri-free crates for macOS (--after-test-build as for windows)
   acceptance   the contract's acceptance walk-throughs from ../shared/acceptance

@@ -96,13 +96,17 @@ pub fn bundle() -> Result<()> {
 /// runs here, installs it, runs `info`, `serve` and `doctor` from the installed folder and
 /// uninstalls it (`wine.rs`, `installer.rs`). `--release`: the app alone, release profile and
 /// the installer packed as shipped. `--build-only`: the cross build alone (`.ci/run` starts it
-/// beside `cargo xtask test`, then runs the whole step, whose build is then done).
+/// beside `cargo xtask test`). `--already-built`: the rest of the step over the debug build that
+/// `--build-only` made (`.ci/run` runs it once that job has ended well): no cargo run, which
+/// would wait for the cross folder's lock while the macOS check holds it (measured in a cold
+/// run: 54 s of waiting before the installer and Wine could start).
 pub fn windows(args: &[String]) -> Result<()> {
     crate::prereqs::ensure(crate::prereqs::Purpose::Windows)?;
     ensure_target(WINDOWS_TARGET)?;
     let started = std::time::Instant::now();
     let release = args.iter().any(|a| a == "--release");
     let build_only = args.iter().any(|a| a == "--build-only");
+    let already_built = !release && args.iter().any(|a| a == "--already-built");
     take_host_units_if_asked(args)?;
     let mut build = cargo();
     if release {
@@ -115,16 +119,24 @@ pub fn windows(args: &[String]) -> Result<()> {
             .args(["build", "--workspace", "--exclude", "xtask"])
             .env("CARGO_PROFILE_DEV_DEBUG", "false");
     }
-    step(
-        "Windows build",
-        build
-            .args(["--target", WINDOWS_TARGET, "--target-dir"])
-            .arg(cross_target_dir()),
-    )?;
+    if !already_built {
+        step(
+            "Windows build",
+            build
+                .args(["--target", WINDOWS_TARGET, "--target-dir"])
+                .arg(cross_target_dir()),
+        )?;
+    }
     let exe = cross_target_dir()
         .join(WINDOWS_TARGET)
         .join(if release { "release" } else { "debug" })
         .join("domain-desk.exe");
+    if !exe.exists() && already_built {
+        bail!(
+            "no Windows build at {} (`--already-built` takes the one `--build-only` made)",
+            exe.display()
+        );
+    }
     if !exe.exists() {
         bail!("the Windows build did not produce {}", exe.display());
     }
