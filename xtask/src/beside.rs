@@ -1,10 +1,10 @@
 //! Work whose result `cargo xtask test` needs only later (installing cargo-deny, cargo-fuzz,
-//! tauri-driver and schemathesis, building the fuzz targets), started early beside the main
-//! line of steps at the lowest CPU priority: on Linux its thread is put under `SCHED_IDLE`
+//! tauri-driver and schemathesis, building and running the fuzz targets), started early
+//! beside the main line of steps at the lowest CPU priority: on Linux its thread is put under `SCHED_IDLE`
 //! (with util-linux's `chrt`), which everything it starts inherits, so it only takes the
 //! cycles the main line leaves idle (apt's downloads, the build's serial tail, tests that
 //! wait) and never slows it. The main line waits for it where it needs its result, and from
-//! then on it runs at normal priority (its thread and every process of the command it runs),
+//! then on it runs at normal priority (its thread and the processes of the commands it runs),
 //! ahead of the jobs nobody waits for yet; the wait is a step of its own in the durations
 //! table, the work's own steps are listed beside.
 //! Its commands write to a log under `target/xtask-beside/`, shown when it fails, so their
@@ -74,7 +74,7 @@ impl Beside {
             handle,
         } = self;
         if let Some(thread_id) = thread_id {
-            normal_priority(&thread_id, steps::beside_group_of(&title));
+            normal_priority(&thread_id, &steps::beside_groups_of(&title));
         }
         steps::timed(&format!("wait for: {title}"), || {
             let result = handle
@@ -127,7 +127,7 @@ fn idle_priority_for_this_thread() -> Result<String> {
 /// Back to the normal policy: the job's thread (so the commands it starts next inherit it)
 /// and every process of the command it runs now (cargo, and what cargo has started; what cargo
 /// starts later inherits cargo's). At worst, the job goes on at idle priority.
-fn normal_priority(thread_id: &str, group: Option<u32>) {
+fn normal_priority(thread_id: &str, groups: &[u32]) {
     let to_normal = |args: &[&str]| {
         let _ = Command::new("chrt")
             .args(["--other"])
@@ -137,7 +137,7 @@ fn normal_priority(thread_id: &str, group: Option<u32>) {
             .status();
     };
     to_normal(&["--pid", "0", thread_id]);
-    for process in group.map(processes_in_group).unwrap_or_default() {
+    for process in groups.iter().flat_map(|&group| processes_in_group(group)) {
         to_normal(&["--all-tasks", "--pid", "0", &process]);
     }
 }
@@ -189,7 +189,7 @@ mod tests {
             )
         })
         .expect("starts");
-        while steps::beside_group_of(title).is_none() {
+        while steps::beside_groups_of(title).is_empty() {
             std::thread::yield_now();
         }
         job.wait()

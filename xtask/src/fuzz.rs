@@ -51,9 +51,10 @@ pub fn run(mode: FuzzMode) -> Result<()> {
         .min(targets.len());
     let queue = std::sync::Mutex::new(targets.into_iter());
     let results = std::sync::Mutex::new(Vec::new());
-    std::thread::scope(|scope| {
+    std::thread::scope(|scope| -> Result<()> {
         for _ in 0..workers {
-            scope.spawn(|| {
+            // Beside the main line (inside `cargo xtask test`), each worker is in the same job.
+            crate::steps::spawn_alike(scope, || {
                 loop {
                     let next = queue
                         .lock()
@@ -66,9 +67,11 @@ pub fn run(mode: FuzzMode) -> Result<()> {
                         .unwrap_or_else(std::sync::PoisonError::into_inner)
                         .push((target, result));
                 }
-            });
+            })
+            .context("cannot start a fuzzing thread")?;
         }
-    });
+        Ok(())
+    })?;
     let mut results = results
         .into_inner()
         .unwrap_or_else(std::sync::PoisonError::into_inner);
@@ -77,6 +80,7 @@ pub fn run(mode: FuzzMode) -> Result<()> {
     for (target, result) in results {
         ran.push((target, result?));
     }
+    // On the terminal also when the runs were beside the main line: the run's figures.
     println!("\n==> fuzzing: inputs run per target");
     for (target, inputs) in &ran {
         println!("  {target:<24} {inputs:>10}");
@@ -111,7 +115,7 @@ fn fuzz_one(fuzz_dir: &Path, target: &str, mode: FuzzMode) -> Result<u64> {
     let inputs = inputs_run(&output).with_context(|| {
         format!("fuzz `{target}`: libFuzzer did not say how many inputs it ran")
     })?;
-    println!("fuzz `{target}`: {inputs} inputs");
+    crate::steps::note(&format!("fuzz `{target}`: {inputs} inputs"));
     Ok(inputs)
 }
 
@@ -122,20 +126,18 @@ fn step_reading_stderr(title: &str, label: &str, cmd: &mut Command) -> Result<St
 }
 
 fn read_stderr(title: &str, label: &str, cmd: &mut Command) -> Result<String> {
-    let mut child = cmd
-        .stderr(Stdio::piped())
-        .spawn()
+    let mut child = crate::steps::spawn_in_job(cmd.stderr(Stdio::piped()))
         .with_context(|| format!("could not start: {title}"))?;
     let mut text = String::new();
     if let Some(stderr) = child.stderr.take() {
         for line in BufReader::new(stderr).lines() {
             let line = line?;
-            eprintln!("[{label}] {line}");
+            crate::steps::note_error(&format!("[{label}] {line}"));
             text.push_str(&line);
             text.push('\n');
         }
     }
-    let status = crate::steps::wait_counting_cpu(child)?;
+    let status = crate::steps::wait_in_job(child)?;
     if !status.success() {
         bail!("{title} failed ({status})");
     }

@@ -145,7 +145,11 @@ fn test_steps() -> Result<()> {
     // Needed only later, so done beside the main line on the cycles it leaves idle (see
     // `beside`): on a fresh machine, minutes of compiling the main line no longer waits for.
     let cargo_deny = beside::start("install cargo-deny", deny::ensure_cargo_deny)?;
-    let fuzz_targets = beside::start("build the fuzz targets", fuzz::build)?;
+    // Built, then run as a regression, beside the main line: most of it fits in the cycles
+    // the end-to-end tests leave idle (they wait on the window and on the minute's reset).
+    let fuzzing = beside::start("build and run the fuzz targets", || {
+        fuzz::run(fuzz::FuzzMode::Regression)
+    })?;
     let tauri_driver = beside::start("install tauri-driver", prereqs::ensure_tauri_driver)?;
     timed("prerequisites", || {
         prereqs::ensure_packages(prereqs::Purpose::Test)
@@ -165,13 +169,9 @@ fn test_steps() -> Result<()> {
     )?;
     // The cross builds of `.ci/run` wait for this to take its host units (see `host_units`).
     host_units::mark_built()?;
-    cargo_deny.wait()?;
-    deny::run()?;
     step("Rust tests", cargo().args(["test", "--workspace"]))?;
     schemathesis.wait()?;
     reliability::contract()?;
-    fuzz_targets.wait()?;
-    fuzz::run(fuzz::FuzzMode::Regression)?;
     step(
         "UI tests",
         Command::new("node")
@@ -180,7 +180,13 @@ fn test_steps() -> Result<()> {
     )?;
     platforms::actionlint()?;
     tauri_driver.wait()?;
-    e2e(&[])
+    e2e(&[])?;
+    // Last, so that the jobs beside had the end-to-end tests' idle cycles: on a cold run the
+    // main line once waited 48 s for cargo-deny's install here after the build, and 166 s for
+    // the fuzz build after the contract checks, while the fuzz runs kept the window waiting.
+    fuzzing.wait()?;
+    cargo_deny.wait()?;
+    deny::run()
 }
 
 /// The end-to-end tests drive the real window through tauri-driver, so they need a display,

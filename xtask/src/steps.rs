@@ -103,17 +103,62 @@ pub fn note(line: &str) {
     }
 }
 
+/// A line of a command's error output that a step reads as it comes: on standard error, or in
+/// the log of the job beside the main line.
+pub fn note_error(line: &str) {
+    match beside_log() {
+        Some(mut log) => {
+            let _ = writeln!(log, "{line}");
+        }
+        None => eprintln!("{line}"),
+    }
+}
+
+/// Starts `work` on a scoped thread that belongs where the calling thread does: in the same
+/// job beside the main line (its name, its log, its commands stopped with it), or on the main
+/// line.
+pub fn spawn_alike<'scope, T: Send + 'scope>(
+    scope: &'scope std::thread::Scope<'scope, '_>,
+    work: impl FnOnce() -> T + Send + 'scope,
+) -> std::io::Result<std::thread::ScopedJoinHandle<'scope, T>> {
+    let log = beside_log();
+    let mut builder = std::thread::Builder::new();
+    if let Some(name) = std::thread::current().name() {
+        builder = builder.name(name.to_owned());
+    }
+    builder.spawn_scoped(scope, move || {
+        if let Some(log) = log {
+            log_this_threads_steps_to(log);
+        }
+        work()
+    })
+}
+
 fn run_to_end(cmd: &mut Command) -> std::io::Result<ExitStatus> {
-    let Some(log) = beside_log() else {
-        return wait_counting_cpu(cmd.spawn()?);
-    };
-    cmd.stdout(log.try_clone()?).stderr(log);
+    if let Some(log) = beside_log() {
+        cmd.stdout(log.try_clone()?).stderr(log);
+    }
+    wait_in_job(spawn_in_job(cmd)?)
+}
+
+/// Starts `cmd`; beside the main line, in a process group of its own that the job's stop
+/// ([`stop_beside_commands`]) and raise ([`beside_groups_of`]) reach.
+pub fn spawn_in_job(cmd: &mut Command) -> std::io::Result<Child> {
+    if beside_log().is_none() {
+        return cmd.spawn();
+    }
     #[cfg(unix)]
     std::os::unix::process::CommandExt::process_group(cmd, 0);
     let child = cmd.spawn()?;
-    let group = child.id();
     let job = std::thread::current().name().unwrap_or_default().to_owned();
-    lock(&BESIDE_GROUPS).push((job, group));
+    lock(&BESIDE_GROUPS).push((job, child.id()));
+    Ok(child)
+}
+
+/// Waits for a child [`spawn_in_job`] started, counting its CPU time (see
+/// [`wait_counting_cpu`]).
+pub fn wait_in_job(child: Child) -> std::io::Result<ExitStatus> {
+    let group = child.id();
     let status = wait_counting_cpu(child);
     lock(&BESIDE_GROUPS).retain(|(_, running)| *running != group);
     status
@@ -189,12 +234,14 @@ pub fn stop_beside_commands() {
     }
 }
 
-/// The process group of the command the job beside named `job` is running now.
-pub fn beside_group_of(job: &str) -> Option<u32> {
+/// The process groups of the commands the job beside named `job` is running now (one, or
+/// one per worker of a job that runs several at once).
+pub fn beside_groups_of(job: &str) -> Vec<u32> {
     lock(&BESIDE_GROUPS)
         .iter()
-        .find(|(name, _)| name == job)
+        .filter(|(name, _)| name == job)
         .map(|(_, group)| *group)
+        .collect()
 }
 
 fn lock<T>(mutex: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
