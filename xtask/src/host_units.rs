@@ -1,14 +1,13 @@
 //! The cross builds take the host units (proc macros, build scripts and what they depend on)
 //! the build of every test has already compiled, instead of compiling them again.
 //!
-//! A cross build compiles its host units into its own target folder (`target/cross/debug`
-//! for Windows, `target/cross-macos/debug` for macOS), and they are the same units, with the
-//! same hashes, as the native build's in `target/debug`: measured with a `RUSTC_WRAPPER`
-//! logging each rustc's CPU, the Windows build spent 148 core-seconds on host units from
-//! nothing and 60 in a folder seeded from the native build (the rest differ in features). The
-//! cross builds keep their own folders, so they never hold the native build's lock nor each
-//! other's; the compiled files are hard links, no copy of gigabytes, and the files cargo
-//! rewrites in place are copies (see [`seed`]).
+//! A cross build compiles its host units into its own target folder (`target/cross/debug`),
+//! and they are the same units, with the same hashes, as the native build's in
+//! `target/debug`: measured with a `RUSTC_WRAPPER` logging each rustc's CPU, the Windows
+//! build spent 148 core-seconds on host units from nothing and 60 in a folder seeded from the
+//! native build (the rest differ in features). The cross builds keep their own folder, so
+//! they never hold the native build's lock; the compiled files are hard links, no copy of
+//! gigabytes, and the files cargo rewrites in place are copies (see [`seed`]).
 //!
 //! `cargo xtask test` marks the build of every test as done ([`mark_built`]); `.ci/run`'s
 //! cross builds wait for that mark ([`wait_for_build`]), then take what they lack ([`seed`]).

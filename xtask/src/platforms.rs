@@ -98,7 +98,8 @@ pub fn bundle() -> Result<()> {
 /// the installer packed as shipped. `--build-only`: the cross build alone (`.ci/run` starts it
 /// beside `cargo xtask test`). `--already-built`: the rest of the step over the debug build that
 /// `--build-only` made (`.ci/run` runs it once that job has ended well): no cargo run, which
-/// could wait for a cargo lock the main line holds.
+/// would wait for the cross folder's lock while the macOS check holds it (measured in a cold
+/// run: 54 s of waiting before the installer and Wine could start).
 pub fn windows(args: &[String]) -> Result<()> {
     crate::prereqs::ensure(crate::prereqs::Purpose::Windows)?;
     ensure_target(WINDOWS_TARGET)?;
@@ -106,7 +107,7 @@ pub fn windows(args: &[String]) -> Result<()> {
     let release = args.iter().any(|a| a == "--release");
     let build_only = args.iter().any(|a| a == "--build-only");
     let already_built = !release && args.iter().any(|a| a == "--already-built");
-    take_host_units_if_asked(args, &cross_target_dir())?;
+    take_host_units_if_asked(args)?;
     let mut build = cargo();
     if release {
         build.args(["build", "--release", "--package", "domain-desk"]);
@@ -214,10 +215,9 @@ pub fn acceptance() -> Result<()> {
 /// is checked for real.
 pub fn macos_check(args: &[String]) -> Result<()> {
     ensure_target(MACOS_TARGET)?;
-    let target_dir = macos_target_dir();
-    take_host_units_if_asked(args, &target_dir)?;
-    let stand_in = target_dir.join("macos-c-stand-in.sh");
-    std::fs::create_dir_all(&target_dir)?;
+    take_host_units_if_asked(args)?;
+    let stand_in = cross_target_dir().join("macos-c-stand-in.sh");
+    std::fs::create_dir_all(cross_target_dir())?;
     std::fs::write(&stand_in, MACOS_C_STAND_IN)?;
     #[cfg(unix)]
     {
@@ -228,7 +228,7 @@ pub fn macos_check(args: &[String]) -> Result<()> {
     cmd.env("CC_aarch64_apple_darwin", &stand_in)
         .env("CXX_aarch64_apple_darwin", &stand_in);
     cmd.args(["check", "--target", MACOS_TARGET, "--target-dir"])
-        .arg(&target_dir);
+        .arg(cross_target_dir());
     for krate in PORTABLE_CRATES {
         cmd.args(["--package", krate]);
     }
@@ -256,30 +256,22 @@ fn cross_target_dir() -> std::path::PathBuf {
     root().join("target/cross")
 }
 
-/// The macOS check's own folder, apart from the Windows build's: in one folder the two took
-/// turns on its lock (a cold run's Windows build waited for the whole macOS check), and the
-/// Windows build, whose installer and Wine walk come after it, is the one the run waits for.
-fn macos_target_dir() -> std::path::PathBuf {
-    root().join("target/cross-macos")
-}
-
 /// The flag of `windows` and `macos-check` that makes them wait for `cargo xtask test`'s build
 /// and take its host units (`.ci/run` starts them beside it).
 const AFTER_TEST_BUILD: &str = "--after-test-build";
 
 /// With [`AFTER_TEST_BUILD`] among `args`: waits for the build of every test, then links its
-/// host units into the cross build's folder `target_dir` (`host_units`).
-fn take_host_units_if_asked(args: &[String], target_dir: &std::path::Path) -> Result<()> {
+/// host units into the cross builds' folder (`host_units`).
+fn take_host_units_if_asked(args: &[String]) -> Result<()> {
     if !args.iter().any(|a| a == AFTER_TEST_BUILD) {
         return Ok(());
     }
     crate::host_units::wait_for_build();
-    let into = target_dir.join("debug");
-    let linked = crate::host_units::seed(&root().join("target/debug"), &into)?;
-    println!(
-        "==> {linked} files of the build of every test put into {}",
-        into.display()
-    );
+    let linked = crate::host_units::seed(
+        &root().join("target/debug"),
+        &cross_target_dir().join("debug"),
+    )?;
+    println!("==> {linked} files of the build of every test put into target/cross/debug");
     Ok(())
 }
 
