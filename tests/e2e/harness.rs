@@ -5,7 +5,7 @@
 //! tauri-driver runs in its own process group, so dropping the [`App`] also ends the
 //! WebKitWebDriver and the app it started, even when a test fails half-way.
 //!
-//! It is longer than the house's 500 lines (about 710, all test support): about 170 start
+//! It is longer than the house's 500 lines (about 730, all test support): about 170 start
 //! tauri-driver and its session in a home of its own, about 380 are `App`'s 34 methods, most a
 //! few lines over the same poll until a deadline then screenshot and fail, which every e2e file
 //! speaks, and about 150 the desktop notifications' stand-in five journeys read. The user's
@@ -167,6 +167,36 @@ pub fn app_binary() -> PathBuf {
 /// nothing while no figure changes) would hold the test forever. So a 1 px mark in the
 /// bottom-right corner, nearly transparent, changes every 50 ms while the picture is taken,
 /// and is removed after it.
+/// The last `lines` lines of the app's log (`domain-desk.log` anywhere under its `home`),
+/// headed by its path, or a line saying there is none.
+fn app_log_tail(home: &Path, lines: usize) -> String {
+    fn find(dir: &Path) -> Option<PathBuf> {
+        for entry in std::fs::read_dir(dir).ok()?.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                if let Some(found) = find(&path) {
+                    return Some(found);
+                }
+            } else if path.file_name().is_some_and(|n| n == "domain-desk.log") {
+                return Some(path);
+            }
+        }
+        None
+    }
+    let Some(log) = find(home) else {
+        return format!("(no domain-desk.log under {})", home.display());
+    };
+    let text = std::fs::read_to_string(&log).unwrap_or_default();
+    let all: Vec<&str> = text.lines().collect();
+    let tail = &all[all.len().saturating_sub(lines)..];
+    format!(
+        "---- the last {} lines of {} ----\n{}",
+        tail.len(),
+        log.display(),
+        tail.join("\n")
+    )
+}
+
 pub async fn screenshot(client: &Client, name: &str) {
     let taken = tokio::time::timeout(Duration::from_secs(60), async {
         client
@@ -380,10 +410,12 @@ impl App {
             .collect()
     }
 
-    /// Saves what the window shows as `failed-<test>.png`, then fails the test.
+    /// Saves what the window shows as `failed-<test>.png`, prints the end of the app's log
+    /// (what it was doing while the wait ran out: a CI machine's failure is read from its
+    /// output alone), then fails the test.
     pub async fn fail(&self, message: String) -> ! {
         screenshot(&self.client, &format!("failed-{}", self.test)).await;
-        panic!("{message}");
+        panic!("{message}\n{}", app_log_tail(self.home(), 80));
     }
 
     pub async fn close(self) {
