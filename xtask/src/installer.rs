@@ -426,6 +426,10 @@ fn webview2_bootstrapper(
         "/f",
     ])
     .context("reg add the WebView2 runtime's version")?;
+    // Every process of the first run (its bootstrapper among them) gone before the second
+    // copies over the same files: in a cold CI run beside the fuzz runs, the second once
+    // ended with exit status 1 at once.
+    crate::wine::wait_for_wineserver(wine.wine, &wine.prefix);
     run_ok(
         wine.command(&test_setup).arg("/S"),
         "the installer with a bootstrapper, runtime present",
