@@ -5,7 +5,7 @@
 //! tauri-driver runs in its own process group, so dropping the [`App`] also ends the
 //! WebKitWebDriver and the app it started, even when a test fails half-way.
 //!
-//! It is longer than the house's 500 lines (about 730, all test support): about 170 start
+//! It is longer than the house's 500 lines (about 720, all test support): about 170 start
 //! tauri-driver and its session in a home of its own, about 380 are `App`'s 34 methods, most a
 //! few lines over the same poll until a deadline then screenshot and fail, which every e2e file
 //! speaks, and about 150 the desktop notifications' stand-in five journeys read. The user's
@@ -159,34 +159,14 @@ pub fn app_binary() -> PathBuf {
         .join(format!("domain-desk{}", std::env::consts::EXE_SUFFIX))
 }
 
-/// Saves the window as `target/e2e/<name>.png`, once the page has painted its latest state
-/// (two animation frames: the one pending and the one after it).
-///
-/// WebKitGTK runs animation frames, and WebDriver's screenshot waits for one, only when
-/// something on the page changed: a page at rest (the first-run page, whose meter writes
-/// nothing while no figure changes) would hold the test forever. So a 1 px mark in the
-/// bottom-right corner, nearly transparent, changes every 50 ms while the picture is taken,
-/// and is removed after it.
-/// The last `lines` lines of the app's log (`domain-desk.log` anywhere under its `home`),
-/// headed by its path, or a line saying there is none.
+/// The last `lines` lines of the app's log (Tauri's log folder under the app's data folder in
+/// `home`), headed by its path, or a line saying why there are none.
 fn app_log_tail(home: &Path, lines: usize) -> String {
-    fn find(dir: &Path) -> Option<PathBuf> {
-        for entry in std::fs::read_dir(dir).ok()?.flatten() {
-            let path = entry.path();
-            if path.is_dir() {
-                if let Some(found) = find(&path) {
-                    return Some(found);
-                }
-            } else if path.file_name().is_some_and(|n| n == "domain-desk.log") {
-                return Some(path);
-            }
-        }
-        None
-    }
-    let Some(log) = find(home) else {
-        return format!("(no domain-desk.log under {})", home.display());
+    let log = home.join("data/dev.domaindesk.app/logs/domain-desk.log");
+    let text = match std::fs::read_to_string(&log) {
+        Ok(text) => text,
+        Err(err) => return format!("(no app log at {}: {err})", log.display()),
     };
-    let text = std::fs::read_to_string(&log).unwrap_or_default();
     let all: Vec<&str> = text.lines().collect();
     let tail = &all[all.len().saturating_sub(lines)..];
     format!(
@@ -197,6 +177,14 @@ fn app_log_tail(home: &Path, lines: usize) -> String {
     )
 }
 
+/// Saves the window as `target/e2e/<name>.png`, once the page has painted its latest state
+/// (two animation frames: the one pending and the one after it).
+///
+/// WebKitGTK runs animation frames, and WebDriver's screenshot waits for one, only when
+/// something on the page changed: a page at rest (the first-run page, whose meter writes
+/// nothing while no figure changes) would hold the test forever. So a 1 px mark in the
+/// bottom-right corner, nearly transparent, changes every 50 ms while the picture is taken,
+/// and is removed after it.
 pub async fn screenshot(client: &Client, name: &str) {
     let taken = tokio::time::timeout(Duration::from_secs(60), async {
         client
@@ -410,9 +398,9 @@ impl App {
             .collect()
     }
 
-    /// Saves what the window shows as `failed-<test>.png`, prints the end of the app's log
-    /// (what it was doing while the wait ran out: a CI machine's failure is read from its
-    /// output alone), then fails the test.
+    /// Saves what the window shows as `failed-<test>.png`, then fails the test with the end of
+    /// the app's log in the message (what it was doing while the wait ran out: a CI machine's
+    /// failure is read from its output alone).
     pub async fn fail(&self, message: String) -> ! {
         screenshot(&self.client, &format!("failed-{}", self.test)).await;
         panic!("{message}\n{}", app_log_tail(self.home(), 80));
